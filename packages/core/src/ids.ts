@@ -1,0 +1,67 @@
+import { Clock, Effect, Schema } from "effect"
+import { BASE32_CHARS, base32, bytesToBigInt } from "./internal/encoding.js"
+import { Entropy } from "./ports/entropy.js"
+
+/**
+ * Ids are `<prefix>_` + 26 Crockford base32 characters: 48 bits of milliseconds then 80 random
+ * bits (the ULID layout), so ids sort by creation time and serve as stable list cursors.
+ */
+export const ID_PREFIXES = {
+  account: "acct",
+  key: "key",
+  webhook: "wh",
+  event: "evt",
+  proof: "proof",
+  batch: "batch",
+  delivery: "del",
+  request: "req"
+} as const
+export type IdKind = keyof typeof ID_PREFIXES
+
+const idSchema = <B extends string>(prefix: string, brand: B) =>
+  Schema.String.pipe(
+    Schema.pattern(new RegExp(`^${prefix}_${BASE32_CHARS}{26}$`), {
+      message: () => `must be an id beginning with "${prefix}_"`
+    }),
+    Schema.brand(brand),
+    Schema.annotations({ identifier: brand, description: `Id beginning with \`${prefix}_\`` })
+  )
+
+export const AccountId = idSchema(ID_PREFIXES.account, "AccountId")
+export type AccountId = typeof AccountId.Type
+export const KeyId = idSchema(ID_PREFIXES.key, "KeyId")
+export type KeyId = typeof KeyId.Type
+export const WebhookId = idSchema(ID_PREFIXES.webhook, "WebhookId")
+export type WebhookId = typeof WebhookId.Type
+export const EventId = idSchema(ID_PREFIXES.event, "EventId")
+export type EventId = typeof EventId.Type
+export const ProofId = idSchema(ID_PREFIXES.proof, "ProofId")
+export type ProofId = typeof ProofId.Type
+export const BatchId = idSchema(ID_PREFIXES.batch, "BatchId")
+export type BatchId = typeof BatchId.Type
+export const DeliveryId = idSchema(ID_PREFIXES.delivery, "DeliveryId")
+export type DeliveryId = typeof DeliveryId.Type
+export const RequestId = idSchema(ID_PREFIXES.request, "RequestId")
+export type RequestId = typeof RequestId.Type
+
+interface IdTypes {
+  account: AccountId
+  key: KeyId
+  webhook: WebhookId
+  event: EventId
+  proof: ProofId
+  batch: BatchId
+  delivery: DeliveryId
+  request: RequestId
+}
+
+const MAX_MILLIS = 2 ** 48 - 1
+
+/** A fresh id of the given kind, from `Clock` and `Entropy`. */
+export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], never, Entropy> =>
+  Effect.gen(function*() {
+    const millis = Math.min(Math.max(0, yield* Clock.currentTimeMillis), MAX_MILLIS)
+    const random = yield* (yield* Entropy).bytes(10)
+    const body = base32(BigInt(millis), 10) + base32(bytesToBigInt(random), 16)
+    return `${ID_PREFIXES[kind]}_${body}` as IdTypes[K]
+  })

@@ -1,0 +1,47 @@
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+// Crockford's base32 in lower case: no i, l, o, u, so ids survive being read aloud or retyped.
+const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz"
+
+/** Fixed-width base62 of a non-negative integer, left-padded with "0". */
+export const base62 = (value: bigint, width: number): string => {
+  let out = ""
+  let rest = value
+  while (rest > 0n) {
+    out = BASE62[Number(rest % 62n)]! + out
+    rest /= 62n
+  }
+  if (out.length > width) throw new RangeError(`value does not fit ${width} base62 digits`)
+  return out.padStart(width, "0")
+}
+
+export const bytesToBigInt = (bytes: Uint8Array): bigint => {
+  let value = 0n
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte)
+  return value
+}
+
+/** Fixed-width Crockford base32 of a non-negative integer below 2^(5·width). */
+export const base32 = (value: bigint, width: number): string => {
+  let out = ""
+  let rest = value
+  for (let i = 0; i < width; i++) {
+    out = BASE32[Number(rest & 31n)]! + out
+    rest >>= 5n
+  }
+  return out
+}
+
+export const BASE62_CHARS = "[0-9A-Za-z]"
+export const BASE32_CHARS = "[0-9a-hjkmnp-tv-z]"
+
+export const hex = (bytes: Uint8Array): string => {
+  let out = ""
+  for (const byte of bytes) out += byte.toString(16).padStart(2, "0")
+  return out
+}
+
+export const base64 = (bytes: Uint8Array): string => {
+  let binary = ""
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary)
+}

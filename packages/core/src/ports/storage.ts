@@ -1,0 +1,109 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Account } from "../domain/account.js"
+import type { ApiKeyRecord } from "../domain/apiKey.js"
+import type { DeliveryRecord } from "../domain/delivery.js"
+import type { EventRecord, EventType } from "../domain/event.js"
+import type { WebhookChanges, WebhookRecord } from "../domain/webhook.js"
+import type { KeyLimitReached, StorageError, WebhookLimitReached } from "../errors.js"
+import type { AccountId, EventId, KeyId, WebhookId } from "../ids.js"
+import type { Timestamp } from "../time.js"
+
+/**
+ * The storage ports. One repository per aggregate plus `Transactor`. Repository calls made inside
+ * `transaction` join it (adapters carry the open transaction in a FiberRef), so a state change and
+ * the events and deliveries it causes commit or roll back together: the transactional outbox.
+ *
+ * Limits that must hold under concurrency (active keys, webhooks, rate counters) are part of the
+ * repository contract, not checked by the caller with a read, because only storage can make
+ * "count then insert" atomic across processes.
+ */
+export class Transactor extends Context.Tag("@mzk/core/Transactor")<Transactor, {
+  /** Runs `effect` in one transaction; joins the current one when already inside. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+}>() {}
+
+/** Lists are in id order, which is creation order: ids begin with their creation time. */
+export interface Page {
+  readonly limit: number
+  /** Return rows whose id sorts after this one. */
+  readonly startingAfter?: string | undefined
+}
+export interface PageOf<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+export class AccountsRepo extends Context.Tag("@mzk/core/AccountsRepo")<AccountsRepo, {
+  readonly insert: (account: Account) => Effect.Effect<void, StorageError>
+  readonly get: (id: AccountId) => Effect.Effect<Option.Option<Account>, StorageError>
+}>() {}
+
+export class KeysRepo extends Context.Tag("@mzk/core/KeysRepo")<KeysRepo, {
+  /** Inserts an active key unless the account already has `maxActive` active keys; atomic. */
+  readonly insert: (key: ApiKeyRecord, limits: { readonly maxActive: number }) => Effect.Effect<void, KeyLimitReached | StorageError>
+  /** The key with this SHA-256, active or revoked. */
+  readonly findByHash: (hash: string) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
+  /** Active keys of the account, in id order. */
+  readonly listActive: (accountId: AccountId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
+  /** Revokes an active key of the account; none when it is unknown, another account's or already revoked. */
+  readonly revoke: (accountId: AccountId, id: KeyId, at: Timestamp) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
+  /**
+   * Sets `last_used_at = at` only when it is null or earlier than `staleBefore`, as one atomic
+   * write, so concurrent requests write it at most once per interval. True when it wrote.
+   */
+  readonly touch: (id: KeyId, at: Timestamp, staleBefore: Timestamp) => Effect.Effect<boolean, StorageError>
+}>() {}
+
+export class WebhooksRepo extends Context.Tag("@mzk/core/WebhooksRepo")<WebhooksRepo, {
+  /** Inserts unless the account already has `maxPerAccount` webhooks; atomic. */
+  readonly insert: (webhook: WebhookRecord, limits: { readonly maxPerAccount: number }) => Effect.Effect<void, WebhookLimitReached | StorageError>
+  readonly get: (accountId: AccountId, id: WebhookId) => Effect.Effect<Option.Option<WebhookRecord>, StorageError>
+  /** The account's webhooks, in id order. */
+  readonly list: (accountId: AccountId, page: Page) => Effect.Effect<PageOf<WebhookRecord>, StorageError>
+  readonly update: (accountId: AccountId, id: WebhookId, changes: WebhookChanges, at: Timestamp) => Effect.Effect<Option.Option<WebhookRecord>, StorageError>
+  /** True when a webhook was removed. */
+  readonly remove: (accountId: AccountId, id: WebhookId) => Effect.Effect<boolean, StorageError>
+  /** Active webhooks of the account subscribed to `type`: the fan-out targets of a new event. */
+  readonly listSubscribed: (accountId: AccountId, type: EventType) => Effect.Effect<ReadonlyArray<WebhookRecord>, StorageError>
+}>() {}
+
+export class EventsRepo extends Context.Tag("@mzk/core/EventsRepo")<EventsRepo, {
+  readonly insert: (event: EventRecord) => Effect.Effect<void, StorageError>
+  readonly get: (id: EventId) => Effect.Effect<Option.Option<EventRecord>, StorageError>
+  /** The account's events, in id order. */
+  readonly list: (accountId: AccountId, page: Page) => Effect.Effect<PageOf<EventRecord>, StorageError>
+}>() {}
+
+export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<DeliveriesRepo, {
+  readonly insertMany: (deliveries: ReadonlyArray<DeliveryRecord>) => Effect.Effect<void, StorageError>
+  /** Deliveries of one event, in id order. */
+  readonly listByEvent: (eventId: EventId) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageError>
+}>() {}
+
+/** One fixed-window counter to charge: `bucket` names it, `window_start` (epoch ms) dates it. */
+export interface RateBucket {
+  readonly bucket: string
+  readonly window_start: number
+  readonly limit: number
+  readonly cost: number
+}
+
+export interface RateConsumeResult {
+  /** True when every bucket had room and all were charged; false when none was. */
+  readonly admitted: boolean
+  /** Per bucket, in order: the count in the current window after the call. */
+  readonly counts: ReadonlyArray<number>
+}
+
+export class RateLimitsRepo extends Context.Tag("@mzk/core/RateLimitsRepo")<RateLimitsRepo, {
+  /**
+   * Charges every bucket, all or nothing and atomically: a bucket whose stored window is older
+   * than `window_start` starts again from zero; one whose stored window is newer (another
+   * process's clock runs ahead) is charged in that newer window. Exact under any concurrency.
+   */
+  readonly consume: (buckets: ReadonlyArray<RateBucket>) => Effect.Effect<RateConsumeResult, StorageError>
+}>() {}
+
+/** Everything a store layer provides. */
+export type Storage = Transactor | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo

@@ -1,0 +1,148 @@
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from "../apiKeyToken.js"
+import { type ApiKey, type ApiKeyRecord, CreateKeyInput, toApiKey } from "../domain/apiKey.js"
+import {
+  InsufficientScope,
+  InvalidApiKey,
+  type InvalidRequest,
+  type KeyLimitReached,
+  KeyNotFound,
+  type StorageError
+} from "../errors.js"
+import { type AccountId, KeyId, makeId } from "../ids.js"
+import { Limits } from "../limits.js"
+import { Entropy } from "../ports/entropy.js"
+import { KeysRepo, Transactor } from "../ports/storage.js"
+import type { Principal } from "../principal.js"
+import { SCOPES, type Scope } from "../scopes.js"
+import { millisFromTimestamp, now, timestampFromMillis } from "../time.js"
+import { decodeInput } from "../validation.js"
+import { Events } from "./events.js"
+
+export interface CreatedKey {
+  readonly api_key: ApiKey
+  /** The raw key. Shown once; storage keeps only its hash. */
+  readonly secret: Redacted.Redacted<string>
+}
+
+export interface KeyList {
+  readonly keys: ReadonlyArray<ApiKey>
+  readonly total: number
+  readonly limit: number
+}
+
+const isKeyId = Schema.is(KeyId)
+const decodeCreate = decodeInput(CreateKeyInput)
+const invalidKey = new InvalidApiKey({ message: "The API key is missing, malformed or revoked" })
+
+export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
+  /**
+   * Creates an active key. `grantorScopes` are the scopes of whoever asks: a key can never hand
+   * out a scope it does not hold itself.
+   */
+  readonly create: (
+    accountId: AccountId,
+    input: unknown,
+    grantorScopes?: ReadonlyArray<Scope>
+  ) => Effect.Effect<CreatedKey, InvalidRequest | InsufficientScope | KeyLimitReached | StorageError>
+  readonly list: (accountId: AccountId) => Effect.Effect<KeyList, StorageError>
+  /** Permanent. Unknown, foreign and already revoked ids are all `KeyNotFound`. */
+  readonly revoke: (accountId: AccountId, id: string) => Effect.Effect<void, KeyNotFound | StorageError>
+  /** A raw key → its principal. Malformed keys are refused without touching storage. */
+  readonly authenticate: (raw: Redacted.Redacted<string>) => Effect.Effect<Principal, InvalidApiKey | StorageError>
+}>() {
+  static readonly layer = Layer.effect(
+    this,
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const keys = yield* KeysRepo
+      const events = yield* Events
+      const entropy = yield* Entropy
+
+      const create = (accountId: AccountId, input: unknown, grantorScopes?: ReadonlyArray<Scope>) =>
+        Effect.gen(function*() {
+          const limits = yield* Limits
+          const body = yield* decodeCreate(input)
+          const scopes = SCOPES.filter((scope) => (body.scopes ?? SCOPES).includes(scope))
+          const ungrantable = grantorScopes === undefined ? [] : scopes.filter((s) => !grantorScopes.includes(s))
+          if (ungrantable.length > 0) {
+            return yield* new InsufficientScope({
+              message: `A key cannot grant scopes its creator lacks: ${ungrantable.join(", ")}`
+            })
+          }
+          const secret = yield* generateApiKey
+          const raw = Redacted.value(secret)
+          const record: ApiKeyRecord = {
+            id: yield* makeId("key"),
+            account_id: accountId,
+            name: body.name,
+            description: body.description ?? null,
+            prefix: displayPrefix(raw),
+            scopes,
+            hash: hashApiKey(raw),
+            created_at: yield* now,
+            last_used_at: null,
+            revoked_at: null
+          }
+          yield* tx.transaction(Effect.gen(function*() {
+            yield* keys.insert(record, { maxActive: limits.maxActiveKeys })
+            yield* events.record(accountId, "key.created", {
+              id: record.id,
+              name: record.name,
+              description: record.description,
+              scopes: record.scopes,
+              created_at: record.created_at
+            })
+          }))
+          return { api_key: toApiKey(record), secret }
+        }).pipe(Effect.provideService(Entropy, entropy))
+
+      const list = (accountId: AccountId) =>
+        Effect.gen(function*() {
+          const limits = yield* Limits
+          const active = yield* keys.listActive(accountId)
+          return { keys: active.map(toApiKey), total: active.length, limit: limits.maxActiveKeys }
+        })
+
+      const notFound = (id: string) => new KeyNotFound({ message: `No active key ${JSON.stringify(id)} in this account` })
+
+      const revoke = (accountId: AccountId, id: string) =>
+        isKeyId(id)
+          ? tx.transaction(Effect.gen(function*() {
+            const revokedAt = yield* now
+            const revoked = yield* keys.revoke(accountId, id, revokedAt)
+            if (Option.isNone(revoked)) return yield* notFound(id)
+            yield* events.record(accountId, "key.revoked", { id, name: revoked.value.name, revoked_at: revokedAt })
+          }))
+          : Effect.fail(notFound(id))
+
+      const authenticate = (token: Redacted.Redacted<string>) =>
+        Effect.gen(function*() {
+          const raw = Redacted.value(token)
+          if (!isWellFormedApiKey(raw)) return yield* invalidKey
+          const found = yield* keys.findByHash(hashApiKey(raw))
+          if (Option.isNone(found) || found.value.revoked_at !== null) return yield* invalidKey
+          const key = found.value
+          yield* touchIfStale(key)
+          return {
+            account_id: key.account_id,
+            scopes: key.scopes,
+            via: { kind: "api_key", key_id: key.id }
+          } satisfies Principal
+        })
+
+      // Most requests read `last_used_at` and write nothing; the repository's conditional write
+      // keeps concurrent requests (and other processes) to one write per interval.
+      const touchIfStale = (key: ApiKeyRecord) =>
+        Effect.gen(function*() {
+          const { keyLastUsedIntervalMs } = yield* Limits
+          const at = yield* now
+          const staleBefore = timestampFromMillis(millisFromTimestamp(at) - keyLastUsedIntervalMs + 1)
+          if (key.last_used_at !== null && key.last_used_at >= staleBefore) return
+          yield* keys.touch(key.id, at, staleBefore)
+        })
+
+      return { create, list, revoke, authenticate }
+    })
+  )
+}

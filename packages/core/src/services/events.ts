@@ -1,0 +1,63 @@
+import { Context, Effect, Layer } from "effect"
+import type { DeliveryRecord } from "../domain/delivery.js"
+import type { EventRecord, EventType } from "../domain/event.js"
+import type { EventData } from "../domain/eventData.js"
+import type { StorageError } from "../errors.js"
+import { type AccountId, makeId } from "../ids.js"
+import { Entropy } from "../ports/entropy.js"
+import { DeliveriesRepo, EventsRepo, Transactor, WebhooksRepo } from "../ports/storage.js"
+import { now } from "../time.js"
+
+/**
+ * Records events. The event row and one pending delivery per active subscribed webhook are written
+ * in one transaction, which joins the caller's: an event exists exactly when its cause committed,
+ * and every delivery the delivery engine will make is already in storage.
+ */
+export class Events extends Context.Tag("@mzk/core/Events")<Events, {
+  readonly record: <T extends EventType>(accountId: AccountId, type: T, data: EventData<T>) => Effect.Effect<EventRecord, StorageError>
+}>() {
+  static readonly layer = Layer.effect(
+    this,
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const events = yield* EventsRepo
+      const webhooks = yield* WebhooksRepo
+      const deliveries = yield* DeliveriesRepo
+      const entropy = yield* Entropy
+
+      const record = <T extends EventType>(accountId: AccountId, type: T, data: EventData<T>) =>
+        tx.transaction(Effect.gen(function*() {
+          const createdAt = yield* now
+          const event: EventRecord = {
+            id: yield* makeId("event"),
+            account_id: accountId,
+            type,
+            created_at: createdAt,
+            data: data as EventRecord["data"]
+          }
+          yield* events.insert(event)
+          const targets = yield* webhooks.listSubscribed(accountId, type)
+          if (targets.length > 0) {
+            const rows: Array<DeliveryRecord> = []
+            for (const webhook of targets) {
+              rows.push({
+                id: yield* makeId("delivery"),
+                account_id: accountId,
+                event_id: event.id,
+                webhook_id: webhook.id,
+                status: "pending",
+                attempts: 0,
+                next_attempt_at: createdAt,
+                created_at: createdAt,
+                updated_at: createdAt
+              })
+            }
+            yield* deliveries.insertMany(rows)
+          }
+          return event
+        })).pipe(Effect.provideService(Entropy, entropy))
+
+      return { record }
+    })
+  )
+}

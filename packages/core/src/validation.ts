@@ -1,0 +1,18 @@
+import { Effect, ParseResult, Schema } from "effect"
+import { InvalidRequest } from "./errors.js"
+
+/** Decodes untrusted input, turning every schema issue into one `details` entry of a 400. */
+export const decodeInput = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })
+  return (input: unknown): Effect.Effect<A, InvalidRequest> =>
+    decode(input).pipe(Effect.mapError(invalidRequestFromParseError))
+}
+
+export const invalidRequestFromParseError = (error: ParseResult.ParseError): InvalidRequest => {
+  const details = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message
+  }))
+  const summary = details.map((d) => (d.path === "" ? d.message : `${d.path}: ${d.message}`)).join("; ")
+  return new InvalidRequest({ message: `Invalid request: ${summary}`, details })
+}

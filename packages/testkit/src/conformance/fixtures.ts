@@ -1,0 +1,71 @@
+import {
+  type AccountId,
+  Accounts,
+  type ApiKeyRecord,
+  type Entropy,
+  type EventRecord,
+  hashApiKey,
+  makeId,
+  now,
+  SCOPES,
+  type WebhookRecord
+} from "@mzk/core"
+import { Effect } from "effect"
+
+let sequence = 0
+
+/** A fresh account, so tests sharing one database never see each other's rows. */
+export const freshAccount = Effect.gen(function*() {
+  const account = yield* (yield* Accounts).create({ name: `conformance-${++sequence}` })
+  return account.id
+})
+
+export const keyRecord = (accountId: AccountId, overrides: Partial<ApiKeyRecord> = {}) =>
+  Effect.gen(function*() {
+    const id = yield* makeId("key")
+    const record: ApiKeyRecord = {
+      id,
+      account_id: accountId,
+      name: "ci-key",
+      description: null,
+      prefix: "mzk_abcdef",
+      scopes: [...SCOPES],
+      hash: hashApiKey(`raw-${id}`),
+      created_at: yield* now,
+      last_used_at: null,
+      revoked_at: null,
+      ...overrides
+    }
+    return record
+  })
+
+export const webhookRecord = (accountId: AccountId, overrides: Partial<WebhookRecord> = {}) =>
+  Effect.gen(function*() {
+    const at = yield* now
+    const record: WebhookRecord = {
+      id: yield* makeId("webhook"),
+      account_id: accountId,
+      url: "https://hooks.example.com/mzk",
+      events: ["proof.completed", "key.created"],
+      description: null,
+      active: true,
+      disabled_reason: null,
+      secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I=",
+      created_at: at,
+      updated_at: at,
+      ...overrides
+    }
+    return record
+  })
+
+export const eventRecord = (accountId: AccountId, overrides: Partial<EventRecord> = {}): Effect.Effect<EventRecord, never, Entropy> =>
+  Effect.gen(function*() {
+    return {
+      id: yield* makeId("event"),
+      account_id: accountId,
+      type: "key.revoked",
+      created_at: yield* now,
+      data: { nested: { list: [1, "two", null], flag: true }, text: "ünïcödé" },
+      ...overrides
+    } satisfies EventRecord
+  })

@@ -1,0 +1,27 @@
+import { layer } from "@effect/vitest"
+import type { Storage } from "@mzk/core"
+import type { Layer } from "effect"
+import { testCore } from "../coreLayer.js"
+import { concurrencyTests } from "./concurrency.js"
+import { repositoryTests } from "./repositories.js"
+import { transactionTests } from "./transactions.js"
+
+export interface ConformanceOptions {
+  /** Per-test and layer build timeout in ms (default 30 s: databases start slower than memory). */
+  readonly timeout?: number
+}
+
+/**
+ * The storage conformance suite: every repository method, transaction rollback, and the limits
+ * that must hold under concurrency, run against one store layer. Every storage adapter runs it;
+ * the in-memory store is its reference. Tests create their own accounts, so the store may be
+ * shared by all of them (one database per run).
+ */
+export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, E>, options: ConformanceOptions = {}) => {
+  const timeout = options.timeout ?? 30_000
+  layer(testCore(store), { timeout })(`storage conformance: ${name}`, (it) => {
+    repositoryTests(it, timeout)
+    transactionTests(it, timeout)
+    concurrencyTests(it, timeout)
+  })
+}

@@ -1,0 +1,3 @@
+export * from "./coreLayer.js"
+export * from "./entropy.js"
+export * from "./memoryStore.js"

@@ -1,0 +1,4 @@
+import { storageConformance } from "@mzk/testkit/conformance"
+import { MemoryStore } from "@mzk/testkit"
+
+storageConformance("memory", MemoryStore)
