@@ -56,12 +56,24 @@ interface IdTypes {
 }
 
 const MAX_MILLIS = 2 ** 48 - 1
+const MAX_RANDOM = 2n ** 80n - 1n
+
+/**
+ * The last id's time and random part per `Entropy` instance. Within one millisecond the random
+ * part counts up (ULID's monotonic mode), so ids made in order sort in order even under a
+ * `TestClock` that stands still. Keyed by the instance, so each seeded test entropy starts afresh.
+ */
+const lastIssued = new WeakMap<object, { millis: number; random: bigint }>()
 
 /** A fresh id of the given kind, from `Clock` and `Entropy`. */
 export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], never, Entropy> =>
   Effect.gen(function*() {
     const millis = Math.min(Math.max(0, yield* Clock.currentTimeMillis), MAX_MILLIS)
-    const random = yield* (yield* Entropy).bytes(10)
-    const body = base32(BigInt(millis), 10) + base32(bytesToBigInt(random), 16)
-    return `${ID_PREFIXES[kind]}_${body}` as IdTypes[K]
+    const entropy = yield* Entropy
+    const last = lastIssued.get(entropy)
+    const random = last !== undefined && last.millis === millis && last.random < MAX_RANDOM
+      ? last.random + 1n
+      : bytesToBigInt(yield* entropy.bytes(10))
+    lastIssued.set(entropy, { millis, random })
+    return `${ID_PREFIXES[kind]}_${base32(BigInt(millis), 10)}${base32(random, 16)}` as IdTypes[K]
   })

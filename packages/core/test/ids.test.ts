@@ -1,0 +1,37 @@
+import { describe, expect, it } from "@effect/vitest"
+import { AccountId, ID_PREFIXES, KeyId, makeId, now, Timestamp } from "@mzk/core"
+import { SeededEntropy } from "@mzk/testkit"
+import { Effect, Schema, TestClock } from "effect"
+
+describe("ids and timestamps", () => {
+  it.effect("every kind carries the spec's prefix and validates against its own schema only", () =>
+    Effect.gen(function*() {
+      for (const [kind, prefix] of Object.entries(ID_PREFIXES)) {
+        const id = yield* makeId(kind as keyof typeof ID_PREFIXES)
+        expect(id).toMatch(new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`))
+      }
+      const key = yield* makeId("key")
+      expect(Schema.is(KeyId)(key)).toBe(true)
+      expect(Schema.is(AccountId)(key)).toBe(false)
+    }).pipe(Effect.provide(SeededEntropy(1))))
+
+  it.effect("ids sort by creation time on the Clock", () =>
+    Effect.gen(function*() {
+      const ids: Array<string> = []
+      for (let i = 0; i < 20; i++) {
+        ids.push(yield* makeId("proof"))
+        yield* TestClock.adjust(i % 2 === 0 ? "1 millis" : "3 hours")
+      }
+      expect([...ids].sort()).toEqual(ids)
+      expect(new Set(ids).size).toBe(ids.length)
+    }).pipe(Effect.provide(SeededEntropy(2))))
+
+  it.effect("timestamps are ISO 8601 UTC with milliseconds, read from the Clock", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 22, 10, 0, 0, 7))
+      const stamp = yield* now
+      expect(stamp).toBe("2026-11-22T10:00:00.007Z")
+      expect(Schema.is(Timestamp)(stamp)).toBe(true)
+      expect(Schema.is(Timestamp)("2026-11-22T10:00:00Z")).toBe(false)
+    }))
+})
