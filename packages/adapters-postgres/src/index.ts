@@ -1,0 +1,45 @@
+import { type Database, makeSqlConnection, migrate, type SqlConnection, sqlStorage } from "@mzk/adapters-sql"
+import { type Storage, StorageError } from "@mzk/core"
+import { Effect, Layer, type Scope } from "effect"
+import { Kysely, PostgresDialect } from "kysely"
+import pg from "pg"
+
+export interface PostgresOptions {
+  /** `postgres://user:password@host:5432/database` */
+  readonly connectionString: string
+  /** Connections in this process's pool (default 10). */
+  readonly poolSize?: number
+  /** Apply pending migrations when the layer starts (default true; safe with many processes). */
+  readonly migrate?: boolean
+}
+
+/** A pg pool behind Kysely. Checks the connection at start so a wrong URL fails at once. */
+export const openPostgres = (options: PostgresOptions): Effect.Effect<SqlConnection, StorageError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 })
+        // An idle connection that the server drops (restart, failover) must not crash the process:
+        // the pool discards it and the next query opens a new one.
+        pool.on("error", () => undefined)
+        try {
+          const client = await pool.connect()
+          client.release()
+        } catch (error) {
+          await pool.end()
+          throw error
+        }
+        return makeSqlConnection(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres")
+      },
+      catch: (cause) => new StorageError({ message: "Cannot connect to PostgreSQL", cause })
+    }),
+    (conn) => Effect.promise(() => conn.db.destroy())
+  )
+
+/** Every storage port on one PostgreSQL database, shared safely by any number of processes. */
+export const PostgresStore = (options: PostgresOptions): Layer.Layer<Storage, StorageError> =>
+  Layer.scopedContext(Effect.gen(function*() {
+    const conn = yield* openPostgres(options)
+    if (options.migrate ?? true) yield* migrate(conn.db, "postgres")
+    return sqlStorage(conn)
+  }))

@@ -1,0 +1,6 @@
+import { storageConformance } from "@mzk/testkit/conformance"
+import { describePostgres, FreshPostgresStore } from "./freshDatabase.js"
+
+describePostgres("postgres", () => {
+  storageConformance("postgres (fresh database on 127.0.0.1:5432)", FreshPostgresStore)
+})

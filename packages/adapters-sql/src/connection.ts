@@ -1,0 +1,49 @@
+import { StorageError } from "@mzk/core"
+import { Effect, Exit, FiberRef, Option } from "effect"
+import type { Kysely, Transaction } from "kysely"
+import type { Database, Dialect } from "./schema.js"
+
+export type Executor = Kysely<Database> | Transaction<Database>
+
+/**
+ * One database handle plus the transaction the current fiber is in, if any. Repositories run every
+ * query through `query`, so a call made inside `transaction` joins it without being told.
+ */
+export interface SqlConnection {
+  readonly dialect: Dialect
+  readonly db: Kysely<Database>
+  readonly query: <A>(run: (db: Executor) => Promise<A>) => Effect.Effect<A, StorageError>
+  /** Opens a transaction, or joins the current one: also what makes a multi-statement write atomic. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+}
+
+const storageError = (cause: unknown) => new StorageError({ message: "The database did not complete the operation", cause })
+
+export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect): SqlConnection => {
+  const current = FiberRef.unsafeMake<Option.Option<Transaction<Database>>>(Option.none())
+
+  const query = <A>(run: (db: Executor) => Promise<A>) =>
+    Effect.flatMap(FiberRef.get(current), (trx) =>
+      Effect.tryPromise({ try: () => run(Option.getOrElse(trx, () => db)), catch: storageError }))
+
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
+    Effect.flatMap(FiberRef.get(current), (outer) =>
+      Option.isSome(outer)
+        ? effect
+        : Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            const trx = yield* Effect.tryPromise({ try: () => db.startTransaction().execute(), catch: storageError })
+            const exit = yield* Effect.exit(restore(Effect.locally(effect, current, Option.some(trx))))
+            if (Exit.isSuccess(exit)) {
+              const committed = yield* Effect.exit(Effect.tryPromise({ try: () => trx.commit().execute(), catch: storageError }))
+              if (Exit.isSuccess(committed)) return exit.value
+              yield* Effect.promise(() => trx.rollback().execute().catch(() => undefined))
+              return yield* Effect.failCause(committed.cause)
+            }
+            yield* Effect.promise(() => trx.rollback().execute().catch(() => undefined))
+            return yield* exit
+          })
+        ))
+
+  return { dialect, db, query, transaction }
+}

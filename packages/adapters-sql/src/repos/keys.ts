@@ -1,0 +1,49 @@
+import { type ApiKeyRecord, KeyLimitReached, KeysRepo } from "@mzk/core"
+import { Effect, Option } from "effect"
+import type { Selectable } from "kysely"
+import type { SqlConnection } from "../connection.js"
+import type { ApiKeysTable } from "../schema.js"
+
+const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({ ...row, scopes: JSON.parse(row.scopes) }) as ApiKeyRecord
+
+export const sqlKeys = (conn: SqlConnection) =>
+  KeysRepo.of({
+    // The account row lock serialises concurrent inserts of one account on Postgres, so the count
+    // and the insert cannot interleave; SQLite has one writer, which does the same.
+    insert: (key, { maxActive }) =>
+      conn.transaction(Effect.gen(function*() {
+        yield* conn.query((db) =>
+          db.selectFrom("accounts").select("id").where("id", "=", key.account_id)
+            .$if(conn.dialect === "postgres", (q) => q.forUpdate()).execute()
+        )
+        const { count } = yield* conn.query((db) =>
+          db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number | string>().as("count"))
+            .where("account_id", "=", key.account_id).where("revoked_at", "is", null).executeTakeFirstOrThrow()
+        )
+        if (Number(count) >= maxActive) {
+          return yield* new KeyLimitReached({ message: `An account may hold at most ${maxActive} active keys` })
+        }
+        yield* conn.query((db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }).execute())
+      })),
+    findByHash: (hash) =>
+      conn.query((db) => db.selectFrom("api_keys").selectAll().where("hash", "=", hash).executeTakeFirst()).pipe(
+        Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))
+      ),
+    listActive: (accountId) =>
+      conn.query((db) =>
+        db.selectFrom("api_keys").selectAll().where("account_id", "=", accountId).where("revoked_at", "is", null)
+          .orderBy("id").execute()
+      ).pipe(Effect.map((rows) => rows.map(toRecord))),
+    revoke: (accountId, id, at) =>
+      conn.query((db) =>
+        db.updateTable("api_keys").set({ revoked_at: at })
+          .where("id", "=", id).where("account_id", "=", accountId).where("revoked_at", "is", null)
+          .returningAll().executeTakeFirst()
+      ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
+    touch: (id, at, staleBefore) =>
+      conn.query((db) =>
+        db.updateTable("api_keys").set({ last_used_at: at }).where("id", "=", id)
+          .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", staleBefore)]))
+          .executeTakeFirst()
+      ).pipe(Effect.map((result) => Number(result.numUpdatedRows) > 0))
+  })

@@ -1,0 +1,31 @@
+import type { Page, PageOf } from "@mzk/core"
+import { Effect } from "effect"
+import type { SelectQueryBuilder } from "kysely"
+import type { Executor, SqlConnection } from "../connection.js"
+import type { Database } from "../schema.js"
+
+/**
+ * Cursor paging shared by every list: rows after `startingAfter` in id order, one row more than
+ * asked to learn `has_more`, and the total of the unfiltered-by-cursor query.
+ */
+export const page = <T extends keyof Database, Row, A>(
+  conn: SqlConnection,
+  request: Page,
+  from: (db: Executor) => SelectQueryBuilder<Database, T, object>,
+  toRecord: (row: Row) => A
+): Effect.Effect<PageOf<A>, import("@mzk/core").StorageError> =>
+  Effect.gen(function*() {
+    const rows = yield* conn.query((db) => {
+      let q = from(db).selectAll()
+      if (request.startingAfter !== undefined) q = q.where("id" as never, ">", request.startingAfter as never)
+      return q.orderBy("id" as never).limit(request.limit + 1).execute()
+    })
+    const { total } = yield* conn.query((db) =>
+      from(db).select((eb) => eb.fn.countAll<number | string>().as("total")).executeTakeFirstOrThrow()
+    )
+    return {
+      items: (rows as Array<Row>).slice(0, request.limit).map(toRecord),
+      total: Number(total),
+      has_more: rows.length > request.limit
+    }
+  })

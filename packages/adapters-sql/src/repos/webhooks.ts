@@ -1,0 +1,54 @@
+import { type WebhookRecord, WebhookLimitReached, WebhooksRepo } from "@mzk/core"
+import { Effect, Option } from "effect"
+import type { Selectable, Updateable } from "kysely"
+import type { SqlConnection } from "../connection.js"
+import type { WebhooksTable } from "../schema.js"
+import { page } from "./paging.js"
+
+const toRecord = (row: Selectable<WebhooksTable>): WebhookRecord =>
+  ({ ...row, events: JSON.parse(row.events), active: row.active === 1 }) as WebhookRecord
+
+export const sqlWebhooks = (conn: SqlConnection) =>
+  WebhooksRepo.of({
+    insert: (webhook, { maxPerAccount }) =>
+      conn.transaction(Effect.gen(function*() {
+        yield* conn.query((db) =>
+          db.selectFrom("accounts").select("id").where("id", "=", webhook.account_id)
+            .$if(conn.dialect === "postgres", (q) => q.forUpdate()).execute()
+        )
+        const { count } = yield* conn.query((db) =>
+          db.selectFrom("webhooks").select((eb) => eb.fn.countAll<number | string>().as("count"))
+            .where("account_id", "=", webhook.account_id).executeTakeFirstOrThrow()
+        )
+        if (Number(count) >= maxPerAccount) {
+          return yield* new WebhookLimitReached({ message: `An account may hold at most ${maxPerAccount} webhooks` })
+        }
+        yield* conn.query((db) =>
+          db.insertInto("webhooks").values({ ...webhook, events: JSON.stringify(webhook.events), active: webhook.active ? 1 : 0 }).execute()
+        )
+      })),
+    get: (accountId, id) =>
+      conn.query((db) => db.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
+    list: (accountId, request) =>
+      page(conn, request, (db) => db.selectFrom("webhooks").where("account_id", "=", accountId), toRecord),
+    update: (accountId, id, changes, at) => {
+      const set: Updateable<WebhooksTable> = { updated_at: at }
+      if (changes.url !== undefined) set.url = changes.url
+      if (changes.events !== undefined) set.events = JSON.stringify(changes.events)
+      if (changes.description !== undefined) set.description = changes.description
+      if (changes.active !== undefined) set.active = changes.active ? 1 : 0
+      if (changes.disabled_reason !== undefined) set.disabled_reason = changes.disabled_reason
+      return conn.query((db) =>
+        db.updateTable("webhooks").set(set).where("id", "=", id).where("account_id", "=", accountId).returningAll().executeTakeFirst()
+      ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord)))
+    },
+    remove: (accountId, id) =>
+      conn.query((db) => db.deleteFrom("webhooks").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
+        .pipe(Effect.map((result) => Number(result.numDeletedRows) > 0)),
+    // Subscriptions are a JSON list, filtered here: an account holds at most a few dozen webhooks.
+    listSubscribed: (accountId, type) =>
+      conn.query((db) =>
+        db.selectFrom("webhooks").selectAll().where("account_id", "=", accountId).where("active", "=", 1).orderBy("id").execute()
+      ).pipe(Effect.map((rows) => rows.map(toRecord).filter((w) => w.events.includes(type))))
+  })

@@ -1,0 +1,21 @@
+import { AccountsRepo, DeliveriesRepo, EventsRepo, KeysRepo, RateLimitsRepo, type Storage, Transactor, WebhooksRepo } from "@mzk/core"
+import { Context } from "effect"
+import type { SqlConnection } from "./connection.js"
+import { sqlAccounts } from "./repos/accounts.js"
+import { sqlDeliveries } from "./repos/deliveries.js"
+import { sqlEvents } from "./repos/events.js"
+import { sqlKeys } from "./repos/keys.js"
+import { sqlRateLimits } from "./repos/rateLimits.js"
+import { sqlWebhooks } from "./repos/webhooks.js"
+
+/** Every storage port over one SQL connection; the dialect adapters only supply the connection. */
+export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
+  Context.empty().pipe(
+    Context.add(Transactor, { transaction: conn.transaction }),
+    Context.add(AccountsRepo, sqlAccounts(conn)),
+    Context.add(KeysRepo, sqlKeys(conn)),
+    Context.add(WebhooksRepo, sqlWebhooks(conn)),
+    Context.add(EventsRepo, sqlEvents(conn)),
+    Context.add(DeliveriesRepo, sqlDeliveries(conn)),
+    Context.add(RateLimitsRepo, sqlRateLimits(conn))
+  )
