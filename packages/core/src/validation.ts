@@ -11,8 +11,17 @@ export const decodeInput = <A, I>(schema: Schema.Schema<A, I>) => {
 export const invalidRequestFromParseError = (error: ParseResult.ParseError): InvalidRequest => {
   const details = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
     path: issue.path.map(String).join("."),
-    message: issue.message
+    message: boundedMessage(issue.message)
   }))
   const summary = details.map((d) => (d.path === "" ? d.message : `${d.path}: ${d.message}`)).join("; ")
   return new InvalidRequest({ message: `Invalid request: ${summary}`, details })
 }
+
+const MAX_MESSAGE = 200
+
+/**
+ * Schema messages quote the offending value ("Expected …, actual <value>"). A value can be a
+ * megabyte, or a secret pasted into the wrong field, so quoted values are cut short.
+ */
+export const boundedMessage = (message: string): string =>
+  message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE)}…`
