@@ -33,6 +33,9 @@ import { Schema } from "effect"
 type Tag = keyof typeof ERROR_CODES
 
 const envelope = <A extends { readonly _tag: Tag; readonly message: string }>(
+  // Each error class has its own constructor props and encoded form; the transform only needs
+  // "a schema of A that can also be constructed", which TypeScript cannot say without `any`.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   cls: Schema.Schema<A, any, never> & (new(props: any) => A),
   tag: A["_tag"],
   description: string
