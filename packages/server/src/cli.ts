@@ -1,0 +1,79 @@
+/**
+ * The `mzk` command line: `serve`, `migrate`, `accounts create`. Run from the repository root as
+ * `pnpm mzk <command>`. Options fall back to MZK_DATABASE_URL, MZK_PORT and MZK_HOST.
+ */
+import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { migrate } from "@mzk/adapters-sql"
+import { openPostgres } from "@mzk/adapters-postgres"
+import { openSqlite } from "@mzk/adapters-sqlite"
+import { Accounts, ApiKeys } from "@mzk/core"
+import { Config, Console, Effect, Either, Layer, Logger, LogLevel, Redacted } from "effect"
+import { DEFAULT_DATABASE, parseDatabaseUrl, redactUrl } from "./database.js"
+import { MzkCore, MzkServer } from "./mzk.js"
+
+const database = Options.text("database").pipe(
+  Options.withDescription("sqlite:<path> (default sqlite:./data/mzk.db) or postgres://user@host:5432/db"),
+  Options.withFallbackConfig(Config.string("MZK_DATABASE_URL")),
+  Options.withDefault(DEFAULT_DATABASE),
+  Options.mapEffect((text) =>
+    Either.match(parseDatabaseUrl(text), {
+      onLeft: (message) => Effect.fail(ValidationError.invalidValue(HelpDoc.p(message))),
+      onRight: Effect.succeed
+    })
+  )
+)
+
+const serve = Command.make("serve", {
+  port: Options.integer("port").pipe(Options.withFallbackConfig(Config.integer("MZK_PORT")), Options.withDefault(8080)),
+  host: Options.text("host").pipe(Options.withFallbackConfig(Config.string("MZK_HOST")), Options.withDefault("127.0.0.1")),
+  database,
+  workers: Options.boolean("workers", { negationNames: ["no-workers"] }).pipe(
+    Options.withDescription("Run the background loops (proof worker, webhook delivery, retention) in this process"),
+    Options.withDefault(true)
+  ),
+  allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
+    Options.withDescription("Development only: accept http:// and non-public webhook URLs")
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    yield* Effect.logInfo("mzk starting").pipe(Effect.annotateLogs({
+      database: options.database.kind === "sqlite" ? `sqlite:${options.database.filename}` : redactUrl(options.database.url),
+      workers: options.workers
+    }))
+    return yield* Layer.launch(MzkServer(options))
+  })).pipe(Command.withDescription("Run the HTTP API (and, by default, the background workers)"))
+
+const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
+  Effect.scoped(Effect.gen(function*() {
+    const conn = database.kind === "sqlite" ? yield* openSqlite({ filename: database.filename }) : yield* openPostgres({ connectionString: database.url })
+    const report = yield* migrate(conn.db, database.kind)
+    yield* Console.log(report.applied.length === 0 ? "Schema is up to date; nothing to apply." : `Applied: ${report.applied.join(", ")}`)
+  }))).pipe(Command.withDescription("Apply pending database migrations (idempotent)"))
+
+const accountsCreate = Command.make("create", {
+  name: Options.text("name").pipe(Options.withDescription("The account's display name")),
+  database,
+  json: Options.boolean("json").pipe(Options.withDescription("Print exactly {\"account_id\", \"api_key\"}"))
+}, ({ name, database, json }) =>
+  Effect.gen(function*() {
+    const account = yield* (yield* Accounts).create({ name })
+    const created = yield* (yield* ApiKeys).create(account.id, { name: "default", description: "Created with the account by mzk accounts create" })
+    const apiKey = Redacted.value(created.secret)
+    yield* Console.log(json
+      ? JSON.stringify({ account_id: account.id, api_key: apiKey })
+      : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)
+  }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
+
+const accounts = Command.make("accounts").pipe(Command.withSubcommands([accountsCreate]))
+
+const mzk = Command.make("mzk").pipe(Command.withSubcommands([serve, migrateCommand, accounts]))
+
+const cli = Command.run(mzk, { name: "mzk", version: "0.1.0" })
+
+cli(process.argv).pipe(
+  Effect.provide(NodeContext.layer),
+  Effect.provide(Logger.json),
+  Logger.withMinimumLogLevel(LogLevel.Info),
+  NodeRuntime.runMain
+)

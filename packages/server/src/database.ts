@@ -1,0 +1,36 @@
+import { PostgresStore } from "@mzk/adapters-postgres"
+import { SqliteStore } from "@mzk/adapters-sqlite"
+import type { Storage, StorageError } from "@mzk/core"
+import { Either, type Layer } from "effect"
+
+/** Where the data lives: `sqlite:<path>` (or `sqlite::memory:`), or a `postgres://` URL. */
+export type DatabaseTarget =
+  | { readonly kind: "sqlite"; readonly filename: string }
+  | { readonly kind: "postgres"; readonly url: string }
+
+export const DEFAULT_DATABASE = "sqlite:./data/mzk.db"
+
+export const parseDatabaseUrl = (text: string): Either.Either<DatabaseTarget, string> => {
+  if (text.startsWith("sqlite:")) {
+    const filename = text.slice("sqlite:".length).replace(/^\/\//, "")
+    return filename === "" ? Either.left("sqlite: needs a file path, e.g. sqlite:./data/mzk.db") : Either.right({ kind: "sqlite", filename })
+  }
+  if (/^postgres(ql)?:\/\//.test(text)) return Either.right({ kind: "postgres", url: text })
+  return Either.left(`Unknown database ${JSON.stringify(redactUrl(text))}: use sqlite:<path> or postgres://…`)
+}
+
+/** The URL without its password, for logs and messages. */
+export const redactUrl = (text: string): string => {
+  try {
+    const url = new URL(text)
+    if (url.password !== "") url.password = "***"
+    return url.toString()
+  } catch {
+    return text.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@")
+  }
+}
+
+export const storageLayer = (target: DatabaseTarget, options: { readonly migrate?: boolean } = {}): Layer.Layer<Storage, StorageError> =>
+  target.kind === "sqlite"
+    ? SqliteStore({ filename: target.filename, migrate: options.migrate ?? true })
+    : PostgresStore({ connectionString: target.url, migrate: options.migrate ?? true })
