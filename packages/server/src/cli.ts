@@ -28,9 +28,8 @@ const serve = Command.make("serve", {
   port: Options.integer("port").pipe(Options.withFallbackConfig(Config.integer("MZK_PORT")), Options.withDefault(8080)),
   host: Options.text("host").pipe(Options.withFallbackConfig(Config.string("MZK_HOST")), Options.withDefault("127.0.0.1")),
   database,
-  workers: Options.boolean("workers", { negationNames: ["no-workers"] }).pipe(
-    Options.withDescription("Run the background loops (proof worker, webhook delivery, retention) in this process"),
-    Options.withDefault(true)
+  noWorkers: Options.boolean("no-workers").pipe(
+    Options.withDescription("Serve the API only; run the background loops (proof worker, webhook delivery, retention) elsewhere with mzk worker")
   ),
   allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
     Options.withDescription("Development only: accept http:// and non-public webhook URLs")
@@ -39,7 +38,7 @@ const serve = Command.make("serve", {
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk starting").pipe(Effect.annotateLogs({
       database: options.database.kind === "sqlite" ? `sqlite:${options.database.filename}` : redactUrl(options.database.url),
-      workers: options.workers
+      workers: !options.noWorkers
     }))
     return yield* Layer.launch(MzkServer(options))
   })).pipe(Command.withDescription("Run the HTTP API (and, by default, the background workers)"))
@@ -75,5 +74,5 @@ cli(process.argv).pipe(
   Effect.provide(NodeContext.layer),
   Effect.provide(Logger.json),
   Logger.withMinimumLogLevel(LogLevel.Info),
-  NodeRuntime.runMain
+  NodeRuntime.runMain({ disablePrettyLogger: true })
 )
