@@ -41,6 +41,9 @@ export const mzkHttpApp = Effect.map(HttpApiBuilder.httpApp, requestPipeline(rou
 
 const RouterLayers = Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)
 
+/** Everything `mzkHttpApp` needs besides the core services: the API and its router. */
+export const MzkHttpAppLive = Layer.mergeAll(MzkHttpLive, RouterLayers)
+
 /** Serve on an `HttpServer` (Node, Bun, or a test server); needs `MzkHttpLive` and the core. */
 export const serveMzk = mzkHttpApp.pipe(
   // The router's own services are provided per request by the server, as HttpApiBuilder.serve does.

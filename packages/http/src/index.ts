@@ -1,4 +1,5 @@
 export * from "./api.js"
 export * from "./app.js"
+export * from "./client.js"
 export * from "./errors.js"
 export { CurrentRequestNotes, MAX_BODY_BYTES, rateLimitHeaders, type RequestNotes } from "./requestPipeline.js"

@@ -1,1 +1,4 @@
 export * from "./entropy.js"
+export * from "./database.js"
+export * from "./mzk.js"
+export * from "./nodeHandler.js"

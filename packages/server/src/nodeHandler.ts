@@ -1,0 +1,20 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { MzkHttpAppLive, mzkHttpApp } from "@mzk/http"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { MzkCore, type MzkOptions } from "./mzk.js"
+
+/**
+ * mzk as a Node `(req, res)` handler, for mounting inside an existing `http.Server`, Express or
+ * Fastify app. Requests keep their full path (`/api/v1/...`); route them to the handler unchanged.
+ * Call `dispose` on shutdown to close the database.
+ */
+export const makeNodeHandler = async (options: MzkOptions) => {
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(MzkHttpAppLive, NodeHttpServer.layerContext).pipe(Layer.provideMerge(MzkCore(options)))
+  )
+  const handler: (request: IncomingMessage, response: ServerResponse) => void = await runtime.runPromise(
+    Effect.flatMap(mzkHttpApp, (app) => NodeHttpServer.makeHandler(app))
+  )
+  return { handler, runtime, dispose: () => runtime.dispose() }
+}
