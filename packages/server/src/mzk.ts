@@ -34,6 +34,6 @@ export const MzkServer = (options: ServeOptions) =>
   serveMzk.pipe(
     HttpServer.withLogAddress,
     Layer.provide(MzkHttpLive),
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
     Layer.provide(MzkCore(options))
   )
