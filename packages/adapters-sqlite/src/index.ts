@@ -21,6 +21,29 @@ export interface SqliteOptions {
   readonly migrate?: boolean
 }
 
+const STATEMENT_CACHE_SIZE = 256
+
+/**
+ * Kysely prepares every query anew, which costs more than running it; the queries of a running
+ * server are a small fixed set, so keep their prepared statements (SQLite re-prepares a cached one
+ * by itself if the schema changes).
+ */
+const withStatementCache = (database: SqliteDatabase.Database) => {
+  const cache = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => void database.close(),
+    prepare: (sql: string) => {
+      let statement = cache.get(sql)
+      if (statement === undefined) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear()
+        statement = database.prepare(sql)
+        cache.set(sql, statement)
+      }
+      return statement
+    }
+  }
+}
+
 /**
  * Opens the database: WAL so readers never wait for the writer, a busy timeout instead of
  * immediate SQLITE_BUSY errors, foreign keys on. better-sqlite3 is one synchronous connection,
@@ -36,7 +59,7 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
         database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`)
         database.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`)
         database.pragma("foreign_keys = ON")
-        return makeSqlConnection(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), "sqlite")
+        return makeSqlConnection(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), "sqlite")
       },
       catch: (cause) => new StorageError({ message: `Cannot open the SQLite database ${options.filename}`, cause })
     }),
