@@ -35,5 +35,6 @@ export const MzkServer = (options: ServeOptions) =>
     HttpServer.withLogAddress,
     Layer.provide(MzkHttpLive),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
-    Layer.provide(MzkCore(options))
+    // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
+    Layer.provideMerge(MzkCore(options))
   )
