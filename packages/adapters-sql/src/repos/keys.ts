@@ -3,28 +3,22 @@ import { Effect, Option } from "effect"
 import type { Selectable } from "kysely"
 import type { SqlConnection } from "../connection.js"
 import type { ApiKeysTable } from "../schema.js"
+import { insertUnderAccountLimit } from "./accountLimit.js"
 
 const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({ ...row, scopes: JSON.parse(row.scopes) }) as ApiKeyRecord
 
 export const sqlKeys = (conn: SqlConnection) =>
   KeysRepo.of({
-    // The account row lock serialises concurrent inserts of one account on Postgres, so the count
-    // and the insert cannot interleave; SQLite has one writer, which does the same.
     insert: (key, { maxActive }) =>
-      conn.transaction(Effect.gen(function*() {
-        yield* conn.query((db) =>
-          db.selectFrom("accounts").select("id").where("id", "=", key.account_id)
-            .$if(conn.dialect === "postgres", (q) => q.forUpdate()).execute()
-        )
-        const { count } = yield* conn.query((db) =>
+      insertUnderAccountLimit(conn, {
+        accountId: key.account_id,
+        max: maxActive,
+        count: (db) =>
           db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number | string>().as("count"))
-            .where("account_id", "=", key.account_id).where("revoked_at", "is", null).executeTakeFirstOrThrow()
-        )
-        if (Number(count) >= maxActive) {
-          return yield* new KeyLimitReached({ message: `An account may hold at most ${maxActive} active keys` })
-        }
-        yield* conn.query((db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }).execute())
-      })),
+            .where("account_id", "=", key.account_id).where("revoked_at", "is", null).executeTakeFirstOrThrow(),
+        insert: (db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }).execute(),
+        full: () => new KeyLimitReached({ message: `An account may hold at most ${maxActive} active keys` })
+      }),
     findByHash: (hash) =>
       conn.query((db) => db.selectFrom("api_keys").selectAll().where("hash", "=", hash).executeTakeFirst()).pipe(
         Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))

@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import type { Selectable, Updateable } from "kysely"
 import type { SqlConnection } from "../connection.js"
 import type { WebhooksTable } from "../schema.js"
+import { insertUnderAccountLimit } from "./accountLimit.js"
 import { page } from "./paging.js"
 
 const toRecord = (row: Selectable<WebhooksTable>): WebhookRecord =>
@@ -11,22 +12,16 @@ const toRecord = (row: Selectable<WebhooksTable>): WebhookRecord =>
 export const sqlWebhooks = (conn: SqlConnection) =>
   WebhooksRepo.of({
     insert: (webhook, { maxPerAccount }) =>
-      conn.transaction(Effect.gen(function*() {
-        yield* conn.query((db) =>
-          db.selectFrom("accounts").select("id").where("id", "=", webhook.account_id)
-            .$if(conn.dialect === "postgres", (q) => q.forUpdate()).execute()
-        )
-        const { count } = yield* conn.query((db) =>
+      insertUnderAccountLimit(conn, {
+        accountId: webhook.account_id,
+        max: maxPerAccount,
+        count: (db) =>
           db.selectFrom("webhooks").select((eb) => eb.fn.countAll<number | string>().as("count"))
-            .where("account_id", "=", webhook.account_id).executeTakeFirstOrThrow()
-        )
-        if (Number(count) >= maxPerAccount) {
-          return yield* new WebhookLimitReached({ message: `An account may hold at most ${maxPerAccount} webhooks` })
-        }
-        yield* conn.query((db) =>
-          db.insertInto("webhooks").values({ ...webhook, events: JSON.stringify(webhook.events), active: webhook.active ? 1 : 0 }).execute()
-        )
-      })),
+            .where("account_id", "=", webhook.account_id).executeTakeFirstOrThrow(),
+        insert: (db) =>
+          db.insertInto("webhooks").values({ ...webhook, events: JSON.stringify(webhook.events), active: webhook.active ? 1 : 0 }).execute(),
+        full: () => new WebhookLimitReached({ message: `An account may hold at most ${maxPerAccount} webhooks` })
+      }),
     get: (accountId, id) =>
       conn.query((db) => db.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
         .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
