@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { ProofId } from "../ids.js"
+import { AccountId, BatchId, ProofId } from "../ids.js"
+import type { CircuitInputs } from "../ports/prover.js"
 import { Timestamp } from "../time.js"
 
 export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "expired"] as const
@@ -69,3 +70,57 @@ export const ProofVerifiedData = Schema.Struct({
   valid: Schema.Boolean,
   verified_at: Timestamp
 })
+
+/**
+ * A proof as storage keeps it: the API record plus what the worker needs. `inputs` holds the
+ * validated circuit inputs (private ones included) until the proof settles, then it is cleared.
+ * `attempts` counts claims; it is the lease token, so a worker whose lease was taken over cannot
+ * settle the proof any more.
+ */
+export interface ProofRecord {
+  readonly id: ProofId
+  readonly account_id: AccountId
+  readonly batch_id: BatchId | null
+  readonly type: string
+  readonly circuit: string
+  readonly status: ProofStatus
+  readonly inputs: CircuitInputs | null
+  readonly public_inputs: Readonly<Record<string, string>>
+  readonly proof_blob: string | null
+  readonly error: ProofError | null
+  readonly duration_ms: number | null
+  readonly attempts: number
+  /** While running: when the claim lapses and another worker may take the proof over. */
+  readonly lease_expires_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly started_at: Timestamp | null
+  readonly completed_at: Timestamp | null
+  readonly expires_at: Timestamp | null
+}
+export type ProofError = typeof ProofError.Type
+
+export const toProof = (record: ProofRecord): Proof => ({
+  proof_id: record.id,
+  type: record.type,
+  circuit: record.circuit,
+  status: record.status,
+  public_inputs: record.public_inputs,
+  proof_blob: record.proof_blob,
+  error: record.error,
+  duration_ms: record.duration_ms,
+  created_at: record.created_at,
+  started_at: record.started_at,
+  completed_at: record.completed_at,
+  expires_at: record.expires_at
+})
+
+/** A batch create's response. */
+export const ProofBatch = Schema.Struct({
+  batch_id: BatchId,
+  proofs: Schema.Array(Proof)
+}).annotations({ identifier: "ProofBatch" })
+export type ProofBatch = typeof ProofBatch.Type
+
+/** `GET /proofs/:id/verify`. */
+export const ProofVerification = ProofVerifiedData.annotations({ identifier: "ProofVerification" })
+export type ProofVerification = typeof ProofVerification.Type

@@ -18,6 +18,11 @@ export class ProverFailure extends Schema.TaggedError<ProverFailure>()("ProverFa
 }) {}
 
 export class Prover extends Context.Tag("@mzk/core/Prover")<Prover, {
+  /**
+   * How many proofs it works on at once (its pool size). The proof worker claims at most this many
+   * jobs, so a claimed job starts at once and its timeout measures proving, not waiting.
+   */
+  readonly capacity?: number
   readonly prove: (circuit: string, inputs: CircuitInputs) => Effect.Effect<ProverOutput, ProverFailure>
   readonly verify: (circuit: string, proof: unknown, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
 }>() {}

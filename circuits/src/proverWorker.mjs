@@ -1,0 +1,85 @@
+// One prover thread of the pool in prover.ts. Plain JavaScript on purpose: `new Worker(url)` loads
+// it as is, under vitest, tsx and plain node alike, with no TypeScript loader in the thread.
+//
+// It loads everything once and keeps it: the bn128 curve, one witness calculator per circuit, the
+// zkeys and the verification keys. A proof then costs witness calculation plus the Groth16
+// prover, never file reads or WebAssembly compilation.
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { parentPort, workerData } from "node:worker_threads"
+import * as snarkjs from "snarkjs"
+
+// snarkjs's own dependencies, resolved from snarkjs so they are the very modules it uses (the ES
+// module builds: `main.js` next to `build/main.cjs`).
+const fromSnarkjs = createRequire(createRequire(import.meta.url).resolve("snarkjs"))
+const esm = (name) => import(pathToFileURL(join(dirname(fromSnarkjs.resolve(name)), "..", "main.js")).href)
+const { WitnessCalculatorBuilder } = await esm("circom_runtime")
+const { buildBn128 } = await esm("ffjavascript")
+
+// The witness calculator prints every failed assertion to stderr before it throws; the error is
+// reported to the caller instead, so only that exact line is dropped.
+const consoleError = globalThis.console.error
+globalThis.console.error = (...args) => {
+  if (args[0] === "ERROR: ") return
+  consoleError(...args)
+}
+
+// One thread per pool slot: a single-threaded curve, so the pool size is the number of busy cores
+// (ffjavascript would otherwise start a thread per core in every pool thread). snarkjs looks the
+// curve up in this global, so the prover and verifier find it already built.
+if (workerData.singleThreadedCurve) globalThis.curve_bn128 = await buildBn128(true)
+
+const circuits = new Map()
+for (const c of workerData.circuits) {
+  circuits.set(c.name, {
+    calculator: await WitnessCalculatorBuilder(readFileSync(c.wasm)),
+    zkey: new Uint8Array(readFileSync(c.zkey)),
+    vkey: JSON.parse(readFileSync(c.vkey, "utf8"))
+  })
+}
+
+const INVALID_INPUTS = /Not all inputs have been set|Too many values|Not enough values|Signal not found|Cannot convert|Input signal array access/
+
+const classify = (error) => {
+  const message = String(error?.message ?? error)
+  if (/Assert Failed/.test(message)) return { code: "constraint_violation", message: firstLine(message) }
+  if (INVALID_INPUTS.test(message)) return { code: "invalid_inputs", message: firstLine(message) }
+  return { code: "internal", message: firstLine(message) }
+}
+const firstLine = (text) => (text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "unknown error").replace(/^Error:\s*/, "")
+
+const handlers = {
+  async prove({ circuit, inputs }) {
+    const c = circuits.get(circuit)
+    if (c === undefined) return { ok: false, code: "invalid_inputs", message: `Unknown circuit ${circuit}` }
+    const wtns = await c.calculator.calculateWTNSBin(inputs, 0)
+    const { proof, publicSignals } = await snarkjs.groth16.prove(c.zkey, wtns)
+    return { ok: true, proof, publicSignals }
+  },
+  async verify({ circuit, proof, publicSignals }) {
+    const c = circuits.get(circuit)
+    if (c === undefined) return { ok: false, code: "invalid_inputs", message: `Unknown circuit ${circuit}` }
+    let valid
+    try {
+      valid = await snarkjs.groth16.verify(c.vkey, publicSignals, proof)
+    } catch {
+      // A malformed proof (points off the curve, wrong shape) is simply not a valid proof.
+      valid = false
+    }
+    return { ok: true, valid }
+  }
+}
+
+parentPort.on("message", async (message) => {
+  let reply
+  try {
+    reply = await handlers[message.op](message)
+  } catch (error) {
+    reply = { ok: false, ...classify(error) }
+  }
+  parentPort.postMessage({ id: message.id, ...reply })
+})
+
+parentPort.postMessage({ ready: true })

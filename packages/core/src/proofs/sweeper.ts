@@ -1,0 +1,52 @@
+import { Effect, Layer } from "effect"
+import { ProofsConfig } from "../limits.js"
+import { ProofsRepo } from "../ports/proofStorage.js"
+import { Transactor } from "../ports/storage.js"
+import { Events } from "../services/events.js"
+import { now } from "../time.js"
+
+const BATCH = 100
+
+/**
+ * Expires settled proofs past their `expires_at` (retention, default 30 days): drops the blob and
+ * records `proof.expired` in the same transaction, a batch at a time so one transaction stays
+ * short. The claim is the repository's conditional write, so several sweepers never expire a proof
+ * twice.
+ */
+export const sweepExpiredProofs = Effect.gen(function*() {
+  const tx = yield* Transactor
+  const repo = yield* ProofsRepo
+  const events = yield* Events
+  let total = 0
+  for (;;) {
+    const expired = yield* tx.transaction(Effect.gen(function*() {
+      const at = yield* now
+      const rows = yield* repo.expireDue(at, BATCH)
+      for (const row of rows) {
+        yield* events.record(row.account_id, "proof.expired", {
+          proof_id: row.id,
+          circuit: row.circuit,
+          status: "expired",
+          created_at: row.created_at,
+          expired_at: at
+        })
+      }
+      return rows.length
+    }))
+    total += expired
+    if (expired < BATCH) return total
+  }
+})
+
+/** The retention sweeper as a scoped background loop: a sweep at start, then every `sweepIntervalMs`. */
+export const ProofRetentionSweeper = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const config = yield* ProofsConfig
+    yield* sweepExpiredProofs.pipe(
+      Effect.catchAllCause((cause) => Effect.logError("proof retention sweep failed", cause)),
+      Effect.zipRight(Effect.sleep(config.sweepIntervalMs)),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  })
+)

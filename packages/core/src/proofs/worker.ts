@@ -1,0 +1,153 @@
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import type { ProofError, ProofRecord } from "../domain/proof.js"
+import { Limits, ProofsConfig } from "../limits.js"
+import { CircuitCatalog } from "../ports/circuitCatalog.js"
+import { ProofsRepo } from "../ports/proofStorage.js"
+import { Prover, ProverFailure, type ProverOutput } from "../ports/prover.js"
+import { Transactor } from "../ports/storage.js"
+import { Events } from "../services/events.js"
+import { timestampFromMillis } from "../time.js"
+import { encodeProofBlob } from "./blob.js"
+import { ProofWakeup } from "./wakeup.js"
+
+/**
+ * The proof worker: a scoped background loop that claims queued proofs from storage, proves them
+ * and settles each with its event in one transaction. It claims no more than it can run at once,
+ * so a claimed proof starts at once and its timeout measures proving, not waiting; the per-account
+ * running limit is enforced by the claim itself, so it holds across processes. It wakes on the
+ * in-process nudge (proofs queued, a proof settled) or else every `pollIntervalMs`.
+ */
+export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorker, {
+  /** Proofs this process is working on now. */
+  readonly inFlight: Effect.Effect<number>
+}>() {
+  static readonly layer = Layer.scoped(
+    this,
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const repo = yield* ProofsRepo
+      const events = yield* Events
+      const prover = yield* Prover
+      const catalog = yield* CircuitCatalog
+      const wakeup = yield* ProofWakeup
+      const config = yield* ProofsConfig
+      const limits = yield* Limits
+      const capacity = Math.max(1, config.workerConcurrency ?? prover.capacity ?? 1)
+      let inFlight = 0
+
+      const settle = (record: ProofRecord, startedMs: number, result: Either.Either<ProverOutput, ProofError>) =>
+        Effect.gen(function*() {
+          const endMs = yield* Clock.currentTimeMillis
+          const duration_ms = Math.max(0, Math.round(endMs - startedMs))
+          const completed_at = timestampFromMillis(endMs)
+          const expires_at = timestampFromMillis(endMs + config.retentionMs)
+          const outcome = Either.flatMap(result, (out) => {
+            const names = Option.match(catalog.get(record.type), { onNone: () => [], onSome: (spec) => spec.public_signals })
+            return names.length === out.public_signals.length
+              ? Either.right({
+                public_inputs: Object.fromEntries(names.map((name, i) => [name, out.public_signals[i]!])),
+                proof_blob: encodeProofBlob(out.proof)
+              })
+              : Either.left<ProofError>({ code: "internal", message: "The prover returned an unexpected number of public signals" })
+          })
+          if (Either.isRight(outcome)) {
+            const { proof_blob, public_inputs } = outcome.right
+            yield* tx.transaction(Effect.gen(function*() {
+              const done = yield* repo.complete(record.id, record.attempts, {
+                proof_blob,
+                public_inputs,
+                duration_ms,
+                completed_at,
+                expires_at
+              })
+              if (Option.isNone(done)) return
+              yield* events.record(record.account_id, "proof.completed", {
+                proof_id: record.id,
+                circuit: record.circuit,
+                status: "completed",
+                proof_blob,
+                public_inputs,
+                duration_ms,
+                created_at: record.created_at
+              })
+            }))
+            return
+          }
+          const error = outcome.left
+          yield* tx.transaction(Effect.gen(function*() {
+            const failed = yield* repo.fail(record.id, record.attempts, { error, duration_ms, completed_at, expires_at })
+            if (Option.isNone(failed)) return
+            yield* events.record(record.account_id, "proof.failed", {
+              proof_id: record.id,
+              circuit: record.circuit,
+              status: "failed",
+              error,
+              public_inputs: failed.value.public_inputs,
+              duration_ms,
+              created_at: record.created_at
+            })
+          }))
+        })
+
+      const run = (record: ProofRecord) =>
+        Effect.gen(function*() {
+          const startedMs = yield* Clock.currentTimeMillis
+          if (record.attempts > config.maxAttempts) {
+            return yield* settle(record, startedMs, Either.left({
+              code: "internal",
+              message: `Proof generation was interrupted ${record.attempts - 1} times; giving up`
+            }))
+          }
+          if (record.inputs === null) {
+            return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's inputs are missing" }))
+          }
+          const result = yield* prover.prove(record.circuit, record.inputs).pipe(
+            Effect.timeoutFail({
+              duration: config.timeoutMs,
+              onTimeout: () => new ProverFailure({ code: "timeout", message: `Proof generation exceeded ${config.timeoutMs / 1000} s` })
+            }),
+            Effect.catchAllDefect((defect) =>
+              Effect.zipRight(
+                Effect.logError("prover defect", defect),
+                Effect.fail(new ProverFailure({ code: "internal", message: "The prover failed unexpectedly" }))
+              )
+            ),
+            Effect.mapError((f): ProofError => ({ code: f.code, message: f.message })),
+            Effect.either
+          )
+          yield* settle(record, startedMs, result)
+        }).pipe(
+          // A storage failure leaves the proof running; its lease lapses and a worker retries it.
+          Effect.catchAllCause((cause) => Effect.logError(`proof ${record.id} could not be settled`, cause)),
+          Effect.ensuring(Effect.zipRight(Effect.sync(() => void inFlight--), wakeup.notify))
+        )
+
+      /** Claims what fits; true when it may be worth claiming again at once. */
+      const claimOnce = Effect.gen(function*() {
+        const free = capacity - inFlight
+        if (free <= 0) return false
+        const nowMs = yield* Clock.currentTimeMillis
+        const claimed = yield* repo.claimNext({
+          now: timestampFromMillis(nowMs),
+          leaseUntil: timestampFromMillis(nowMs + config.timeoutMs + config.leaseMarginMs),
+          maxRunningPerAccount: limits.maxRunningProofsPerAccount,
+          limit: free
+        })
+        inFlight += claimed.length
+        for (const record of claimed) yield* Effect.forkScoped(run(record))
+        return claimed.length === free
+      })
+
+      const idle = Effect.raceFirst(wakeup.take, Effect.sleep(config.pollIntervalMs))
+
+      yield* Effect.gen(function*() {
+        const more = yield* claimOnce.pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logError("proof worker: claim failed", cause), false))
+        )
+        if (!more) yield* idle
+      }).pipe(Effect.forever, Effect.forkScoped)
+
+      return { inFlight: Effect.sync(() => inFlight) }
+    })
+  )
+}

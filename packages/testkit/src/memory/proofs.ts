@@ -1,0 +1,96 @@
+import { type ProofRecord, ProofsRepo } from "@mzk/core"
+import { Effect, Option } from "effect"
+import { byId, type MemoryDb, paginate } from "./db.js"
+
+export const memoryProofs = (db: MemoryDb) => {
+  const proofs = db.table<ProofRecord>("proofs")
+  const own = (accountId: string, id: string) => {
+    const proof = proofs.get(id)
+    return proof !== undefined && proof.account_id === accountId ? proof : undefined
+  }
+
+  /** The conditional write behind complete and fail: only the current claim may settle. */
+  const settle = (id: string, attempt: number, change: (row: ProofRecord) => ProofRecord) =>
+    db.write(Effect.gen(function*() {
+      const row = proofs.get(id)
+      yield* Effect.yieldNow()
+      if (row === undefined || row.status !== "running" || row.attempts !== attempt) return Option.none()
+      const updated = change(row)
+      proofs.set(id, updated)
+      return Option.some(updated)
+    }))
+
+  return ProofsRepo.of({
+    insertMany: (records) => db.write(Effect.sync(() => records.forEach((record) => proofs.set(record.id, record)))),
+    get: (accountId, id) => Effect.sync(() => Option.fromNullable(own(accountId, id))),
+    list: (accountId, query) =>
+      Effect.sync(() =>
+        paginate(
+          [...proofs.values()].filter((p) => p.account_id === accountId && (query.status === undefined || p.status === query.status)),
+          query
+        )
+      ),
+    claimNext: ({ leaseUntil, limit, maxRunningPerAccount, now }) =>
+      db.write(Effect.gen(function*() {
+        const rows = [...proofs.values()].sort(byId)
+        const running = new Map<string, number>()
+        for (const row of rows) {
+          if (row.status === "running" && row.lease_expires_at !== null && row.lease_expires_at > now) {
+            running.set(row.account_id, (running.get(row.account_id) ?? 0) + 1)
+          }
+        }
+        const candidates = rows.filter((row) =>
+          row.status === "queued" || (row.status === "running" && (row.lease_expires_at === null || row.lease_expires_at <= now))
+        )
+        yield* Effect.yieldNow()
+        const claimed: Array<ProofRecord> = []
+        for (const row of candidates) {
+          if (claimed.length >= limit) break
+          const count = running.get(row.account_id) ?? 0
+          if (count >= maxRunningPerAccount) continue
+          running.set(row.account_id, count + 1)
+          const updated: ProofRecord = {
+            ...row,
+            status: "running",
+            started_at: now,
+            lease_expires_at: leaseUntil,
+            attempts: row.attempts + 1
+          }
+          proofs.set(row.id, updated)
+          claimed.push(updated)
+        }
+        return claimed
+      })),
+    complete: (id, attempt, completion) =>
+      settle(id, attempt, (row) => ({
+        ...row,
+        ...completion,
+        status: "completed",
+        inputs: null,
+        error: null,
+        lease_expires_at: null
+      })),
+    fail: (id, attempt, failure) =>
+      settle(id, attempt, (row) => ({
+        ...row,
+        ...failure,
+        status: "failed",
+        inputs: null,
+        proof_blob: null,
+        lease_expires_at: null
+      })),
+    expireDue: (now, limit) =>
+      db.write(Effect.gen(function*() {
+        const due = [...proofs.values()]
+          .filter((p) => (p.status === "completed" || p.status === "failed") && p.expires_at !== null && p.expires_at <= now)
+          .sort((a, b) => (a.expires_at! < b.expires_at! ? -1 : a.expires_at! > b.expires_at! ? 1 : byId(a, b)))
+          .slice(0, limit)
+        yield* Effect.yieldNow()
+        return due.map((row) => {
+          const updated: ProofRecord = { ...row, status: "expired", proof_blob: null, inputs: null }
+          proofs.set(row.id, updated)
+          return updated
+        })
+      }))
+  })
+}
