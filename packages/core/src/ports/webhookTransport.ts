@@ -1,4 +1,4 @@
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 export interface WebhookRequest {
   readonly url: string
@@ -19,7 +19,27 @@ export class TransportFailure extends Schema.TaggedError<TransportFailure>()("Tr
   message: Schema.String
 }) {}
 
-/** Sends one signed webhook POST. Never follows redirects. */
+/**
+ * Sends one signed webhook POST. Never follows redirects. A production transport resolves the
+ * host itself, refuses non-public addresses and connects only to the address it checked.
+ */
 export class WebhookTransport extends Context.Tag("@mzk/core/WebhookTransport")<WebhookTransport, {
   readonly send: (request: WebhookRequest) => Effect.Effect<WebhookResponse, TransportFailure>
 }>() {}
+
+/** The host name could not be resolved. */
+export class HostResolutionFailure extends Schema.TaggedError<HostResolutionFailure>()("HostResolutionFailure", {
+  message: Schema.String
+}) {}
+
+/**
+ * Host name → every address it resolves to, for the check made when a webhook URL is created or
+ * changed. The default resolves nothing, leaving that check to literal addresses and reserved
+ * names; the delivery-time check in the transport is the guard that always runs, so a missing
+ * resolver costs early feedback, not safety. The server provides a DNS-backed one.
+ */
+export class HostResolver extends Context.Reference<HostResolver>()("@mzk/core/HostResolver", {
+  defaultValue: (): {
+    readonly resolve: (hostname: string) => Effect.Effect<ReadonlyArray<string>, HostResolutionFailure>
+  } => ({ resolve: () => Effect.succeed([]) })
+}) {}

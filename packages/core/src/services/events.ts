@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { DeliveryRecord } from "../domain/delivery.js"
 import type { EventRecord, EventType } from "../domain/event.js"
 import type { EventData } from "../domain/eventData.js"
@@ -7,6 +7,7 @@ import { type AccountId, makeId } from "../ids.js"
 import { Entropy } from "../ports/entropy.js"
 import { DeliveriesRepo, EventsRepo, Transactor, WebhooksRepo } from "../ports/storage.js"
 import { now } from "../time.js"
+import { DeliveryWakeup } from "../webhooks/wakeup.js"
 
 /**
  * Records events. The event row and one pending delivery per active subscribed webhook are written
@@ -24,6 +25,8 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
       const webhooks = yield* WebhooksRepo
       const deliveries = yield* DeliveriesRepo
       const entropy = yield* Entropy
+      // Optional so an Events layer built without a delivery engine in mind still works.
+      const wakeup = yield* Effect.serviceOption(DeliveryWakeup)
 
       const record = <T extends EventType>(accountId: AccountId, type: T, data: EventData<T>) =>
         tx.transaction(Effect.gen(function*() {
@@ -48,11 +51,15 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
                 status: "pending",
                 attempts: 0,
                 next_attempt_at: createdAt,
+                lease_expires_at: null,
+                first_failed_at: null,
+                last_attempt_at: null,
                 created_at: createdAt,
                 updated_at: createdAt
               })
             }
             yield* deliveries.insertMany(rows)
+            if (Option.isSome(wakeup)) yield* wakeup.value.notify
           }
           return event
         })).pipe(Effect.provideService(Entropy, entropy))

@@ -218,6 +218,9 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
           status: "pending",
           attempts: 0,
           next_attempt_at: createdAt,
+          lease_expires_at: null,
+          first_failed_at: null,
+          last_attempt_at: null,
           created_at: createdAt,
           updated_at: createdAt
         })

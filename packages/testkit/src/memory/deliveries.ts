@@ -1,11 +1,126 @@
-import { DeliveriesRepo, type DeliveryRecord } from "@mzk/core"
-import { Effect } from "effect"
-import { byId, type MemoryDb } from "./db.js"
+import { DeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord, type Timestamp } from "@mzk/core"
+import { Effect, Option } from "effect"
+import { byId, type MemoryDb, paginate } from "./db.js"
 
 export const memoryDeliveries = (db: MemoryDb) => {
-  const deliveries = db.table<DeliveryRecord>("deliveries")
+  const rows = db.table<DeliveryRecord>("deliveries")
+  /**
+   * The pending rows' ids, as a table of its own so a rolled-back transaction restores it with
+   * the rows: claims and `nextDueAt` scan only these, not every delivery ever made.
+   */
+  const pendingIds = db.table<true>("deliveries_pending")
+  const deliveries = {
+    get: (id: string) => rows.get(id),
+    values: () => rows.values(),
+    *pending() {
+      for (const id of pendingIds.keys()) yield rows.get(id)!
+    },
+    set: (id: string, row: DeliveryRecord) => {
+      rows.set(id, row)
+      if (row.status === "pending") pendingIds.set(id, true)
+      else pendingIds.delete(id)
+    }
+  }
+  const attempts = db.table<DeliveryAttemptRecord>("delivery_attempts")
+  const held = (id: string, lease: Timestamp) => {
+    const row = deliveries.get(id)
+    return row !== undefined && row.status === "pending" && row.lease_expires_at === lease ? row : undefined
+  }
+  const claimableAt = (row: DeliveryRecord) =>
+    row.lease_expires_at !== null && row.lease_expires_at > row.next_attempt_at! ? row.lease_expires_at : row.next_attempt_at!
+  const cancelled = (row: DeliveryRecord, at: Timestamp): DeliveryRecord => ({
+    ...row,
+    status: "cancelled",
+    next_attempt_at: null,
+    lease_expires_at: null,
+    updated_at: at
+  })
+
   return DeliveriesRepo.of({
-    insertMany: (rows) => db.write(Effect.sync(() => rows.forEach((row) => deliveries.set(row.id, row)))),
-    listByEvent: (eventId) => Effect.sync(() => [...deliveries.values()].filter((d) => d.event_id === eventId).sort(byId))
+    insertMany: (inserted) => db.write(Effect.sync(() => inserted.forEach((row) => deliveries.set(row.id, row)))),
+    listByEvent: (eventId) => Effect.sync(() => [...deliveries.values()].filter((d) => d.event_id === eventId).sort(byId)),
+    claimDue: ({ now, limit, maxPerWebhook, leaseUntil, excludeWebhooks }) =>
+      db.write(Effect.gen(function*() {
+        const perWebhook = new Map<string, number>()
+        const due: Array<DeliveryRecord> = []
+        for (const d of deliveries.pending()) {
+          if (
+            d.next_attempt_at !== null && d.next_attempt_at <= now &&
+            (d.lease_expires_at === null || d.lease_expires_at <= now) && !excludeWebhooks.includes(d.webhook_id)
+          ) due.push(d)
+        }
+        const picked = due
+          .sort((a, b) => (a.next_attempt_at! < b.next_attempt_at! ? -1 : a.next_attempt_at! > b.next_attempt_at! ? 1 : byId(a, b)))
+          .filter((d) => {
+            const taken = perWebhook.get(d.webhook_id) ?? 0
+            perWebhook.set(d.webhook_id, taken + 1)
+            return taken < maxPerWebhook
+          })
+          .slice(0, Math.max(0, limit))
+        // Yield between the read and the write: without the lock, the claim race tests must fail.
+        yield* Effect.yieldNow()
+        return picked.map((row) => {
+          const claimed: DeliveryRecord = { ...row, lease_expires_at: leaseUntil, updated_at: now }
+          deliveries.set(row.id, claimed)
+          return claimed
+        })
+      })),
+    recordAttempt: (attempt, after, lease) =>
+      db.write(Effect.gen(function*() {
+        const row = held(attempt.delivery_id, lease)
+        yield* Effect.yieldNow()
+        if (row === undefined || row.attempts !== attempt.attempt - 1) return false
+        deliveries.set(row.id, {
+          ...row,
+          attempts: attempt.attempt,
+          status: after.status,
+          next_attempt_at: after.next_attempt_at,
+          first_failed_at: after.first_failed_at,
+          last_attempt_at: attempt.attempted_at,
+          lease_expires_at: null,
+          updated_at: attempt.attempted_at
+        })
+        attempts.set(attempt.id, attempt)
+        return true
+      })),
+    release: (id, lease) =>
+      db.write(Effect.sync(() => {
+        const row = held(id, lease)
+        if (row === undefined) return false
+        deliveries.set(id, { ...row, lease_expires_at: null })
+        return true
+      })),
+    cancel: (id, lease, at) =>
+      db.write(Effect.sync(() => {
+        const row = held(id, lease)
+        if (row === undefined) return false
+        deliveries.set(id, cancelled(row, at))
+        return true
+      })),
+    cancelPendingForWebhook: (webhookId, at) =>
+      db.write(Effect.sync(() => {
+        let count = 0
+        for (const row of deliveries.pending()) {
+          if (row.webhook_id === webhookId) {
+            deliveries.set(row.id, cancelled(row, at))
+            count++
+          }
+        }
+        return count
+      })),
+    nextDueAt: (excludeWebhooks) =>
+      Effect.sync(() => {
+        let earliest: Timestamp | undefined
+        for (const row of deliveries.pending()) {
+          if (row.next_attempt_at === null || excludeWebhooks.includes(row.webhook_id)) continue
+          const at = claimableAt(row)
+          if (earliest === undefined || at < earliest) earliest = at
+        }
+        return Option.fromNullable(earliest)
+      }),
+    listAttempts: (accountId, webhookId, page) =>
+      Effect.sync(() =>
+        paginate([...attempts.values()].filter((a) => a.account_id === accountId && a.webhook_id === webhookId), page)
+      )
   })
 }

@@ -1,0 +1,304 @@
+import { Cause, Clock, Context, Effect, FiberSet, Layer, Option } from "effect"
+import type { DeliveryAfterAttempt, DeliveryAttemptRecord, DeliveryErrorClass, DeliveryRecord } from "../domain/delivery.js"
+import { toEnvelope } from "../domain/event.js"
+import type { WebhookRecord } from "../domain/webhook.js"
+import { makeId, type WebhookId } from "../ids.js"
+import { Entropy } from "../ports/entropy.js"
+import { DeliveriesRepo, EventsRepo, Transactor, WebhooksRepo } from "../ports/storage.js"
+import { TransportFailure, WebhookTransport } from "../ports/webhookTransport.js"
+import { millisFromTimestamp, type Timestamp, timestampFromMillis } from "../time.js"
+import { checkWebhookUrl } from "./addresses.js"
+import { WebhookConfig } from "./config.js"
+import { SIGNATURE_HEADER, signatureHeader } from "./signing.js"
+import { RESPONSE_BODY_LIMIT_BYTES, truncateUtf8 } from "./text.js"
+import { DeliveryWakeup } from "./wakeup.js"
+
+type SendResult =
+  | { readonly status: number; readonly body: string; readonly error?: undefined }
+  | { readonly error: DeliveryErrorClass; readonly status?: undefined }
+
+/**
+ * When nothing can be claimed although storage says something is due (a lease taken over in
+ * between, clocks of two processes apart), wait at least this long rather than spin.
+ */
+const MIN_IDLE_WAIT_MS = 10
+
+/** A backlogged delivery starts only with this much of its lease left beyond the attempt timeout. */
+const LEASE_MARGIN_MS = 5_000
+
+/**
+ * The delivery engine: a background loop that claims due deliveries, sends each attempt through
+ * `WebhookTransport` and records it. Claims are leases in storage, so any number of engines, in any
+ * number of processes, can share one database without sending an attempt twice while a lease holds.
+ *
+ * Concurrency is bounded twice: over all endpoints, and per webhook. A webhook whose slots and
+ * small backlog are full is left out of claims, so deliveries to one slow endpoint wait in storage,
+ * not in a slot another endpoint could use. Every attempt is signed with the time it is made, and
+ * retries are due at fixed offsets from the first failure (`retryScheduleMs`); when the last one
+ * fails, the delivery is `failed`, the webhook is switched off with `disabled_reason:
+ * "delivery_failures"` and its other pending deliveries are cancelled, in one transaction.
+ */
+export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<DeliveryEngine, {
+  /** Attempts in flight in this process. */
+  readonly inFlight: Effect.Effect<number>
+}>() {
+  /** Runs the engine for the lifetime of the layer's scope; closing it interrupts attempts in flight. */
+  static readonly layer = Layer.scoped(
+    this,
+    Effect.gen(function*() {
+      const config = yield* WebhookConfig
+      if (config.leaseMs <= config.timeoutMs) {
+        // An attempt could outlive its lease, and another engine would send it a second time.
+        return yield* Effect.dieMessage("WebhookConfig.leaseMs must be longer than timeoutMs")
+      }
+      const deliveries = yield* DeliveriesRepo
+      const webhooks = yield* WebhooksRepo
+      const events = yield* EventsRepo
+      const tx = yield* Transactor
+      const transport = yield* WebhookTransport
+      const wakeup = yield* DeliveryWakeup
+      const entropy = yield* Entropy
+      const fibers = yield* FiberSet.make<void, never>()
+
+      const perWebhook = new Map<WebhookId, number>()
+      /**
+       * Claimed deliveries waiting for a slot of their webhook, at most `maxConcurrentPerWebhook`
+       * each: a claim returns up to that many per webhook, and handing back what does not fit at
+       * once would cost a write each. Only the loop fiber touches these maps.
+       */
+      const backlog = new Map<WebhookId, Array<DeliveryRecord>>()
+      let inFlight = 0
+      const busy = (id: WebhookId) => perWebhook.get(id) ?? 0
+      const waiting = (id: WebhookId) => backlog.get(id)?.length ?? 0
+      /**
+       * Webhooks left out of claims: those that could not take a whole claim's share (up to
+       * `maxConcurrentPerWebhook`) into their slots and backlog. A busy webhook is then claimed for
+       * once per that many attempts, not once per attempt, and nothing claimed has to be handed back.
+       */
+      const saturated = () =>
+        [...perWebhook.keys(), ...backlog.keys()].filter((id, i, all) =>
+          all.indexOf(id) === i && busy(id) + waiting(id) > config.maxConcurrentPerWebhook
+        )
+
+      // The check is pure and the same URLs come back on every attempt: keep recent answers.
+      const urlChecks = new Map<string, ReturnType<typeof checkWebhookUrl>>()
+      const checkUrl = (url: string) => {
+        let checked = urlChecks.get(url)
+        if (checked === undefined) {
+          if (urlChecks.size >= 1_000) urlChecks.clear()
+          checked = checkWebhookUrl(url, config.allowInsecureWebhooks)
+          urlChecks.set(url, checked)
+        }
+        return checked
+      }
+
+      const send = (webhook: WebhookRecord, body: string): Effect.Effect<SendResult> => {
+        // Checked again on every attempt: the URL may predate a tightened policy, and a record
+        // written past the service must still never reach an internal address.
+        const checked = checkUrl(webhook.url)
+        if (!checked.ok) {
+          return Effect.succeed({ error: checked.problem.kind === "invalid" ? "invalid_url" : "blocked_address" })
+        }
+        return Effect.gen(function*() {
+          // Signed with the time of this attempt, so a receiver's 300 s tolerance holds on retries.
+          const t = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          const headers = {
+            "Content-Type": "application/json",
+            "User-Agent": config.userAgent,
+            [SIGNATURE_HEADER]: signatureHeader(webhook.secret, t, body)
+          }
+          return yield* transport.send({ url: webhook.url, headers, body, timeoutMs: config.timeoutMs }).pipe(
+            // The transport has its own timer; this one holds even for a transport that ignores it.
+            Effect.timeoutFail({
+              duration: config.timeoutMs,
+              onTimeout: () => new TransportFailure({ reason: "timeout", message: "No answer within the timeout" })
+            }),
+            Effect.map((response): SendResult => ({ status: response.status, body: response.body })),
+            Effect.catchTag("TransportFailure", (failure) => Effect.succeed<SendResult>({ error: failure.reason }))
+          )
+        })
+      }
+
+      const nextState = (delivery: DeliveryRecord, attempt: number, ok: boolean, endMs: number): DeliveryAfterAttempt => {
+        if (ok) return { status: "succeeded", next_attempt_at: null, first_failed_at: delivery.first_failed_at }
+        const firstFailed = delivery.first_failed_at ?? timestampFromMillis(endMs)
+        const delay = config.retryScheduleMs[attempt - 1]
+        if (delay === undefined) return { status: "failed", next_attempt_at: null, first_failed_at: firstFailed }
+        const due = Math.max(millisFromTimestamp(firstFailed) + delay, endMs)
+        return { status: "pending", next_attempt_at: timestampFromMillis(due), first_failed_at: firstFailed }
+      }
+
+      const attempt = (delivery: DeliveryRecord) =>
+        Effect.gen(function*() {
+          const lease = delivery.lease_expires_at as Timestamp
+          const startMs = yield* Clock.currentTimeMillis
+          const startedAt = timestampFromMillis(startMs)
+          const webhook = yield* webhooks.get(delivery.account_id, delivery.webhook_id)
+          if (Option.isNone(webhook) || !webhook.value.active) {
+            yield* deliveries.cancel(delivery.id, lease, startedAt)
+            return
+          }
+          const event = yield* events.get(delivery.event_id)
+          if (Option.isNone(event)) {
+            yield* Effect.logWarning("Webhook delivery cancelled: its event no longer exists").pipe(
+              Effect.annotateLogs({ delivery_id: delivery.id, event_id: delivery.event_id })
+            )
+            yield* deliveries.cancel(delivery.id, lease, startedAt)
+            return
+          }
+          const id = `att_${(yield* makeId("delivery")).slice("del_".length)}`
+          const result = yield* send(webhook.value, JSON.stringify(toEnvelope(event.value)))
+          const endMs = yield* Clock.currentTimeMillis
+          const ok = result.status !== undefined && result.status >= 200 && result.status < 300
+          const number = delivery.attempts + 1
+          const record: DeliveryAttemptRecord = {
+            id,
+            account_id: delivery.account_id,
+            delivery_id: delivery.id,
+            webhook_id: delivery.webhook_id,
+            event_id: delivery.event_id,
+            event_type: event.value.type,
+            attempt: number,
+            attempted_at: startedAt,
+            outcome: ok ? "succeeded" : "failed",
+            status_code: result.status ?? null,
+            error: result.error ?? null,
+            latency_ms: Math.max(0, Math.round(endMs - startMs)),
+            response_body: result.status === undefined ? null : truncateUtf8(result.body, RESPONSE_BODY_LIMIT_BYTES)
+          }
+          const after = nextState(delivery, number, ok, endMs)
+          const endedAt = timestampFromMillis(endMs)
+          if (after.status !== "failed") {
+            // One conditional write, atomic on its own: no transaction on the common path.
+            yield* deliveries.recordAttempt(record, after, lease)
+            return
+          }
+          const disabled = yield* tx.transaction(Effect.gen(function*() {
+            if (!(yield* deliveries.recordAttempt(record, after, lease))) return false
+            yield* webhooks.update(delivery.account_id, delivery.webhook_id, {
+              active: false,
+              disabled_reason: "delivery_failures"
+            }, endedAt)
+            yield* deliveries.cancelPendingForWebhook(delivery.webhook_id, endedAt)
+            return true
+          }))
+          if (disabled) {
+            yield* Effect.logWarning("Webhook disabled after its delivery retries were exhausted").pipe(
+              Effect.annotateLogs({ webhook_id: delivery.webhook_id, event_id: delivery.event_id })
+            )
+          }
+        }).pipe(Effect.provideService(Entropy, entropy))
+
+      const start = (delivery: DeliveryRecord) =>
+        Effect.suspend(() => {
+          inFlight++
+          perWebhook.set(delivery.webhook_id, (perWebhook.get(delivery.webhook_id) ?? 0) + 1)
+          const done = Effect.sync(() => {
+            inFlight--
+            const left = (perWebhook.get(delivery.webhook_id) ?? 1) - 1
+            if (left <= 0) perWebhook.delete(delivery.webhook_id)
+            else perWebhook.set(delivery.webhook_id, left)
+          }).pipe(Effect.zipRight(wakeup.notify))
+          return FiberSet.run(
+            fibers,
+            attempt(delivery).pipe(
+              // A failed write leaves the lease to run out; the delivery is then taken up again.
+              Effect.catchAllCause((cause) =>
+                Cause.isInterruptedOnly(cause)
+                  ? Effect.void
+                  : Effect.logError("Webhook attempt could not be completed", cause).pipe(
+                    Effect.annotateLogs({ delivery_id: delivery.id })
+                  )
+              ),
+              Effect.ensuring(done)
+            )
+          )
+        })
+
+      /**
+       * Starts backlogged deliveries whose webhook has a free slot. One whose lease would run out
+       * before an attempt could finish is handed back instead: another engine may take it over
+       * then, and sending it anyway could deliver it twice.
+       */
+      const startBacklog = Effect.gen(function*() {
+        const nowMs = yield* Clock.currentTimeMillis
+        for (const [webhookId, queue] of backlog) {
+          while (queue.length > 0 && busy(webhookId) < config.maxConcurrentPerWebhook && inFlight < config.maxConcurrentDeliveries) {
+            const delivery = queue.shift()!
+            const lease = delivery.lease_expires_at as Timestamp
+            if (millisFromTimestamp(lease) - nowMs < config.timeoutMs + LEASE_MARGIN_MS) yield* deliveries.release(delivery.id, lease)
+            else yield* start(delivery)
+          }
+          if (queue.length === 0) backlog.delete(webhookId)
+        }
+      })
+
+      /** Claims what there is room for and starts it; says whether another claim may find more. */
+      const round = Effect.gen(function*() {
+        yield* startBacklog
+        const free = config.maxConcurrentDeliveries - inFlight
+        if (free <= 0) return "full" as const
+        const nowMs = yield* Clock.currentTimeMillis
+        const limit = Math.min(free, config.claimBatchSize)
+        const claimed = yield* deliveries.claimDue({
+          now: timestampFromMillis(nowMs),
+          limit,
+          maxPerWebhook: config.maxConcurrentPerWebhook,
+          leaseUntil: timestampFromMillis(nowMs + config.leaseMs),
+          excludeWebhooks: saturated()
+        })
+        for (const delivery of claimed) {
+          const webhookId = delivery.webhook_id
+          if (busy(webhookId) < config.maxConcurrentPerWebhook) {
+            yield* start(delivery)
+          } else if (waiting(webhookId) < config.maxConcurrentPerWebhook) {
+            const queue = backlog.get(webhookId) ?? []
+            queue.push(delivery)
+            backlog.set(webhookId, queue)
+          } else {
+            yield* deliveries.release(delivery.id, delivery.lease_expires_at as Timestamp)
+          }
+        }
+        return claimed.length === limit ? "more" as const : claimed.length === 0 ? "none" as const : "some" as const
+      })
+
+      // On shutdown, backlogged deliveries go back at once rather than when their leases run out.
+      yield* Effect.addFinalizer(() =>
+        Effect.forEach([...backlog.values()].flat(), (d) => deliveries.release(d.id, d.lease_expires_at as Timestamp), {
+          discard: true
+        }).pipe(Effect.ignore)
+      )
+
+      const sleepUntilDue = (claimedNothing: boolean) =>
+        Effect.gen(function*() {
+          const next = yield* deliveries.nextDueAt(saturated())
+          const nowMs = yield* Clock.currentTimeMillis
+          let waitMs = config.pollIntervalMs
+          if (Option.isSome(next)) {
+            const untilDue = millisFromTimestamp(next.value) - nowMs
+            waitMs = Math.min(waitMs, Math.max(untilDue, claimedNothing ? MIN_IDLE_WAIT_MS : 0))
+          }
+          if (waitMs > 0) yield* Effect.raceFirst(wakeup.take, Effect.sleep(waitMs))
+        })
+
+      const step = Effect.gen(function*() {
+        yield* wakeup.clear
+        const state = yield* round
+        if (state === "more") return
+        if (state === "full") return yield* wakeup.take
+        yield* sleepUntilDue(state === "none")
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError("Webhook delivery engine: storage unavailable, retrying", cause).pipe(
+              Effect.zipRight(Effect.raceFirst(wakeup.take, Effect.sleep(config.pollIntervalMs)))
+            )
+        )
+      )
+
+      yield* Effect.forkScoped(Effect.forever(step))
+      return { inFlight: Effect.sync(() => inFlight) }
+    })
+  )
+}

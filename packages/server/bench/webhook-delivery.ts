@@ -1,0 +1,106 @@
+/**
+ * Webhook delivery benchmark (not a test). Delivers events through the real delivery engine and
+ * the Node transport to a local receiver on 127.0.0.1, over the in-memory store:
+ *
+ *   pnpm exec tsx packages/server/bench/webhook-delivery.ts [events=2000] [pacedEvents=1000]
+ *
+ * Run 1 records `events` events as fast as it can: deliveries per second and event-to-receipt
+ * latency under a backlog. Run 2 records `pacedEvents` at 200 events/s: latency at a steady load.
+ * Latency is from the moment `Events.record` returned to the receiver having the whole request.
+ */
+import { Accounts, DEFAULT_WEBHOOK_CONFIG, DeliveryEngine, type EventId, Events, type KeyId, now, WebhookConfig, Webhooks } from "@mzk/core"
+import { startWebhookReceiver, testCore } from "@mzk/testkit"
+import { Effect, Layer } from "effect"
+import { performance } from "node:perf_hooks"
+import { NodeWebhookTransport } from "../src/webhookTransport.js"
+
+const TOTAL = Number(process.argv[2] ?? 2000)
+const PACED = Number(process.argv[3] ?? 1000)
+const PACE_PER_SECOND = 200
+const RUN_TIMEOUT = "60 seconds"
+
+const clockMs = () => performance.timeOrigin + performance.now()
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+
+const program = Effect.gen(function*() {
+  const recordedAt = new Map<string, number>()
+  const latencies: Array<number> = []
+  let received = 0
+  let lastReceipt = 0
+  const receiver = yield* startWebhookReceiver({
+    record: false,
+    onRequest: (request) => {
+      const id = (JSON.parse(request.rawBody.toString("utf8")) as { id: string }).id
+      const at = clockMs()
+      const sent = recordedAt.get(id)
+      if (sent !== undefined) latencies.push(at - sent)
+      received++
+      lastReceipt = at
+    }
+  })
+  const account = (yield* (yield* Accounts).create({ name: "bench" })).id
+  yield* (yield* Webhooks).create(account, { url: receiver.url, events: ["key.revoked"] })
+  const events = yield* Events
+
+  const recordOne = (i: number) =>
+    Effect.gen(function*() {
+      const event = yield* events.record(account, "key.revoked", {
+        id: `key_${String(i).padStart(26, "0")}` as KeyId,
+        name: `bench-${i}`,
+        revoked_at: yield* now
+      })
+      recordedAt.set(event.id as EventId, clockMs())
+    })
+
+  const waitForAll = (target: number) =>
+    Effect.gen(function*() {
+      while (received < target) yield* Effect.sleep("2 millis")
+    }).pipe(Effect.timeout(RUN_TIMEOUT), Effect.option)
+
+  const report = (label: string, count: number, startedAt: number) => {
+    const sorted = [...latencies].sort((a, b) => a - b)
+    const seconds = (lastReceipt - startedAt) / 1000
+    console.log(`${label}: ${latencies.length}/${count} delivered in ${seconds.toFixed(2)} s = ${(latencies.length / seconds).toFixed(0)} deliveries/s`)
+    console.log(`  event-to-receipt latency ms: p50 ${percentile(sorted, 50).toFixed(1)}  p95 ${percentile(sorted, 95).toFixed(1)}  p99 ${percentile(sorted, 99).toFixed(1)}  max ${sorted.at(-1)?.toFixed(1)}`)
+  }
+
+  // Warm-up: JIT, sockets in the pool.
+  for (let i = 0; i < 50; i++) yield* recordOne(i)
+  yield* waitForAll(50)
+  latencies.length = 0
+  received = 0
+
+  const burstStart = clockMs()
+  for (let i = 0; i < TOTAL; i++) yield* recordOne(1000 + i)
+  const recordedIn = clockMs() - burstStart
+  yield* waitForAll(TOTAL)
+  console.log(`burst: recorded ${TOTAL} events in ${(recordedIn / 1000).toFixed(2)} s`)
+  report("burst", TOTAL, burstStart)
+
+  latencies.length = 0
+  received = 0
+  const pacedStart = clockMs()
+  for (let i = 0; i < PACED; i++) {
+    const due = pacedStart + (i * 1000) / PACE_PER_SECOND
+    const wait = due - clockMs()
+    if (wait > 0) yield* Effect.sleep(`${Math.floor(wait)} millis`)
+    yield* recordOne(100_000 + i)
+  }
+  yield* waitForAll(PACED)
+  report(`paced ${PACE_PER_SECOND}/s`, PACED, pacedStart)
+})
+
+const layer = DeliveryEngine.layer.pipe(
+  Layer.provide(NodeWebhookTransport({ allowInsecure: true, maxSocketsPerHost: 32 })),
+  Layer.provideMerge(testCore())
+)
+
+await Effect.runPromise(
+  program.pipe(
+    Effect.scoped,
+    Effect.provide(layer),
+    Effect.provideService(WebhookConfig, { ...DEFAULT_WEBHOOK_CONFIG, allowInsecureWebhooks: true, maxConcurrentPerWebhook: 32 })
+  )
+)

@@ -1,0 +1,194 @@
+import {
+  classifyAddress,
+  HostResolutionFailure,
+  HostResolver,
+  isIpLiteral,
+  RESPONSE_BODY_LIMIT_BYTES,
+  TransportFailure,
+  WebhookTransport,
+  type WebhookRequest,
+  type WebhookResponse
+} from "@mzk/core"
+import { Effect, Layer } from "effect"
+import { promises as dns } from "node:dns"
+import http from "node:http"
+import https from "node:https"
+import type { LookupFunction } from "node:net"
+
+export interface ResolvedAddress {
+  readonly address: string
+  readonly family: 4 | 6
+}
+
+/** Host name → every address it has. Injected in tests, so they never ask real DNS. */
+export type Resolver = (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>>
+
+/** The system resolver (`getaddrinfo`, so /etc/hosts counts), every address, in its order. */
+export const systemResolver: Resolver = async (hostname) =>
+  (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
+
+export interface NodeWebhookTransportOptions {
+  readonly resolver?: Resolver
+  /**
+   * Development only, with the core's `allowInsecureWebhooks`: allow `http://` and non-public
+   * addresses, so a receiver on this machine can be reached.
+   */
+  readonly allowInsecure?: boolean
+  /** Open connections kept per endpoint origin (default 16). */
+  readonly maxSocketsPerHost?: number
+}
+
+const failure = (reason: TransportFailure["reason"], message: string) => new TransportFailure({ reason, message })
+
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH|ERR_OSSL)/
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "ECONNABORTED", "ETIMEDOUT", "EADDRNOTAVAIL"])
+
+const classifyError = (error: NodeJS.ErrnoException): TransportFailure => {
+  const code = error.code ?? ""
+  if (TLS_CODES.test(code)) return failure("tls", `TLS failed (${code})`)
+  if (CONNECTION_CODES.has(code) || code === "ERR_SOCKET_CONNECTION_TIMEOUT") return failure("connection", `Connection failed (${code})`)
+  if (code === "HPE_INVALID_CONSTANT" || code.startsWith("HPE_")) return failure("other", `Malformed HTTP response (${code})`)
+  return failure("other", `Request failed${code === "" ? "" : ` (${code})`}`)
+}
+
+/** A `lookup` that answers with the one address already checked, whatever the name. */
+const pinnedLookup = (pinned: ResolvedAddress): LookupFunction =>
+  ((_hostname: string, options: { all?: boolean }, callback: (...args: Array<unknown>) => void) => {
+    if (options?.all === true) callback(null, [{ address: pinned.address, family: pinned.family }])
+    else callback(null, pinned.address, pinned.family)
+  }) as unknown as LookupFunction
+
+/**
+ * The production `WebhookTransport`: one POST over node:http(s).
+ *
+ * SSRF: the host is resolved here, every answer must be public, and the socket is opened to the
+ * address that was checked (a `lookup` pinned to it), so a DNS answer that changes between check
+ * and connect (rebinding) is never used. TLS still verifies the certificate against the host
+ * name, and the Host header stays the name. Redirects are not followed (the 3xx is the answer),
+ * at most 4 KiB of the body is read, and the whole exchange is bounded by `timeoutMs`.
+ */
+export const makeNodeWebhookTransport = (options: NodeWebhookTransportOptions = {}) => {
+  const resolver = options.resolver ?? systemResolver
+  const allowInsecure = options.allowInsecure ?? false
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost ?? 16 }
+  const httpAgent = new http.Agent(agentOptions)
+  const httpsAgent = new https.Agent(agentOptions)
+
+  const target = (request: WebhookRequest) =>
+    Effect.gen(function*() {
+      let url: URL
+      try {
+        url = new URL(request.url)
+      } catch {
+        return yield* failure("invalid_url", "The webhook URL is not a valid URL")
+      }
+      if (url.protocol !== "https:" && !(allowInsecure && url.protocol === "http:")) {
+        return yield* failure("invalid_url", `Scheme ${url.protocol} is not allowed`)
+      }
+      const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+      let addresses: ReadonlyArray<ResolvedAddress>
+      if (isIpLiteral(hostname)) {
+        addresses = [{ address: hostname, family: hostname.includes(":") ? 6 : 4 }]
+      } else {
+        addresses = yield* Effect.tryPromise({
+          try: () => resolver(hostname),
+          catch: (error) => failure("dns", `Could not resolve the host (${(error as NodeJS.ErrnoException).code ?? "error"})`)
+        })
+        if (addresses.length === 0) return yield* failure("dns", "The host has no address")
+      }
+      if (!allowInsecure) {
+        // Every answer must be public: the one used is pinned, but a mixed answer marks a host
+        // that someone points inside networks.
+        for (const { address } of addresses) {
+          const cls = classifyAddress(address)
+          if (cls !== "public") return yield* failure("blocked_address", `The host resolves to a non-public address (${cls})`)
+        }
+      }
+      return { url, hostname, pinned: addresses[0]! }
+    })
+
+  const post = (request: WebhookRequest, url: URL, hostname: string, pinned: ResolvedAddress) =>
+    Effect.async<WebhookResponse, TransportFailure>((resume) => {
+      const secure = url.protocol === "https:"
+      const body = Buffer.from(request.body, "utf8")
+      let settled = false
+      const settle = (effect: Effect.Effect<WebhookResponse, TransportFailure>) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resume(effect)
+      }
+      const req = (secure ? https : http).request({
+        protocol: url.protocol,
+        hostname,
+        port: url.port === "" ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: "POST",
+        headers: { ...request.headers, "Content-Length": String(body.length) },
+        agent: secure ? httpsAgent : httpAgent,
+        lookup: pinnedLookup(pinned),
+        ...(secure && !isIpLiteral(hostname) ? { servername: hostname } : {})
+      }, (res) => {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        const finish = () => {
+          const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES).toString("utf8")
+          settle(Effect.succeed({ status: res.statusCode ?? 0, body: text }))
+        }
+        res.on("data", (chunk: Buffer) => {
+          if (size >= RESPONSE_BODY_LIMIT_BYTES) return
+          chunks.push(chunk)
+          size += chunk.length
+          if (size >= RESPONSE_BODY_LIMIT_BYTES) {
+            // Enough: the rest is never read, and the socket goes rather than back to the pool.
+            finish()
+            res.destroy()
+          }
+        })
+        res.on("end", finish)
+        res.on("error", (error: NodeJS.ErrnoException) => settle(Effect.fail(classifyError(error))))
+      })
+      const timer = setTimeout(() => {
+        settle(Effect.fail(failure("timeout", `No answer within ${request.timeoutMs} ms`)))
+        req.destroy()
+      }, request.timeoutMs)
+      req.on("error", (error: NodeJS.ErrnoException) => settle(Effect.fail(classifyError(error))))
+      req.end(body)
+      return Effect.sync(() => {
+        settled = true
+        clearTimeout(timer)
+        req.destroy()
+      })
+    })
+
+  const send = (request: WebhookRequest) =>
+    Effect.flatMap(target(request), ({ hostname, pinned, url }) => post(request, url, hostname, pinned))
+
+  return {
+    transport: WebhookTransport.of({ send }),
+    close: () => {
+      httpAgent.destroy()
+      httpsAgent.destroy()
+    }
+  }
+}
+
+/** The Node transport as a layer; its connection pools close with the layer's scope. */
+export const NodeWebhookTransport = (options: NodeWebhookTransportOptions = {}): Layer.Layer<WebhookTransport> =>
+  Layer.scoped(
+    WebhookTransport,
+    Effect.map(
+      Effect.acquireRelease(Effect.sync(() => makeNodeWebhookTransport(options)), (made) => Effect.sync(made.close)),
+      (made) => made.transport
+    )
+  )
+
+/** The create-time `HostResolver` over the same resolver the transport uses. */
+export const NodeHostResolver = (resolver: Resolver = systemResolver): Layer.Layer<HostResolver> =>
+  Layer.succeed(HostResolver, {
+    resolve: (hostname) =>
+      Effect.tryPromise({
+        try: async () => (await resolver(hostname)).map((a) => a.address),
+        catch: () => new HostResolutionFailure({ message: "The host could not be resolved" })
+      })
+  })
