@@ -1,8 +1,8 @@
 import { PostgresStore } from "@mzk/adapters-postgres"
-import { Accounts, ApiKeys, CoreServices } from "@mzk/core"
-import { SeededEntropy } from "@mzk/testkit"
+import { Accounts, ApiKeys } from "@mzk/core"
+import { testCore } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
@@ -16,10 +16,7 @@ describePostgres("Postgres across processes", () => {
   it.scoped("two OS processes racing 25 key creates each on one account leave exactly 10 active keys", () =>
     Effect.gen(function*() {
       const { url } = yield* freshDatabaseUrl
-      const core = CoreServices.pipe(
-        Layer.provideMerge(PostgresStore({ connectionString: url })),
-        Layer.provideMerge(SeededEntropy("parent"))
-      )
+      const core = testCore(PostgresStore({ connectionString: url }), { seed: "parent" })
       const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "Shared" })).pipe(Effect.provide(core))
       const children = yield* Effect.promise(() =>
         Promise.all([0, 1].map(() =>

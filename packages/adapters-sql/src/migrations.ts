@@ -77,6 +77,62 @@ const migrations = (dialect: Dialect): Record<string, Migration> => {
           .addColumn("count", "integer", (c) => c.notNull())
           .execute()
       }
+    },
+    "0002_proofs": {
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.createTable("proofs")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+          .addColumn("batch_id", "text")
+          .addColumn("type", "text", (c) => c.notNull())
+          .addColumn("circuit", "text", (c) => c.notNull())
+          .addColumn("status", "text", (c) => c.notNull())
+          .addColumn("inputs", "text")
+          .addColumn("public_inputs", "text", (c) => c.notNull())
+          .addColumn("proof_blob", "text")
+          .addColumn("error", "text")
+          .addColumn("duration_ms", "integer")
+          .addColumn("attempts", "integer", (c) => c.notNull())
+          .addColumn("lease_expires_at", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("started_at", "text")
+          .addColumn("completed_at", "text")
+          .addColumn("expires_at", "text")
+          .execute()
+        // get/list by account (optionally by status), the claim scan in id order, the per-account
+        // running count, and the retention sweep by expiry.
+        await db.schema.createIndex("proofs_by_account").on("proofs").columns(["account_id", "status", "id"]).execute()
+        await db.schema.createIndex("proofs_by_account_id").on("proofs").columns(["account_id", "id"]).execute()
+        await db.schema.createIndex("proofs_work").on("proofs").columns(["status", "id"]).execute()
+        await db.schema.createIndex("proofs_expiry").on("proofs").columns(["status", "expires_at", "id"]).execute()
+      }
+    },
+    "0003_delivery_engine": {
+      up: async (db: Kysely<unknown>) => {
+        for (const column of ["lease_expires_at", "first_failed_at", "last_attempt_at"]) {
+          await db.schema.alterTable("deliveries").addColumn(column, "text").execute()
+        }
+        // The claim scan (due pending rows by time) and cancelling a webhook's pending rows.
+        await db.schema.createIndex("deliveries_due").on("deliveries").columns(["status", "next_attempt_at", "id"]).execute()
+        await db.schema.createIndex("deliveries_by_webhook").on("deliveries").columns(["webhook_id", "status"]).execute()
+        await db.schema.createTable("delivery_attempts")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("account_id", "text", (c) => c.notNull())
+          .addColumn("delivery_id", "text", (c) => c.notNull())
+          .addColumn("webhook_id", "text", (c) => c.notNull())
+          .addColumn("event_id", "text", (c) => c.notNull())
+          .addColumn("event_type", "text", (c) => c.notNull())
+          .addColumn("attempt", "integer", (c) => c.notNull())
+          .addColumn("attempted_at", "text", (c) => c.notNull())
+          .addColumn("outcome", "text", (c) => c.notNull())
+          .addColumn("status_code", "integer")
+          .addColumn("error", "text")
+          .addColumn("latency_ms", "integer", (c) => c.notNull())
+          .addColumn("response_body", "text")
+          .execute()
+        await db.schema.createIndex("delivery_attempts_by_webhook").on("delivery_attempts")
+          .columns(["account_id", "webhook_id", "id"]).execute()
+      }
     }
   }
 }

@@ -53,8 +53,27 @@ export interface DeliveriesTable {
   status: string
   attempts: number
   next_attempt_at: string | null
+  lease_expires_at: string | null
+  first_failed_at: string | null
+  last_attempt_at: string | null
   created_at: string
   updated_at: string
+}
+
+export interface DeliveryAttemptsTable {
+  id: string
+  account_id: string
+  delivery_id: string
+  webhook_id: string
+  event_id: string
+  event_type: string
+  attempt: number
+  attempted_at: string
+  outcome: string
+  status_code: number | null
+  error: string | null
+  latency_ms: number
+  response_body: string | null
 }
 
 export interface RateCountersTable {
@@ -64,7 +83,29 @@ export interface RateCountersTable {
   count: number
 }
 
+export interface ProofsTable {
+  id: string
+  account_id: string
+  batch_id: string | null
+  type: string
+  circuit: string
+  status: string
+  inputs: string | null
+  public_inputs: string
+  proof_blob: string | null
+  error: string | null
+  duration_ms: number | null
+  attempts: number
+  lease_expires_at: string | null
+  created_at: string
+  started_at: string | null
+  completed_at: string | null
+  expires_at: string | null
+}
+
 export interface Database {
+  proofs: ProofsTable
+  delivery_attempts: DeliveryAttemptsTable
   accounts: AccountsTable
   api_keys: ApiKeysTable
   webhooks: WebhooksTable

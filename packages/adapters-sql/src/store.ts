@@ -1,10 +1,11 @@
-import { AccountsRepo, DeliveriesRepo, EventsRepo, KeysRepo, RateLimitsRepo, type Storage, Transactor, WebhooksRepo } from "@mzk/core"
+import { AccountsRepo, DeliveriesRepo, EventsRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, Transactor, WebhooksRepo } from "@mzk/core"
 import { Context } from "effect"
 import type { SqlConnection } from "./connection.js"
 import { sqlAccounts } from "./repos/accounts.js"
 import { sqlDeliveries } from "./repos/deliveries.js"
 import { sqlEvents } from "./repos/events.js"
 import { sqlKeys } from "./repos/keys.js"
+import { sqlProofs } from "./repos/proofs.js"
 import { sqlRateLimits } from "./repos/rateLimits.js"
 import { sqlWebhooks } from "./repos/webhooks.js"
 
@@ -17,5 +18,6 @@ export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
     Context.add(WebhooksRepo, sqlWebhooks(conn)),
     Context.add(EventsRepo, sqlEvents(conn)),
     Context.add(DeliveriesRepo, sqlDeliveries(conn)),
-    Context.add(RateLimitsRepo, sqlRateLimits(conn))
+    Context.add(RateLimitsRepo, sqlRateLimits(conn)),
+    Context.add(ProofsRepo, sqlProofs(conn))
   )

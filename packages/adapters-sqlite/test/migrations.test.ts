@@ -1,9 +1,9 @@
 import { migrate } from "@mzk/adapters-sql"
 import { openSqlite, SqliteStore } from "@mzk/adapters-sqlite"
-import { Accounts, CoreServices } from "@mzk/core"
-import { SeededEntropy } from "@mzk/testkit"
+import { Accounts } from "@mzk/core"
+import { testCore } from "@mzk/testkit"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -23,8 +23,7 @@ describe("SQLite store", () => {
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "mzk-reopen-"))
       const filename = join(dir, "nested", "mzk.db")
-      const layer = (seed: number) =>
-        CoreServices.pipe(Layer.provideMerge(SqliteStore({ filename })), Layer.provideMerge(SeededEntropy(seed)))
+      const layer = (seed: number) => testCore(SqliteStore({ filename }), { seed })
       const account = yield* Effect.scoped(Effect.flatMap(Accounts, (a) => a.create({ name: "Durable" })).pipe(Effect.provide(layer(1))))
       const found = yield* Effect.flatMap(Accounts, (a) => a.get(account.id)).pipe(Effect.provide(layer(2)))
       expect(found).toEqual(Option.some(account))

@@ -9,8 +9,8 @@ import { openPostgres } from "@mzk/adapters-postgres"
 import { openSqlite } from "@mzk/adapters-sqlite"
 import { Accounts, ApiKeys } from "@mzk/core"
 import { Config, Console, Effect, Either, Layer, Logger, LogLevel, Redacted } from "effect"
-import { DEFAULT_DATABASE, parseDatabaseUrl, redactUrl } from "./database.js"
-import { MzkCore, MzkServer } from "./mzk.js"
+import { DEFAULT_DATABASE, type DatabaseTarget, parseDatabaseUrl, redactUrl } from "./database.js"
+import { MzkCore, MzkServer, MzkWorkerProcess } from "./mzk.js"
 
 const database = Options.text("database").pipe(
   Options.withDescription("sqlite:<path> (default sqlite:./data/mzk.db) or postgres://user@host:5432/db"),
@@ -23,6 +23,9 @@ const database = Options.text("database").pipe(
     })
   )
 )
+
+const describeDatabase = (target: DatabaseTarget) =>
+  target.kind === "sqlite" ? `sqlite:${target.filename}` : redactUrl(target.url)
 
 const serve = Command.make("serve", {
   port: Options.integer("port").pipe(Options.withFallbackConfig(Config.integer("MZK_PORT")), Options.withDefault(8080)),
@@ -37,11 +40,22 @@ const serve = Command.make("serve", {
 }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk starting").pipe(Effect.annotateLogs({
-      database: options.database.kind === "sqlite" ? `sqlite:${options.database.filename}` : redactUrl(options.database.url),
+      database: describeDatabase(options.database),
       workers: !options.noWorkers
     }))
-    return yield* Layer.launch(MzkServer(options))
+    return yield* Layer.launch(MzkServer({ ...options, workers: !options.noWorkers }))
   })).pipe(Command.withDescription("Run the HTTP API (and, by default, the background workers)"))
+
+const worker = Command.make("worker", {
+  database,
+  allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
+    Options.withDescription("Development only: deliver to http:// and non-public webhook URLs")
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    yield* Effect.logInfo("mzk worker starting").pipe(Effect.annotateLogs({ database: describeDatabase(options.database) }))
+    return yield* Layer.launch(MzkWorkerProcess(options))
+  })).pipe(Command.withDescription("Run only the background loops (proof worker, webhook delivery, retention)"))
 
 const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
   Effect.scoped(Effect.gen(function*() {
@@ -66,7 +80,7 @@ const accountsCreate = Command.make("create", {
 
 const accounts = Command.make("accounts").pipe(Command.withSubcommands([accountsCreate]))
 
-const mzk = Command.make("mzk").pipe(Command.withSubcommands([serve, migrateCommand, accounts]))
+const mzk = Command.make("mzk").pipe(Command.withSubcommands([serve, worker, migrateCommand, accounts]))
 
 const cli = Command.run(mzk, { name: "mzk", version: "0.1.0" })
 

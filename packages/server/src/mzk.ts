@@ -1,32 +1,79 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { CoreServices, SessionAuthenticator, type Storage, type StorageError } from "@mzk/core"
+import { CircuitCatalogLive, SnarkjsProverLive } from "@mzk/circuits"
+import {
+  CoreServices,
+  DeliveryEngine,
+  Prover,
+  ProofLoops,
+  SessionAuthenticator,
+  type Storage,
+  type StorageError,
+  WebhookConfig,
+  DEFAULT_WEBHOOK_CONFIG
+} from "@mzk/core"
 import { MzkHttpLive, serveMzk } from "@mzk/http"
-import { Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
+import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
+import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
 export interface MzkOptions {
   readonly database: DatabaseTarget
   /** The embedding application's session check; API keys only when absent. */
   readonly sessions?: Layer.Layer<SessionAuthenticator>
+  /** Defaults to the snarkjs worker pool of `@mzk/circuits`, started on first use. */
+  readonly prover?: Layer.Layer<Prover, unknown>
+  /** Development only: accept http:// and non-public webhook URLs. */
+  readonly allowInsecureWebhooks?: boolean
 }
 
 /**
- * The composition root: the core services over the chosen storage, the OS's randomness and the
- * session authenticator. Every way of running mzk (server, worker, CLI, embedding) starts here.
+ * Builds `layer` the first time a proof is made or verified, in this layer's scope: commands that
+ * never prove (`accounts create`, `migrate`, an API-only server) start no prover threads.
+ */
+export const lazyProver = (layer: Layer.Layer<Prover, unknown>, capacity: number): Layer.Layer<Prover> =>
+  Layer.scoped(Prover, Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const get = yield* Effect.cached(
+      Layer.buildWithScope(layer, scope).pipe(Effect.map(Context.get(Prover)), Effect.orDie)
+    )
+    return {
+      capacity,
+      prove: (circuit, inputs) => Effect.flatMap(get, (prover) => prover.prove(circuit, inputs)),
+      verify: (circuit, proof, signals) => Effect.flatMap(get, (prover) => prover.verify(circuit, proof, signals))
+    }
+  }))
+
+/**
+ * The composition root: the core services over the chosen storage, the OS's randomness, the
+ * circuits, the prover, DNS for webhook URL checks and the session authenticator. Every way of
+ * running mzk (server, worker, CLI, embedding) starts here.
  */
 export const MzkCore = (options: MzkOptions) =>
   CoreServices.pipe(
     Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
+    Layer.provideMerge(lazyProver(options.prover ?? SnarkjsProverLive(), availableParallelism())),
+    Layer.provideMerge(CircuitCatalogLive),
+    Layer.provideMerge(NodeHostResolver()),
+    Layer.provideMerge(Layer.succeed(WebhookConfig, {
+      ...DEFAULT_WEBHOOK_CONFIG,
+      allowInsecureWebhooks: options.allowInsecureWebhooks ?? false
+    })),
     Layer.provideMerge(NodeEntropy),
     Layer.provideMerge(options.sessions ?? SessionAuthenticator.none)
   )
 
+/** The background loops: proof worker, retention sweeper, webhook delivery engine. */
+export const MzkWorkers = Layer.mergeAll(ProofLoops, DeliveryEngine.layer).pipe(Layer.provide(NodeWebhookTransport()))
+
 export interface ServeOptions extends MzkOptions {
   readonly port: number
   readonly host: string
+  /** Run the background loops in the server process too (default true). */
+  readonly workers?: boolean
 }
 
 /** The HTTP server on a Node `http.Server`, listening until its scope closes. */
@@ -34,7 +81,11 @@ export const MzkServer = (options: ServeOptions) =>
   serveMzk.pipe(
     HttpServer.withLogAddress,
     Layer.provide(MzkHttpLive),
+    Layer.merge(options.workers === false ? Layer.empty : MzkWorkers),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
     Layer.provideMerge(MzkCore(options))
   )
+
+/** A process that only works: no HTTP, just the loops over the shared database. */
+export const MzkWorkerProcess = (options: MzkOptions) => MzkWorkers.pipe(Layer.provideMerge(MzkCore(options)))

@@ -3,6 +3,7 @@ import {
   DeliveriesRepo,
   EventsRepo,
   KeysRepo,
+  ProofsRepo,
   RateLimitsRepo,
   type Storage,
   Transactor,
@@ -14,6 +15,7 @@ import { makeMemoryDb } from "./memory/db.js"
 import { memoryDeliveries } from "./memory/deliveries.js"
 import { memoryEvents } from "./memory/events.js"
 import { memoryKeys } from "./memory/keys.js"
+import { memoryProofs } from "./memory/proofs.js"
 import { memoryRateLimits } from "./memory/rateLimits.js"
 import { memoryWebhooks } from "./memory/webhooks.js"
 
@@ -31,7 +33,8 @@ export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.m
     Context.add(WebhooksRepo, memoryWebhooks(db)),
     Context.add(EventsRepo, memoryEvents(db)),
     Context.add(DeliveriesRepo, memoryDeliveries(db)),
-    Context.add(RateLimitsRepo, memoryRateLimits(db))
+    Context.add(RateLimitsRepo, memoryRateLimits(db)),
+    Context.add(ProofsRepo, memoryProofs(db))
   ))
 
 /** A fresh, empty in-memory store per build of the layer. */

@@ -1,12 +1,92 @@
-import { DeliveriesRepo, type DeliveryRecord } from "@mzk/core"
-import { Effect } from "effect"
+import { DeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord, type Timestamp } from "@mzk/core"
+import { Effect, Option } from "effect"
+import { sql } from "kysely"
 import type { SqlConnection } from "../connection.js"
+import { page } from "./paging.js"
 
-export const sqlDeliveries = (conn: SqlConnection) =>
-  DeliveriesRepo.of({
+export const sqlDeliveries = (conn: SqlConnection) => {
+  const postgres = conn.dialect === "postgres"
+
+  /** The row is still pending and still held under this lease: the fence every engine write passes. */
+  const underLease = (id: string, lease: Timestamp) =>
+    (q: import("kysely").UpdateQueryBuilder<import("../schema.js").Database, "deliveries", "deliveries", import("kysely").UpdateResult>) =>
+      q.where("id", "=", id).where("status", "=", "pending").where("lease_expires_at", "=", lease)
+
+  return DeliveriesRepo.of({
     insertMany: (rows) =>
       rows.length === 0 ? Effect.void : conn.query((db) => db.insertInto("deliveries").values([...rows]).execute()).pipe(Effect.asVoid),
     listByEvent: (eventId) =>
       conn.query((db) => db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).orderBy("id").execute())
-        .pipe(Effect.map((rows) => rows as Array<DeliveryRecord>))
+        .pipe(Effect.map((rows) => rows as Array<DeliveryRecord>)),
+    /**
+     * The due rows ranked within their webhook, the first `maxPerWebhook` of each kept, and of
+     * those exactly `limit` locked with SKIP LOCKED: concurrent claims pass over each other's rows
+     * and lock nothing they do not take, so together they drain everything that is due.
+     */
+    claimDue: ({ excludeWebhooks, leaseUntil, limit, maxPerWebhook, now }) =>
+      conn.transaction(Effect.gen(function*() {
+        const picked = yield* conn.query((db) => {
+          const ranked = db.selectFrom("deliveries")
+            .select(["id", sql<number>`row_number() over (partition by webhook_id order by next_attempt_at, id)`.as("rank")])
+            .where("status", "=", "pending").where("next_attempt_at", "<=", now)
+            .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)]))
+            .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
+          return db.selectFrom("deliveries").select("id")
+            .where("id", "in", db.selectFrom(ranked.as("ranked")).select("ranked.id").where("ranked.rank", "<=", maxPerWebhook))
+            .orderBy("next_attempt_at").orderBy("id").limit(limit)
+            .$if(postgres, (q) => q.forUpdate().skipLocked()).execute()
+        })
+        if (picked.length === 0) return []
+        const rows = yield* conn.query((db) =>
+          db.updateTable("deliveries").set({ lease_expires_at: leaseUntil, updated_at: now })
+            .where("id", "in", picked.map((p) => p.id)).returningAll().execute()
+        )
+        return (rows as Array<DeliveryRecord>).sort((a, b) =>
+          a.next_attempt_at! < b.next_attempt_at! ? -1 : a.next_attempt_at! > b.next_attempt_at! ? 1 : a.id < b.id ? -1 : 1
+        )
+      })),
+    recordAttempt: (attempt, after, lease) =>
+      conn.transaction(Effect.gen(function*() {
+        const updated = yield* conn.query((db) =>
+          db.updateTable("deliveries").set({
+            attempts: attempt.attempt,
+            status: after.status,
+            next_attempt_at: after.next_attempt_at,
+            first_failed_at: after.first_failed_at,
+            last_attempt_at: attempt.attempted_at,
+            updated_at: attempt.attempted_at,
+            lease_expires_at: null
+          }).$call(underLease(attempt.delivery_id, lease)).where("attempts", "=", attempt.attempt - 1).executeTakeFirst()
+        )
+        if (Number(updated.numUpdatedRows) === 0) return false
+        yield* conn.query((db) => db.insertInto("delivery_attempts").values(attempt).execute())
+        return true
+      })),
+    release: (id, lease) =>
+      conn.query((db) => db.updateTable("deliveries").set({ lease_expires_at: null }).$call(underLease(id, lease)).executeTakeFirst())
+        .pipe(Effect.map((r) => Number(r.numUpdatedRows) > 0)),
+    cancel: (id, lease, at) =>
+      conn.query((db) =>
+        db.updateTable("deliveries").set({ status: "cancelled", next_attempt_at: null, lease_expires_at: null, updated_at: at })
+          .$call(underLease(id, lease)).executeTakeFirst()
+      ).pipe(Effect.map((r) => Number(r.numUpdatedRows) > 0)),
+    cancelPendingForWebhook: (webhookId, at) =>
+      conn.query((db) =>
+        db.updateTable("deliveries").set({ status: "cancelled", next_attempt_at: null, lease_expires_at: null, updated_at: at })
+          .where("webhook_id", "=", webhookId).where("status", "=", "pending").executeTakeFirst()
+      ).pipe(Effect.map((r) => Number(r.numUpdatedRows))),
+    // A leased row is not claimable before its lease lapses, so it is due at the later of the two.
+    nextDueAt: (excludeWebhooks) =>
+      conn.query((db) =>
+        db.selectFrom("deliveries")
+          .select(sql<string | null>`min(case when lease_expires_at is not null and lease_expires_at > next_attempt_at then lease_expires_at else next_attempt_at end)`.as("due"))
+          .where("status", "=", "pending")
+          .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
+          .executeTakeFirst()
+      ).pipe(Effect.map((row) => Option.fromNullable(row?.due as Timestamp | null | undefined))),
+    listAttempts: (accountId, webhookId, request) =>
+      page(conn, request, (db) =>
+        db.selectFrom("delivery_attempts").where("account_id", "=", accountId).where("webhook_id", "=", webhookId),
+        (row: DeliveryAttemptRecord) => row)
   })
+}

@@ -7,6 +7,7 @@ import type { WebhookChanges, WebhookRecord } from "../domain/webhook.js"
 import type { KeyLimitReached, StorageError, WebhookLimitReached } from "../errors.js"
 import type { AccountId, EventId, KeyId, WebhookId } from "../ids.js"
 import type { Timestamp } from "../time.js"
+import type { ProofsRepo } from "./proofStorage.js"
 
 /**
  * The storage ports. One repository per aggregate plus `Transactor`. Repository calls made inside
@@ -75,10 +76,65 @@ export class EventsRepo extends Context.Tag("@mzk/core/EventsRepo")<EventsRepo, 
   readonly list: (accountId: AccountId, page: Page) => Effect.Effect<PageOf<EventRecord>, StorageError>
 }>() {}
 
+/**
+ * The delivery outbox and its attempt log. Every write the delivery engine makes is conditional on
+ * the lease it holds (`lease_expires_at` as the engine's claim set it), so a process whose lease
+ * ran out and was taken over can no longer change the delivery. Each method is one statement, or
+ * one short transaction, in SQL.
+ */
 export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<DeliveriesRepo, {
   readonly insertMany: (deliveries: ReadonlyArray<DeliveryRecord>) => Effect.Effect<void, StorageError>
   /** Deliveries of one event, in id order. */
   readonly listByEvent: (eventId: EventId) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageError>
+  /**
+   * Claims up to `limit` due deliveries: status `pending`, `next_attempt_at <= now`, lease null or
+   * `<= now`, webhook not in `excludeWebhooks`; of each webhook only its `maxPerWebhook` earliest;
+   * earliest `next_attempt_at` first, then id. Sets `lease_expires_at = leaseUntil` and
+   * `updated_at = now` on each and returns them as updated. Atomic across processes: while a lease
+   * holds, no other claim returns that delivery (Postgres: `FOR UPDATE SKIP LOCKED`, or a
+   * `row_number() OVER (PARTITION BY webhook_id …)` pick followed by an `UPDATE … WHERE` that
+   * re-checks the lease; SQLite: one `UPDATE … RETURNING` under the write lock).
+   */
+  readonly claimDue: (claim: {
+    readonly now: Timestamp
+    readonly limit: number
+    readonly maxPerWebhook: number
+    readonly leaseUntil: Timestamp
+    readonly excludeWebhooks: ReadonlyArray<WebhookId>
+  }) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageError>
+  /**
+   * Writes one attempt and the delivery's next state together, only when the delivery is still
+   * `pending`, its `lease_expires_at` equals `lease` and `attempts = attempt.attempt - 1`. It then
+   * sets `attempts = attempt.attempt`, `status`, `next_attempt_at` and `first_failed_at` from
+   * `after`, `last_attempt_at = updated_at = attempt.attempted_at`, `lease_expires_at = null`, and
+   * inserts the attempt row. True when it wrote; false, with nothing written, otherwise.
+   */
+  readonly recordAttempt: (
+    attempt: import("../domain/delivery.js").DeliveryAttemptRecord,
+    after: import("../domain/delivery.js").DeliveryAfterAttempt,
+    lease: Timestamp
+  ) => Effect.Effect<boolean, StorageError>
+  /** Hands a claimed delivery back untouched (`lease_expires_at = null`) while still `pending` under `lease`. */
+  readonly release: (id: import("../ids.js").DeliveryId, lease: Timestamp) => Effect.Effect<boolean, StorageError>
+  /**
+   * Cancels a claimed delivery without an attempt (its webhook is gone or inactive), while still
+   * `pending` under `lease`: `status = cancelled`, `next_attempt_at` and lease null, `updated_at = at`.
+   */
+  readonly cancel: (id: import("../ids.js").DeliveryId, lease: Timestamp, at: Timestamp) => Effect.Effect<boolean, StorageError>
+  /** Cancels every `pending` delivery of the webhook, leased or not, as `cancel` does. Returns how many. */
+  readonly cancelPendingForWebhook: (webhookId: WebhookId, at: Timestamp) => Effect.Effect<number, StorageError>
+  /**
+   * The earliest instant a `pending` delivery outside `excludeWebhooks` becomes claimable: the
+   * minimum of `max(next_attempt_at, coalesce(lease_expires_at, next_attempt_at))`. None when
+   * there is no such delivery. The engine sleeps until then instead of polling.
+   */
+  readonly nextDueAt: (excludeWebhooks: ReadonlyArray<WebhookId>) => Effect.Effect<Option.Option<Timestamp>, StorageError>
+  /** The attempts on one webhook of the account, in id order (which is attempt-time order). */
+  readonly listAttempts: (
+    accountId: AccountId,
+    webhookId: WebhookId,
+    page: Page
+  ) => Effect.Effect<PageOf<import("../domain/delivery.js").DeliveryAttemptRecord>, StorageError>
 }>() {}
 
 /** One fixed-window counter to charge: `bucket` names it, `window_start` (epoch ms) dates it. */
@@ -106,4 +162,4 @@ export class RateLimitsRepo extends Context.Tag("@mzk/core/RateLimitsRepo")<Rate
 }>() {}
 
 /** Everything a store layer provides. */
-export type Storage = Transactor | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo
+export type Storage = Transactor | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo

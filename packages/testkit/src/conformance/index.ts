@@ -3,6 +3,8 @@ import type { Storage } from "@mzk/core"
 import type { Layer } from "effect"
 import { testCore } from "../coreLayer.js"
 import { concurrencyTests } from "./concurrency.js"
+import { deliveryTests } from "./deliveries.js"
+import { proofTests } from "./proofs.js"
 import { repositoryTests } from "./repositories.js"
 import { transactionTests } from "./transactions.js"
 
@@ -23,5 +25,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     repositoryTests(it, timeout)
     transactionTests(it, timeout)
     concurrencyTests(it, timeout)
+    deliveryTests(it, timeout)
+    proofTests(it, timeout)
   })
 }

@@ -1,0 +1,133 @@
+import { type ProofRecord, ProofsRepo, type Timestamp } from "@mzk/core"
+import { Effect, Option } from "effect"
+import type { Insertable, Selectable, Updateable } from "kysely"
+import type { Executor, SqlConnection } from "../connection.js"
+import type { ProofsTable } from "../schema.js"
+import { page } from "./paging.js"
+
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
+const parsed = (text: string | null) => (text === null ? null : JSON.parse(text))
+
+const toRecord = (row: Selectable<ProofsTable>): ProofRecord =>
+  ({ ...row, inputs: parsed(row.inputs), public_inputs: JSON.parse(row.public_inputs), error: parsed(row.error) }) as ProofRecord
+
+const toRow = (record: ProofRecord): Insertable<ProofsTable> => ({
+  ...record,
+  inputs: json(record.inputs),
+  public_inputs: JSON.stringify(record.public_inputs),
+  error: json(record.error)
+})
+
+const byExpiry = (a: ProofRecord, b: ProofRecord) =>
+  (a.expires_at ?? "") < (b.expires_at ?? "") ? -1 : (a.expires_at ?? "") > (b.expires_at ?? "") ? 1 : a.id < b.id ? -1 : 1
+
+/** How many candidates a claim looks at per proof it may take, to pass over accounts at their cap. */
+const SCAN_FACTOR = 10
+
+export const sqlProofs = (conn: SqlConnection) => {
+  const postgres = conn.dialect === "postgres"
+
+  const settle = (id: string, attempt: number, set: Updateable<ProofsTable>) =>
+    conn.query((db) =>
+      db.updateTable("proofs").set(set).where("id", "=", id).where("status", "=", "running").where("attempts", "=", attempt)
+        .returningAll().executeTakeFirst()
+    ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord)))
+
+  return ProofsRepo.of({
+    insertMany: (records) =>
+      records.length === 0
+        ? Effect.void
+        : conn.query((db) => db.insertInto("proofs").values(records.map(toRow)).execute()).pipe(Effect.asVoid),
+    get: (accountId, id) =>
+      conn.query((db) => db.selectFrom("proofs").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
+        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
+    list: (accountId, query) =>
+      page(conn, query, (db) =>
+        db.selectFrom("proofs").where("account_id", "=", accountId)
+          .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!)), toRecord),
+    /**
+     * Claims serialise per account: the accounts of the first candidates are locked (in id order,
+     * so two claims never wait on each other in a cycle), then their claimable proofs are read
+     * again and the running count is taken under that lock, so the per-account limit holds across
+     * processes. Claims for other accounts go on in parallel. SQLite's single writer does the same.
+     */
+    claimNext: ({ leaseUntil, limit, maxRunningPerAccount, now }) =>
+      conn.transaction(Effect.gen(function*() {
+        const claimable = (db: Executor) =>
+          db.selectFrom("proofs").select(["id", "account_id"])
+            .where((eb) => eb.or([
+              eb("status", "=", "queued"),
+              eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<=", now)])
+            ]))
+            .orderBy("id").limit(limit * SCAN_FACTOR)
+        const peek = yield* conn.query((db) => claimable(db).execute())
+        if (peek.length === 0) return []
+        const accounts = [...new Set(peek.map((c) => c.account_id))].sort()
+        if (postgres) {
+          yield* conn.query((db) => db.selectFrom("accounts").select("id").where("id", "in", accounts).orderBy("id").forUpdate().execute())
+        }
+        const candidates = postgres
+          ? yield* conn.query((db) => claimable(db).where("account_id", "in", accounts).execute())
+          : peek
+        const counts = yield* conn.query((db) =>
+          db.selectFrom("proofs").select(["account_id", (eb) => eb.fn.countAll<number | string>().as("running")])
+            .where("account_id", "in", accounts).where("status", "=", "running").where("lease_expires_at", ">", now)
+            .groupBy("account_id").execute()
+        )
+        const running = new Map(counts.map((c) => [c.account_id, Number(c.running)]))
+        const picked: Array<string> = []
+        for (const candidate of candidates) {
+          if (picked.length >= limit) break
+          const count = running.get(candidate.account_id) ?? 0
+          if (count >= maxRunningPerAccount) continue
+          running.set(candidate.account_id, count + 1)
+          picked.push(candidate.id)
+        }
+        if (picked.length === 0) return []
+        const rows = yield* conn.query((db) =>
+          db.updateTable("proofs")
+            .set((eb) => ({ status: "running", started_at: now, lease_expires_at: leaseUntil, attempts: eb("attempts", "+", 1) }))
+            .where("id", "in", picked).returningAll().execute()
+        )
+        return rows.map(toRecord).sort((a, b) => (a.id < b.id ? -1 : 1))
+      })),
+    complete: (id, attempt, completion) =>
+      settle(id, attempt, {
+        status: "completed",
+        proof_blob: completion.proof_blob,
+        public_inputs: JSON.stringify(completion.public_inputs),
+        duration_ms: completion.duration_ms,
+        completed_at: completion.completed_at,
+        expires_at: completion.expires_at,
+        inputs: null,
+        error: null,
+        lease_expires_at: null
+      }),
+    fail: (id, attempt, failure) =>
+      settle(id, attempt, {
+        status: "failed",
+        error: JSON.stringify(failure.error),
+        duration_ms: failure.duration_ms,
+        completed_at: failure.completed_at,
+        expires_at: failure.expires_at,
+        inputs: null,
+        proof_blob: null,
+        lease_expires_at: null
+      }),
+    expireDue: (now: Timestamp, limit: number) =>
+      conn.transaction(Effect.gen(function*() {
+        const due = yield* conn.query((db) =>
+          db.selectFrom("proofs").select("id").where("status", "in", ["completed", "failed"]).where("expires_at", "<=", now)
+            .orderBy("expires_at").orderBy("id").limit(limit)
+            .$if(postgres, (q) => q.forUpdate().skipLocked()).execute()
+        )
+        if (due.length === 0) return []
+        const rows = yield* conn.query((db) =>
+          db.updateTable("proofs").set({ status: "expired", proof_blob: null, inputs: null })
+            .where("id", "in", due.map((d) => d.id)).where("status", "in", ["completed", "failed"])
+            .returningAll().execute()
+        )
+        return rows.map(toRecord).sort(byExpiry)
+      }))
+  })
+}
