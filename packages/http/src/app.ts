@@ -1,9 +1,11 @@
 import { HttpApiBuilder, type HttpApiError, HttpApiScalar, HttpApp, HttpServer } from "@effect/platform"
-import { type ApiKeys, boundedMessage, InvalidRequest, type SessionAuthenticator } from "@mzk/core"
+import { type ApiKeys, boundedMessage, type CircuitCatalog, InvalidRequest, type Proofs, type SessionAuthenticator, type Webhooks } from "@mzk/core"
 import { Effect, Layer } from "effect"
 import { MzkApi } from "./api.js"
 import { AuthenticationLive } from "./auth.js"
 import { KeysLive } from "./handlers/keys.js"
+import { CircuitsLive, ProofsLive } from "./handlers/proofs.js"
+import { WebhooksLive } from "./handlers/webhooks.js"
 import { makeRouteTable } from "./routes.js"
 import { requestPipeline } from "./requestPipeline.js"
 
@@ -20,7 +22,10 @@ const InvalidRequestFromDecodeErrors = HttpApiBuilder.middleware(MzkApi, (app) =
     })
   ))
 
-const ApiLive = HttpApiBuilder.api(MzkApi).pipe(Layer.provide(KeysLive), Layer.provide(AuthenticationLive))
+const ApiLive = HttpApiBuilder.api(MzkApi).pipe(
+  Layer.provide([KeysLive, WebhooksLive, ProofsLive, CircuitsLive]),
+  Layer.provide(AuthenticationLive)
+)
 
 /** The whole HTTP surface as a layer: the API, the OpenAPI document and the docs page. */
 export const MzkHttpLive = Layer.mergeAll(
@@ -56,7 +61,7 @@ export const serveMzk = mzkHttpApp.pipe(
  * A fetch-style handler, `(Request) => Promise<Response>`, for embedding in any framework that
  * speaks web requests. `core` supplies the core services (see `@mzk/server` for the default wiring).
  */
-export const makeWebHandler = <E>(core: Layer.Layer<ApiKeys | SessionAuthenticator, E>) => {
+export const makeWebHandler = <E>(core: Layer.Layer<ApiKeys | Webhooks | Proofs | CircuitCatalog | SessionAuthenticator, E>) => {
   const web = HttpApp.toWebHandlerLayerWith(
     Layer.mergeAll(MzkHttpLive, HttpServer.layerContext, RouterLayers).pipe(Layer.provide(core)),
     { toHandler: (runtime) => Effect.provide(mzkHttpApp, runtime) }
