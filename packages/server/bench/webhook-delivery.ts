@@ -1,8 +1,9 @@
 /**
  * Webhook delivery benchmark (not a test). Delivers events through the real delivery engine and
- * the Node transport to a local receiver on 127.0.0.1, over the in-memory store:
+ * the Node transport to a local receiver on 127.0.0.1, over SQLite (a temporary file; the default)
+ * or the in-memory store:
  *
- *   pnpm exec tsx packages/server/bench/webhook-delivery.ts [events=2000] [pacedEvents=1000]
+ *   pnpm exec tsx packages/server/bench/webhook-delivery.ts [events=2000] [pacedEvents=1000] [--store sqlite|memory]
  *
  * Run 1 records `events` events as fast as it can: deliveries per second and event-to-receipt
  * latency under a backlog. Run 2 records `pacedEvents` at 200 events/s: latency at a steady load.
@@ -11,11 +12,17 @@
 import { Accounts, DEFAULT_WEBHOOK_CONFIG, DeliveryEngine, type EventId, Events, type KeyId, now, WebhookConfig, Webhooks } from "@mzk/core"
 import { startWebhookReceiver, testCore } from "@mzk/testkit"
 import { Effect, Layer } from "effect"
+import { SqliteStore } from "@mzk/adapters-sqlite"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { performance } from "node:perf_hooks"
+import { parseArgs } from "node:util"
 import { NodeWebhookTransport } from "../src/webhookTransport.js"
 
-const TOTAL = Number(process.argv[2] ?? 2000)
-const PACED = Number(process.argv[3] ?? 1000)
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { store: { type: "string", default: "sqlite" } } })
+const TOTAL = Number(positionals[0] ?? 2000)
+const PACED = Number(positionals[1] ?? 1000)
 const PACE_PER_SECOND = 200
 const RUN_TIMEOUT = "60 seconds"
 
@@ -92,9 +99,13 @@ const program = Effect.gen(function*() {
   report(`paced ${PACE_PER_SECOND}/s`, PACED, pacedStart)
 })
 
+const dir = mkdtempSync(join(tmpdir(), "mzk-bench-"))
+const store = values.store === "memory" ? undefined : SqliteStore({ filename: join(dir, "bench.db") })
+console.log(`store: ${values.store}`)
+
 const layer = DeliveryEngine.layer.pipe(
   Layer.provide(NodeWebhookTransport({ allowInsecure: true, maxSocketsPerHost: 32 })),
-  Layer.provideMerge(testCore())
+  Layer.provideMerge(testCore(store))
 )
 
 await Effect.runPromise(
@@ -104,3 +115,4 @@ await Effect.runPromise(
     Effect.provideService(WebhookConfig, { ...DEFAULT_WEBHOOK_CONFIG, allowInsecureWebhooks: true, maxConcurrentPerWebhook: 32 })
   )
 )
+rmSync(dir, { recursive: true, force: true })
