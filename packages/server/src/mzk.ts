@@ -67,7 +67,10 @@ export const MzkCore = (options: MzkOptions) =>
   )
 
 /** The background loops: proof worker, retention sweeper, webhook delivery engine. */
-export const MzkWorkers = Layer.mergeAll(ProofLoops, DeliveryEngine.layer).pipe(Layer.provide(NodeWebhookTransport()))
+export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>
+  Layer.mergeAll(ProofLoops, DeliveryEngine.layer).pipe(
+    Layer.provide(NodeWebhookTransport({ allowInsecure: options.allowInsecureWebhooks ?? false }))
+  )
 
 export interface ServeOptions extends MzkOptions {
   readonly port: number
@@ -81,11 +84,11 @@ export const MzkServer = (options: ServeOptions) =>
   serveMzk.pipe(
     HttpServer.withLogAddress,
     Layer.provide(MzkHttpLive),
-    Layer.merge(options.workers === false ? Layer.empty : MzkWorkers),
+    Layer.merge(options.workers === false ? Layer.empty : MzkWorkers(options)),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
     Layer.provideMerge(MzkCore(options))
   )
 
 /** A process that only works: no HTTP, just the loops over the shared database. */
-export const MzkWorkerProcess = (options: MzkOptions) => MzkWorkers.pipe(Layer.provideMerge(MzkCore(options)))
+export const MzkWorkerProcess = (options: MzkOptions) => MzkWorkers(options).pipe(Layer.provideMerge(MzkCore(options)))
