@@ -43,3 +43,5 @@ export const PostgresStore = (options: PostgresOptions): Layer.Layer<Storage, St
     if (options.migrate ?? true) yield* migrate(conn.db, "postgres")
     return sqlStorage(conn)
   }))
+
+export { PostgresWakeups } from "./wakeups.js"

@@ -1,9 +1,13 @@
 import { StorageError } from "@mzk/core"
 import { Effect, Exit, FiberRef, Option } from "effect"
-import type { Kysely, Transaction } from "kysely"
+import { type Kysely, sql, type Transaction } from "kysely"
 import type { Database, Dialect } from "./schema.js"
 
 export type Executor = Kysely<Database> | Transaction<Database>
+
+/** The NOTIFY channels that wake idle loops in other processes. */
+export const WORK_CHANNELS = { proofs: "mzk_proofs", deliveries: "mzk_deliveries" } as const
+export type WorkChannel = keyof typeof WORK_CHANNELS
 
 /**
  * One database handle plus the transaction the current fiber is in, if any. Repositories run every
@@ -13,6 +17,11 @@ export interface SqlConnection {
   readonly dialect: Dialect
   readonly db: Kysely<Database>
   readonly query: <A>(run: (db: Executor) => Promise<A>) => Effect.Effect<A, StorageError>
+  /**
+   * Tells other processes that work was written (Postgres `NOTIFY`; nothing on SQLite, where one
+   * process owns the file). Inside a transaction the notice goes out only if and when it commits.
+   */
+  readonly announce: (channel: WorkChannel) => Effect.Effect<void, StorageError>
   /** Opens a transaction, or joins the current one: also what makes a multi-statement write atomic. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
 }
@@ -45,5 +54,10 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect): SqlCo
           })
         ))
 
-  return { dialect, db, query, transaction }
+  const announce = (channel: WorkChannel) =>
+    dialect === "postgres"
+      ? Effect.asVoid(query((db) => sql`select pg_notify(${WORK_CHANNELS[channel]}, '')`.execute(db)))
+      : Effect.void
+
+  return { dialect, db, query, transaction, announce }
 }

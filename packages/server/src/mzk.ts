@@ -1,4 +1,5 @@
 import { HttpServer } from "@effect/platform"
+import { PostgresWakeups } from "@mzk/adapters-postgres"
 import { NodeHttpServer } from "@effect/platform-node"
 import { CircuitCatalogLive, SnarkjsProverLive } from "@mzk/circuits"
 import {
@@ -52,8 +53,8 @@ export const lazyProver = (layer: Layer.Layer<Prover, unknown>, capacity: number
  * circuits, the prover, DNS for webhook URL checks and the session authenticator. Every way of
  * running mzk (server, worker, CLI, embedding) starts here.
  */
-export const MzkCore = (options: MzkOptions) =>
-  CoreServices.pipe(
+export const MzkCore = (options: MzkOptions) => {
+  const core = CoreServices.pipe(
     Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(lazyProver(options.prover ?? SnarkjsProverLive(), availableParallelism())),
     Layer.provideMerge(CircuitCatalogLive),
@@ -65,6 +66,11 @@ export const MzkCore = (options: MzkOptions) =>
     Layer.provideMerge(NodeEntropy),
     Layer.provideMerge(options.sessions ?? SessionAuthenticator.none)
   )
+  // Many processes share a Postgres database: work one of them writes wakes the others' loops.
+  return options.database.kind === "postgres"
+    ? PostgresWakeups({ connectionString: options.database.url }).pipe(Layer.provideMerge(core))
+    : core
+}
 
 /** The background loops: proof worker, retention sweeper, webhook delivery engine. */
 export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>

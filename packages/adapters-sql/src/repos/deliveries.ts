@@ -14,7 +14,11 @@ export const sqlDeliveries = (conn: SqlConnection) => {
 
   return DeliveriesRepo.of({
     insertMany: (rows) =>
-      rows.length === 0 ? Effect.void : conn.query((db) => db.insertInto("deliveries").values([...rows]).execute()).pipe(Effect.asVoid),
+      rows.length === 0
+        ? Effect.void
+        : conn.query((db) => db.insertInto("deliveries").values([...rows]).execute()).pipe(
+          Effect.zipRight(conn.announce("deliveries"))
+        ),
     listByEvent: (eventId) =>
       conn.query((db) => db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).orderBy("id").execute())
         .pipe(Effect.map((rows) => rows as Array<DeliveryRecord>)),

@@ -37,7 +37,9 @@ export const sqlProofs = (conn: SqlConnection) => {
     insertMany: (records) =>
       records.length === 0
         ? Effect.void
-        : conn.query((db) => db.insertInto("proofs").values(records.map(toRow)).execute()).pipe(Effect.asVoid),
+        : conn.query((db) => db.insertInto("proofs").values(records.map(toRow)).execute()).pipe(
+          Effect.zipRight(conn.announce("proofs"))
+        ),
     get: (accountId, id) =>
       conn.query((db) => db.selectFrom("proofs").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
         .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),

@@ -1,0 +1,43 @@
+import { WORK_CHANNELS } from "@mzk/adapters-sql"
+import { DeliveryWakeup, ProofWakeup } from "@mzk/core"
+import { Effect, Layer, Runtime, Schedule } from "effect"
+import pg from "pg"
+
+/**
+ * Wakes this process's idle loops when another process writes work: a dedicated connection
+ * LISTENs on the channels the repositories NOTIFY (at commit) when they insert proofs or
+ * deliveries, and turns each notice into the local nudge. Polling stays as the fallback, so a
+ * lost connection only costs latency; it is re-opened every second until it holds again.
+ */
+export const PostgresWakeups = (options: { readonly connectionString: string }): Layer.Layer<never, never, ProofWakeup | DeliveryWakeup> =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const proofs = yield* ProofWakeup
+    const deliveries = yield* DeliveryWakeup
+    const run = Runtime.runFork(yield* Effect.runtime<never>())
+
+    const listen = Effect.acquireRelease(
+      Effect.tryPromise(async () => {
+        const client = new pg.Client({ connectionString: options.connectionString })
+        client.on("notification", (notice) => {
+          run(notice.channel === WORK_CHANNELS.proofs ? proofs.notify : deliveries.notify)
+        })
+        await client.connect()
+        await client.query(`listen ${WORK_CHANNELS.proofs}`)
+        await client.query(`listen ${WORK_CHANNELS.deliveries}`)
+        return client
+      }),
+      (client) => Effect.promise(() => client.end().catch(() => undefined))
+    )
+
+    const holdUntilLost = Effect.scoped(Effect.flatMap(listen, (client) =>
+      Effect.async<never, Error>((resume) => {
+        client.on("error", (error) => resume(Effect.fail(error)))
+        client.on("end", () => resume(Effect.fail(new Error("LISTEN connection ended"))))
+      })))
+
+    yield* holdUntilLost.pipe(
+      Effect.tapError((error) => Effect.logWarning("Postgres LISTEN connection lost; polling until it is back", error.message)),
+      Effect.retry(Schedule.spaced("1 second")),
+      Effect.forkScoped
+    )
+  }))

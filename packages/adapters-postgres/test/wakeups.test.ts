@@ -1,0 +1,47 @@
+import { PostgresStore, PostgresWakeups } from "@mzk/adapters-postgres"
+import { Accounts, ApiKeys, DeliveryWakeup, Events, type KeyId, now, ProofWakeup, Proofs, Webhooks } from "@mzk/core"
+import { testCore } from "@mzk/testkit"
+import { expect, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { describePostgres, freshDatabaseUrl } from "./freshDatabase.js"
+
+/**
+ * Two cores on one database stand for two processes: what one writes must wake the other's idle
+ * loops at once (LISTEN/NOTIFY), not at its next poll.
+ */
+describePostgres("Postgres wake-ups across processes", () => {
+  it.scopedLive("queued proofs and new deliveries written by one process wake the other's loops", () =>
+    Effect.gen(function*() {
+      const { url } = yield* freshDatabaseUrl
+      const writer = yield* Layer.build(testCore(PostgresStore({ connectionString: url }), { seed: "writer" }))
+      const listener = yield* Layer.build(
+        PostgresWakeups({ connectionString: url }).pipe(
+          Layer.provideMerge(testCore(PostgresStore({ connectionString: url, migrate: false }), { seed: "listener" }))
+        )
+      )
+      const inWriter = <A, E>(effect: Effect.Effect<A, E, any>) => effect.pipe(Effect.provide(writer)) as Effect.Effect<A, E>
+      const proofWoken = Context.get(listener, ProofWakeup).take
+      const deliveryWoken = Context.get(listener, DeliveryWakeup).take
+      // Let the LISTEN connection come up before anything is written.
+      yield* Effect.sleep("300 millis")
+
+      const account = yield* inWriter(Effect.flatMap(Accounts, (a) => a.create({ name: "Shared" })))
+      const principal = yield* inWriter(Effect.gen(function*() {
+        const keys = yield* ApiKeys
+        return yield* keys.authenticate((yield* keys.create(account.id, { name: "k" })).secret)
+      }))
+
+      const proofFiber = yield* Effect.fork(proofWoken)
+      yield* inWriter(Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "5" } })))
+      const proofWake = yield* proofFiber.await.pipe(Effect.timeout("3 seconds"))
+      expect(proofWake._tag).toBe("Success")
+
+      yield* inWriter(Effect.flatMap(Webhooks, (w) => w.create(account.id, { url: "https://hooks.example.com/x", events: ["key.revoked"] })))
+      const deliveryFiber = yield* Effect.fork(deliveryWoken)
+      yield* inWriter(Effect.gen(function*() {
+        yield* (yield* Events).record(account.id, "key.revoked", { id: "key_00000000000000000000000000" as KeyId, name: "x", revoked_at: yield* now })
+      }))
+      const deliveryWake = yield* deliveryFiber.await.pipe(Effect.timeout("3 seconds"))
+      expect(deliveryWake._tag).toBe("Success")
+    }), 30_000)
+})
