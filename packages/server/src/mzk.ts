@@ -29,6 +29,11 @@ export interface MzkOptions {
   readonly prover?: Layer.Layer<Prover, unknown>
   /** Development only: accept http:// and non-public webhook URLs. */
   readonly allowInsecureWebhooks?: boolean
+  /**
+   * `eager` loads the circuits into the prover threads at start (processes that run the proof
+   * worker, so no proof pays for it); `lazy` (default) on first use, so one-off commands start none.
+   */
+  readonly startProver?: "eager" | "lazy"
 }
 
 /**
@@ -56,7 +61,11 @@ export const lazyProver = (layer: Layer.Layer<Prover, unknown>, capacity: number
 export const MzkCore = (options: MzkOptions) => {
   const core = CoreServices.pipe(
     Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
-    Layer.provideMerge(lazyProver(options.prover ?? SnarkjsProverLive(), availableParallelism())),
+    Layer.provideMerge(
+      options.startProver === "eager"
+        ? Layer.orDie(options.prover ?? SnarkjsProverLive())
+        : lazyProver(options.prover ?? SnarkjsProverLive(), availableParallelism())
+    ),
     Layer.provideMerge(CircuitCatalogLive),
     Layer.provideMerge(NodeHostResolver()),
     Layer.provideMerge(Layer.succeed(WebhookConfig, {
@@ -93,8 +102,9 @@ export const MzkServer = (options: ServeOptions) =>
     Layer.merge(options.workers === false ? Layer.empty : MzkWorkers(options)),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
-    Layer.provideMerge(MzkCore(options))
+    Layer.provideMerge(MzkCore({ ...options, startProver: options.workers === false ? "lazy" : "eager" }))
   )
 
 /** A process that only works: no HTTP, just the loops over the shared database. */
-export const MzkWorkerProcess = (options: MzkOptions) => MzkWorkers(options).pipe(Layer.provideMerge(MzkCore(options)))
+export const MzkWorkerProcess = (options: MzkOptions) =>
+  MzkWorkers(options).pipe(Layer.provideMerge(MzkCore({ ...options, startProver: "eager" })))

@@ -27,7 +27,7 @@ describe("the whole journey over a real port", () => {
   it.scopedLive("account → key → webhook → proof → signed proof.completed → verify → signed proof.verified", () =>
     Effect.gen(function*() {
       const receiver = yield* startWebhookReceiver()
-      const { baseUrl, context } = yield* startServer({ allowInsecureWebhooks: true })
+      const { baseUrl, context } = yield* startServer({ allowInsecureWebhooks: true, workers: true })
       const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "Journey" })).pipe(Effect.provide(context))
       // The first key comes from `mzk accounts create` in real use; here from the server's own core.
       const first = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { name: "bootstrap" })).pipe(Effect.provide(context))

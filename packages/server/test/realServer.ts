@@ -9,6 +9,8 @@ export const startServer = (options: Partial<ServeOptions> = {}) =>
       port: 0,
       host: "127.0.0.1",
       database: { kind: "sqlite", filename: ":memory:" },
+      // No prover threads or loops unless a test asks for them.
+      workers: false,
       ...options
     }))
     const address = Context.get(context, HttpServer.HttpServer).address
