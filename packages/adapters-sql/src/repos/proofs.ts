@@ -89,7 +89,13 @@ export const sqlProofs = (conn: SqlConnection) => {
         const rows = yield* conn.query((db) =>
           db.updateTable("proofs")
             .set((eb) => ({ status: "running", started_at: now, lease_expires_at: leaseUntil, attempts: eb("attempts", "+", 1) }))
-            .where("id", "in", picked).returningAll().execute()
+            .where("id", "in", picked)
+            // A second guard besides the account lock: only rows that are still claimable.
+            .where((eb) => eb.or([
+              eb("status", "=", "queued"),
+              eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<=", now)])
+            ]))
+            .returningAll().execute()
         )
         return rows.map(toRecord).sort((a, b) => (a.id < b.id ? -1 : 1))
       })),
