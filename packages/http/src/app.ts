@@ -1,4 +1,4 @@
-import { HttpApiBuilder, type HttpApiError, HttpApiScalar, HttpApp, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiError, HttpApiScalar, HttpApp, HttpRouter, HttpServer } from "@effect/platform"
 import { type ApiKeys, boundedMessage, type CircuitCatalog, InvalidRequest, type Proofs, type SessionAuthenticator, type Webhooks } from "@mzk/core"
 import { Effect, Layer } from "effect"
 import { MzkApi } from "./api.js"
@@ -42,7 +42,12 @@ export const routeTable = makeRouteTable([{ method: "GET", path: OPENAPI_PATH },
  * app itself, not the server's middleware slot: there the response has already been sent and
  * router errors have already become bodiless responses.
  */
-export const mzkHttpApp = Effect.map(HttpApiBuilder.httpApp, requestPipeline(routeTable))
+export const mzkHttpApp = HttpApiBuilder.httpApp.pipe(
+  // The router's default refuses path parameters over 100 characters as if the route did not
+  // exist; ids that long should reach their handler and be a plain 404 of their kind.
+  HttpRouter.withRouterConfig({ maxParamLength: 4096 }),
+  Effect.map(requestPipeline(routeTable))
+)
 
 const RouterLayers = Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)
 

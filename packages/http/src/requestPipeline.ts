@@ -76,6 +76,11 @@ const recover = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpSer
   if (maxBytesExceeded(defect)) {
     return Effect.succeed(errorResponse("PayloadTooLarge", `The request body is over ${MAX_BODY_BYTES} bytes (1 MiB)`, requestId))
   }
+  // Schema failures quote the offending value; a body nested thousands deep overflows the stack
+  // while that text is built. It is still just a body that fails validation.
+  if (defect instanceof RangeError && /call stack/i.test(defect.message)) {
+    return Effect.succeed(errorResponse("InvalidRequest", "The request body is nested too deeply", requestId))
+  }
   if (isRequestDecodeError(defect)) {
     return Effect.succeed(errorResponse("InvalidRequest", "The request body is not valid JSON", requestId))
   }

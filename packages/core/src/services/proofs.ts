@@ -184,11 +184,13 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
 
       const verify = (principal: Principal, id: string) =>
         Effect.gen(function*() {
-          const rate_limits = yield* rateLimits.admitProofRequest(principal, { proofs: 0 })
+          // Only a verification that runs is charged: an unknown or unfinished proof costs nothing,
+          // so every charged request is one whose response carries the RateLimit fields.
           const record = yield* find(principal.account_id, id)
           if (record.status !== "completed" || record.proof_blob === null) {
             return yield* new ProofNotReady({ message: `Proof ${id} is ${record.status}; only completed proofs can be verified` })
           }
+          const rate_limits = yield* rateLimits.admitProofRequest(principal, { proofs: 0 })
           const spec = catalog.get(record.type)
           const internal = new InternalError({ message: "The proof could not be verified" })
           if (Option.isNone(spec)) return yield* internal
