@@ -1,7 +1,8 @@
 import { DeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord, type Timestamp } from "@mzk/core"
 import { Effect, Option } from "effect"
-import { sql } from "kysely"
+import { type SelectQueryBuilder, sql } from "kysely"
 import type { SqlConnection } from "../connection.js"
+import type { Database } from "../schema.js"
 import { page } from "./paging.js"
 
 export const sqlDeliveries = (conn: SqlConnection) => {
@@ -29,13 +30,16 @@ export const sqlDeliveries = (conn: SqlConnection) => {
      */
     claimDue: ({ excludeWebhooks, leaseUntil, limit, maxPerWebhook, now }) =>
       conn.transaction(Effect.gen(function*() {
+        // Claimable now. Applied to the locked rows too: Postgres re-checks a locking query's own
+        // conditions against a row another claim just committed, not those inside a subquery.
+        const claimable = <Q extends SelectQueryBuilder<Database, "deliveries", object>>(q: Q) =>
+          q.where("status", "=", "pending").where("next_attempt_at", "<=", now)
+            .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)])) as Q
         const picked = yield* conn.query((db) => {
-          const ranked = db.selectFrom("deliveries")
+          const ranked = claimable(db.selectFrom("deliveries"))
             .select(["id", sql<number>`row_number() over (partition by webhook_id order by next_attempt_at, id)`.as("rank")])
-            .where("status", "=", "pending").where("next_attempt_at", "<=", now)
-            .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)]))
             .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
-          return db.selectFrom("deliveries").select("id")
+          return claimable(db.selectFrom("deliveries")).select("id")
             .where("id", "in", db.selectFrom(ranked.as("ranked")).select("ranked.id").where("ranked.rank", "<=", maxPerWebhook))
             .orderBy("next_attempt_at").orderBy("id").limit(limit)
             .$if(postgres, (q) => q.forUpdate().skipLocked()).execute()
@@ -43,7 +47,9 @@ export const sqlDeliveries = (conn: SqlConnection) => {
         if (picked.length === 0) return []
         const rows = yield* conn.query((db) =>
           db.updateTable("deliveries").set({ lease_expires_at: leaseUntil, updated_at: now })
-            .where("id", "in", picked.map((p) => p.id)).returningAll().execute()
+            .where("id", "in", picked.map((p) => p.id)).where("status", "=", "pending")
+            .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)]))
+            .returningAll().execute()
         )
         return (rows as Array<DeliveryRecord>).sort((a, b) =>
           a.next_attempt_at! < b.next_attempt_at! ? -1 : a.next_attempt_at! > b.next_attempt_at! ? 1 : a.id < b.id ? -1 : 1
