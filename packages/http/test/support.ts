@@ -10,17 +10,17 @@ export interface Reply {
   readonly json: any
 }
 
+type Core = Layer.Layer.Success<ReturnType<typeof testCore>>
+
 /**
- * The HTTP surface over one in-memory core, in process (fetch-style handler, no socket), plus the
- * same core's services for arranging state. `sessions` plugs in an embedding app's authenticator.
+ * The HTTP surface over one running core, in process (fetch-style handler, no socket), plus the
+ * core's services for arranging state.
  */
-export const makeHarness = async (sessions?: Layer.Layer<SessionAuthenticator>) => {
-  const base = testCore()
-  const runtime = ManagedRuntime.make(sessions === undefined ? base : Layer.merge(base, sessions))
+export const harnessOver = async (runtime: ManagedRuntime.ManagedRuntime<Core, never>) => {
   const context = (await runtime.runtime()).context
   const { handler, dispose } = makeWebHandler(Layer.succeedContext(context))
 
-  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof base>>) => runtime.runPromise(effect)
+  const run = <A, E>(effect: Effect.Effect<A, E, Core>) => runtime.runPromise(effect)
 
   const newAccount = (name = "Acme") =>
     run(Effect.gen(function*() {
@@ -60,6 +60,9 @@ export const makeHarness = async (sessions?: Layer.Layer<SessionAuthenticator>) 
   return { call, run, newAccount, close }
 }
 
+/** The harness over the in-memory core; `sessions` plugs in an embedding app's authenticator. */
+export const makeHarness = (sessions?: Layer.Layer<SessionAuthenticator>) =>
+  harnessOver(ManagedRuntime.make(sessions === undefined ? testCore() : Layer.merge(testCore(), sessions)))
 /** Every error answer must carry the envelope and the response's own request id. */
 export const expectEnvelope = (reply: Reply, status: number, code: string) => {
   if (reply.status !== status || reply.json?.error?.code !== code) {
