@@ -5,6 +5,9 @@ import type { SqlConnection } from "../connection.js"
 import type { Database } from "../schema.js"
 import { page } from "./paging.js"
 
+/** How many due rows a SQLite claim reads per delivery it may take, to pass over capped webhooks. */
+const SCAN_FACTOR = 4
+
 export const sqlDeliveries = (conn: SqlConnection) => {
   const postgres = conn.dialect === "postgres"
 
@@ -23,11 +26,6 @@ export const sqlDeliveries = (conn: SqlConnection) => {
     listByEvent: (eventId) =>
       conn.query((db) => db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).orderBy("id").execute())
         .pipe(Effect.map((rows) => rows as Array<DeliveryRecord>)),
-    /**
-     * The due rows ranked within their webhook, the first `maxPerWebhook` of each kept, and of
-     * those exactly `limit` locked with SKIP LOCKED: concurrent claims pass over each other's rows
-     * and lock nothing they do not take, so together they drain everything that is due.
-     */
     claimDue: ({ excludeWebhooks, leaseUntil, limit, maxPerWebhook, now }) =>
       conn.transaction(Effect.gen(function*() {
         // Claimable now. Applied to the locked rows too: Postgres re-checks a locking query's own
@@ -35,25 +33,57 @@ export const sqlDeliveries = (conn: SqlConnection) => {
         const claimable = <Q extends SelectQueryBuilder<Database, "deliveries", object>>(q: Q) =>
           q.where("status", "=", "pending").where("next_attempt_at", "<=", now)
             .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)])) as Q
-        const picked = yield* conn.query((db) => {
-          const ranked = claimable(db.selectFrom("deliveries"))
-            .select(["id", sql<number>`row_number() over (partition by webhook_id order by next_attempt_at, id)`.as("rank")])
-            .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
-          return claimable(db.selectFrom("deliveries")).select("id")
-            .where("id", "in", db.selectFrom(ranked.as("ranked")).select("ranked.id").where("ranked.rank", "<=", maxPerWebhook))
-            .orderBy("next_attempt_at").orderBy("id").limit(limit)
-            .$if(postgres, (q) => q.forUpdate().skipLocked()).execute()
-        })
+        const picked = postgres ? yield* rankedPick() : yield* scannedPick()
         if (picked.length === 0) return []
         const rows = yield* conn.query((db) =>
           db.updateTable("deliveries").set({ lease_expires_at: leaseUntil, updated_at: now })
-            .where("id", "in", picked.map((p) => p.id)).where("status", "=", "pending")
+            .where("id", "in", picked).where("status", "=", "pending")
             .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)]))
             .returningAll().execute()
         )
         return (rows as Array<DeliveryRecord>).sort((a, b) =>
           a.next_attempt_at! < b.next_attempt_at! ? -1 : a.next_attempt_at! > b.next_attempt_at! ? 1 : a.id < b.id ? -1 : 1
         )
+
+        /**
+         * SQLite has one writer, so nothing else claims meanwhile: read the earliest due rows in
+         * index order and cap them per webhook here, which is far cheaper than ranking every due row.
+         */
+        function scannedPick() {
+          return conn.query((db) =>
+            claimable(db.selectFrom("deliveries")).select(["id", "webhook_id"])
+              .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
+              .orderBy("next_attempt_at").orderBy("id").limit(limit * SCAN_FACTOR).execute()
+          ).pipe(Effect.map((due) => {
+            const perWebhook = new Map<string, number>()
+            const ids: Array<string> = []
+            for (const row of due) {
+              if (ids.length >= limit) break
+              const taken = perWebhook.get(row.webhook_id) ?? 0
+              if (taken >= maxPerWebhook) continue
+              perWebhook.set(row.webhook_id, taken + 1)
+              ids.push(row.id)
+            }
+            return ids
+          }))
+        }
+
+        /**
+         * Postgres: the due rows ranked within their webhook, the first `maxPerWebhook` of each
+         * kept, and of those exactly `limit` locked with SKIP LOCKED: concurrent claims pass over
+         * each other's rows and lock nothing they do not take, so together they drain all that is due.
+         */
+        function rankedPick() {
+          return conn.query((db) => {
+            const ranked = claimable(db.selectFrom("deliveries"))
+              .select(["id", sql<number>`row_number() over (partition by webhook_id order by next_attempt_at, id)`.as("rank")])
+              .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
+            return claimable(db.selectFrom("deliveries")).select("id")
+              .where("id", "in", db.selectFrom(ranked.as("ranked")).select("ranked.id").where("ranked.rank", "<=", maxPerWebhook))
+              .orderBy("next_attempt_at").orderBy("id").limit(limit)
+              .forUpdate().skipLocked().execute()
+          }).pipe(Effect.map((rows) => rows.map((r) => r.id)))
+        }
       })),
     recordAttempt: (attempt, after, lease) =>
       conn.transaction(Effect.gen(function*() {
