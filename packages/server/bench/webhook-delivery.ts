@@ -1,6 +1,6 @@
 /**
  * Webhook delivery benchmark (not a test). Delivers events through the real delivery engine and
- * the Node transport to a local receiver on 127.0.0.1, over SQLite (a temporary file; the default)
+ * the Node transport to a local receiver on 127.0.0.1 (a separate process), over SQLite (a temporary file; the default)
  * or the in-memory store:
  *
  *   pnpm exec tsx packages/server/bench/webhook-delivery.ts [events=2000] [pacedEvents=1000] [--store sqlite|memory]
@@ -10,13 +10,16 @@
  * Latency is from the moment `Events.record` returned to the receiver having the whole request.
  */
 import { Accounts, DEFAULT_WEBHOOK_CONFIG, DeliveryEngine, type EventId, Events, type KeyId, now, WebhookConfig, Webhooks } from "@mzk/core"
-import { startWebhookReceiver, testCore } from "@mzk/testkit"
+import { testCore } from "@mzk/testkit"
 import { Effect, Layer } from "effect"
 import { SqliteStore } from "@mzk/adapters-sqlite"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
+import { spawn } from "node:child_process"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { NodeWebhookTransport } from "../src/webhookTransport.js"
 
@@ -36,17 +39,23 @@ const program = Effect.gen(function*() {
   const latencies: Array<number> = []
   let received = 0
   let lastReceipt = 0
-  const receiver = yield* startWebhookReceiver({
-    record: false,
-    onRequest: (request) => {
-      const id = (JSON.parse(request.rawBody.toString("utf8")) as { id: string }).id
-      const at = clockMs()
-      const sent = recordedAt.get(id)
-      if (sent !== undefined) latencies.push(at - sent)
-      received++
-      lastReceipt = at
-    }
+  // The receiver runs in its own process, as a real one would: the sender's event loop is then
+  // measured alone, and the machine's second core serves the receiver.
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./receiverProcess.ts", import.meta.url))], {
+    stdio: ["pipe", "pipe", "inherit"]
   })
+  yield* Effect.addFinalizer(() => Effect.sync(() => child.stdin.end()))
+  const port = yield* Effect.async<number>((resume) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      if (line.startsWith("listening ")) return resume(Effect.succeed(Number(line.slice(10))))
+      const [id, at] = line.split(" ") as [string, string]
+      const sent = recordedAt.get(id)
+      if (sent !== undefined) latencies.push(Number(at) - sent)
+      received++
+      lastReceipt = Number(at)
+    })
+  })
+  const receiver = { url: `http://127.0.0.1:${port}/webhook` }
   const account = (yield* (yield* Accounts).create({ name: "bench" })).id
   yield* (yield* Webhooks).create(account, { url: receiver.url, events: ["key.revoked"] })
   const events = yield* Events
