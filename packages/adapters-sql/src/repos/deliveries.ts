@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { type SelectQueryBuilder, sql } from "kysely"
 import type { SqlConnection } from "../connection.js"
 import type { Database } from "../schema.js"
+import { pickCapped } from "./capped.js"
 import { page } from "./paging.js"
 
 /** How many due rows a SQLite claim reads per delivery it may take, to pass over capped webhooks. */
@@ -54,18 +55,7 @@ export const sqlDeliveries = (conn: SqlConnection) => {
             claimable(db.selectFrom("deliveries")).select(["id", "webhook_id"])
               .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
               .orderBy("next_attempt_at").orderBy("id").limit(limit * SCAN_FACTOR).execute()
-          ).pipe(Effect.map((due) => {
-            const perWebhook = new Map<string, number>()
-            const ids: Array<string> = []
-            for (const row of due) {
-              if (ids.length >= limit) break
-              const taken = perWebhook.get(row.webhook_id) ?? 0
-              if (taken >= maxPerWebhook) continue
-              perWebhook.set(row.webhook_id, taken + 1)
-              ids.push(row.id)
-            }
-            return ids
-          }))
+          ).pipe(Effect.map((due) => pickCapped(due, { limit, cap: maxPerWebhook, group: (row) => row.webhook_id })))
         }
 
         /**

@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import type { Insertable, Selectable, Updateable } from "kysely"
 import type { Executor, SqlConnection } from "../connection.js"
 import type { ProofsTable } from "../schema.js"
+import { pickCapped } from "./capped.js"
 import { page } from "./paging.js"
 
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
@@ -76,15 +77,12 @@ export const sqlProofs = (conn: SqlConnection) => {
             .where("account_id", "in", accounts).where("status", "=", "running").where("lease_expires_at", ">", now)
             .groupBy("account_id").execute()
         )
-        const running = new Map(counts.map((c) => [c.account_id, Number(c.running)]))
-        const picked: Array<string> = []
-        for (const candidate of candidates) {
-          if (picked.length >= limit) break
-          const count = running.get(candidate.account_id) ?? 0
-          if (count >= maxRunningPerAccount) continue
-          running.set(candidate.account_id, count + 1)
-          picked.push(candidate.id)
-        }
+        const picked = pickCapped(candidates, {
+          limit,
+          cap: maxRunningPerAccount,
+          group: (candidate) => candidate.account_id,
+          held: new Map(counts.map((c) => [c.account_id, Number(c.running)]))
+        })
         if (picked.length === 0) return []
         const rows = yield* conn.query((db) =>
           db.updateTable("proofs")
