@@ -3,8 +3,9 @@ import type { Database } from "@mzk/adapters-sql"
 import { type Storage, StorageError } from "@mzk/core"
 import SqliteDatabase from "better-sqlite3"
 import { Effect, Layer, type Scope } from "effect"
-import { Kysely, SqliteDialect } from "kysely"
+import { Kysely } from "kysely"
 import { mkdirSync } from "node:fs"
+import { BetterSqliteDialect } from "./dialect.js"
 import { dirname } from "node:path"
 
 export interface SqliteOptions {
@@ -19,29 +20,6 @@ export interface SqliteOptions {
   readonly synchronous?: "NORMAL" | "FULL"
   /** Apply pending migrations when the layer starts (default true). */
   readonly migrate?: boolean
-}
-
-const STATEMENT_CACHE_SIZE = 256
-
-/**
- * Kysely prepares every query anew, which costs more than running it; the queries of a running
- * server are a small fixed set, so keep their prepared statements (SQLite re-prepares a cached one
- * by itself if the schema changes).
- */
-const withStatementCache = (database: SqliteDatabase.Database) => {
-  const cache = new Map<string, SqliteDatabase.Statement>()
-  return {
-    close: () => void database.close(),
-    prepare: (sql: string) => {
-      let statement = cache.get(sql)
-      if (statement === undefined) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear()
-        statement = database.prepare(sql)
-        cache.set(sql, statement)
-      }
-      return statement
-    }
-  }
 }
 
 /**
@@ -59,7 +37,7 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
         database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`)
         database.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`)
         database.pragma("foreign_keys = ON")
-        return makeSqlConnection(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), "sqlite")
+        return makeSqlConnection(new Kysely<Database>({ dialect: new BetterSqliteDialect(database) }), "sqlite")
       },
       catch: (cause) => new StorageError({ message: `Cannot open the SQLite database ${options.filename}`, cause })
     }),

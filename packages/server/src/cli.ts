@@ -31,8 +31,11 @@ const serve = Command.make("serve", {
   port: Options.integer("port").pipe(Options.withFallbackConfig(Config.integer("MZK_PORT")), Options.withDefault(8080)),
   host: Options.text("host").pipe(Options.withFallbackConfig(Config.string("MZK_HOST")), Options.withDefault("127.0.0.1")),
   database,
-  noWorkers: Options.boolean("no-workers").pipe(
-    Options.withDescription("Serve the API only; run the background loops (proof worker, webhook delivery, retention) elsewhere with mzk worker")
+  // `--workers` (the default) and `--no-workers` both parse; absent means workers run.
+  noWorkers: Options.boolean("no-workers", { negationNames: ["workers"] }).pipe(
+    Options.withDescription(
+      "--no-workers serves the API only; run the background loops (proof worker, webhook delivery, retention) elsewhere with mzk worker. --workers (default) runs them here"
+    )
   ),
   allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
     Options.withDescription("Development only: accept http:// and non-public webhook URLs")

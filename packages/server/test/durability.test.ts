@@ -99,8 +99,8 @@ describe("SQLite durability", () => {
       expect(acceptedProofs.length).toBeGreaterThan(10)
       expect(createdKeys.length).toBeGreaterThan(3)
 
-      // Phase 2: restart on the same file with the workers.
-      children.push(serve(database, port, ["--allow-insecure-webhooks"]))
+      // Phase 2: restart on the same file with the workers (`--workers`, the default, said aloud).
+      children.push(serve(database, port, ["--workers", "--allow-insecure-webhooks"]))
       yield* Effect.promise(() => waitUntilUp(baseUrl))
       for (const id of acceptedProofs) expect((yield* Effect.promise(() => call("GET", `/api/v1/proofs/${id}`))).status, id).toBe(200)
 
