@@ -1,0 +1,68 @@
+import { makeWebHandler } from "@mzk/http"
+import { testCore } from "@mzk/testkit"
+import { Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type CallOptions, expectEnvelope, newAccountIn, type Reply, requestParts, toReply } from "./support.js"
+
+/**
+ * The rest of the suite goes over a real port; embedders mount the fetch-style handler instead,
+ * so it keeps a test of its own: in process, no socket.
+ */
+
+const runtime = ManagedRuntime.make(testCore())
+let web: ReturnType<typeof makeWebHandler>
+beforeAll(async () => {
+  web = makeWebHandler(Layer.succeedContext((await runtime.runtime()).context))
+})
+afterAll(async () => {
+  await web.dispose()
+  await runtime.dispose()
+})
+
+const newAccount = newAccountIn((effect) => runtime.runPromise(effect))
+
+const handle = async (request: Request): Promise<Reply> => {
+  const response = await web.handler(request)
+  return toReply(response.status, response.headers, await response.text())
+}
+
+const call = (method: string, path: string, options: CallOptions = {}) => {
+  const { headers, body } = requestParts(options)
+  return handle(new Request(`http://mzk.test${path}`, { method, headers, ...(body === undefined ? {} : { body }) }))
+}
+
+describe("makeWebHandler", () => {
+  it("answers a request: 201 with the created key and a Request-Id", async () => {
+    const { key } = await newAccount()
+    const created = await call("POST", "/api/v1/keys", { token: key, body: { name: "embedded" } })
+    expect(created.status).toBe(201)
+    expect(created.headers.get("request-id")).toMatch(/^req_[0-9a-z]{26}$/)
+    expect(created.json).toMatchObject({ name: "embedded" })
+    expect((await call("GET", "/api/v1/keys", { token: created.json.key })).json.total).toBe(2)
+  })
+
+  it("answers errors with the envelope: 401 without a key, 404 for an unknown route", async () => {
+    expectEnvelope(await call("GET", "/api/v1/keys"), 401, "invalid_api_key")
+    expectEnvelope(await call("GET", "/api/v1/nothing"), 404, "not_found")
+  })
+
+  // A web Request need not declare its length; the handler must still hold bodies to 1 MiB.
+  it("a streamed body over 1 MiB without a Content-Length is 413 payload_too_large", async () => {
+    const { key } = await newAccount()
+    const bytes = new TextEncoder().encode(JSON.stringify({ name: "big", description: "x".repeat(1024 * 1024) }))
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024))
+        controller.close()
+      }
+    })
+    const request = new Request("http://mzk.test/api/v1/keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body,
+      duplex: "half"
+    } as RequestInit)
+    expect(request.headers.has("content-length")).toBe(false)
+    expectEnvelope(await handle(request), 413, "payload_too_large")
+  })
+})
