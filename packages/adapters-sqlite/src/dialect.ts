@@ -141,7 +141,7 @@ export class BetterSqliteDialect implements Dialect {
     return new SqliteAdapter()
   }
 
-  createIntrospector(db: Kysely<any>) {
+  createIntrospector(db: Kysely<unknown>) {
     return new SqliteIntrospector(db)
   }
 }

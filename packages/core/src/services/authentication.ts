@@ -6,27 +6,32 @@ import type { Principal } from "../principal.js"
 import { SCOPES } from "../scopes.js"
 import { ApiKeys } from "./apiKeys.js"
 
+export type Authenticate = (token: Redacted.Redacted<string>) => Effect.Effect<Principal, InvalidApiKey | StorageError>
+
 /**
  * A bearer token → its principal. Tokens in the API-key format are checked as keys; anything else
- * is offered to the embedding application's `SessionAuthenticator`.
+ * is offered to the embedding application's `SessionAuthenticator`. Built once (the HTTP layer
+ * calls it on every request, so it holds its services rather than looking them up each time).
  */
-export const authenticate = (
-  token: Redacted.Redacted<string>
-): Effect.Effect<Principal, InvalidApiKey | StorageError, ApiKeys | SessionAuthenticator> =>
-  Effect.gen(function*() {
+export const makeAuthenticate: Effect.Effect<Authenticate, never, ApiKeys | SessionAuthenticator> = Effect.gen(function*() {
+  const keys = yield* ApiKeys
+  const sessions = yield* SessionAuthenticator
+  return (token) => {
     const raw = Redacted.value(token)
-    if (raw.startsWith(KEY_PREFIX)) return yield* (yield* ApiKeys).authenticate(token)
-    if (raw.length > 0) {
-      const session = yield* (yield* SessionAuthenticator).authenticate(token)
-      if (Option.isSome(session)) {
-        return {
+    if (raw.startsWith(KEY_PREFIX)) return keys.authenticate(token)
+    if (raw.length === 0) return Effect.fail(new InvalidApiKey({ message: "An API key is required: send Authorization: Bearer <key>" }))
+    return Effect.flatMap(sessions.authenticate(token), (session) =>
+      Option.isSome(session)
+        ? Effect.succeed({
           account_id: session.value.account_id,
           scopes: session.value.scopes ?? SCOPES,
           via: { kind: "session" }
-        } satisfies Principal
-      }
-    }
-    return yield* new InvalidApiKey({
-      message: raw.length === 0 ? "An API key is required: send Authorization: Bearer <key>" : "The API key is missing, malformed or revoked"
-    })
-  })
+        } satisfies Principal)
+        : Effect.fail(new InvalidApiKey({ message: "The API key is missing, malformed or revoked" })))
+  }
+})
+
+export const authenticate = (
+  token: Redacted.Redacted<string>
+): Effect.Effect<Principal, InvalidApiKey | StorageError, ApiKeys | SessionAuthenticator> =>
+  Effect.flatMap(makeAuthenticate, (run) => run(token))
