@@ -20,9 +20,13 @@ const webEntropy = Entropy.of({
   bytes: (length) => Effect.sync(() => globalThis.crypto.getRandomValues(new Uint8Array(length)))
 })
 
+/** A fresh `req_…` id, as every response carries in `Request-Id`. */
+export const makeRequestId: Effect.Effect<string> = makeId("request").pipe(Effect.provideService(Entropy, webEntropy))
+
 type ErrorTag = keyof typeof ERROR_CODES
 
-const errorBody = (tag: ErrorTag, message: string, requestId: string, details?: ReadonlyArray<ErrorDetail>) => ({
+/** The error envelope: `{"error": {code, message, request_id, details?}}`. */
+export const errorBody = (tag: ErrorTag, message: string, requestId: string, details?: ReadonlyArray<ErrorDetail>) => ({
   error: { code: ERROR_CODES[tag].code, message, request_id: requestId, ...(details ? { details } : {}) }
 })
 
@@ -133,7 +137,7 @@ export const rateLimitHeaders = (windows: ReadonlyArray<RateLimitWindow>) => {
 export const requestPipeline = (routes: RouteTable) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = yield* makeId("request").pipe(Effect.provideService(Entropy, webEntropy))
+    const requestId = yield* makeRequestId
     const notes: RequestNotes = {}
     const early = precheck(request, requestId)
     const response = Option.isSome(early) ? early.value : yield* app.pipe(

@@ -15,10 +15,10 @@ import {
 } from "@mzk/core"
 import { MzkHttpLive, serveMzk } from "@mzk/http"
 import { Context, Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
+import { createMzkNodeServer } from "./nodeServer.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
 export interface MzkOptions {
@@ -100,7 +100,7 @@ export const MzkServer = (options: ServeOptions) =>
     HttpServer.withLogAddress,
     Layer.provide(MzkHttpLive),
     Layer.merge(options.workers === false ? Layer.empty : MzkWorkers(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
+    Layer.provideMerge(NodeHttpServer.layer(createMzkNodeServer, { port: options.port, host: options.host })),
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
     Layer.provideMerge(MzkCore({ ...options, startProver: options.workers === false ? "lazy" : "eager" }))
   )
