@@ -1,4 +1,4 @@
-import { HttpApiBuilder, type HttpApiError, HttpApiScalar, HttpApp, HttpRouter, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiError, HttpApiScalar, HttpApp, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { type ApiKeys, boundedMessage, type CircuitCatalog, InvalidRequest, type Proofs, type SessionAuthenticator, type Webhooks } from "@mzk/core"
 import { Effect, Layer } from "effect"
 import { MzkApi } from "./api.js"
@@ -51,6 +51,14 @@ export const mzkHttpApp = HttpApiBuilder.httpApp.pipe(
 
 const RouterLayers = Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)
 
+/**
+ * The platform opens a tracing span per request. mzk exports no traces and an embedder cannot add a
+ * tracer to mzk's runtime, so the spans are never seen, yet they cost about a tenth of a key
+ * listing's CPU time (measured with `bench/http.ts`). Every way of serving mzk turns them off: this
+ * layer for the embedding handlers' runtimes, `withTracerDisabledWhen` around `serveMzk`.
+ */
+export const NoRequestSpans = Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
+
 /** Everything `mzkHttpApp` needs besides the core services: the API and its router. */
 export const MzkHttpAppLive = Layer.mergeAll(MzkHttpLive, RouterLayers)
 
@@ -59,6 +67,7 @@ export const serveMzk = mzkHttpApp.pipe(
   // The router's own services are provided per request by the server, as HttpApiBuilder.serve does.
   Effect.map((app) => HttpServer.serve(app as HttpApp.Default)),
   Layer.unwrapEffect,
+  HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(RouterLayers)
 )
 
@@ -68,7 +77,7 @@ export const serveMzk = mzkHttpApp.pipe(
  */
 export const makeWebHandler = <E>(core: Layer.Layer<ApiKeys | Webhooks | Proofs | CircuitCatalog | SessionAuthenticator, E>) => {
   const web = HttpApp.toWebHandlerLayerWith(
-    Layer.mergeAll(MzkHttpLive, HttpServer.layerContext, RouterLayers).pipe(Layer.provide(core)),
+    Layer.mergeAll(MzkHttpLive, HttpServer.layerContext, RouterLayers, NoRequestSpans).pipe(Layer.provide(core)),
     { toHandler: (runtime) => Effect.provide(mzkHttpApp, runtime) }
   )
   // A web Request need not declare its length, and reading its body has no cap of its own: buffer

@@ -1,5 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { MzkHttpAppLive, mzkHttpApp } from "@mzk/http"
+import { MzkHttpAppLive, mzkHttpApp, NoRequestSpans } from "@mzk/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { MzkCore, type MzkOptions } from "./mzk.js"
@@ -11,7 +11,7 @@ import { MzkCore, type MzkOptions } from "./mzk.js"
  */
 export const makeNodeHandler = async (options: MzkOptions) => {
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(MzkHttpAppLive, NodeHttpServer.layerContext).pipe(Layer.provideMerge(MzkCore(options)))
+    Layer.mergeAll(MzkHttpAppLive, NodeHttpServer.layerContext, NoRequestSpans).pipe(Layer.provideMerge(MzkCore(options)))
   )
   const handler: (request: IncomingMessage, response: ServerResponse) => void = await runtime.runPromise(
     Effect.flatMap(mzkHttpApp, (app) => NodeHttpServer.makeHandler(app))
