@@ -1,5 +1,7 @@
 import { expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Accounts, ApiKeys } from "@mzk/core"
+import { Effect, Redacted } from "effect"
+import { request } from "node:http"
 import { connect } from "node:net"
 import { describe } from "vitest"
 import { startServer } from "./realServer.js"
@@ -27,6 +29,43 @@ const parse = (raw: string) => {
   return { status: Number(statusLine.split(" ")[1]), headers, json: JSON.parse(body) as { error: { code: string; request_id: string } } }
 }
 
+/** POSTs `bytes` bytes as a chunked body (no Content-Length), in 64 KiB writes with backpressure. */
+const postChunked = (port: number, key: string, bytes: number) =>
+  Effect.promise(() =>
+    new Promise<{ status: number; headers: Record<string, string | Array<string> | undefined>; body: string }>((resolve, reject) => {
+      let answered = false
+      const outgoing = request({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/api/v1/keys",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "transfer-encoding": "chunked" }
+      }, (response) => {
+        answered = true
+        let body = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => {
+          body += chunk
+        })
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
+      })
+      // Once answered, the server may close while the rest of the upload is still in flight.
+      outgoing.on("error", (error) => {
+        if (!answered) reject(error)
+      })
+      const chunk = Buffer.alloc(64 * 1024, "1")
+      let sent = 0
+      const pump = () => {
+        while (sent < bytes) {
+          sent += chunk.length
+          if (!outgoing.write(chunk)) return void outgoing.once("drain", pump)
+        }
+        outgoing.end()
+      }
+      pump()
+    })
+  )
+
 describe("requests Node's HTTP parser refuses, over a real port", () => {
   it.scopedLive("get the error envelope and a Request-Id, not Node's empty 400", () =>
     Effect.gen(function*() {
@@ -53,5 +92,24 @@ describe("requests Node's HTTP parser refuses, over a real port", () => {
       const reply = parse(yield* exchange(Number(new URL(baseUrl).port), "GET /api/v1/keys HTTP/1.1\r\nConnection: close\r\n\r\n"))
       expect(reply.status).toBe(401)
       expect(reply.json.error.code).toBe("invalid_api_key")
+    }), 30_000)
+
+  it.scopedLive("a chunked body over 1 MiB gets its 413 envelope, not a connection reset", () =>
+    Effect.gen(function*() {
+      const { baseUrl, context } = yield* startServer()
+      const port = Number(new URL(baseUrl).port)
+      const key = yield* Effect.gen(function*() {
+        const account = yield* (yield* Accounts).create({ name: "Uploads" })
+        return Redacted.value((yield* (yield* ApiKeys).create(account.id, { name: "k" })).secret)
+      }).pipe(Effect.provide(context))
+      for (const bytes of [1_200_000, 3_000_000]) {
+        const reply = yield* postChunked(port, key, bytes)
+        expect(reply.status, `${bytes} bytes`).toBe(413)
+        expect(JSON.parse(reply.body)).toMatchObject({ error: { code: "payload_too_large", request_id: reply.headers["request-id"] } })
+        expect(reply.headers.connection).toBe("close")
+      }
+      // The server goes on serving.
+      const after = parse(yield* exchange(port, `GET /api/v1/keys HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`))
+      expect(after.status).toBe(200)
     }), 30_000)
 })
