@@ -21,7 +21,7 @@ import {
   type Timestamp
 } from "@mzk/core"
 import { FakeProver, type FakeProverOptions, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
-import { Context, Effect, Layer, Option, TestClock } from "effect"
+import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
 const R = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
 
@@ -220,6 +220,30 @@ describe("Proofs: the lifecycle on TestClock", () => {
         created_at: queued.created_at
       })
     }).pipe(Effect.provide(withLoops({ duration: "250 millis" }))))
+
+  it.effect("a worker that stops mid-proof hands it back: queued, attempt uncounted, and another worker proves it at once", () =>
+    Effect.gen(function*() {
+      // Two processes' cores over one store: the first stops while proving.
+      const store = Layer.succeedContext(yield* makeMemoryStore)
+      const core = withLoops({ duration: "10 seconds" }, {}, store)
+      const firstScope = yield* Scope.make()
+      const first = yield* Layer.buildWithScope(core, firstScope)
+      const principal = yield* newAccount.pipe(Effect.provide(first))
+      const { value: queued } = yield* Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } }))
+        .pipe(Effect.provide(first))
+      yield* settle
+      const stored = (ctx: Context.Context<ProofsRepo>) =>
+        Effect.map(Effect.flatMap(ProofsRepo, (repo) => repo.get(principal.account_id, queued.proof_id)), Option.getOrThrow).pipe(Effect.provide(ctx))
+      expect(yield* stored(first)).toMatchObject({ status: "running", attempts: 1 })
+      yield* Scope.close(firstScope, Exit.void)
+      expect(yield* stored(first)).toMatchObject({ status: "queued", attempts: 0, lease_expires_at: null, started_at: null })
+
+      // Far sooner than the lease (timeout + margin, 90 s) would have lapsed.
+      const second = yield* Layer.build(core)
+      yield* settle
+      yield* advance("10 seconds")
+      expect(yield* stored(second)).toMatchObject({ status: "completed", attempts: 1, public_inputs: { c: "33" } })
+    }).pipe(Effect.scoped))
 
   it.effect("the 11th concurrent proof of an account waits queued until one finishes; other accounts are not held up", () =>
     Effect.gen(function*() {

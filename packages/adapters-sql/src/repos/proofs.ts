@@ -120,6 +120,14 @@ export const sqlProofs = (conn: SqlConnection) => {
         proof_blob: null,
         lease_expires_at: null
       }),
+    release: (id, attempt) =>
+      conn.query((db) =>
+        db.updateTable("proofs").set((eb) => ({ status: "queued", lease_expires_at: null, started_at: null, attempts: eb("attempts", "-", 1) }))
+          .where("id", "=", id).where("status", "=", "running").where("attempts", "=", attempt).executeTakeFirst()
+      ).pipe(
+        Effect.tap((result) => Number(result.numUpdatedRows) > 0 ? conn.announce("proofs") : Effect.void),
+        Effect.map((result) => Number(result.numUpdatedRows) > 0)
+      ),
     expireDue: (now: Timestamp, limit: number) =>
       conn.transaction(Effect.gen(function*() {
         const due = yield* conn.query((db) =>

@@ -65,6 +65,12 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   /** As `complete`, settling as `failed` with `error` (`proof_blob` stays null). */
   readonly fail: (id: ProofId, attempt: number, failure: ProofFailure) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
   /**
+   * Hands a claimed proof back, only if it is still `running` with this `attempt`: `queued` again,
+   * no lease, no `started_at`, and `attempts - 1`, since a worker that stops on purpose is not the
+   * proof's fault. Any worker may claim it at once. True when it was handed back.
+   */
+  readonly release: (id: ProofId, attempt: number) => Effect.Effect<boolean, StorageError>
+  /**
    * Moves up to `limit` `completed` or `failed` proofs with `expires_at <= now` to `expired`,
    * earliest `expires_at` first (then id), clearing `proof_blob` and `inputs`; returns the updated
    * rows. Concurrent calls never expire the same proof twice.

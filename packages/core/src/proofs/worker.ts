@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Effect, Either, FiberSet, Layer, Option } from "effect"
 import type { ProofError, ProofRecord } from "../domain/proof.js"
 import { Limits, ProofsConfig } from "../limits.js"
 import { CircuitCatalog } from "../ports/circuitCatalog.js"
@@ -34,6 +34,9 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const limits = yield* Limits
       const capacity = Math.max(1, config.workerConcurrency ?? prover.capacity ?? 1)
       let inFlight = 0
+      // Made before the claim loop is forked, so on shutdown the loop stops first and only then
+      // are the running proofs interrupted (and handed back): none is claimed after the hand-back.
+      const running = yield* FiberSet.make<void>()
 
       const settle = (record: ProofRecord, startedMs: number, result: Either.Either<ProverOutput, ProofError>) =>
         Effect.gen(function*() {
@@ -117,13 +120,23 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           )
           yield* settle(record, startedMs, result)
         }).pipe(
+          // Stopping (shutdown, a redeploy) hands the proof back so any worker takes it over at
+          // once, instead of after its lease lapses.
+          Effect.onInterrupt(() =>
+            repo.release(record.id, record.attempts).pipe(
+              Effect.catchAllCause((cause) => Effect.logWarning(`proof ${record.id} could not be handed back; its lease will lapse`, cause))
+            )
+          ),
           // A storage failure leaves the proof running; its lease lapses and a worker retries it.
           Effect.catchAllCause((cause) => Effect.logError(`proof ${record.id} could not be settled`, cause)),
           Effect.ensuring(Effect.zipRight(Effect.sync(() => void inFlight--), wakeup.notify))
         )
 
-      /** Claims what fits; true when it may be worth claiming again at once. */
-      const claimOnce = Effect.gen(function*() {
+      /**
+       * Claims what fits; true when it may be worth claiming again at once. Claiming and starting
+       * are not interrupted in between, so no claimed proof is left without a fiber to hand it back.
+       */
+      const claimOnce = Effect.uninterruptible(Effect.gen(function*() {
         const free = capacity - inFlight
         if (free <= 0) return false
         const nowMs = yield* Clock.currentTimeMillis
@@ -134,9 +147,9 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           limit: free
         })
         inFlight += claimed.length
-        for (const record of claimed) yield* Effect.forkScoped(run(record))
+        for (const record of claimed) yield* FiberSet.run(running, Effect.interruptible(run(record)))
         return claimed.length === free
-      })
+      }))
 
       const idle = Effect.raceFirst(wakeup.take, Effect.sleep(config.pollIntervalMs))
 

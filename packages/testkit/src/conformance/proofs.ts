@@ -187,6 +187,26 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.get(account, b!.id)).toEqual(failed)
     }), timeout)
 
+  it.effect("proofs: release hands a running claim back (queued, no lease, attempt uncounted) for anyone to claim at once", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* ProofsRepo
+      const account = yield* freshAccount
+      const [row] = yield* queued(account, 1)
+      expect(yield* repo.release(row!.id, 1)).toBe(false)
+      const [claimed] = yield* claim(T0, 1, 10, T60)
+      expect(yield* repo.release(row!.id, 2)).toBe(false)
+      expect(yield* repo.release(row!.id, claimed!.attempts)).toBe(true)
+      expect(yield* repo.get(account, row!.id)).toEqual(Option.some(row))
+      expect(yield* repo.release(row!.id, claimed!.attempts)).toBe(false)
+      // Long before the old lease would have lapsed, another claim takes it, with the same count.
+      const [again] = yield* claim(T30, 1, 10, T90)
+      expect(again).toEqual({ ...row, status: "running", started_at: T30, lease_expires_at: T90, attempts: 1 })
+      const done = yield* repo.complete(row!.id, 1, completion)
+      expect(Option.map(done, (r) => r.status)).toEqual(Option.some("completed"))
+      expect(yield* repo.release(row!.id, 1)).toBe(false)
+    }), timeout)
+
   it.effect("proofs: expireDue expires settled proofs due by now, earliest first, dropping blob and inputs", () =>
     Effect.gen(function*() {
       yield* isolate

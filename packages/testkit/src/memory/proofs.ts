@@ -79,6 +79,11 @@ export const memoryProofs = (db: MemoryDb) => {
         proof_blob: null,
         lease_expires_at: null
       })),
+    release: (id, attempt) =>
+      Effect.map(
+        settle(id, attempt, (row) => ({ ...row, status: "queued", lease_expires_at: null, started_at: null, attempts: row.attempts - 1 })),
+        Option.isSome
+      ),
     expireDue: (now, limit) =>
       db.write(Effect.gen(function*() {
         const due = [...proofs.values()]
