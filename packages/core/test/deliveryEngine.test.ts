@@ -13,8 +13,8 @@ import {
   Webhooks,
   WebhooksRepo
 } from "@mzk/core"
-import { makeScriptedTransport, type RecordedRequest, type Script, testCore, verifyWebhookSignature } from "@mzk/testkit"
-import { Clock, Effect, Layer, Logger, Option, Redacted, TestClock } from "effect"
+import { makeMemoryStore, makeScriptedTransport, type RecordedRequest, type Script, testCore, verifyWebhookSignature } from "@mzk/testkit"
+import { Clock, Effect, Exit, Layer, Logger, Option, Redacted, Scope, TestClock } from "effect"
 
 const FAILING = "https://fail.example.com/hook"
 const FLAKY = "https://flaky.example.com/hook"
@@ -279,6 +279,30 @@ describe("delivery engine", () => {
         expect(new Set(sent.map((r) => `${r.url} ${envelopeOf(r).id}`)).size).toBe(16)
       }).pipe(Effect.provide(engines.pipe(Layer.provideMerge(testCore()))))
     }).pipe(Effect.provideService(WebhookConfig, { ...DEFAULT_WEBHOOK_CONFIG, pollIntervalMs: 10_000, maxConcurrentPerWebhook: 2 })))
+
+  it.effect("an engine stopped mid-request hands the delivery back: another engine sends it at once, not after the lease", () =>
+    Effect.gen(function*() {
+      // Two processes over one store; the first engine's request hangs when it is stopped.
+      const store = yield* makeMemoryStore
+      const core = testCore(Layer.succeedContext(store))
+      const hanging = yield* makeScriptedTransport({ [OK]: [{ hang: true }] })
+      const healthy = yield* makeScriptedTransport({})
+      const firstScope = yield* Scope.make()
+      const first = yield* Layer.buildWithScope(DeliveryEngine.layer.pipe(Layer.provide(hanging.layer), Layer.provideMerge(core)), firstScope)
+      const account = yield* newAccount.pipe(Effect.provide(first))
+      yield* Effect.flatMap(Webhooks, (w) => w.create(account, { url: OK, events: ["key.created"] })).pipe(Effect.provide(first))
+      yield* createKey(account, "k").pipe(Effect.provide(first))
+      yield* settle
+      expect((yield* hanging.requests).length).toBe(1)
+      yield* Scope.close(firstScope, Exit.void)
+
+      const t0 = yield* Clock.currentTimeMillis
+      yield* Effect.gen(function*() {
+        yield* settle
+        const sent = yield* healthy.requests
+        expect(sent.map((r) => [r.url, r.at_ms - t0])).toEqual([[OK, 0]])
+      }).pipe(Effect.provide(DeliveryEngine.layer.pipe(Layer.provide(healthy.layer), Layer.provideMerge(core))))
+    }).pipe(Effect.scoped, Effect.provideService(WebhookConfig, { ...DEFAULT_WEBHOOK_CONFIG, pollIntervalMs: 24 * HOUR })))
 
   it.effect("the engine's logs name ids, never the secret or the payload", () => {
     const lines: Array<string> = []

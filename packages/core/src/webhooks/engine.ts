@@ -202,6 +202,9 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           return FiberSet.run(
             fibers,
             attempt(delivery).pipe(
+              // Stopping mid-request hands the delivery back for any engine to send at once (the
+              // receiver may see it twice, which event ids let it spot), not after the lease.
+              Effect.onInterrupt(() => deliveries.release(delivery.id, delivery.lease_expires_at as Timestamp).pipe(Effect.ignore)),
               // A failed write leaves the lease to run out; the delivery is then taken up again.
               Effect.catchAllCause((cause) =>
                 Cause.isInterruptedOnly(cause)
