@@ -2,30 +2,14 @@ import { startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
+import { freePort, root, serveProcess } from "./clients.js"
 
-const root = fileURLToPath(new URL("../../..", import.meta.url))
 const cli = (...args: Array<string>) => execFileSync(process.execPath, ["--import", "tsx", "packages/server/src/cli.ts", ...args], { cwd: root, encoding: "utf8" })
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
-const serve = (database: string, port: number, extra: Array<string>) =>
-  spawn(process.execPath, ["--import", "tsx", "packages/server/src/cli.ts", "serve", "--port", String(port), "--database", database, ...extra], {
-    cwd: root,
-    stdio: "ignore"
-  })
 
 const waitUntilUp = async (baseUrl: string) => {
   for (let i = 0; i < 200; i++) {
@@ -63,7 +47,7 @@ describe("SQLite durability", () => {
       }
 
       // Phase 1: the API only (no workers), so every event it records is still undelivered when it dies.
-      children.push(serve(database, port, ["--no-workers", "--allow-insecure-webhooks"]))
+      children.push(serveProcess(database, port, ["--no-workers", "--allow-insecure-webhooks"]))
       yield* Effect.promise(() => waitUntilUp(baseUrl))
       const hook = yield* Effect.promise(() => call("POST", "/api/v1/webhooks", { url: receiver.url, events: ["key.created", "key.revoked", "proof.completed"] }))
       expect(hook.status).toBe(201)
@@ -100,7 +84,7 @@ describe("SQLite durability", () => {
       expect(createdKeys.length).toBeGreaterThan(3)
 
       // Phase 2: restart on the same file with the workers (`--workers`, the default, said aloud).
-      children.push(serve(database, port, ["--workers", "--allow-insecure-webhooks"]))
+      children.push(serveProcess(database, port, ["--workers", "--allow-insecure-webhooks"]))
       yield* Effect.promise(() => waitUntilUp(baseUrl))
       for (const id of acceptedProofs) expect((yield* Effect.promise(() => call("GET", `/api/v1/proofs/${id}`))).status, id).toBe(200)
 

@@ -1,9 +1,9 @@
 import { expect, it } from "@effect/vitest"
 import { Accounts, ApiKeys } from "@mzk/core"
 import { Effect, Redacted } from "effect"
-import { request } from "node:http"
 import { connect } from "node:net"
 import { describe } from "vitest"
+import { send } from "./clients.js"
 import { startServer } from "./realServer.js"
 
 /** Writes raw bytes to the server and reads until it closes the connection (or 5 s pass). */
@@ -28,43 +28,6 @@ const parse = (raw: string) => {
   const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]))
   return { status: Number(statusLine.split(" ")[1]), headers, json: JSON.parse(body) as { error: { code: string; request_id: string } } }
 }
-
-/** POSTs `bytes` bytes as a chunked body (no Content-Length), in 64 KiB writes with backpressure. */
-const postChunked = (port: number, key: string, bytes: number) =>
-  Effect.promise(() =>
-    new Promise<{ status: number; headers: Record<string, string | Array<string> | undefined>; body: string }>((resolve, reject) => {
-      let answered = false
-      const outgoing = request({
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: "/api/v1/keys",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "transfer-encoding": "chunked" }
-      }, (response) => {
-        answered = true
-        let body = ""
-        response.setEncoding("utf8")
-        response.on("data", (chunk: string) => {
-          body += chunk
-        })
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
-      })
-      // Once answered, the server may close while the rest of the upload is still in flight.
-      outgoing.on("error", (error) => {
-        if (!answered) reject(error)
-      })
-      const chunk = Buffer.alloc(64 * 1024, "1")
-      let sent = 0
-      const pump = () => {
-        while (sent < bytes) {
-          sent += chunk.length
-          if (!outgoing.write(chunk)) return void outgoing.once("drain", pump)
-        }
-        outgoing.end()
-      }
-      pump()
-    })
-  )
 
 describe("requests Node's HTTP parser refuses, over a real port", () => {
   it.scopedLive("get the error envelope and a Request-Id, not Node's empty 400", () =>
@@ -103,7 +66,9 @@ describe("requests Node's HTTP parser refuses, over a real port", () => {
         return Redacted.value((yield* (yield* ApiKeys).create(account.id, { name: "k" })).secret)
       }).pipe(Effect.provide(context))
       for (const bytes of [1_200_000, 3_000_000]) {
-        const reply = yield* postChunked(port, key, bytes)
+        const reply = yield* Effect.promise(() =>
+          send(port, "POST", "/api/v1/keys", { authorization: `Bearer ${key}`, "content-type": "application/json" }, { chunkedBytes: bytes })
+        )
         expect(reply.status, `${bytes} bytes`).toBe(413)
         expect(JSON.parse(reply.body)).toMatchObject({ error: { code: "payload_too_large", request_id: reply.headers["request-id"] } })
         expect(reply.headers.connection).toBe("close")

@@ -1,29 +1,12 @@
 import { expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
-
-const root = fileURLToPath(new URL("../../..", import.meta.url))
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
-const serve = (database: string, port: number) =>
-  spawn(process.execPath, ["--import", "tsx", "packages/server/src/cli.ts", "serve", "--port", String(port), "--database", database], {
-    cwd: root,
-    stdio: "ignore"
-  })
+import { freePort, root, serveProcess } from "./clients.js"
 
 const exited = (child: ChildProcess) =>
   new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
@@ -59,7 +42,7 @@ describe("graceful shutdown", () => {
           }
         })
 
-      const first = serve(database, port)
+      const first = serveProcess(database, port)
       children.push(first)
       const batch = yield* call("POST", "/proofs/batch", {
         proofs: Array.from({ length: 40 }, (_, i) => ({ type: "multiplier", inputs: { a: String(i + 2), b: "7" } }))
@@ -87,7 +70,7 @@ describe("graceful shutdown", () => {
       expect(statuses.reduce((sum, s) => sum + s.n, 0)).toBe(40)
 
       // Nothing was lost: a new server picks up what the first one did not finish.
-      children.push(serve(database, port))
+      children.push(serveProcess(database, port))
       yield* Effect.promise(async () => {
         for (let i = 0; i < 600; i++) {
           try {
