@@ -16,8 +16,8 @@ const STATEMENT_CACHE_SIZE = 256
 /**
  * SQLite has one connection, so queries and transactions take turns. Kysely's own SQLite driver
  * wakes every waiter on each release and all but one go back to sleep: with 32 requests in flight
- * that is 32 wake-ups per query, which measured as most of an API request's cost. This lock hands
- * the connection to the longest waiter only.
+ * that is 32 wake-ups per query (about 9% of an authenticated request's throughput, measured). This
+ * lock hands the connection to the longest waiter only, in arrival order.
  */
 class TurnLock {
   #held = false
