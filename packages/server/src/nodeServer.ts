@@ -29,6 +29,19 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex) => 
   )
 }
 
+/**
+ * An `Expect` other than `100-continue` gets Node's own bodiless 417. RFC 9110 lets a server refuse
+ * it with a 4xx of its choice; mzk answers 400 `invalid_request` in the envelope, as for any other
+ * header it cannot honour, and closes the connection (the body, if any, is never read).
+ */
+const refuseExpectation = (request: IncomingMessage, response: ServerResponse) => {
+  const requestId = Effect.runSync(makeRequestId)
+  const body = JSON.stringify(errorBody("InvalidRequest", "Only Expect: 100-continue is supported", requestId))
+  response.shouldKeepAlive = false
+  response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "request-id": requestId }).end(body)
+  request.resume()
+}
+
 /** How much of an over-long body is read and thrown away so its client can read the 413. */
 const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
 
@@ -62,6 +75,7 @@ export const drainInsteadOfReset = (request: IncomingMessage, response: ServerRe
 export const createMzkNodeServer = (): Server => {
   const server = createServer({ requireHostHeader: false })
   server.on("clientError", answerClientError)
+  server.on("checkExpectation", refuseExpectation)
   // Registered before the platform's own listener, so it runs first.
   server.on("request", drainInsteadOfReset)
   return server

@@ -49,6 +49,15 @@ describe("requests Node's HTTP parser refuses, over a real port", () => {
       }
     }), 30_000)
 
+  it.scopedLive("an Expect other than 100-continue is refused in the envelope, not with Node's empty 417", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const reply = parse(yield* exchange(Number(new URL(baseUrl).port), "GET /api/v1/keys HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n"))
+      expect(reply.status).toBe(400)
+      expect(reply.json.error.code).toBe("invalid_request")
+      expect(reply.json.error.request_id).toBe(reply.headers["request-id"])
+    }), 30_000)
+
   it.scopedLive("a request without a Host header is served like any other", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer()
