@@ -1,4 +1,4 @@
-import { StorageError } from "@mzk/core"
+import { makeCommitHooks, StorageError } from "@mzk/core"
 import { Effect, Exit, FiberRef, Option } from "effect"
 import { type Kysely, sql, type Transaction } from "kysely"
 import type { Database, Dialect } from "./schema.js"
@@ -24,12 +24,15 @@ export interface SqlConnection {
   readonly announce: (channel: WorkChannel) => Effect.Effect<void, StorageError>
   /** Opens a transaction, or joins the current one: also what makes a multi-statement write atomic. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+  /** `Transactor.afterCommit`: after the outermost `transaction` commits, or at once outside one. */
+  readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
 }
 
 const storageError = (cause: unknown) => new StorageError({ message: "The database did not complete the operation", cause })
 
 export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect): SqlConnection => {
   const current = FiberRef.unsafeMake<Option.Option<Transaction<Database>>>(Option.none())
+  const hooks = makeCommitHooks()
 
   const query = <A>(run: (db: Executor) => Promise<A>) =>
     Effect.flatMap(FiberRef.get(current), (trx) =>
@@ -39,7 +42,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect): SqlCo
     Effect.flatMap(FiberRef.get(current), (outer) =>
       Option.isSome(outer)
         ? effect
-        : Effect.uninterruptibleMask((restore) =>
+        : hooks.collect(Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
             const trx = yield* Effect.tryPromise({ try: () => db.startTransaction().execute(), catch: storageError })
             const exit = yield* Effect.exit(restore(Effect.locally(effect, current, Option.some(trx))))
@@ -52,12 +55,12 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect): SqlCo
             yield* Effect.promise(() => trx.rollback().execute().catch(() => undefined))
             return yield* exit
           })
-        ))
+        )))
 
   const announce = (channel: WorkChannel) =>
     dialect === "postgres"
       ? Effect.asVoid(query((db) => sql`select pg_notify(${WORK_CHANNELS[channel]}, '')`.execute(db)))
       : Effect.void
 
-  return { dialect, db, query, transaction, announce }
+  return { dialect, db, query, transaction, announce, afterCommit: hooks.afterCommit }
 }

@@ -12,7 +12,7 @@ import { sqlWebhooks } from "./repos/webhooks.js"
 /** Every storage port over one SQL connection; the dialect adapters only supply the connection. */
 export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
   Context.empty().pipe(
-    Context.add(Transactor, { transaction: conn.transaction }),
+    Context.add(Transactor, { transaction: conn.transaction, afterCommit: conn.afterCommit }),
     Context.add(AccountsRepo, sqlAccounts(conn)),
     Context.add(KeysRepo, sqlKeys(conn)),
     Context.add(WebhooksRepo, sqlWebhooks(conn)),

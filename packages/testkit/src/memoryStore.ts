@@ -27,7 +27,7 @@ import { memoryWebhooks } from "./memory/webhooks.js"
  */
 export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.map(makeMemoryDb, (db) =>
   Context.empty().pipe(
-    Context.add(Transactor, { transaction: db.transaction }),
+    Context.add(Transactor, { transaction: db.transaction, afterCommit: db.afterCommit }),
     Context.add(AccountsRepo, memoryAccounts(db)),
     Context.add(KeysRepo, memoryKeys(db)),
     Context.add(WebhooksRepo, memoryWebhooks(db)),

@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, Effect, FiberRef, type Option } from "effect"
 import type { Account } from "../domain/account.js"
 import type { ApiKeyRecord } from "../domain/apiKey.js"
 import type { DeliveryRecord } from "../domain/delivery.js"
@@ -21,7 +21,30 @@ import type { ProofsRepo } from "./proofStorage.js"
 export class Transactor extends Context.Tag("@mzk/core/Transactor")<Transactor, {
   /** Runs `effect` in one transaction; joins the current one when already inside. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+  /**
+   * Runs `effect` once the outermost transaction around the caller has committed: at once outside
+   * a transaction, never if it rolls back. For in-process nudges (wake a loop), which must not run
+   * before the work they announce is visible to the loop's own queries.
+   */
+  readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
 }>() {}
+
+/**
+ * The after-commit bookkeeping both adapters share: `afterCommit` for the port, and `collect` to
+ * wrap an adapter's outermost transaction (the whole of it, commit included), which runs the hooks
+ * registered inside it once it has succeeded.
+ */
+export const makeCommitHooks = () => {
+  const pending = FiberRef.unsafeMake<Array<Effect.Effect<void>> | undefined>(undefined)
+  const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+    Effect.flatMap(FiberRef.get(pending), (hooks) => (hooks === undefined ? effect : Effect.sync(() => void hooks.push(effect))))
+  const collect = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      const hooks: Array<Effect.Effect<void>> = []
+      return Effect.locally(transaction, pending, hooks).pipe(Effect.tap(() => Effect.forEach(hooks, (hook) => hook, { discard: true })))
+    })
+  return { afterCommit, collect }
+}
 
 /** Lists are in id order, which is creation order: ids begin with their creation time. */
 export interface Page {

@@ -59,7 +59,8 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
               })
             }
             yield* deliveries.insertMany(rows)
-            if (Option.isSome(wakeup)) yield* wakeup.value.notify
+            // Woken only once the deliveries are committed, so its first claim finds them.
+            if (Option.isSome(wakeup)) yield* tx.afterCommit(wakeup.value.notify)
           }
           return event
         })).pipe(Effect.provideService(Entropy, entropy))

@@ -121,8 +121,9 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
         tx.transaction(Effect.gen(function*() {
           const windows = yield* rateLimits.admitProofRequest(principal, { proofs: records.length })
           yield* repo.insertMany(records)
+          yield* tx.afterCommit(wakeup.notify)
           return windows
-        })).pipe(Effect.tap(() => wakeup.notify))
+        }))
 
       const create = (principal: Principal, input: unknown) =>
         Effect.gen(function*() {

@@ -50,6 +50,28 @@ export const transactionTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* keys.listActive(account)).toEqual([])
     }), timeout)
 
+  it.effect("afterCommit: runs once the outermost transaction has committed, never after a rollback, at once outside one", () =>
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const accounts = yield* AccountsRepo
+      const account = { id: yield* makeId("account"), name: "hooked", created_at: yield* now }
+      // What each hook saw: whether the account was visible from outside the transaction.
+      const seen: Array<string> = []
+      const look = (label: string) =>
+        Effect.flatMap(accounts.get(account.id), (found) => Effect.sync(() => void seen.push(`${label}:${Option.isSome(found)}`))).pipe(Effect.orDie)
+      yield* tx.transaction(Effect.gen(function*() {
+        yield* accounts.insert(account)
+        yield* tx.transaction(tx.afterCommit(look("nested")))
+        yield* tx.afterCommit(look("outer"))
+        expect(seen).toEqual([])
+      }))
+      expect(seen).toEqual(["nested:true", "outer:true"])
+      yield* Effect.flip(tx.transaction(Effect.zipRight(tx.afterCommit(look("rolled back")), Effect.fail("no"))))
+      expect(seen).toHaveLength(2)
+      yield* tx.afterCommit(look("outside"))
+      expect(seen).toEqual(["nested:true", "outer:true", "outside:true"])
+    }), timeout)
+
   it.effect("outbox: an event and its deliveries roll back with the change that caused them", () =>
     Effect.gen(function*() {
       const tx = yield* Transactor

@@ -1,3 +1,4 @@
+import { makeCommitHooks } from "@mzk/core"
 import { Effect, Exit, FiberRef } from "effect"
 
 /** A table: rows by id. Rows are replaced, never mutated, so copying the map is a snapshot. */
@@ -13,12 +14,14 @@ export interface MemoryDb {
   /** Runs a write under the lock, or inside the current transaction when there is one. */
   readonly write: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
 }
 
 export const makeMemoryDb: Effect.Effect<MemoryDb> = Effect.gen(function*() {
   const tables = new Map<string, Table<unknown>>()
   const lock = yield* Effect.makeSemaphore(1)
   const inTransaction = FiberRef.unsafeMake(false)
+  const hooks = makeCommitHooks()
 
   const table = <A>(name: string): Table<A> => {
     let found = tables.get(name)
@@ -33,7 +36,7 @@ export const makeMemoryDb: Effect.Effect<MemoryDb> = Effect.gen(function*() {
     Effect.flatMap(FiberRef.get(inTransaction), (inside) =>
       inside
         ? effect
-        : lock.withPermits(1)(Effect.suspend(() => {
+        : hooks.collect(lock.withPermits(1)(Effect.suspend(() => {
           const before = new Map([...tables].map(([name, rows]) => [name, new Map(rows)]))
           return Effect.locally(effect, inTransaction, true).pipe(
             Effect.onExit((exit) =>
@@ -48,12 +51,12 @@ export const makeMemoryDb: Effect.Effect<MemoryDb> = Effect.gen(function*() {
               })
             )
           )
-        })))
+        }))))
 
   const write = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
     Effect.flatMap(FiberRef.get(inTransaction), (inside) => (inside ? effect : lock.withPermits(1)(effect)))
 
-  return { table, write, transaction }
+  return { table, write, transaction, afterCommit: hooks.afterCommit }
 })
 
 /** Ids begin with their creation time, so id order is creation order (the ports' contract). */
