@@ -57,6 +57,15 @@ const statuses = (accountId: AccountId) =>
     return counts
   })
 
+/** A multiplier proof (3 × 11) queued and worked to completion by the fake prover (100 ms). */
+const completedProof = (principal: Principal) =>
+  Effect.gen(function*() {
+    const { value } = yield* (yield* Proofs).create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
+    yield* settle
+    yield* advance("100 millis")
+    return value
+  })
+
 const dailyRemaining = (principal: Principal) =>
   Effect.map(
     Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal, { proofs: 0 })),
@@ -328,9 +337,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
-      yield* settle
-      yield* advance("100 millis")
+      const value = yield* completedProof(principal)
       const completed = yield* proofs.get(principal.account_id, value.proof_id)
       expect(completed.status).toBe("completed")
       // Retention: 30 days after completion. The sweeper runs every 6 hours here (each TestClock
@@ -393,9 +400,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
-      yield* settle
-      yield* advance("100 millis")
+      const value = yield* completedProof(principal)
       // Rewrite the stored public input as a compromised database row would.
       const repo = yield* ProofsRepo
       const row = Option.getOrThrow(yield* repo.get(principal.account_id, value.proof_id))

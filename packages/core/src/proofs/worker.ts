@@ -38,6 +38,12 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       // are the running proofs interrupted (and handed back): none is claimed after the hand-back.
       const running = yield* FiberSet.make<void>()
 
+      /** The settling write and its event in one transaction; neither when the claim was lost. */
+      const settleWith = <E, E2>(
+        write: Effect.Effect<Option.Option<ProofRecord>, E>,
+        announce: (settled: ProofRecord) => Effect.Effect<unknown, E2>
+      ) => tx.transaction(Effect.flatMap(write, Option.match({ onNone: () => Effect.void, onSome: (settled) => Effect.asVoid(announce(settled)) })))
+
       const settle = (record: ProofRecord, startedMs: number, result: Either.Either<ProverOutput, ProofError>) =>
         Effect.gen(function*() {
           const endMs = yield* Clock.currentTimeMillis
@@ -53,43 +59,25 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
               })
               : Either.left<ProofError>({ code: "internal", message: "The prover returned an unexpected number of public signals" })
           })
+          const { id: proof_id, circuit, created_at } = record
           if (Either.isRight(outcome)) {
             const { proof_blob, public_inputs } = outcome.right
-            yield* tx.transaction(Effect.gen(function*() {
-              const done = yield* repo.complete(record.id, record.attempts, {
-                proof_blob,
-                public_inputs,
-                duration_ms,
-                completed_at,
-                expires_at
-              })
-              if (Option.isNone(done)) return
-              yield* events.record(record.account_id, "proof.completed", {
-                proof_id: record.id,
-                circuit: record.circuit,
-                status: "completed",
-                proof_blob,
-                public_inputs,
-                duration_ms,
-                created_at: record.created_at
-              })
-            }))
-            return
+            return yield* settleWith(
+              repo.complete(record.id, record.attempts, { proof_blob, public_inputs, duration_ms, completed_at, expires_at }),
+              () =>
+                events.record(record.account_id, "proof.completed", {
+                  proof_id, circuit, status: "completed", proof_blob, public_inputs, duration_ms, created_at
+                })
+            )
           }
           const error = outcome.left
-          yield* tx.transaction(Effect.gen(function*() {
-            const failed = yield* repo.fail(record.id, record.attempts, { error, duration_ms, completed_at, expires_at })
-            if (Option.isNone(failed)) return
-            yield* events.record(record.account_id, "proof.failed", {
-              proof_id: record.id,
-              circuit: record.circuit,
-              status: "failed",
-              error,
-              public_inputs: failed.value.public_inputs,
-              duration_ms,
-              created_at: record.created_at
-            })
-          }))
+          yield* settleWith(
+            repo.fail(record.id, record.attempts, { error, duration_ms, completed_at, expires_at }),
+            (failed) =>
+              events.record(record.account_id, "proof.failed", {
+                proof_id, circuit, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at
+              })
+          )
         })
 
       const run = (record: ProofRecord) =>
