@@ -1,22 +1,67 @@
-import { HttpApi } from "@effect/platform"
-import { MzkApi } from "./api.js"
-
-/** Every (method, path pattern) of the API, to tell a 405 (known path, other method) from a 404. */
-export interface RouteTable {
-  /** The methods served at this path; empty when no route matches it. */
-  readonly allowed: (path: string) => ReadonlyArray<string>
+/**
+ * Method + path → route, for the dispatcher: the API's endpoints and the two documentation pages.
+ * A path may end in one extra `/`. Path parameters match one non-empty segment and arrive
+ * percent-decoded. A path some route has, asked with another method, reports the methods it has,
+ * for the 405 and its `Allow` header.
+ */
+export interface RoutePattern {
+  readonly method: string
+  /** `/api/v1/proofs/:id/verify`: `:name` segments are parameters. */
+  readonly path: string
 }
 
-export const makeRouteTable = (extra: ReadonlyArray<{ method: string; path: string }> = []): RouteTable => {
-  const routes: Array<{ method: string; pattern: RegExp }> = []
-  const add = (method: string, path: string) =>
-    routes.push({ method, pattern: new RegExp(`^${path.replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`) })
-  HttpApi.reflect(MzkApi, {
-    onGroup: () => undefined,
-    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path)
-  })
-  for (const route of extra) add(route.method, route.path)
-  return {
-    allowed: (path) => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))]
+export type RouteMatch<T> =
+  | { readonly _tag: "Found"; readonly route: T; readonly params: Readonly<Record<string, string>> }
+  | { readonly _tag: "MethodNotAllowed"; readonly allowed: ReadonlyArray<string> }
+  | { readonly _tag: "NotFound" }
+
+interface Compiled<T> {
+  readonly method: string
+  readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly param: string }>
+  readonly route: T
+}
+
+const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+export const makeRouter = <T extends RoutePattern>(routes: ReadonlyArray<T>) => {
+  const compiled: Array<Compiled<T>> = routes.map((route) => ({
+    method: route.method,
+    route,
+    segments: route.path.split("/").slice(1).map((s) => (s.startsWith(":") ? { param: s.slice(1) } : { literal: s }))
+  }))
+
+  const matchPath = (route: Compiled<T>, segments: ReadonlyArray<string>) => {
+    if (route.segments.length !== segments.length) return undefined
+    const params: Record<string, string> = {}
+    for (let i = 0; i < segments.length; i++) {
+      const pattern = route.segments[i]!
+      const segment = segments[i]!
+      if ("literal" in pattern) {
+        if (pattern.literal !== segment) return undefined
+      } else {
+        if (segment === "") return undefined
+        params[pattern.param] = decodeSegment(segment)
+      }
+    }
+    return params
+  }
+
+  return (method: string, pathname: string): RouteMatch<T> => {
+    const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname
+    const segments = trimmed.split("/").slice(1)
+    const allowed: Array<string> = []
+    for (const route of compiled) {
+      const params = matchPath(route, segments)
+      if (params === undefined) continue
+      if (route.method === method) return { _tag: "Found", route: route.route, params }
+      if (!allowed.includes(route.method)) allowed.push(route.method)
+    }
+    return allowed.length > 0 ? { _tag: "MethodNotAllowed", allowed } : { _tag: "NotFound" }
   }
 }

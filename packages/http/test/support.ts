@@ -1,10 +1,9 @@
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Accounts, ApiKeys, type AccountId, type SessionAuthenticator } from "@mzk/core"
-import { MzkHttpLive, serveMzk } from "@mzk/http"
+import { makeNodeListener } from "@mzk/http"
 import { testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { Agent, createServer, type IncomingMessage, request } from "node:http"
+import type { AddressInfo } from "node:net"
 
 export interface Reply {
   readonly status: number
@@ -53,21 +52,19 @@ export const newAccountIn = (run: CoreRun) => (name = "Acme") =>
     return { account: account.id as AccountId, key: Redacted.value(created.secret) }
   }))
 
-/** The HTTP server of `@mzk/server` (`serveMzk` over `MzkHttpLive`) on a free loopback port, over `core`. */
+/** mzk's Node listener (as `mzk serve` and `makeNodeHandler` use it) in a `node:http` server on a free loopback port, over `core`. */
 const listen = async (core: Context.Context<Core>) => {
-  const server = ManagedRuntime.make(
-    serveMzk.pipe(
-      Layer.provide(MzkHttpLive),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-      Layer.provide(Layer.succeedContext(core))
-    )
-  )
-  const address = Context.get((await server.runtime()).context, HttpServer.HttpServer).address
-  if (address._tag !== "TcpAddress") {
-    await server.dispose()
-    throw new Error(`expected a TCP address, got ${address._tag}`)
+  const listener = await Effect.runPromise(Effect.provide(makeNodeListener, core))
+  const server = createServer(listener)
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
   }
-  return { port: address.port, close: () => server.dispose() }
 }
 
 // Every request here is answered in milliseconds; a hung one should fail its test, not the suite's timeout.

@@ -13,7 +13,7 @@ import {
   WebhookConfig,
   DEFAULT_WEBHOOK_CONFIG
 } from "@mzk/core"
-import { MzkHttpLive, serveMzk } from "@mzk/http"
+import { makeNodeListener } from "@mzk/http"
 import { Context, Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
@@ -96,11 +96,11 @@ export interface ServeOptions extends MzkOptions {
 
 /** The HTTP server on a Node `http.Server`, listening until its scope closes. */
 export const MzkServer = (options: ServeOptions) =>
-  serveMzk.pipe(
-    HttpServer.withLogAddress,
-    Layer.provide(MzkHttpLive),
+  Layer.unwrapEffect(Effect.map(makeNodeListener, (listener) =>
+    // The platform's Node server for listening, its address and a graceful close; mzk's own
+    // listener for the requests (see @mzk/http's dispatcher).
+    HttpServer.withLogAddress(NodeHttpServer.layer(() => createMzkNodeServer(listener), { port: options.port, host: options.host })))).pipe(
     Layer.merge(options.workers === false ? Layer.empty : MzkWorkers(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createMzkNodeServer, { port: options.port, host: options.host })),
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
     Layer.provideMerge(MzkCore({ ...options, startProver: options.workers === false ? "lazy" : "eager" }))
   )

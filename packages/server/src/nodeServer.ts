@@ -42,41 +42,13 @@ const refuseExpectation = (request: IncomingMessage, response: ServerResponse) =
   request.resume()
 }
 
-/** How much of an over-long body is read and thrown away so its client can read the 413. */
-const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
-
-/**
- * The platform stops reading a body at the 1 MiB cap by destroying the request, and on Node that
- * destroys the socket: a chunked upload over the cap (no Content-Length, so no early 413) got a
- * connection reset instead of its 413. Here an unfinished request that is destroyed without an
- * error instead has the rest of its body read and discarded (up to a bound), and the connection
- * closes after the response.
- */
-export const drainInsteadOfReset = (request: IncomingMessage, response: ServerResponse) => {
-  const destroy = request.destroy.bind(request)
-  request.destroy = (error?: Error) => {
-    if (error !== undefined || request.complete || response.writableEnded) return destroy(error)
-    response.shouldKeepAlive = false
-    let discarded = 0
-    request.removeAllListeners("data")
-    request.on("data", (chunk: Buffer) => {
-      discarded += chunk.length
-      if (discarded > DISCARD_LIMIT_BYTES) destroy()
-    })
-    request.resume()
-    return request
-  }
-}
-
 /**
  * The `http.Server` that `mzk serve` listens with. mzk does not route by host, so a request without
  * a Host header is served like any other instead of getting Node's empty 400.
  */
-export const createMzkNodeServer = (): Server => {
-  const server = createServer({ requireHostHeader: false })
+export const createMzkNodeServer = (listener: (request: IncomingMessage, response: ServerResponse) => void): Server => {
+  const server = createServer({ requireHostHeader: false }, listener)
   server.on("clientError", answerClientError)
   server.on("checkExpectation", refuseExpectation)
-  // Registered before the platform's own listener, so it runs first.
-  server.on("request", drainInsteadOfReset)
   return server
 }

@@ -1,9 +1,9 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { ApiKeys, requireScope } from "@mzk/core"
 import { Effect, Redacted } from "effect"
-import { CurrentPrincipal, MzkApi } from "../api.js"
+import { CurrentPrincipal } from "../api.js"
+import { implement } from "./implement.js"
 
-export const KeysLive = HttpApiBuilder.group(MzkApi, "keys", (handlers) =>
+export const KeysHandlers = implement("keys", (handlers) =>
   Effect.gen(function*() {
     const keys = yield* ApiKeys
     return handlers

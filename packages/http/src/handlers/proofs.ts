@@ -1,10 +1,10 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { CircuitCatalog, NotFound, Proofs, requireScope } from "@mzk/core"
 import { Effect, Option } from "effect"
-import { CurrentPrincipal, MzkApi } from "../api.js"
+import { CurrentPrincipal } from "../api.js"
+import { implement } from "./implement.js"
 import { metered } from "./meter.js"
 
-export const ProofsLive = HttpApiBuilder.group(MzkApi, "proofs", (handlers) =>
+export const ProofsHandlers = implement("proofs", (handlers) =>
   Effect.gen(function*() {
     const proofs = yield* Proofs
     const principal = (scope: "proofs:read" | "proofs:write") => Effect.tap(CurrentPrincipal, (p) => requireScope(p, scope))
@@ -16,7 +16,7 @@ export const ProofsLive = HttpApiBuilder.group(MzkApi, "proofs", (handlers) =>
       .handle("verify", ({ path }) => Effect.flatMap(principal("proofs:read"), (p) => metered(proofs.verify(p, path.id))))
   }))
 
-export const CircuitsLive = HttpApiBuilder.group(MzkApi, "circuits", (handlers) =>
+export const CircuitsHandlers = implement("circuits", (handlers) =>
   Effect.gen(function*() {
     const catalog = yield* CircuitCatalog
     const describe = ({ verification_key: _key, field_modulus: _r, ...circuit }: CircuitCatalog["Type"]["list"][number]) => circuit

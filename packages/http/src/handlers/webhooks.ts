@@ -1,14 +1,14 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { requireScope, Webhooks } from "@mzk/core"
 import { Effect, Redacted } from "effect"
-import { CurrentPrincipal, MzkApi } from "../api.js"
+import { CurrentPrincipal } from "../api.js"
+import { implement } from "./implement.js"
 
 const page = (params: { readonly limit?: number; readonly starting_after?: string }) => ({
   limit: params.limit ?? 20,
   ...(params.starting_after === undefined ? {} : { startingAfter: params.starting_after })
 })
 
-export const WebhooksLive = HttpApiBuilder.group(MzkApi, "webhooks", (handlers) =>
+export const WebhooksHandlers = implement("webhooks", (handlers) =>
   Effect.gen(function*() {
     const webhooks = yield* Webhooks
     const principal = (scope: "webhooks:read" | "webhooks:write") =>

@@ -1,0 +1,218 @@
+import { HttpApiSchema } from "@effect/platform"
+import {
+  boundedMessage,
+  ERROR_CODES,
+  InvalidRequest,
+  makeAuthenticate,
+  PayloadTooLarge,
+  ServiceUnavailable
+} from "@mzk/core"
+import { Cause, Effect, Option, ParseResult, Redacted, Schema } from "effect"
+import { Authentication, CurrentPrincipal, MzkApi } from "./api.js"
+import { DOCS_PATH, docsPage, OPENAPI_PATH, openApiDocument } from "./docs.js"
+import { CircuitsHandlers, ProofsHandlers } from "./handlers/proofs.js"
+import type { HandlerItem } from "./handlers/implement.js"
+import { KeysHandlers } from "./handlers/keys.js"
+import { WebhooksHandlers } from "./handlers/webhooks.js"
+import {
+  CurrentRequestNotes,
+  errorResponse,
+  type ErrorTag,
+  finish,
+  header,
+  jsonResponse,
+  makeRequestId,
+  MAX_BODY_BYTES,
+  type MzkRequest,
+  type MzkResponse,
+  precheck,
+  type RequestNotes
+} from "./requestPipeline.js"
+import { makeRouter } from "./routes.js"
+
+/** Serves one request: never fails; every error is an envelope response. */
+export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
+
+type Input = Parameters<HandlerItem["handler"]>[0]
+type Decode = (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+
+interface EndpointRoute {
+  readonly _tag: "Endpoint"
+  readonly method: string
+  readonly path: string
+  readonly secured: boolean
+  readonly decodePath: Decode | undefined
+  readonly decodeUrlParams: Decode | undefined
+  readonly decodePayload: Decode | undefined
+  readonly encodeSuccess: Decode
+  readonly status: number
+  readonly empty: boolean
+  readonly handler: HandlerItem["handler"]
+}
+
+interface StaticRoute {
+  readonly _tag: "Static"
+  readonly method: string
+  readonly path: string
+  readonly response: Effect.Effect<MzkResponse>
+}
+
+const optionalDecoder = (schema: Option.Option<Schema.Schema.Any>): Decode | undefined =>
+  Option.isSome(schema) ? (Schema.decodeUnknown(schema.value as Schema.Schema<unknown, unknown>) as Decode) : undefined
+
+/**
+ * Everything decided once per endpoint rather than per request: its decoders, its success encoder
+ * and status, and whether it takes a bearer token. Decoding follows HttpApiBuilder's rules (the
+ * endpoint's own schemas and their annotations), so the OpenAPI
+ * document and the typed client describe exactly what is served.
+ */
+const endpointRoute = ({ endpoint, group, handler }: HandlerItem): EndpointRoute => {
+  const groupMiddleware = (MzkApiGroups[group]?.middlewares ?? new Set()) as ReadonlySet<unknown>
+  return {
+    _tag: "Endpoint",
+    method: endpoint.method,
+    path: endpoint.path,
+    secured: groupMiddleware.has(Authentication) || (endpoint.middlewares as ReadonlySet<unknown>).has(Authentication),
+    decodePath: optionalDecoder(endpoint.pathSchema),
+    // Every query parameter of MzkApi is one string; a repeated key arrives as an array and fails it.
+    decodeUrlParams: optionalDecoder(endpoint.urlParamsSchema),
+    decodePayload: optionalDecoder(endpoint.payloadSchema),
+    encodeSuccess: Schema.encode(endpoint.successSchema as Schema.Schema<unknown, unknown>) as Decode,
+    status: HttpApiSchema.getStatusSuccess(endpoint.successSchema),
+    empty: HttpApiSchema.isVoid(endpoint.successSchema.ast),
+    handler
+  }
+}
+
+const MzkApiGroups = MzkApi.groups as Record<string, { readonly middlewares: ReadonlySet<unknown> }>
+
+/** Query string → record, a repeated key as an array of its values (as the platform's UrlParams). */
+const queryParams = (search: string) => {
+  const out: Record<string, string | Array<string>> = {}
+  for (const [key, value] of new URLSearchParams(search)) {
+    const seen = out[key]
+    out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
+  }
+  return out
+}
+
+const BEARER = "Bearer "
+
+/** Schema failures of path, query and body become `invalid_request` with one detail per issue. */
+const invalidRequestFrom = (error: ParseResult.ParseError) =>
+  Effect.flatMap(ParseResult.ArrayFormatter.formatError(error), (issues) => {
+    const details = issues.map((issue) => ({ path: issue.path.map(String).join("."), message: boundedMessage(issue.message) }))
+    const summary = details.map((d) => (d.path === "" ? d.message : `${d.path}: ${d.message}`)).join("; ")
+    return Effect.fail(new InvalidRequest({ message: `Invalid request: ${summary}`, details }))
+  })
+
+const notJson = () => new InvalidRequest({ message: "The request body is not valid JSON" })
+
+const readJson = (request: MzkRequest) =>
+  request.body.pipe(
+    Effect.mapError((error) =>
+      error._tag === "BodyTooLarge" ? new PayloadTooLarge({ message: `The request body is over ${MAX_BODY_BYTES} bytes (1 MiB)` }) : notJson()
+    ),
+    Effect.flatMap((text) => Effect.try({ try: () => JSON.parse(text) as unknown, catch: notJson }))
+  )
+
+// Storage failures carry driver text (paths, SQL); clients get a fixed sentence instead.
+const publicMessage = (tag: ErrorTag, message: string) =>
+  tag === "StorageError" ? "Storage is temporarily unavailable; retry later" : message
+
+const isKnownError = (error: unknown): error is { readonly _tag: ErrorTag; readonly message: string; readonly details?: unknown } =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" &&
+  Object.hasOwn(ERROR_CODES, error._tag) && "message" in error && typeof error.message === "string"
+
+/** A failed request → its envelope: typed errors by their code, anything else a logged 500. */
+const recover = (cause: Cause.Cause<unknown>, requestId: string): Effect.Effect<MzkResponse> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && isKnownError(failure.value)) {
+    const error = failure.value
+    const details = Array.isArray(error.details) ? error.details : undefined
+    return Effect.succeed(errorResponse(error._tag, publicMessage(error._tag, error.message), requestId, details))
+  }
+  // Schema failures quote the offending value; a body nested thousands deep overflows the stack
+  // while that text is built. It is still just a body that fails validation.
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  if (defect instanceof RangeError && /call stack/i.test(defect.message)) {
+    return Effect.succeed(errorResponse("InvalidRequest", "The request body is nested too deeply", requestId))
+  }
+  if (Cause.isInterruptedOnly(cause)) {
+    const stopping = new ServiceUnavailable({ message: "The server is shutting down; retry" })
+    return Effect.succeed(errorResponse("ServiceUnavailable", stopping.message, requestId))
+  }
+  return Effect.logError("Unhandled error in request", cause).pipe(
+    Effect.as(errorResponse("InternalError", "An unexpected error occurred", requestId))
+  )
+}
+
+/**
+ * mzk's request handling, built once from MzkApi and the handler groups: routing (404, 405 with
+ * `Allow`), the 413/415 checks, bearer authentication, decoding, the handler, the success encoding,
+ * `Request-Id`, the RateLimit fields, and the error envelope on every error.
+ *
+ * mzk serves MzkApi with this rather than HttpApiBuilder's router: the platform's per-request
+ * machinery cost about 130 µs of CPU a request, more than the work of a key listing (see the server
+ * README's benchmark). The definition still drives decoding, the OpenAPI document and the client.
+ */
+export const makeDispatcher = Effect.gen(function*() {
+  const authenticate = yield* makeAuthenticate
+  const items = [
+    ...(yield* KeysHandlers),
+    ...(yield* WebhooksHandlers),
+    ...(yield* ProofsHandlers),
+    ...(yield* CircuitsHandlers)
+  ]
+  const docs = yield* Effect.cached(docsPage)
+  const openApi = JSON.stringify(openApiDocument)
+  const route = makeRouter<EndpointRoute | StaticRoute>([
+    ...items.map(endpointRoute),
+    { _tag: "Static", method: "GET", path: OPENAPI_PATH, response: Effect.succeed({ status: 200, headers: { "content-type": "application/json" }, body: openApi }) },
+    { _tag: "Static", method: "GET", path: DOCS_PATH, response: docs }
+  ])
+
+  const serve = (endpoint: EndpointRoute, params: Record<string, string>, search: string, request: MzkRequest) =>
+    Effect.gen(function*() {
+      const principal = endpoint.secured
+        ? Option.some(yield* authenticate(Redacted.make((header(request, "authorization") ?? "").slice(BEARER.length))))
+        : Option.none()
+      const input: { -readonly [K in keyof Input]: Input[K] } = {}
+      if (endpoint.decodePath !== undefined) input.path = yield* endpoint.decodePath(params)
+      if (endpoint.decodePayload !== undefined) input.payload = yield* Effect.flatMap(readJson(request), endpoint.decodePayload)
+      if (endpoint.decodeUrlParams !== undefined) input.urlParams = yield* endpoint.decodeUrlParams(queryParams(search))
+      const run = endpoint.handler(input) as Effect.Effect<unknown, unknown, CurrentPrincipal>
+      const value = yield* Option.isSome(principal)
+        ? Effect.provideService(run, CurrentPrincipal, principal.value)
+        : (run as Effect.Effect<unknown, unknown>)
+      if (endpoint.empty) return { status: endpoint.status, headers: {}, body: undefined } satisfies MzkResponse
+      const encoded = yield* Effect.orDie(endpoint.encodeSuccess(value))
+      return jsonResponse(endpoint.status, encoded)
+    }).pipe(Effect.catchIf(ParseResult.isParseError, invalidRequestFrom))
+
+  const dispatch: Dispatch = (request) =>
+    Effect.gen(function*() {
+      const requestId = yield* makeRequestId
+      const notes: RequestNotes = {}
+      const early = precheck(request, requestId)
+      if (early !== undefined) return finish(early, requestId, notes)
+      const queryAt = request.url.indexOf("?")
+      const pathname = queryAt === -1 ? request.url : request.url.slice(0, queryAt)
+      const search = queryAt === -1 ? "" : request.url.slice(queryAt + 1)
+      const match = route(request.method, pathname)
+      const response = match._tag === "NotFound"
+        ? errorResponse("NotFound", `No route ${request.method} ${pathname}`, requestId)
+        : match._tag === "MethodNotAllowed"
+        ? errorResponse("MethodNotAllowed", `${request.method} is not allowed on ${pathname}; allowed: ${match.allowed.join(", ")}`, requestId)
+        : match.route._tag === "Static"
+        ? yield* match.route.response
+        : yield* serve(match.route, match.params as Record<string, string>, search, request).pipe(
+          Effect.locally(CurrentRequestNotes, notes),
+          Effect.catchAllCause((cause) => recover(cause, requestId))
+        )
+      const allow = match._tag === "MethodNotAllowed" ? { allow: match.allowed.join(", ") } : {}
+      return finish({ ...response, headers: { ...response.headers, ...allow } }, requestId, notes)
+    })
+
+  return dispatch
+})

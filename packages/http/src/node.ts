@@ -1,0 +1,84 @@
+import { Effect, Exit, Runtime } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Dispatch } from "./dispatcher.js"
+import { type BodyError, MAX_BODY_BYTES, type MzkResponse } from "./requestPipeline.js"
+
+/** How much of an over-long body is read and thrown away so its client can read the 413. */
+const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
+
+/**
+ * The rest of a body past the cap is read and discarded (up to a bound) rather than the socket
+ * reset, so a chunked upload over 1 MiB, which has no Content-Length to refuse early, still gets
+ * its 413; the connection closes after the response.
+ */
+const discardRest = (request: IncomingMessage, response: ServerResponse) => {
+  response.shouldKeepAlive = false
+  let discarded = 0
+  request.on("data", (chunk: Buffer) => {
+    discarded += chunk.length
+    if (discarded > DISCARD_LIMIT_BYTES) request.destroy()
+  })
+  request.resume()
+}
+
+/** The body of a Node request as UTF-8 text, refused once it passes `MAX_BODY_BYTES`. */
+const nodeBody = (request: IncomingMessage, response: ServerResponse): Effect.Effect<string, BodyError> =>
+  Effect.async<string, BodyError>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      request.off("data", onData)
+      request.off("end", onEnd)
+      request.off("error", onFailure)
+      request.off("close", onFailure)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+      stop()
+      discardRest(request, response)
+      resume(Effect.fail({ _tag: "BodyTooLarge" }))
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+    }
+    const onFailure = () => {
+      stop()
+      resume(Effect.fail({ _tag: "BodyUnreadable" }))
+    }
+    request.on("data", onData).on("end", onEnd).on("error", onFailure).on("close", onFailure)
+    return Effect.sync(stop)
+  })
+
+const write = (response: ServerResponse, answer: MzkResponse) => {
+  if (response.headersSent || response.destroyed) return
+  if (answer.body === undefined) {
+    response.writeHead(answer.status, answer.headers).end()
+    return
+  }
+  // writeHead fixes the headers, so without a length Node would send the body chunked.
+  const body = Buffer.from(answer.body, "utf8")
+  response.writeHead(answer.status, { ...answer.headers, "content-length": String(body.length) }).end(body)
+}
+
+/**
+ * A Node `(req, res)` listener over `dispatch`, each request a fiber of `runtime` (so the services
+ * and references an embedder provided are the ones handlers see).
+ */
+export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch) => {
+  const runFork = Runtime.runFork(runtime)
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const fiber = runFork(dispatch({
+      method: request.method ?? "GET",
+      url: request.url ?? "/",
+      headers: request.headers,
+      body: nodeBody(request, response)
+    }))
+    fiber.addObserver((exit) => {
+      // `dispatch` answers every failure itself; an exit that is not a success means a defect in mzk.
+      if (Exit.isSuccess(exit)) write(response, exit.value)
+      else response.destroy()
+    })
+  }
+}
