@@ -21,6 +21,10 @@ const STATEMENT_CACHE_SIZE = 256
  */
 class TurnLock {
   #held = false
+
+  get held(): boolean {
+    return this.#held
+  }
   readonly #waiting: Array<() => void> = []
 
   acquire(): Promise<void> {
@@ -60,13 +64,17 @@ class BetterSqliteConnection implements DatabaseConnection {
     return statement
   }
 
+  executeSync<R>(compiled: CompiledQuery): QueryResult<R> {
+    const statement = this.#prepare(compiled.sql)
+    const parameters = compiled.parameters as Array<unknown>
+    if (statement.reader) return { rows: statement.all(parameters) as Array<R> }
+    const { changes, lastInsertRowid } = statement.run(parameters)
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
+  }
+
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     try {
-      const statement = this.#prepare(compiled.sql)
-      const parameters = compiled.parameters as Array<unknown>
-      if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as Array<R> })
-      const { changes, lastInsertRowid } = statement.run(parameters)
-      return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] })
+      return Promise.resolve(this.executeSync<R>(compiled))
     } catch (error) {
       return Promise.reject(error)
     }
@@ -90,6 +98,15 @@ class BetterSqliteDriver implements Driver {
   }
 
   async init(): Promise<void> {}
+
+  /**
+   * better-sqlite3 is synchronous: a query can run in its caller's step when no one holds the
+   * connection, or when the caller's own transaction does. Otherwise it waits its turn (undefined).
+   */
+  executeNow<R>(compiled: CompiledQuery, joined: boolean): QueryResult<R> | undefined {
+    if (!joined && this.#lock.held) return undefined
+    return this.#connection.executeSync<R>(compiled)
+  }
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#lock.acquire()
@@ -123,14 +140,18 @@ class BetterSqliteDriver implements Driver {
  * outer transaction instead of nesting.
  */
 export class BetterSqliteDialect implements Dialect {
-  readonly #database: SqliteDatabase.Database
+  readonly #driver: BetterSqliteDriver
 
   constructor(database: SqliteDatabase.Database) {
-    this.#database = database
+    this.#driver = new BetterSqliteDriver(database)
   }
 
+  /** For `makeSqlConnection`: runs a compiled query at once when the connection allows it. */
+  readonly executeNow = <R>(compiled: CompiledQuery, joined: boolean): QueryResult<R> | undefined =>
+    this.#driver.executeNow<R>(compiled, joined)
+
   createDriver(): Driver {
-    return new BetterSqliteDriver(this.#database)
+    return this.#driver
   }
 
   createQueryCompiler() {

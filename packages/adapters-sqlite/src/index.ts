@@ -37,7 +37,8 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
         database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`)
         database.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`)
         database.pragma("foreign_keys = ON")
-        return makeSqlConnection(new Kysely<Database>({ dialect: new BetterSqliteDialect(database) }), "sqlite")
+        const dialect = new BetterSqliteDialect(database)
+        return makeSqlConnection(new Kysely<Database>({ dialect }), "sqlite", dialect.executeNow)
       },
       catch: (cause) => new StorageError({ message: `Cannot open the SQLite database ${options.filename}`, cause })
     }),

@@ -1,5 +1,6 @@
 import type { StorageError } from "@mzk/core"
 import { Effect } from "effect"
+import type { Compilable } from "kysely"
 import type { Executor, SqlConnection } from "../connection.js"
 
 /**
@@ -10,16 +11,16 @@ import type { Executor, SqlConnection } from "../connection.js"
 export const insertUnderAccountLimit = <E>(conn: SqlConnection, options: {
   readonly accountId: string
   readonly max: number
-  readonly count: (db: Executor) => Promise<{ readonly count: number | string | bigint }>
-  readonly insert: (db: Executor) => Promise<unknown>
+  readonly count: (db: Executor) => Compilable<{ readonly count: number | string | bigint }>
+  readonly insert: (db: Executor) => Compilable<unknown>
   readonly full: () => E
 }): Effect.Effect<void, E | StorageError> =>
   conn.transaction(Effect.gen(function*() {
-    yield* conn.query((db) =>
+    yield* conn.execute((db) =>
       db.selectFrom("accounts").select("id").where("id", "=", options.accountId)
-        .$if(conn.dialect === "postgres", (q) => q.forUpdate()).execute()
+        .$if(conn.dialect === "postgres", (q) => q.forUpdate())
     )
-    const { count } = yield* conn.query(options.count)
-    if (Number(count) >= options.max) return yield* Effect.fail(options.full())
-    yield* conn.query(options.insert)
+    const [counted] = yield* conn.rows(options.count)
+    if (Number(counted?.count ?? 0) >= options.max) return yield* Effect.fail(options.full())
+    yield* conn.execute(options.insert)
   }))

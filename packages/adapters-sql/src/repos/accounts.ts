@@ -1,12 +1,10 @@
-import { type Account, AccountsRepo } from "@mzk/core"
+import { type Account, AccountsRepo, type StorageError } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { SqlConnection } from "../connection.js"
 
 export const sqlAccounts = (conn: SqlConnection) =>
   AccountsRepo.of({
-    insert: (account) => conn.query((db) => db.insertInto("accounts").values(account).execute()).pipe(Effect.asVoid),
+    insert: (account) => conn.execute((db) => db.insertInto("accounts").values(account)).pipe(Effect.asVoid),
     get: (id) =>
-      conn.query((db) => db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst()).pipe(
-        Effect.map((row) => Option.fromNullable(row as Account | undefined))
-      )
+      conn.first((db) => db.selectFrom("accounts").selectAll().where("id", "=", id)) as Effect.Effect<Option.Option<Account>, StorageError>
   })

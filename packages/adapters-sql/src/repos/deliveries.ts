@@ -21,11 +21,11 @@ export const sqlDeliveries = (conn: SqlConnection) => {
     insertMany: (rows) =>
       rows.length === 0
         ? Effect.void
-        : conn.query((db) => db.insertInto("deliveries").values([...rows]).execute()).pipe(
+        : conn.execute((db) => db.insertInto("deliveries").values([...rows])).pipe(
           Effect.zipRight(conn.announce("deliveries"))
         ),
     listByEvent: (eventId) =>
-      conn.query((db) => db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).orderBy("id").execute())
+      conn.rows((db) => db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).orderBy("id"))
         .pipe(Effect.map((rows) => rows as Array<DeliveryRecord>)),
     claimDue: ({ excludeWebhooks, leaseUntil, limit, maxPerWebhook, now }) =>
       conn.transaction(Effect.gen(function*() {
@@ -36,11 +36,11 @@ export const sqlDeliveries = (conn: SqlConnection) => {
             .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)])) as Q
         const picked = postgres ? yield* rankedPick() : yield* scannedPick()
         if (picked.length === 0) return []
-        const rows = yield* conn.query((db) =>
+        const rows = yield* conn.rows((db) =>
           db.updateTable("deliveries").set({ lease_expires_at: leaseUntil, updated_at: now })
             .where("id", "in", picked).where("status", "=", "pending")
             .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)]))
-            .returningAll().execute()
+            .returningAll()
         )
         return (rows as Array<DeliveryRecord>).sort((a, b) =>
           a.next_attempt_at! < b.next_attempt_at! ? -1 : a.next_attempt_at! > b.next_attempt_at! ? 1 : a.id < b.id ? -1 : 1
@@ -51,10 +51,10 @@ export const sqlDeliveries = (conn: SqlConnection) => {
          * index order and cap them per webhook here, which is far cheaper than ranking every due row.
          */
         function scannedPick() {
-          return conn.query((db) =>
+          return conn.rows((db) =>
             claimable(db.selectFrom("deliveries")).select(["id", "webhook_id"])
               .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
-              .orderBy("next_attempt_at").orderBy("id").limit(limit * SCAN_FACTOR).execute()
+              .orderBy("next_attempt_at").orderBy("id").limit(limit * SCAN_FACTOR)
           ).pipe(Effect.map((due) => pickCapped(due, { limit, cap: maxPerWebhook, group: (row) => row.webhook_id })))
         }
 
@@ -64,20 +64,20 @@ export const sqlDeliveries = (conn: SqlConnection) => {
          * each other's rows and lock nothing they do not take, so together they drain all that is due.
          */
         function rankedPick() {
-          return conn.query((db) => {
+          return conn.rows((db) => {
             const ranked = claimable(db.selectFrom("deliveries"))
               .select(["id", sql<number>`row_number() over (partition by webhook_id order by next_attempt_at, id)`.as("rank")])
               .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
             return claimable(db.selectFrom("deliveries")).select("id")
               .where("id", "in", db.selectFrom(ranked.as("ranked")).select("ranked.id").where("ranked.rank", "<=", maxPerWebhook))
               .orderBy("next_attempt_at").orderBy("id").limit(limit)
-              .forUpdate().skipLocked().execute()
+              .forUpdate().skipLocked()
           }).pipe(Effect.map((rows) => rows.map((r) => r.id)))
         }
       })),
     recordAttempt: (attempt, after, lease) =>
       conn.transaction(Effect.gen(function*() {
-        const updated = yield* conn.query((db) =>
+        const updated = yield* conn.affected((db) =>
           db.updateTable("deliveries").set({
             attempts: attempt.attempt,
             status: after.status,
@@ -86,34 +86,33 @@ export const sqlDeliveries = (conn: SqlConnection) => {
             last_attempt_at: attempt.attempted_at,
             updated_at: attempt.attempted_at,
             lease_expires_at: null
-          }).$call(underLease(attempt.delivery_id, lease)).where("attempts", "=", attempt.attempt - 1).executeTakeFirst()
+          }).$call(underLease(attempt.delivery_id, lease)).where("attempts", "=", attempt.attempt - 1)
         )
-        if (Number(updated.numUpdatedRows) === 0) return false
-        yield* conn.query((db) => db.insertInto("delivery_attempts").values(attempt).execute())
+        if (updated === 0) return false
+        yield* conn.execute((db) => db.insertInto("delivery_attempts").values(attempt))
         return true
       })),
     release: (id, lease) =>
-      conn.query((db) => db.updateTable("deliveries").set({ lease_expires_at: null }).$call(underLease(id, lease)).executeTakeFirst())
-        .pipe(Effect.map((r) => Number(r.numUpdatedRows) > 0)),
+      conn.affected((db) => db.updateTable("deliveries").set({ lease_expires_at: null }).$call(underLease(id, lease)))
+        .pipe(Effect.map((count) => count > 0)),
     cancel: (id, lease, at) =>
-      conn.query((db) =>
+      conn.affected((db) =>
         db.updateTable("deliveries").set({ status: "cancelled", next_attempt_at: null, lease_expires_at: null, updated_at: at })
-          .$call(underLease(id, lease)).executeTakeFirst()
-      ).pipe(Effect.map((r) => Number(r.numUpdatedRows) > 0)),
+          .$call(underLease(id, lease))
+      ).pipe(Effect.map((count) => count > 0)),
     cancelPendingForWebhook: (webhookId, at) =>
-      conn.query((db) =>
+      conn.affected((db) =>
         db.updateTable("deliveries").set({ status: "cancelled", next_attempt_at: null, lease_expires_at: null, updated_at: at })
-          .where("webhook_id", "=", webhookId).where("status", "=", "pending").executeTakeFirst()
-      ).pipe(Effect.map((r) => Number(r.numUpdatedRows))),
+          .where("webhook_id", "=", webhookId).where("status", "=", "pending")
+      ),
     // A leased row is not claimable before its lease lapses, so it is due at the later of the two.
     nextDueAt: (excludeWebhooks) =>
-      conn.query((db) =>
+      conn.first((db) =>
         db.selectFrom("deliveries")
           .select(sql<string | null>`min(case when lease_expires_at is not null and lease_expires_at > next_attempt_at then lease_expires_at else next_attempt_at end)`.as("due"))
           .where("status", "=", "pending")
           .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
-          .executeTakeFirst()
-      ).pipe(Effect.map((row) => Option.fromNullable(row?.due as Timestamp | null | undefined))),
+      ).pipe(Effect.map((row) => Option.fromNullable(Option.getOrUndefined(row)?.due as Timestamp | null | undefined))),
     listAttempts: (accountId, webhookId, request) =>
       page(conn, request, (db) =>
         db.selectFrom("delivery_attempts").where("account_id", "=", accountId).where("webhook_id", "=", webhookId),

@@ -10,9 +10,8 @@ const toRecord = (row: Selectable<EventsTable>): EventRecord => ({ ...row, data:
 export const sqlEvents = (conn: SqlConnection) =>
   EventsRepo.of({
     insert: (event) =>
-      conn.query((db) => db.insertInto("events").values({ ...event, data: JSON.stringify(event.data) }).execute()).pipe(Effect.asVoid),
+      conn.execute((db) => db.insertInto("events").values({ ...event, data: JSON.stringify(event.data) })).pipe(Effect.asVoid),
     get: (id) =>
-      conn.query((db) => db.selectFrom("events").selectAll().where("id", "=", id).executeTakeFirst())
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
+      conn.first((db) => db.selectFrom("events").selectAll().where("id", "=", id)).pipe(Effect.map(Option.map(toRecord))),
     list: (accountId, request) => page(conn, request, (db) => db.selectFrom("events").where("account_id", "=", accountId), toRecord)
   })

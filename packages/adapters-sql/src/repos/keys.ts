@@ -15,29 +15,25 @@ export const sqlKeys = (conn: SqlConnection) =>
         max: maxActive,
         count: (db) =>
           db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number | string>().as("count"))
-            .where("account_id", "=", key.account_id).where("revoked_at", "is", null).executeTakeFirstOrThrow(),
-        insert: (db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }).execute(),
+            .where("account_id", "=", key.account_id).where("revoked_at", "is", null),
+        insert: (db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }),
         full: () => new KeyLimitReached({ message: `An account may hold at most ${maxActive} active keys` })
       }),
     findByHash: (hash) =>
-      conn.query((db) => db.selectFrom("api_keys").selectAll().where("hash", "=", hash).executeTakeFirst()).pipe(
-        Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))
-      ),
+      conn.first((db) => db.selectFrom("api_keys").selectAll().where("hash", "=", hash)).pipe(Effect.map(Option.map(toRecord))),
     listActive: (accountId) =>
-      conn.query((db) =>
-        db.selectFrom("api_keys").selectAll().where("account_id", "=", accountId).where("revoked_at", "is", null)
-          .orderBy("id").execute()
+      conn.rows((db) =>
+        db.selectFrom("api_keys").selectAll().where("account_id", "=", accountId).where("revoked_at", "is", null).orderBy("id")
       ).pipe(Effect.map((rows) => rows.map(toRecord))),
     revoke: (accountId, id, at) =>
-      conn.query((db) =>
+      conn.first((db) =>
         db.updateTable("api_keys").set({ revoked_at: at })
           .where("id", "=", id).where("account_id", "=", accountId).where("revoked_at", "is", null)
-          .returningAll().executeTakeFirst()
-      ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
+          .returningAll()
+      ).pipe(Effect.map(Option.map(toRecord))),
     touch: (id, at, staleBefore) =>
-      conn.query((db) =>
+      conn.affected((db) =>
         db.updateTable("api_keys").set({ last_used_at: at }).where("id", "=", id)
           .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", staleBefore)]))
-          .executeTakeFirst()
-      ).pipe(Effect.map((result) => Number(result.numUpdatedRows) > 0))
+      ).pipe(Effect.map((count) => count > 0))
   })

@@ -15,17 +15,15 @@ export const page = <T extends keyof Database, Row, A>(
   toRecord: (row: Row) => A
 ): Effect.Effect<PageOf<A>, import("@mzk/core").StorageError> =>
   Effect.gen(function*() {
-    const rows = yield* conn.query((db) => {
+    const rows = yield* conn.rows((db) => {
       let q = from(db).selectAll()
       if (request.startingAfter !== undefined) q = q.where("id" as never, ">", request.startingAfter as never)
-      return q.orderBy("id" as never).limit(request.limit + 1).execute()
+      return q.orderBy("id" as never).limit(request.limit + 1)
     })
-    const { total } = yield* conn.query((db) =>
-      from(db).select((eb) => eb.fn.countAll<number | string>().as("total")).executeTakeFirstOrThrow()
-    )
+    const [counted] = yield* conn.rows((db) => from(db).select((eb) => eb.fn.countAll<number | string>().as("total")))
     return {
       items: (rows as Array<Row>).slice(0, request.limit).map(toRecord),
-      total: Number(total),
+      total: Number(counted?.total ?? 0),
       has_more: rows.length > request.limit
     }
   })

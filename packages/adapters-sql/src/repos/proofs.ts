@@ -29,21 +29,21 @@ export const sqlProofs = (conn: SqlConnection) => {
   const postgres = conn.dialect === "postgres"
 
   const settle = (id: string, attempt: number, set: Updateable<ProofsTable>) =>
-    conn.query((db) =>
+    conn.first((db) =>
       db.updateTable("proofs").set(set).where("id", "=", id).where("status", "=", "running").where("attempts", "=", attempt)
-        .returningAll().executeTakeFirst()
-    ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord)))
+        .returningAll()
+    ).pipe(Effect.map(Option.map(toRecord)))
 
   return ProofsRepo.of({
     insertMany: (records) =>
       records.length === 0
         ? Effect.void
-        : conn.query((db) => db.insertInto("proofs").values(records.map(toRow)).execute()).pipe(
+        : conn.execute((db) => db.insertInto("proofs").values(records.map(toRow))).pipe(
           Effect.zipRight(conn.announce("proofs"))
         ),
     get: (accountId, id) =>
-      conn.query((db) => db.selectFrom("proofs").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
+      conn.first((db) => db.selectFrom("proofs").selectAll().where("id", "=", id).where("account_id", "=", accountId))
+        .pipe(Effect.map(Option.map(toRecord))),
     list: (accountId, query) =>
       page(conn, query, (db) =>
         db.selectFrom("proofs").where("account_id", "=", accountId)
@@ -63,19 +63,19 @@ export const sqlProofs = (conn: SqlConnection) => {
               eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<=", now)])
             ]))
             .orderBy("id").limit(limit * SCAN_FACTOR)
-        const peek = yield* conn.query((db) => claimable(db).execute())
+        const peek = yield* conn.rows(claimable)
         if (peek.length === 0) return []
         const accounts = [...new Set(peek.map((c) => c.account_id))].sort()
         if (postgres) {
-          yield* conn.query((db) => db.selectFrom("accounts").select("id").where("id", "in", accounts).orderBy("id").forUpdate().execute())
+          yield* conn.execute((db) => db.selectFrom("accounts").select("id").where("id", "in", accounts).orderBy("id").forUpdate())
         }
         const candidates = postgres
-          ? yield* conn.query((db) => claimable(db).where("account_id", "in", accounts).execute())
+          ? yield* conn.rows((db) => claimable(db).where("account_id", "in", accounts))
           : peek
-        const counts = yield* conn.query((db) =>
+        const counts = yield* conn.rows((db) =>
           db.selectFrom("proofs").select(["account_id", (eb) => eb.fn.countAll<number | string>().as("running")])
             .where("account_id", "in", accounts).where("status", "=", "running").where("lease_expires_at", ">", now)
-            .groupBy("account_id").execute()
+            .groupBy("account_id")
         )
         const picked = pickCapped(candidates, {
           limit,
@@ -84,7 +84,7 @@ export const sqlProofs = (conn: SqlConnection) => {
           held: new Map(counts.map((c) => [c.account_id, Number(c.running)]))
         })
         if (picked.length === 0) return []
-        const rows = yield* conn.query((db) =>
+        const rows = yield* conn.rows((db) =>
           db.updateTable("proofs")
             .set((eb) => ({ status: "running", started_at: now, lease_expires_at: leaseUntil, attempts: eb("attempts", "+", 1) }))
             .where("id", "in", picked)
@@ -93,7 +93,7 @@ export const sqlProofs = (conn: SqlConnection) => {
               eb("status", "=", "queued"),
               eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<=", now)])
             ]))
-            .returningAll().execute()
+            .returningAll()
         )
         return rows.map(toRecord).sort((a, b) => (a.id < b.id ? -1 : 1))
       })),
@@ -121,25 +121,25 @@ export const sqlProofs = (conn: SqlConnection) => {
         lease_expires_at: null
       }),
     release: (id, attempt) =>
-      conn.query((db) =>
+      conn.affected((db) =>
         db.updateTable("proofs").set((eb) => ({ status: "queued", lease_expires_at: null, started_at: null, attempts: eb("attempts", "-", 1) }))
-          .where("id", "=", id).where("status", "=", "running").where("attempts", "=", attempt).executeTakeFirst()
+          .where("id", "=", id).where("status", "=", "running").where("attempts", "=", attempt)
       ).pipe(
-        Effect.tap((result) => Number(result.numUpdatedRows) > 0 ? conn.announce("proofs") : Effect.void),
-        Effect.map((result) => Number(result.numUpdatedRows) > 0)
+        Effect.map((count) => count > 0),
+        Effect.tap((released) => (released ? conn.announce("proofs") : Effect.void))
       ),
     expireDue: (now: Timestamp, limit: number) =>
       conn.transaction(Effect.gen(function*() {
-        const due = yield* conn.query((db) =>
+        const due = yield* conn.rows((db) =>
           db.selectFrom("proofs").select("id").where("status", "in", ["completed", "failed"]).where("expires_at", "<=", now)
             .orderBy("expires_at").orderBy("id").limit(limit)
-            .$if(postgres, (q) => q.forUpdate().skipLocked()).execute()
+            .$if(postgres, (q) => q.forUpdate().skipLocked())
         )
         if (due.length === 0) return []
-        const rows = yield* conn.query((db) =>
+        const rows = yield* conn.rows((db) =>
           db.updateTable("proofs").set({ status: "expired", proof_blob: null, inputs: null })
             .where("id", "in", due.map((d) => d.id)).where("status", "in", ["completed", "failed"])
-            .returningAll().execute()
+            .returningAll()
         )
         return rows.map(toRecord).sort(byExpiry)
       }))

@@ -12,13 +12,13 @@ export const sqlRateLimits = (conn: SqlConnection) =>
     consume: (buckets) =>
       conn.transaction(Effect.gen(function*() {
         const names = [...new Set(buckets.map((b) => b.bucket))].sort()
-        yield* conn.query((db) =>
+        yield* conn.execute((db) =>
           db.insertInto("rate_counters").values(names.map((bucket) => ({ bucket, window_start: 0, count: 0 })))
-            .onConflict((oc) => oc.column("bucket").doNothing()).execute()
+            .onConflict((oc) => oc.column("bucket").doNothing())
         )
-        const rows = yield* conn.query((db) =>
+        const rows = yield* conn.rows((db) =>
           db.selectFrom("rate_counters").selectAll().where("bucket", "in", names).orderBy("bucket")
-            .$if(conn.dialect === "postgres", (q) => q.forUpdate()).execute()
+            .$if(conn.dialect === "postgres", (q) => q.forUpdate())
         )
         const stored = new Map(rows.map((row) => [row.bucket, { window_start: Number(row.window_start), count: row.count }]))
         const current = buckets.map((b) => {
@@ -33,8 +33,8 @@ export const sqlRateLimits = (conn: SqlConnection) =>
           const count = current[i]! + b.cost
           counts.push(count)
           const windowStart = Math.max(b.window_start, stored.get(b.bucket)!.window_start)
-          yield* conn.query((db) =>
-            db.updateTable("rate_counters").set({ window_start: windowStart, count }).where("bucket", "=", b.bucket).execute()
+          yield* conn.execute((db) =>
+            db.updateTable("rate_counters").set({ window_start: windowStart, count }).where("bucket", "=", b.bucket)
           )
         }
         return { admitted, counts }

@@ -17,14 +17,14 @@ export const sqlWebhooks = (conn: SqlConnection) =>
         max: maxPerAccount,
         count: (db) =>
           db.selectFrom("webhooks").select((eb) => eb.fn.countAll<number | string>().as("count"))
-            .where("account_id", "=", webhook.account_id).executeTakeFirstOrThrow(),
+            .where("account_id", "=", webhook.account_id),
         insert: (db) =>
-          db.insertInto("webhooks").values({ ...webhook, events: JSON.stringify(webhook.events), active: webhook.active ? 1 : 0 }).execute(),
+          db.insertInto("webhooks").values({ ...webhook, events: JSON.stringify(webhook.events), active: webhook.active ? 1 : 0 }),
         full: () => new WebhookLimitReached({ message: `An account may hold at most ${maxPerAccount} webhooks` })
       }),
     get: (accountId, id) =>
-      conn.query((db) => db.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
-        .pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord))),
+      conn.first((db) => db.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId))
+        .pipe(Effect.map(Option.map(toRecord))),
     list: (accountId, request) =>
       page(conn, request, (db) => db.selectFrom("webhooks").where("account_id", "=", accountId), toRecord),
     update: (accountId, id, changes, at) => {
@@ -34,16 +34,16 @@ export const sqlWebhooks = (conn: SqlConnection) =>
       if (changes.description !== undefined) set.description = changes.description
       if (changes.active !== undefined) set.active = changes.active ? 1 : 0
       if (changes.disabled_reason !== undefined) set.disabled_reason = changes.disabled_reason
-      return conn.query((db) =>
-        db.updateTable("webhooks").set(set).where("id", "=", id).where("account_id", "=", accountId).returningAll().executeTakeFirst()
-      ).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toRecord)))
+      return conn.first((db) =>
+        db.updateTable("webhooks").set(set).where("id", "=", id).where("account_id", "=", accountId).returningAll()
+      ).pipe(Effect.map(Option.map(toRecord)))
     },
     remove: (accountId, id) =>
-      conn.query((db) => db.deleteFrom("webhooks").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst())
-        .pipe(Effect.map((result) => Number(result.numDeletedRows) > 0)),
+      conn.affected((db) => db.deleteFrom("webhooks").where("id", "=", id).where("account_id", "=", accountId))
+        .pipe(Effect.map((count) => count > 0)),
     // Subscriptions are a JSON list, filtered here: an account holds at most a few dozen webhooks.
     listSubscribed: (accountId, type) =>
-      conn.query((db) =>
-        db.selectFrom("webhooks").selectAll().where("account_id", "=", accountId).where("active", "=", 1).orderBy("id").execute()
+      conn.rows((db) =>
+        db.selectFrom("webhooks").selectAll().where("account_id", "=", accountId).where("active", "=", 1).orderBy("id")
       ).pipe(Effect.map((rows) => rows.map(toRecord).filter((w) => w.events.includes(type))))
   })
