@@ -4,12 +4,13 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
-  type Kysely,
+  Kysely,
   type QueryResult,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler
 } from "kysely"
+import type { Database, SyncAccess } from "@mzk/adapters-sql"
 
 const STATEMENT_CACHE_SIZE = 256
 
@@ -26,6 +27,13 @@ class TurnLock {
     return this.#held
   }
   readonly #waiting: Array<() => void> = []
+
+  /** Takes the lock if it is free, at once; false when someone holds it. */
+  tryAcquire(): boolean {
+    if (this.#held) return false
+    this.#held = true
+    return true
+  }
 
   acquire(): Promise<void> {
     if (!this.#held) {
@@ -108,6 +116,49 @@ class BetterSqliteDriver implements Driver {
     return this.#connection.executeSync<R>(compiled)
   }
 
+  beginNow(): boolean {
+    if (!this.#lock.tryAcquire()) return false
+    try {
+      this.#connection.executeSync(CompiledQuery.raw("begin"))
+      return true
+    } catch (error) {
+      this.#lock.release()
+      throw error
+    }
+  }
+
+  endNow(outcome: "commit" | "rollback"): void {
+    try {
+      this.#connection.executeSync(CompiledQuery.raw(outcome))
+    } catch (error) {
+      // A failed commit leaves the transaction open: undo it before anyone else gets the connection.
+      if (outcome === "commit") {
+        try {
+          this.#connection.executeSync(CompiledQuery.raw("rollback"))
+        } catch {
+          // Already rolled back by SQLite.
+        }
+      }
+      throw error
+    } finally {
+      this.#lock.release()
+    }
+  }
+
+  /** The connection without the lock, for queries of a transaction `beginNow` opened (which holds it). */
+  get joined(): Driver {
+    const connection = this.#connection
+    return {
+      init: async () => {},
+      acquireConnection: async () => connection,
+      releaseConnection: async () => {},
+      beginTransaction: () => Promise.reject(new Error("Nested transactions are not offered: join the outer one")),
+      commitTransaction: () => Promise.reject(new Error("Nested transactions are not offered: join the outer one")),
+      rollbackTransaction: () => Promise.reject(new Error("Nested transactions are not offered: join the outer one")),
+      destroy: async () => {}
+    }
+  }
+
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#lock.acquire()
     return this.#connection
@@ -146,23 +197,37 @@ export class BetterSqliteDialect implements Dialect {
     this.#driver = new BetterSqliteDriver(database)
   }
 
-  /** For `makeSqlConnection`: runs a compiled query at once when the connection allows it. */
-  readonly executeNow = <R>(compiled: CompiledQuery, joined: boolean): QueryResult<R> | undefined =>
-    this.#driver.executeNow<R>(compiled, joined)
+  /** For `makeSqlConnection`: queries and transactions in the caller's step when the connection is free. */
+  syncAccess(): SyncAccess {
+    const driver = this.#driver
+    const joinedDialect: Dialect = { ...dialectParts, createDriver: () => driver.joined }
+    return {
+      executeNow: (compiled, joined) => driver.executeNow(compiled, joined),
+      beginNow: () => driver.beginNow(),
+      endNow: (outcome) => driver.endNow(outcome),
+      joinedDb: new Kysely<Database>({ dialect: joinedDialect })
+    }
+  }
 
   createDriver(): Driver {
     return this.#driver
   }
 
   createQueryCompiler() {
-    return new SqliteQueryCompiler()
+    return dialectParts.createQueryCompiler()
   }
 
   createAdapter() {
-    return new SqliteAdapter()
+    return dialectParts.createAdapter()
   }
 
   createIntrospector(db: Kysely<unknown>) {
-    return new SqliteIntrospector(db)
+    return dialectParts.createIntrospector(db)
   }
+}
+
+const dialectParts = {
+  createQueryCompiler: () => new SqliteQueryCompiler(),
+  createAdapter: () => new SqliteAdapter(),
+  createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db)
 }

@@ -38,7 +38,7 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
         database.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`)
         database.pragma("foreign_keys = ON")
         const dialect = new BetterSqliteDialect(database)
-        return makeSqlConnection(new Kysely<Database>({ dialect }), "sqlite", dialect.executeNow)
+        return makeSqlConnection(new Kysely<Database>({ dialect }), "sqlite", dialect.syncAccess())
       },
       catch: (cause) => new StorageError({ message: `Cannot open the SQLite database ${options.filename}`, cause })
     }),
