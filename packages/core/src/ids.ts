@@ -65,6 +65,10 @@ const MAX_RANDOM = 2n ** 80n - 1n
  */
 const lastIssued = new WeakMap<object, { millis: number; random: bigint }>()
 
+/** The id of a kind for a time and 80 random bits. */
+export const formatId = <K extends IdKind>(kind: K, millis: number, random: bigint): IdTypes[K] =>
+  `${ID_PREFIXES[kind]}_${base32(BigInt(Math.min(Math.max(0, millis), MAX_MILLIS)), 10)}${base32(random, 16)}` as IdTypes[K]
+
 /** A fresh id of the given kind, from `Clock` and `Entropy`. */
 export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], never, Entropy> =>
   Effect.gen(function*() {
@@ -75,5 +79,5 @@ export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], nev
       ? last.random + 1n
       : bytesToBigInt(yield* entropy.bytes(10))
     lastIssued.set(entropy, { millis, random })
-    return `${ID_PREFIXES[kind]}_${base32(BigInt(millis), 10)}${base32(random, 16)}` as IdTypes[K]
+    return formatId(kind, millis, random)
   })

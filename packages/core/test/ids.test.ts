@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AccountId, ID_PREFIXES, KeyId, makeId, now, Timestamp } from "@mzk/core"
+import { AccountId, formatId, ID_PREFIXES, KeyId, makeId, now, Timestamp } from "@mzk/core"
+import fc from "fast-check"
 import { SeededEntropy } from "@mzk/testkit"
 import { Effect, Schema, TestClock } from "effect"
 
@@ -25,6 +26,20 @@ describe("ids and timestamps", () => {
       expect([...ids].sort()).toEqual(ids)
       expect(new Set(ids).size).toBe(ids.length)
     }).pipe(Effect.provide(SeededEntropy(2))))
+
+  it("an id spells 48 bits of milliseconds then 80 random bits in Crockford base32, most significant first", () => {
+    const digits = "0123456789abcdefghjkmnpqrstvwxyz"
+    const read = (text: string) => [...text].reduce((n, c) => n * 32n + BigInt(digits.indexOf(c)), 0n)
+    expect(formatId("proof", 0, 0n)).toBe(`proof_${"0".repeat(26)}`)
+    expect(formatId("proof", 2 ** 48 - 1, 2n ** 80n - 1n)).toBe(`proof_7${"z".repeat(25)}`)
+    expect(formatId("proof", 0, 1n << 50n)).toBe(`proof_${"0".repeat(10)}000001${"0".repeat(10)}`)
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.bigInt(0n, 2n ** 80n - 1n), (millis, random) => {
+      const id = formatId("key", millis, random)
+      expect(id).toMatch(/^key_[0-9a-hjkmnp-tv-z]{26}$/)
+      expect(read(id.slice(4, 14))).toBe(BigInt(millis))
+      expect(read(id.slice(14))).toBe(random)
+    }))
+  })
 
   it.effect("timestamps are ISO 8601 UTC with milliseconds, read from the Clock", () =>
     Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { ERROR_CODES, Entropy, type ErrorDetail, makeId, type RateLimitWindow } from "@mzk/core"
+import { ERROR_CODES, type ErrorDetail, formatId, type RateLimitWindow } from "@mzk/core"
 import { Effect, FiberRef } from "effect"
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -33,13 +33,19 @@ export interface RequestNotes {
 }
 export const CurrentRequestNotes = FiberRef.unsafeMake<RequestNotes>({})
 
-// Request ids need no determinism, only uniqueness; Web Crypto keeps this module portable.
-const webEntropy = Entropy.of({
-  bytes: (length) => Effect.sync(() => globalThis.crypto.getRandomValues(new Uint8Array(length)))
-})
-
-/** A fresh `req_…` id, as every response carries in `Request-Id`. */
-export const makeRequestId: Effect.Effect<string> = makeId("request").pipe(Effect.provideService(Entropy, webEntropy))
+/**
+ * A fresh `req_…` id, as every response carries in `Request-Id`: the time from `Clock`, 80 random
+ * bits from Web Crypto. Request ids need uniqueness only, not the `Entropy` port's determinism nor
+ * ordering within a millisecond, so they skip both (made on every request, that saves ~10 µs).
+ */
+export const makeRequestId: Effect.Effect<string> = Effect.clockWith((clock) =>
+  Effect.sync(() => {
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(10))
+    let random = 0n
+    for (const byte of bytes) random = (random << 8n) | BigInt(byte)
+    return formatId("request", clock.unsafeCurrentTimeMillis(), random)
+  })
+)
 
 export type ErrorTag = keyof typeof ERROR_CODES
 

@@ -20,16 +20,21 @@ export const bytesToBigInt = (bytes: Uint8Array): bigint => {
   return value
 }
 
-/** Fixed-width Crockford base32 of a non-negative integer below 2^(5·width). */
-export const base32 = (value: bigint, width: number): string => {
+const base32Small = (value: number, width: number): string => {
   let out = ""
-  let rest = value
-  for (let i = 0; i < width; i++) {
-    out = BASE32[Number(rest & 31n)]! + out
-    rest >>= 5n
-  }
+  for (let i = width - 1; i >= 0; i--) out += BASE32[Math.floor(value / 2 ** (5 * i)) % 32]!
   return out
 }
+
+/**
+ * Fixed-width Crockford base32 of the low 5·width bits of a non-negative integer. Works on numbers
+ * ten characters (50 bits) at a time: every id is encoded with it, and per-digit BigInt arithmetic
+ * was a measurable part of a request.
+ */
+export const base32 = (value: bigint, width: number): string =>
+  width <= 10
+    ? base32Small(Number(BigInt.asUintN(5 * width, value)), width)
+    : base32(value >> 50n, width - 10) + base32Small(Number(BigInt.asUintN(50, value)), 10)
 
 export const BASE62_CHARS = "[0-9A-Za-z]"
 export const BASE32_CHARS = "[0-9a-hjkmnp-tv-z]"
