@@ -98,6 +98,17 @@ const queryParams = (search: string) => {
 
 const BEARER = "Bearer "
 
+/** Path and query of a request target; an absolute-form target (`http://host/path`, as a proxy is sent) gives its path. */
+const requestTarget = (url: string) => {
+  if (url.startsWith("/")) return url
+  try {
+    const parsed = new URL(url)
+    return parsed.pathname + parsed.search
+  } catch {
+    return url
+  }
+}
+
 /** Schema failures of path, query and body become `invalid_request` with one detail per issue. */
 const invalidRequestFrom = (error: ParseResult.ParseError) =>
   Effect.flatMap(ParseResult.ArrayFormatter.formatError(error), (issues) => {
@@ -196,9 +207,10 @@ export const makeDispatcher = Effect.gen(function*() {
       const notes: RequestNotes = {}
       const early = precheck(request, requestId)
       if (early !== undefined) return finish(early, requestId, notes)
-      const queryAt = request.url.indexOf("?")
-      const pathname = queryAt === -1 ? request.url : request.url.slice(0, queryAt)
-      const search = queryAt === -1 ? "" : request.url.slice(queryAt + 1)
+      const target = requestTarget(request.url)
+      const queryAt = target.indexOf("?")
+      const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
+      const search = queryAt === -1 ? "" : target.slice(queryAt + 1)
       const match = route(request.method, pathname)
       const response = match._tag === "NotFound"
         ? errorResponse("NotFound", `No route ${request.method} ${pathname}`, requestId)

@@ -66,6 +66,18 @@ describe("requests Node's HTTP parser refuses, over a real port", () => {
       expect(reply.json.error.code).toBe("invalid_api_key")
     }), 30_000)
 
+  it.scopedLive("an absolute-form request target (as sent to a proxy) is routed by its path and query", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const port = Number(new URL(baseUrl).port)
+      const listed = parse(yield* exchange(port, `GET http://mzk.example${"/api/v1/keys?limit=5"} HTTP/1.1\r\nHost: mzk.example\r\nConnection: close\r\n\r\n`))
+      expect(listed.status).toBe(401)
+      expect(listed.json.error.code).toBe("invalid_api_key")
+      const unknown = parse(yield* exchange(port, "GET http://mzk.example/nowhere HTTP/1.1\r\nHost: mzk.example\r\nConnection: close\r\n\r\n"))
+      expect(unknown.status).toBe(404)
+      expect(unknown.json.error.code).toBe("not_found")
+    }), 30_000)
+
   it.scopedLive("a chunked body over 1 MiB gets its 413 envelope, not a connection reset", () =>
     Effect.gen(function*() {
       const { baseUrl, context } = yield* startServer()
