@@ -10,6 +10,36 @@ export const WORK_CHANNELS = { proofs: "mzk_proofs", deliveries: "mzk_deliveries
 export type WorkChannel = keyof typeof WORK_CHANNELS
 
 /**
+ * A statement built with Kysely once, from named placeholders, and run many times with values:
+ * what the repositories use for the queries every request makes, so a request pays neither
+ * Kysely's builder nor its compiler (about 9 µs a query in the server, measured).
+ */
+export interface Statement<P, R> {
+  readonly execute: (params: P) => Effect.Effect<QueryResult<R>, StorageError>
+  readonly rows: (params: P) => Effect.Effect<Array<R>, StorageError>
+  readonly first: (params: P) => Effect.Effect<Option.Option<R>, StorageError>
+  readonly affected: (params: P) => Effect.Effect<number, StorageError>
+}
+
+/**
+ * Stands in for one named value while a statement is built. The values a statement takes must be
+ * scalars placed where Kysely makes a parameter (`where`, `set`, `values`, `limit`): a placeholder
+ * cannot change the SQL, so a list for `in`, an optional filter or arithmetic on a value need a
+ * query built per call instead. Arithmetic or string use fails loudly rather than compiling wrong.
+ */
+class Placeholder {
+  constructor(readonly name: string) {}
+  [Symbol.toPrimitive](): never {
+    throw new Error(`Statement parameter ${this.name} is a placeholder: compute values before passing them in`)
+  }
+}
+
+const placeholders = new Proxy({}, { get: (_, name) => new Placeholder(String(name)) })
+
+/** Where each compiled parameter comes from: a named value, or a constant of the statement. */
+type Slot = { readonly name: string } | { readonly value: unknown }
+
+/**
  * One database handle plus the transaction the current fiber is in, if any. Repositories run every
  * query through `query`, so a call made inside `transaction` joins it without being told.
  */
@@ -30,6 +60,13 @@ export interface SqlConnection {
   /** `execute`, then how many rows it inserted, updated or deleted. */
   readonly affected: (build: (db: Executor) => Compilable<unknown>) => Effect.Effect<number, StorageError>
   /**
+   * Compiles `build` once, with placeholders for the named values of `P`, into a `Statement` whose
+   * runs only bind values (see `Placeholder` for what a statement may take).
+   */
+  readonly statement: <P extends Record<string, unknown>, R>(
+    build: (db: Kysely<Database>, params: P) => Compilable<R>
+  ) => Statement<P, R>
+  /**
    * Tells other processes that work was written (Postgres `NOTIFY`; nothing on SQLite, where one
    * process owns the file). Inside a transaction the notice goes out only if and when it commits.
    */
@@ -39,6 +76,11 @@ export interface SqlConnection {
   /** `Transactor.afterCommit`: after the outermost `transaction` commits, or at once outside one. */
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
 }
+
+// What `rows`, `first` and `affected` take from a result, for built queries and statements alike.
+const rowsOf = <R>(result: QueryResult<R>) => result.rows
+const firstOf = <R>(result: QueryResult<R>) => Option.fromNullable(result.rows[0])
+const affectedOf = (result: QueryResult<unknown>) => Number(result.numAffectedRows ?? 0n)
 
 const storageError = (cause: unknown) => new StorageError({ message: "The database did not complete the operation", cause })
 
@@ -68,13 +110,14 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
   const current = FiberRef.unsafeMake<Option.Option<OpenTransaction>>(Option.none())
   const hooks = makeCommitHooks()
 
-  const execute = <R>(build: (db: Executor) => Compilable<R>): Effect.Effect<QueryResult<R>, StorageError> =>
+  /** Runs what `compile` gives, in the caller's transaction if it is in one. */
+  const run = <R>(compile: (executor: Executor) => CompiledQuery<R>): Effect.Effect<QueryResult<R>, StorageError> =>
     Effect.withFiberRuntime((fiber) => {
       const trx = fiber.getFiberRef(current)
       const executor = Option.isSome(trx) ? trx.value.executor : db
       let compiled: CompiledQuery<R>
       try {
-        compiled = build(executor).compile()
+        compiled = compile(executor)
         // A fiber forked inside a transaction may outlive it: it has joined only while that is open.
         const now = sync?.executeNow(compiled, Option.isSome(trx) && trx.value.isOpen())
         if (now !== undefined) return Effect.succeed(now as QueryResult<R>)
@@ -83,6 +126,33 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
       }
       return Effect.tryPromise({ try: () => executor.executeQuery(compiled), catch: storageError })
     })
+
+  const execute = <R>(build: (db: Executor) => Compilable<R>) => run((executor) => build(executor).compile())
+
+  const statement = <P extends Record<string, unknown>, R>(
+    build: (db: Kysely<Database>, params: P) => Compilable<R>
+  ): Statement<P, R> => {
+    // The SQL is the same on the root handle and in a transaction; only where it runs differs.
+    const template = build(db, placeholders as P).compile()
+    const slots: ReadonlyArray<Slot> = template.parameters.map((value) =>
+      value instanceof Placeholder ? { name: value.name } : { value }
+    )
+    const bind = (params: P): CompiledQuery<R> => {
+      const parameters = new Array<unknown>(slots.length)
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i]!
+        parameters[i] = "name" in slot ? params[slot.name] : slot.value
+      }
+      return { ...template, parameters }
+    }
+    const executeWith = (params: P) => run(() => bind(params))
+    return {
+      execute: executeWith,
+      rows: (params) => Effect.map(executeWith(params), rowsOf),
+      first: (params) => Effect.map(executeWith(params), firstOf),
+      affected: (params) => Effect.map(executeWith(params), affectedOf)
+    }
+  }
 
   /**
    * SQLite, connection free: begin, run the body and commit in the same steps, so the connection is
@@ -146,9 +216,10 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     db,
     query,
     execute,
-    rows: (build) => Effect.map(execute(build), (result) => result.rows),
-    first: (build) => Effect.map(execute(build), (result) => Option.fromNullable(result.rows[0])),
-    affected: (build) => Effect.map(execute(build), (result) => Number(result.numAffectedRows ?? 0n)),
+    rows: (build) => Effect.map(execute(build), rowsOf),
+    first: (build) => Effect.map(execute(build), firstOf),
+    affected: (build) => Effect.map(execute(build), affectedOf),
+    statement,
     transaction,
     announce,
     afterCommit: hooks.afterCommit

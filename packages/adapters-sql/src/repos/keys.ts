@@ -7,8 +7,16 @@ import { insertUnderAccountLimit } from "./accountLimit.js"
 
 const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({ ...row, scopes: JSON.parse(row.scopes) }) as ApiKeyRecord
 
-export const sqlKeys = (conn: SqlConnection) =>
-  KeysRepo.of({
+export const sqlKeys = (conn: SqlConnection) => {
+  const byHash = conn.statement((db, $: { hash: string }) => db.selectFrom("api_keys").selectAll().where("hash", "=", $.hash))
+  const active = conn.statement((db, $: { accountId: string }) =>
+    db.selectFrom("api_keys").selectAll().where("account_id", "=", $.accountId).where("revoked_at", "is", null).orderBy("id")
+  )
+  const touch = conn.statement((db, $: { id: string; at: string; staleBefore: string }) =>
+    db.updateTable("api_keys").set({ last_used_at: $.at }).where("id", "=", $.id)
+      .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", $.staleBefore)]))
+  )
+  return KeysRepo.of({
     insert: (key, { maxActive }) =>
       insertUnderAccountLimit(conn, {
         accountId: key.account_id,
@@ -19,21 +27,14 @@ export const sqlKeys = (conn: SqlConnection) =>
         insert: (db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }),
         full: () => new KeyLimitReached({ message: `An account may hold at most ${maxActive} active keys` })
       }),
-    findByHash: (hash) =>
-      conn.first((db) => db.selectFrom("api_keys").selectAll().where("hash", "=", hash)).pipe(Effect.map(Option.map(toRecord))),
-    listActive: (accountId) =>
-      conn.rows((db) =>
-        db.selectFrom("api_keys").selectAll().where("account_id", "=", accountId).where("revoked_at", "is", null).orderBy("id")
-      ).pipe(Effect.map((rows) => rows.map(toRecord))),
+    findByHash: (hash) => byHash.first({ hash }).pipe(Effect.map(Option.map(toRecord))),
+    listActive: (accountId) => active.rows({ accountId }).pipe(Effect.map((rows) => rows.map(toRecord))),
     revoke: (accountId, id, at) =>
       conn.first((db) =>
         db.updateTable("api_keys").set({ revoked_at: at })
           .where("id", "=", id).where("account_id", "=", accountId).where("revoked_at", "is", null)
           .returningAll()
       ).pipe(Effect.map(Option.map(toRecord))),
-    touch: (id, at, staleBefore) =>
-      conn.affected((db) =>
-        db.updateTable("api_keys").set({ last_used_at: at }).where("id", "=", id)
-          .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", staleBefore)]))
-      ).pipe(Effect.map((count) => count > 0))
+    touch: (id, at, staleBefore) => touch.affected({ id, at, staleBefore }).pipe(Effect.map((count) => count > 0))
   })
+}

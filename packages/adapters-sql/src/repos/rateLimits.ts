@@ -7,19 +7,38 @@ import type { SqlConnection } from "../connection.js"
  * rows in bucket order (a fixed order, so two requests never wait on each other in a cycle), decide
  * in code, then write. A refused request writes nothing, so it may run inside a caller's transaction.
  */
-export const sqlRateLimits = (conn: SqlConnection) =>
-  RateLimitsRepo.of({
+export const sqlRateLimits = (conn: SqlConnection) => {
+  const postgres = conn.dialect === "postgres"
+  const update = conn.statement((db, $: { bucket: string; window_start: number; count: number }) =>
+    db.updateTable("rate_counters").set({ window_start: $.window_start, count: $.count }).where("bucket", "=", $.bucket)
+  )
+  /** The statements for `n` buckets (`b0`, `b1`, …), made once per count: requests charge one or two. */
+  const forCount = new Map<number, ReturnType<typeof statementsFor>>()
+  const statementsFor = (n: number) => {
+    const names = Array.from({ length: n }, (_, i) => `b${i}`)
+    type Names = Record<string, string>
+    return {
+      names,
+      ensure: conn.statement((db, $: Names) =>
+        db.insertInto("rate_counters").values(names.map((name) => ({ bucket: $[name]!, window_start: 0, count: 0 })))
+          .onConflict((oc) => oc.column("bucket").doNothing())
+      ),
+      lock: conn.statement((db, $: Names) =>
+        db.selectFrom("rate_counters").selectAll().where("bucket", "in", names.map((name) => $[name]!)).orderBy("bucket")
+          .$if(postgres, (q) => q.forUpdate())
+      )
+    }
+  }
+
+  return RateLimitsRepo.of({
     consume: (buckets) =>
       conn.transaction(Effect.gen(function*() {
-        const names = [...new Set(buckets.map((b) => b.bucket))].sort()
-        yield* conn.execute((db) =>
-          db.insertInto("rate_counters").values(names.map((bucket) => ({ bucket, window_start: 0, count: 0 })))
-            .onConflict((oc) => oc.column("bucket").doNothing())
-        )
-        const rows = yield* conn.rows((db) =>
-          db.selectFrom("rate_counters").selectAll().where("bucket", "in", names).orderBy("bucket")
-            .$if(conn.dialect === "postgres", (q) => q.forUpdate())
-        )
+        const sorted = [...new Set(buckets.map((b) => b.bucket))].sort()
+        let statements = forCount.get(sorted.length)
+        if (statements === undefined) forCount.set(sorted.length, statements = statementsFor(sorted.length))
+        const params = Object.fromEntries(statements.names.map((name, i) => [name, sorted[i]!]))
+        yield* statements.ensure.execute(params)
+        const rows = yield* statements.lock.rows(params)
         const stored = new Map(rows.map((row) => [row.bucket, { window_start: Number(row.window_start), count: row.count }]))
         const current = buckets.map((b) => {
           const row = stored.get(b.bucket)!
@@ -32,11 +51,9 @@ export const sqlRateLimits = (conn: SqlConnection) =>
         for (const [i, b] of buckets.entries()) {
           const count = current[i]! + b.cost
           counts.push(count)
-          const windowStart = Math.max(b.window_start, stored.get(b.bucket)!.window_start)
-          yield* conn.execute((db) =>
-            db.updateTable("rate_counters").set({ window_start: windowStart, count }).where("bucket", "=", b.bucket)
-          )
+          yield* update.execute({ bucket: b.bucket, window_start: Math.max(b.window_start, stored.get(b.bucket)!.window_start), count })
         }
         return { admitted, counts }
       }))
   })
+}
