@@ -20,7 +20,7 @@ import {
   type ErrorTag,
   finish,
   header,
-  jsonResponse,
+  JSON_HEADERS,
   makeRequestId,
   MAX_BODY_BYTES,
   type MzkRequest,
@@ -28,6 +28,7 @@ import {
   precheck,
   type RequestNotes
 } from "./requestPipeline.js"
+import { makeResponseBody } from "./responseBody.js"
 import { makeRouter } from "./routes.js"
 
 /** Serves one request: never fails; every error is an envelope response. */
@@ -44,7 +45,7 @@ interface EndpointRoute {
   readonly decodePath: Decode | undefined
   readonly decodeUrlParams: Decode | undefined
   readonly decodePayload: Decode | undefined
-  readonly encodeSuccess: Decode
+  readonly successBody: (value: unknown) => string
   readonly status: number
   readonly empty: boolean
   readonly handler: HandlerItem["handler"]
@@ -77,7 +78,7 @@ const endpointRoute = ({ endpoint, group, handler }: HandlerItem): EndpointRoute
     // Every query parameter of MzkApi is one string; a repeated key arrives as an array and fails it.
     decodeUrlParams: optionalDecoder(endpoint.urlParamsSchema),
     decodePayload: optionalDecoder(endpoint.payloadSchema),
-    encodeSuccess: Schema.encode(endpoint.successSchema as Schema.Schema<unknown, unknown>) as Decode,
+    successBody: makeResponseBody(endpoint.successSchema),
     status: HttpApiSchema.getStatusSuccess(endpoint.successSchema),
     empty: HttpApiSchema.isVoid(endpoint.successSchema.ast),
     handler
@@ -197,8 +198,7 @@ export const makeDispatcher = Effect.gen(function*() {
         ? Effect.provideService(run, CurrentPrincipal, principal.value)
         : (run as Effect.Effect<unknown, unknown>)
       if (endpoint.empty) return { status: endpoint.status, headers: {}, body: undefined } satisfies MzkResponse
-      const encoded = yield* Effect.orDie(endpoint.encodeSuccess(value))
-      return jsonResponse(endpoint.status, encoded)
+      return { status: endpoint.status, headers: JSON_HEADERS, body: endpoint.successBody(value) } satisfies MzkResponse
     }).pipe(Effect.catchIf(ParseResult.isParseError, invalidRequestFrom))
 
   const dispatch: Dispatch = (request) =>
