@@ -1,7 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { Effect, Redacted } from "effect"
 import { crc32 } from "./internal/crc32.js"
-import { BASE62_CHARS, base62, bytesToBigInt, hex } from "./internal/encoding.js"
+import { BASE62_CHARS, base62, base62Digits, bytesToBigInt, hex } from "./internal/encoding.js"
 import { Entropy } from "./ports/entropy.js"
 
 /**
@@ -16,7 +16,8 @@ const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}(${BASE62_CHARS}{${RANDOM_LENGTH}}
 /** How many characters of the random part the display prefix shows. */
 const DISPLAY_CHARS = 6
 
-const checksumOf = (random: string): string => base62(BigInt(crc32(random)), CHECKSUM_LENGTH)
+// A CRC-32 is below 62^6, so six digits always hold it.
+const checksumOf = (random: string): string => base62Digits(crc32(random), CHECKSUM_LENGTH)
 
 /** A new raw key, wrapped in `Redacted` so it cannot slip into a log by accident. */
 export const generateApiKey: Effect.Effect<Redacted.Redacted<string>, never, Entropy> = Effect.gen(function*() {

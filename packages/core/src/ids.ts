@@ -1,5 +1,5 @@
 import { Clock, Effect, Schema } from "effect"
-import { BASE32_CHARS, base32, bytesToBigInt } from "./internal/encoding.js"
+import { BASE32_CHARS, base32Digits } from "./internal/encoding.js"
 import { Entropy } from "./ports/entropy.js"
 
 /**
@@ -56,18 +56,39 @@ interface IdTypes {
 }
 
 const MAX_MILLIS = 2 ** 48 - 1
-const MAX_RANDOM = 2n ** 80n - 1n
+const HALF = 2 ** 40
+
+/**
+ * The 80 random bits of an id as two 40-bit halves, most significant first: plain numbers, since
+ * BigInt arithmetic on every id (one per request, for its `Request-Id`) was a measurable cost.
+ */
+export type RandomBits = readonly [high: number, low: number]
+
+/** The next value of `bits` (monotonic mode), or undefined when all 80 bits are already set. */
+const increment = ([high, low]: RandomBits): RandomBits | undefined =>
+  low + 1 < HALF ? [high, low + 1] : high + 1 < HALF ? [high + 1, 0] : undefined
+
+/** Ten bytes → two 40-bit halves. */
+export const randomBitsFrom = (bytes: Uint8Array, at = 0): RandomBits => {
+  let high = 0
+  let low = 0
+  for (let i = 0; i < 5; i++) {
+    high = high * 256 + bytes[at + i]!
+    low = low * 256 + bytes[at + 5 + i]!
+  }
+  return [high, low]
+}
 
 /**
  * The last id's time and random part per `Entropy` instance. Within one millisecond the random
  * part counts up (ULID's monotonic mode), so ids made in order sort in order even under a
  * `TestClock` that stands still. Keyed by the instance, so each seeded test entropy starts afresh.
  */
-const lastIssued = new WeakMap<object, { millis: number; random: bigint }>()
+const lastIssued = new WeakMap<object, { millis: number; random: RandomBits }>()
 
 /** The id of a kind for a time and 80 random bits. */
-export const formatId = <K extends IdKind>(kind: K, millis: number, random: bigint): IdTypes[K] =>
-  `${ID_PREFIXES[kind]}_${base32(BigInt(Math.min(Math.max(0, millis), MAX_MILLIS)), 10)}${base32(random, 16)}` as IdTypes[K]
+export const formatId = <K extends IdKind>(kind: K, millis: number, [high, low]: RandomBits): IdTypes[K] =>
+  `${ID_PREFIXES[kind]}_${base32Digits(Math.min(Math.max(0, millis), MAX_MILLIS), 10)}${base32Digits(high, 8)}${base32Digits(low, 8)}` as IdTypes[K]
 
 /** A fresh id of the given kind, from `Clock` and `Entropy`. */
 export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], never, Entropy> =>
@@ -75,9 +96,8 @@ export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], nev
     const millis = Math.min(Math.max(0, yield* Clock.currentTimeMillis), MAX_MILLIS)
     const entropy = yield* Entropy
     const last = lastIssued.get(entropy)
-    const random = last !== undefined && last.millis === millis && last.random < MAX_RANDOM
-      ? last.random + 1n
-      : bytesToBigInt(yield* entropy.bytes(10))
+    const next = last !== undefined && last.millis === millis ? increment(last.random) : undefined
+    const random = next ?? randomBitsFrom(yield* entropy.bytes(10))
     lastIssued.set(entropy, { millis, random })
     return formatId(kind, millis, random)
   })

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AccountId, formatId, ID_PREFIXES, KeyId, makeId, now, Timestamp } from "@mzk/core"
+import { AccountId, Entropy, formatId, ID_PREFIXES, KeyId, makeId, now, type RandomBits, Timestamp } from "@mzk/core"
 import fc from "fast-check"
 import { SeededEntropy } from "@mzk/testkit"
 import { Effect, Schema, TestClock } from "effect"
+
+const bits = (random: bigint): RandomBits => [Number(random >> 40n), Number(random & (2n ** 40n - 1n))]
 
 describe("ids and timestamps", () => {
   it.effect("every kind carries the spec's prefix and validates against its own schema only", () =>
@@ -30,16 +32,28 @@ describe("ids and timestamps", () => {
   it("an id spells 48 bits of milliseconds then 80 random bits in Crockford base32, most significant first", () => {
     const digits = "0123456789abcdefghjkmnpqrstvwxyz"
     const read = (text: string) => [...text].reduce((n, c) => n * 32n + BigInt(digits.indexOf(c)), 0n)
-    expect(formatId("proof", 0, 0n)).toBe(`proof_${"0".repeat(26)}`)
-    expect(formatId("proof", 2 ** 48 - 1, 2n ** 80n - 1n)).toBe(`proof_7${"z".repeat(25)}`)
-    expect(formatId("proof", 0, 1n << 50n)).toBe(`proof_${"0".repeat(10)}000001${"0".repeat(10)}`)
+    expect(formatId("proof", 0, bits(0n))).toBe(`proof_${"0".repeat(26)}`)
+    expect(formatId("proof", 2 ** 48 - 1, bits(2n ** 80n - 1n))).toBe(`proof_7${"z".repeat(25)}`)
+    expect(formatId("proof", 0, bits(1n << 50n))).toBe(`proof_${"0".repeat(10)}000001${"0".repeat(10)}`)
     fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.bigInt(0n, 2n ** 80n - 1n), (millis, random) => {
-      const id = formatId("key", millis, random)
+      const id = formatId("key", millis, bits(random))
       expect(id).toMatch(/^key_[0-9a-hjkmnp-tv-z]{26}$/)
       expect(read(id.slice(4, 14))).toBe(BigInt(millis))
       expect(read(id.slice(14))).toBe(random)
     }))
   })
+
+  it.effect("ids made within one millisecond count up, carrying across the halves of the random part", () =>
+    Effect.gen(function*() {
+      const ids: Array<string> = []
+      for (let i = 0; i < 4; i++) ids.push(yield* makeId("proof"))
+      expect([...ids].sort()).toEqual(ids)
+      expect(new Set(ids).size).toBe(4)
+      // The first id's random part is 2^40 - 2: its low half overflows on the second increment.
+      expect(ids.map((id) => id.slice(16))).toEqual(["00000000zzzzzzzy", "00000000zzzzzzzz", "0000000100000000", "0000000100000001"])
+    }).pipe(Effect.provideService(Entropy, {
+      bytes: (length) => Effect.succeed(Uint8Array.from({ length }, (_, i) => (i < 5 ? 0 : i < 9 ? 255 : 254)))
+    })))
 
   it.effect("timestamps are ISO 8601 UTC with milliseconds, read from the Clock", () =>
     Effect.gen(function*() {

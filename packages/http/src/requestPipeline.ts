@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorDetail, formatId, type RateLimitWindow } from "@mzk/core"
+import { ERROR_CODES, type ErrorDetail, formatId, type RandomBits, randomBitsFrom, type RateLimitWindow } from "@mzk/core"
 import { Effect, FiberRef } from "effect"
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -41,15 +41,14 @@ export const CurrentRequestNotes = FiberRef.unsafeMake<RequestNotes>({})
 const POOL_BYTES = 4096
 let pool = new Uint8Array(0)
 let poolAt = POOL_BYTES
-const randomBits80 = (): bigint => {
+const randomBits80 = (): RandomBits => {
   if (poolAt + 10 > pool.length) {
     pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL_BYTES))
     poolAt = 0
   }
-  let random = 0n
-  for (let i = poolAt; i < poolAt + 10; i++) random = (random << 8n) | BigInt(pool[i]!)
+  const bits = randomBitsFrom(pool, poolAt)
   poolAt += 10
-  return random
+  return bits
 }
 
 /**

@@ -20,21 +20,19 @@ export const bytesToBigInt = (bytes: Uint8Array): bigint => {
   return value
 }
 
-const base32Small = (value: number, width: number): string => {
+/** Fixed-width Crockford base32 of a non-negative integer below 2^(5·width), width at most 10. */
+export const base32Digits = (value: number, width: number): string => {
   let out = ""
   for (let i = width - 1; i >= 0; i--) out += BASE32[Math.floor(value / 2 ** (5 * i)) % 32]!
   return out
 }
 
-/**
- * Fixed-width Crockford base32 of the low 5·width bits of a non-negative integer. Works on numbers
- * ten characters (50 bits) at a time: every id is encoded with it, and per-digit BigInt arithmetic
- * was a measurable part of a request.
- */
-export const base32 = (value: bigint, width: number): string =>
-  width <= 10
-    ? base32Small(Number(BigInt.asUintN(5 * width, value)), width)
-    : base32(value >> 50n, width - 10) + base32Small(Number(BigInt.asUintN(50, value)), 10)
+/** Fixed-width base62 of a non-negative safe integer, left-padded with "0". */
+export const base62Digits = (value: number, width: number): string => {
+  let out = ""
+  for (let rest = value; out.length < width; rest = Math.floor(rest / 62)) out = BASE62[rest % 62]! + out
+  return out
+}
 
 export const BASE62_CHARS = "[0-9A-Za-z]"
 export const BASE32_CHARS = "[0-9a-hjkmnp-tv-z]"
