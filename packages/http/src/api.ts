@@ -5,7 +5,6 @@ import {
   CreateProofInput,
   CreateWebhookInput,
   DeliveryAttempt,
-  type Principal,
   Proof,
   ProofBatch,
   ProofStatus,
@@ -13,7 +12,7 @@ import {
   UpdateWebhookInput,
   Webhook
 } from "@mzk/core"
-import { Context, Schema } from "effect"
+import { Schema } from "effect"
 import {
   InsufficientScopeWire,
   InternalErrorWire,
@@ -37,11 +36,8 @@ import {
 /** Request bodies refuse unknown fields and report every problem, not just the first. */
 const strictBody = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
 
-export class CurrentPrincipal extends Context.Tag("@mzk/http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
-
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@mzk/http/Authentication", {
   failure: Schema.Union(InvalidApiKeyWire, StorageErrorWire),
-  provides: CurrentPrincipal,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 

@@ -8,14 +8,14 @@ import {
   ServiceUnavailable
 } from "@mzk/core"
 import { Cause, Effect, Option, ParseResult, Redacted, Schema } from "effect"
-import { Authentication, CurrentPrincipal, MzkApi } from "./api.js"
+import { Authentication, MzkApi } from "./api.js"
 import { DOCS_PATH, docsPage, OPENAPI_PATH, openApiDocument } from "./docs.js"
 import { CircuitsHandlers, ProofsHandlers } from "./handlers/proofs.js"
 import type { HandlerItem } from "./handlers/implement.js"
 import { KeysHandlers } from "./handlers/keys.js"
 import { WebhooksHandlers } from "./handlers/webhooks.js"
 import {
-  CurrentRequestNotes,
+  CurrentRequest,
   errorResponse,
   type ErrorTag,
   finish,
@@ -26,7 +26,7 @@ import {
   type MzkRequest,
   type MzkResponse,
   precheck,
-  type RequestNotes
+  type RequestState
 } from "./requestPipeline.js"
 import { makeResponseBody } from "./responseBody.js"
 import { makeRouter } from "./routes.js"
@@ -184,19 +184,16 @@ export const makeDispatcher = Effect.gen(function*() {
     { _tag: "Static", method: "GET", path: DOCS_PATH, response: docs }
   ])
 
-  const serve = (endpoint: EndpointRoute, params: Record<string, string>, search: string, request: MzkRequest) =>
+  const serve = (endpoint: EndpointRoute, params: Record<string, string>, search: string, request: MzkRequest, state: RequestState) =>
     Effect.gen(function*() {
-      const principal = endpoint.secured
-        ? Option.some(yield* authenticate(Redacted.make((header(request, "authorization") ?? "").slice(BEARER.length))))
-        : Option.none()
+      if (endpoint.secured) {
+        state.principal = yield* authenticate(Redacted.make((header(request, "authorization") ?? "").slice(BEARER.length)))
+      }
       const input: { -readonly [K in keyof Input]: Input[K] } = {}
       if (endpoint.decodePath !== undefined) input.path = yield* endpoint.decodePath(params)
       if (endpoint.decodePayload !== undefined) input.payload = yield* Effect.flatMap(readJson(request), endpoint.decodePayload)
       if (endpoint.decodeUrlParams !== undefined) input.urlParams = yield* endpoint.decodeUrlParams(queryParams(search))
-      const run = endpoint.handler(input) as Effect.Effect<unknown, unknown, CurrentPrincipal>
-      const value = yield* Option.isSome(principal)
-        ? Effect.provideService(run, CurrentPrincipal, principal.value)
-        : (run as Effect.Effect<unknown, unknown>)
+      const value = yield* (endpoint.handler(input) as Effect.Effect<unknown, unknown>)
       if (endpoint.empty) return { status: endpoint.status, headers: {}, body: undefined } satisfies MzkResponse
       return { status: endpoint.status, headers: JSON_HEADERS, body: endpoint.successBody(value) } satisfies MzkResponse
     }).pipe(Effect.catchIf(ParseResult.isParseError, invalidRequestFrom))
@@ -204,9 +201,9 @@ export const makeDispatcher = Effect.gen(function*() {
   const dispatch: Dispatch = (request) =>
     Effect.gen(function*() {
       const requestId = yield* makeRequestId
-      const notes: RequestNotes = {}
+      const state: RequestState = { principal: undefined }
       const early = precheck(request, requestId)
-      if (early !== undefined) return finish(early, requestId, notes)
+      if (early !== undefined) return finish(early, requestId, state)
       const target = requestTarget(request.url)
       const queryAt = target.indexOf("?")
       const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
@@ -218,12 +215,12 @@ export const makeDispatcher = Effect.gen(function*() {
         ? errorResponse("MethodNotAllowed", `${request.method} is not allowed on ${pathname}; allowed: ${match.allowed.join(", ")}`, requestId)
         : match.route._tag === "Static"
         ? yield* match.route.response
-        : yield* serve(match.route, match.params as Record<string, string>, search, request).pipe(
-          Effect.locally(CurrentRequestNotes, notes),
+        : yield* serve(match.route, match.params as Record<string, string>, search, request, state).pipe(
+          Effect.locally(CurrentRequest, state),
           Effect.catchAllCause((cause) => recover(cause, requestId))
         )
       const allow = match._tag === "MethodNotAllowed" ? { allow: match.allowed.join(", ") } : {}
-      return finish({ ...response, headers: { ...response.headers, ...allow } }, requestId, notes)
+      return finish({ ...response, headers: { ...response.headers, ...allow } }, requestId, state)
     })
 
   return dispatch

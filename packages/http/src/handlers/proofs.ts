@@ -1,19 +1,18 @@
-import { CircuitCatalog, NotFound, Proofs, requireScope } from "@mzk/core"
+import { CircuitCatalog, NotFound, Proofs } from "@mzk/core"
 import { Effect, Option } from "effect"
-import { CurrentPrincipal } from "../api.js"
 import { implement } from "./implement.js"
 import { metered } from "./meter.js"
+import { authorized } from "./principal.js"
 
 export const ProofsHandlers = implement("proofs", (handlers) =>
   Effect.gen(function*() {
     const proofs = yield* Proofs
-    const principal = (scope: "proofs:read" | "proofs:write") => Effect.tap(CurrentPrincipal, (p) => requireScope(p, scope))
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(principal("proofs:write"), (p) => metered(proofs.create(p, payload))))
-      .handle("createBatch", ({ payload }) => Effect.flatMap(principal("proofs:write"), (p) => metered(proofs.createBatch(p, payload))))
-      .handle("list", ({ urlParams }) => Effect.flatMap(principal("proofs:read"), (p) => proofs.list(p.account_id, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(principal("proofs:read"), (p) => proofs.get(p.account_id, path.id)))
-      .handle("verify", ({ path }) => Effect.flatMap(principal("proofs:read"), (p) => metered(proofs.verify(p, path.id))))
+      .handle("create", ({ payload }) => Effect.flatMap(authorized("proofs:write"), (p) => metered(proofs.create(p, payload))))
+      .handle("createBatch", ({ payload }) => Effect.flatMap(authorized("proofs:write"), (p) => metered(proofs.createBatch(p, payload))))
+      .handle("list", ({ urlParams }) => Effect.flatMap(authorized("proofs:read"), (p) => proofs.list(p.account_id, urlParams)))
+      .handle("get", ({ path }) => Effect.flatMap(authorized("proofs:read"), (p) => proofs.get(p.account_id, path.id)))
+      .handle("verify", ({ path }) => Effect.flatMap(authorized("proofs:read"), (p) => metered(proofs.verify(p, path.id))))
   }))
 
 export const CircuitsHandlers = implement("circuits", (handlers) =>
