@@ -90,14 +90,22 @@ const lastIssued = new WeakMap<object, { millis: number; random: RandomBits }>()
 export const formatId = <K extends IdKind>(kind: K, millis: number, [high, low]: RandomBits): IdTypes[K] =>
   `${ID_PREFIXES[kind]}_${base32Digits(Math.min(Math.max(0, millis), MAX_MILLIS), 10)}${base32Digits(high, 8)}${base32Digits(low, 8)}` as IdTypes[K]
 
-/** A fresh id of the given kind, from `Clock` and `Entropy`. */
-export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], never, Entropy> =>
-  Effect.gen(function*() {
-    const millis = Math.min(Math.max(0, yield* Clock.currentTimeMillis), MAX_MILLIS)
-    const entropy = yield* Entropy
+/**
+ * Fresh ids from one `Entropy` and `Clock`: what services use over the entropy they captured when
+ * built (providing it per call copied the whole service context each time).
+ */
+export const idMaker = (entropy: Entropy["Type"]) => <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K]> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const millis = Math.min(Math.max(0, now), MAX_MILLIS)
     const last = lastIssued.get(entropy)
     const next = last !== undefined && last.millis === millis ? increment(last.random) : undefined
-    const random = next ?? randomBitsFrom(yield* entropy.bytes(10))
-    lastIssued.set(entropy, { millis, random })
-    return formatId(kind, millis, random)
+    const issue = (random: RandomBits) => {
+      lastIssued.set(entropy, { millis, random })
+      return formatId(kind, millis, random)
+    }
+    return next !== undefined ? Effect.succeed(issue(next)) : Effect.map(entropy.bytes(10), (bytes) => issue(randomBitsFrom(bytes)))
   })
+
+/** A fresh id of the given kind, from `Clock` and the `Entropy` in context. */
+export const makeId = <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K], never, Entropy> =>
+  Effect.flatMap(Entropy, (entropy) => idMaker(entropy)(kind))

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { type Account, AccountName } from "../domain/account.js"
 import type { InvalidRequest, StorageError } from "../errors.js"
-import { type AccountId, makeId } from "../ids.js"
+import { type AccountId, idMaker } from "../ids.js"
 import { Entropy } from "../ports/entropy.js"
 import { AccountsRepo } from "../ports/storage.js"
 import { now } from "../time.js"
@@ -18,15 +18,15 @@ export class Accounts extends Context.Tag("@mzk/core/Accounts")<Accounts, {
     this,
     Effect.gen(function*() {
       const repo = yield* AccountsRepo
-      const entropy = yield* Entropy
+      const newId = idMaker(yield* Entropy)
       return {
         create: (input) =>
           Effect.gen(function*() {
             const { name } = yield* decodeCreate(input)
-            const account: Account = { id: yield* makeId("account"), name, created_at: yield* now }
+            const account: Account = { id: yield* newId("account"), name, created_at: yield* now }
             yield* repo.insert(account)
             return account
-          }).pipe(Effect.provideService(Entropy, entropy)),
+          }),
         get: repo.get
       }
     })

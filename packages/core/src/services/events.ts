@@ -3,7 +3,7 @@ import type { DeliveryRecord } from "../domain/delivery.js"
 import type { EventRecord, EventType } from "../domain/event.js"
 import type { EventData } from "../domain/eventData.js"
 import type { StorageError } from "../errors.js"
-import { type AccountId, makeId } from "../ids.js"
+import { type AccountId, idMaker } from "../ids.js"
 import { Entropy } from "../ports/entropy.js"
 import { DeliveriesRepo, EventsRepo, Transactor, WebhooksRepo } from "../ports/storage.js"
 import { now } from "../time.js"
@@ -24,7 +24,7 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
       const events = yield* EventsRepo
       const webhooks = yield* WebhooksRepo
       const deliveries = yield* DeliveriesRepo
-      const entropy = yield* Entropy
+      const newId = idMaker(yield* Entropy)
       // Optional so an Events layer built without a delivery engine in mind still works.
       const wakeup = yield* Effect.serviceOption(DeliveryWakeup)
 
@@ -32,7 +32,7 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
         tx.transaction(Effect.gen(function*() {
           const createdAt = yield* now
           const event: EventRecord = {
-            id: yield* makeId("event"),
+            id: yield* newId("event"),
             account_id: accountId,
             type,
             created_at: createdAt,
@@ -44,7 +44,7 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
             const rows: Array<DeliveryRecord> = []
             for (const webhook of targets) {
               rows.push({
-                id: yield* makeId("delivery"),
+                id: yield* newId("delivery"),
                 account_id: accountId,
                 event_id: event.id,
                 webhook_id: webhook.id,
@@ -63,7 +63,7 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
             if (Option.isSome(wakeup)) yield* tx.afterCommit(wakeup.value.notify)
           }
           return event
-        })).pipe(Effect.provideService(Entropy, entropy))
+        }))
 
       return { record }
     })

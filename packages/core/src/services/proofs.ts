@@ -17,7 +17,7 @@ import {
   type RateLimitWindow,
   type StorageError
 } from "../errors.js"
-import { type AccountId, type BatchId, makeId, ProofId } from "../ids.js"
+import { type AccountId, type BatchId, idMaker, ProofId } from "../ids.js"
 import { Limits } from "../limits.js"
 import { decodeProofBlob } from "../proofs/blob.js"
 import { validateProofRequest, type ValidatedProofRequest } from "../proofs/inputs.js"
@@ -90,12 +90,12 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const catalog = yield* CircuitCatalog
       const prover = yield* Prover
       const wakeup = yield* ProofWakeup
-      const entropy = yield* Entropy
+      const newId = idMaker(yield* Entropy)
 
       const toRecord = (accountId: AccountId, batchId: BatchId | null, request: ValidatedProofRequest) =>
         Effect.gen(function*() {
           const record: ProofRecord = {
-            id: yield* makeId("proof"),
+            id: yield* newId("proof"),
             account_id: accountId,
             batch_id: batchId,
             type: request.spec.type,
@@ -132,7 +132,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const record = yield* toRecord(principal.account_id, null, checked.right)
           const rate_limits = yield* enqueue(principal, [record])
           return { value: toProof(record), rate_limits }
-        }).pipe(Effect.provideService(Entropy, entropy))
+        })
 
       const createBatch = (principal: Principal, input: unknown) =>
         Effect.gen(function*() {
@@ -157,12 +157,12 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             })
           )
           if (details.length > 0) return yield* invalid(details)
-          const batchId = yield* makeId("batch")
+          const batchId = yield* newId("batch")
           const records: Array<ProofRecord> = []
           for (const request of valid) records.push(yield* toRecord(principal.account_id, batchId, request))
           const rate_limits = yield* enqueue(principal, records)
           return { value: { batch_id: batchId, proofs: records.map(toProof) }, rate_limits }
-        }).pipe(Effect.provideService(Entropy, entropy))
+        })
 
       const notFound = (id: string) => new ProofNotFound({ message: `No proof ${JSON.stringify(id)} in this account` })
 

@@ -2,7 +2,7 @@ import { Cause, Clock, Context, Effect, FiberSet, Layer, Option } from "effect"
 import type { DeliveryAfterAttempt, DeliveryAttemptRecord, DeliveryErrorClass, DeliveryRecord } from "../domain/delivery.js"
 import { toEnvelope } from "../domain/event.js"
 import type { WebhookRecord } from "../domain/webhook.js"
-import { makeId, type WebhookId } from "../ids.js"
+import { idMaker, type WebhookId } from "../ids.js"
 import { Entropy } from "../ports/entropy.js"
 import { DeliveriesRepo, EventsRepo, Transactor, WebhooksRepo } from "../ports/storage.js"
 import { TransportFailure, WebhookTransport } from "../ports/webhookTransport.js"
@@ -57,7 +57,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
       const tx = yield* Transactor
       const transport = yield* WebhookTransport
       const wakeup = yield* DeliveryWakeup
-      const entropy = yield* Entropy
+      const newId = idMaker(yield* Entropy)
       const fibers = yield* FiberSet.make<void, never>()
 
       const perWebhook = new Map<WebhookId, number>()
@@ -146,7 +146,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             yield* deliveries.cancel(delivery.id, lease, startedAt)
             return
           }
-          const id = `att_${(yield* makeId("delivery")).slice("del_".length)}`
+          const id = `att_${(yield* newId("delivery")).slice("del_".length)}`
           const result = yield* send(webhook.value, JSON.stringify(toEnvelope(event.value)))
           const endMs = yield* Clock.currentTimeMillis
           const ok = result.status !== undefined && result.status >= 200 && result.status < 300
@@ -187,7 +187,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
               Effect.annotateLogs({ webhook_id: delivery.webhook_id, event_id: delivery.event_id })
             )
           }
-        }).pipe(Effect.provideService(Entropy, entropy))
+        })
 
       const start = (delivery: DeliveryRecord) =>
         Effect.suspend(() => {
