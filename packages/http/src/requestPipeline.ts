@@ -86,12 +86,12 @@ export const errorResponse = (
   details?: ReadonlyArray<ErrorDetail>
 ): MzkResponse => jsonResponse(ERROR_CODES[tag].status, errorBody(tag, message, requestId, details))
 
-export const header = (request: MzkRequest, name: string): string | undefined => {
+export const header = (request: Pick<MzkRequest, "headers">, name: string): string | undefined => {
   const value = request.headers[name]
   return typeof value === "string" ? value : value?.[0]
 }
 
-const hasBody = (request: MzkRequest) => {
+const hasBody = (request: Pick<MzkRequest, "headers">) => {
   const length = header(request, "content-length")
   return length !== undefined ? Number(length) > 0 : header(request, "transfer-encoding") !== undefined
 }
@@ -101,6 +101,14 @@ const isJson = (contentType: string | undefined) =>
 
 export const tooLarge = (requestId: string) =>
   errorResponse("PayloadTooLarge", `The request body is over ${MAX_BODY_BYTES} bytes (1 MiB)`, requestId)
+
+/**
+ * True when the request sends a body that `precheck` lets through (JSON, declared length within
+ * 1 MiB or none): a server adapter may read it before dispatching rather than on demand.
+ */
+export const sendsAcceptableBody = (request: Pick<MzkRequest, "headers">): boolean =>
+  hasBody(request) && !(Number(header(request, "content-length") ?? "0") > MAX_BODY_BYTES) &&
+  isJson(header(request, "content-type"))
 
 /** Errors a request can meet before it is routed: too large, not JSON. */
 export const precheck = (request: MzkRequest, requestId: string): MzkResponse | undefined => {
