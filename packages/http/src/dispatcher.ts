@@ -21,7 +21,7 @@ import {
   finish,
   header,
   JSON_HEADERS,
-  makeRequestId,
+  requestIdAt,
   MAX_BODY_BYTES,
   type MzkRequest,
   type MzkResponse,
@@ -184,43 +184,65 @@ export const makeDispatcher = Effect.gen(function*() {
     { _tag: "Static", method: "GET", path: DOCS_PATH, response: docs }
   ])
 
-  const serve = (endpoint: EndpointRoute, params: Record<string, string>, search: string, request: MzkRequest, state: RequestState) =>
-    Effect.gen(function*() {
-      if (endpoint.secured) {
-        state.principal = yield* authenticate(Redacted.make((header(request, "authorization") ?? "").slice(BEARER.length)))
-      }
-      const input: { -readonly [K in keyof Input]: Input[K] } = {}
-      if (endpoint.decodePath !== undefined) input.path = yield* endpoint.decodePath(params)
-      if (endpoint.decodePayload !== undefined) input.payload = yield* Effect.flatMap(readJson(request), endpoint.decodePayload)
-      if (endpoint.decodeUrlParams !== undefined) input.urlParams = yield* endpoint.decodeUrlParams(queryParams(search))
-      const value = yield* (endpoint.handler(input) as Effect.Effect<unknown, unknown>)
-      if (endpoint.empty) return { status: endpoint.status, headers: {}, body: undefined } satisfies MzkResponse
-      return { status: endpoint.status, headers: JSON_HEADERS, body: endpoint.successBody(value) } satisfies MzkResponse
-    }).pipe(Effect.catchIf(ParseResult.isParseError, invalidRequestFrom))
+  /** The endpoint's steps, chained only as far as it has them (every request runs this). */
+  const serve = (
+    endpoint: EndpointRoute,
+    params: Record<string, string>,
+    search: string,
+    request: MzkRequest,
+    state: RequestState
+  ): Effect.Effect<MzkResponse, unknown> => {
+    const input: { -readonly [K in keyof Input]: Input[K] } = {}
+    const steps: Array<Effect.Effect<void, unknown>> = []
+    if (endpoint.secured) {
+      const token = Redacted.make((header(request, "authorization") ?? "").slice(BEARER.length))
+      steps.push(Effect.map(authenticate(token), (principal) => void (state.principal = principal)))
+    }
+    const { decodePath, decodePayload, decodeUrlParams } = endpoint
+    if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
+    if (decodePayload !== undefined) {
+      steps.push(Effect.map(Effect.flatMap(readJson(request), decodePayload), (payload) => void (input.payload = payload)))
+    }
+    if (decodeUrlParams !== undefined) {
+      steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
+    }
+    const answer = Effect.map(
+      Effect.suspend(() => endpoint.handler(input) as Effect.Effect<unknown, unknown>),
+      (value): MzkResponse =>
+        endpoint.empty
+          ? { status: endpoint.status, headers: {}, body: undefined }
+          : { status: endpoint.status, headers: JSON_HEADERS, body: endpoint.successBody(value) }
+    )
+    const all = steps.reduceRight<Effect.Effect<MzkResponse, unknown>>((next, step) => Effect.zipRight(step, next), answer)
+    return Effect.catchIf(all, ParseResult.isParseError, invalidRequestFrom)
+  }
 
   const dispatch: Dispatch = (request) =>
-    Effect.gen(function*() {
-      const requestId = yield* makeRequestId
+    Effect.clockWith((clock) => {
+      const requestId = requestIdAt(clock)
       const state: RequestState = { principal: undefined }
       const early = precheck(request, requestId)
-      if (early !== undefined) return finish(early, requestId, state)
+      if (early !== undefined) return Effect.succeed(finish(early, requestId, state))
       const target = requestTarget(request.url)
       const queryAt = target.indexOf("?")
       const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
       const search = queryAt === -1 ? "" : target.slice(queryAt + 1)
       const match = route(request.method, pathname)
-      const response = match._tag === "NotFound"
-        ? errorResponse("NotFound", `No route ${request.method} ${pathname}`, requestId)
-        : match._tag === "MethodNotAllowed"
-        ? errorResponse("MethodNotAllowed", `${request.method} is not allowed on ${pathname}; allowed: ${match.allowed.join(", ")}`, requestId)
-        : match.route._tag === "Static"
-        ? yield* match.route.response
-        : yield* serve(match.route, match.params as Record<string, string>, search, request, state).pipe(
+      if (match._tag === "NotFound") {
+        return Effect.succeed(finish(errorResponse("NotFound", `No route ${request.method} ${pathname}`, requestId), requestId, state))
+      }
+      if (match._tag === "MethodNotAllowed") {
+        const allowed = match.allowed.join(", ")
+        const refused = errorResponse("MethodNotAllowed", `${request.method} is not allowed on ${pathname}; allowed: ${allowed}`, requestId)
+        return Effect.succeed(finish({ ...refused, headers: { ...refused.headers, allow: allowed } }, requestId, state))
+      }
+      const served = match.route._tag === "Static"
+        ? match.route.response
+        : serve(match.route, match.params as Record<string, string>, search, request, state).pipe(
           Effect.locally(CurrentRequest, state),
           Effect.catchAllCause((cause) => recover(cause, requestId))
         )
-      const allow = match._tag === "MethodNotAllowed" ? { allow: match.allowed.join(", ") } : {}
-      return finish({ ...response, headers: { ...response.headers, ...allow } }, requestId, state)
+      return Effect.map(served, (response) => finish(response, requestId, state))
     })
 
   return dispatch

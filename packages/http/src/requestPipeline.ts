@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorDetail, formatId, type Principal, type RandomBits, randomBitsFrom, type RateLimitWindow } from "@mzk/core"
-import { Effect, FiberRef } from "effect"
+import { type Clock, Effect, FiberRef } from "effect"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -60,9 +60,10 @@ const randomBits80 = (): RandomBits => {
  * bits from Web Crypto. Request ids need uniqueness only, not the `Entropy` port's determinism nor
  * ordering within a millisecond, so they skip both (made on every request, that saves ~10 µs).
  */
-export const makeRequestId: Effect.Effect<string> = Effect.clockWith((clock) =>
-  Effect.sync(() => formatId("request", clock.unsafeCurrentTimeMillis(), randomBits80()))
-)
+export const makeRequestId: Effect.Effect<string> = Effect.clockWith((clock) => Effect.sync(() => requestIdAt(clock)))
+
+/** `makeRequestId` for a caller already holding the fiber's `Clock`. */
+export const requestIdAt = (clock: Clock.Clock): string => formatId("request", clock.unsafeCurrentTimeMillis(), randomBits80())
 
 export type ErrorTag = keyof typeof ERROR_CODES
 

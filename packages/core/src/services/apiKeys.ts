@@ -15,7 +15,7 @@ import { Entropy } from "../ports/entropy.js"
 import { KeysRepo, Transactor } from "../ports/storage.js"
 import type { Principal } from "../principal.js"
 import { SCOPES, type Scope } from "../scopes.js"
-import { millisFromTimestamp, now, timestampFromMillis } from "../time.js"
+import { now, timestampFromMillis } from "../time.js"
 import { decodeInput } from "../validation.js"
 import { Events } from "./events.js"
 
@@ -98,11 +98,12 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
         }).pipe(Effect.provideService(Entropy, entropy))
 
       const list = (accountId: AccountId) =>
-        Effect.gen(function*() {
-          const limits = yield* Limits
-          const active = yield* keys.listActive(accountId)
-          return { keys: active.map(toApiKey), total: active.length, limit: limits.maxActiveKeys }
-        })
+        Effect.flatMap(Limits, (limits) =>
+          Effect.map(keys.listActive(accountId), (active) => ({
+            keys: active.map(toApiKey),
+            total: active.length,
+            limit: limits.maxActiveKeys
+          })))
 
       const notFound = (id: string) => new KeyNotFound({ message: `No active key ${JSON.stringify(id)} in this account` })
 
@@ -116,31 +117,28 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
           }))
           : Effect.fail(notFound(id))
 
-      const authenticate = (token: Redacted.Redacted<string>) =>
-        Effect.gen(function*() {
-          const raw = Redacted.value(token)
-          if (!isWellFormedApiKey(raw)) return yield* invalidKey
-          const found = yield* keys.findByHash(hashApiKey(raw))
-          if (Option.isNone(found) || found.value.revoked_at !== null) return yield* invalidKey
+      // Every authenticated request runs this: written as plain steps, not a generator.
+      const authenticate = (token: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
+        const raw = Redacted.value(token)
+        if (!isWellFormedApiKey(raw)) return Effect.fail(invalidKey)
+        return Effect.flatMap(keys.findByHash(hashApiKey(raw)), (found): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
+          if (Option.isNone(found) || found.value.revoked_at !== null) return Effect.fail(invalidKey)
           const key = found.value
-          yield* touchIfStale(key)
-          return {
-            account_id: key.account_id,
-            scopes: key.scopes,
-            via: { kind: "api_key", key_id: key.id }
-          } satisfies Principal
+          const principal: Principal = { account_id: key.account_id, scopes: key.scopes, via: { kind: "api_key", key_id: key.id } }
+          return Effect.as(touchIfStale(key), principal)
         })
+      }
 
       // Most requests read `last_used_at` and write nothing; the repository's conditional write
       // keeps concurrent requests (and other processes) to one write per interval.
       const touchIfStale = (key: ApiKeyRecord) =>
-        Effect.gen(function*() {
-          const { keyLastUsedIntervalMs } = yield* Limits
-          const at = yield* now
-          const staleBefore = timestampFromMillis(millisFromTimestamp(at) - keyLastUsedIntervalMs + 1)
-          if (key.last_used_at !== null && key.last_used_at >= staleBefore) return
-          yield* keys.touch(key.id, at, staleBefore)
-        })
+        Effect.flatMap(Limits, ({ keyLastUsedIntervalMs }) =>
+          Effect.clockWith((clock) => {
+            const nowMs = clock.unsafeCurrentTimeMillis()
+            const staleBefore = timestampFromMillis(nowMs - keyLastUsedIntervalMs + 1)
+            if (key.last_used_at !== null && key.last_used_at >= staleBefore) return Effect.void
+            return keys.touch(key.id, timestampFromMillis(nowMs), staleBefore)
+          }))
 
       return { create, list, revoke, authenticate }
     })
