@@ -154,41 +154,42 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     }
   }
 
+  /** Runs `effect` in `scope`, then commits or rolls back: each `end` says how, for one kind of transaction. */
+  const runIn = <A, E, R>(
+    scope: OpenTransaction,
+    effect: Effect.Effect<A, E, R>,
+    restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
+    end: { readonly commit: Effect.Effect<void, StorageError>; readonly rollback: Effect.Effect<void>; readonly ended: () => void }
+  ): Effect.Effect<A, E | StorageError, R> =>
+    Effect.flatMap(Effect.exit(restore(Effect.locally(effect, current, Option.some(scope)))), (exit): Effect.Effect<A, E | StorageError> => {
+      end.ended()
+      return Exit.isSuccess(exit) ? Effect.as(end.commit, exit.value) : Effect.zipRight(end.rollback, exit)
+    })
+
   /**
    * SQLite, connection free: begin, run the body and commit in the same steps, so the connection is
    * held only as long as the body runs (usually without yielding), not across event-loop turns.
    */
   const transactionNow = <A, E, R>(access: SyncAccess, effect: Effect.Effect<A, E, R>) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function*() {
-        let open = true
-        const scope: OpenTransaction = { executor: access.joinedDb, isOpen: () => open }
-        const exit = yield* Effect.exit(restore(Effect.locally(effect, current, Option.some(scope))))
-        open = false
-        if (Exit.isSuccess(exit)) {
-          const committed = yield* Effect.exit(Effect.try({ try: () => access.endNow("commit"), catch: storageError }))
-          if (Exit.isSuccess(committed)) return exit.value
-          return yield* Effect.failCause(committed.cause)
-        }
-        yield* Effect.sync(() => access.endNow("rollback")).pipe(Effect.catchAllDefect(() => Effect.void))
-        return yield* exit
+    Effect.uninterruptibleMask((restore) => {
+      let open = true
+      return runIn({ executor: access.joinedDb, isOpen: () => open }, effect, restore, {
+        // A failed commit has been rolled back by `endNow`.
+        commit: Effect.try({ try: () => access.endNow("commit"), catch: storageError }),
+        rollback: Effect.sync(() => access.endNow("rollback")).pipe(Effect.catchAllDefect(() => Effect.void)),
+        ended: () => void (open = false)
       })
-    )
+    })
 
   const transactionOnKysely = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function*() {
-        const trx = yield* Effect.tryPromise({ try: () => db.startTransaction().execute(), catch: storageError })
-        const scope: OpenTransaction = { executor: trx, isOpen: () => !trx.isCommitted && !trx.isRolledBack }
-        const exit = yield* Effect.exit(restore(Effect.locally(effect, current, Option.some(scope))))
-        if (Exit.isSuccess(exit)) {
-          const committed = yield* Effect.exit(Effect.tryPromise({ try: () => trx.commit().execute(), catch: storageError }))
-          if (Exit.isSuccess(committed)) return exit.value
-          yield* Effect.promise(() => trx.rollback().execute().catch(() => undefined))
-          return yield* Effect.failCause(committed.cause)
-        }
-        yield* Effect.promise(() => trx.rollback().execute().catch(() => undefined))
-        return yield* exit
+      Effect.flatMap(Effect.tryPromise({ try: () => db.startTransaction().execute(), catch: storageError }), (trx) => {
+        const rollback = Effect.promise(() => trx.rollback().execute().catch(() => undefined))
+        return runIn({ executor: trx, isOpen: () => !trx.isCommitted && !trx.isRolledBack }, effect, restore, {
+          commit: Effect.tapError(Effect.tryPromise({ try: () => trx.commit().execute(), catch: storageError }), () => rollback),
+          rollback,
+          ended: () => undefined
+        })
       })
     )
 

@@ -30,30 +30,26 @@ export const sqlRateLimits = (conn: SqlConnection) => {
     }
   }
 
+  // Every metered request charges here: plain steps rather than a generator.
   return RateLimitsRepo.of({
-    consume: (buckets) =>
-      conn.transaction(Effect.gen(function*() {
-        const sorted = [...new Set(buckets.map((b) => b.bucket))].sort()
-        let statements = forCount.get(sorted.length)
-        if (statements === undefined) forCount.set(sorted.length, statements = statementsFor(sorted.length))
-        const params = Object.fromEntries(statements.names.map((name, i) => [name, sorted[i]!]))
-        yield* statements.ensure.execute(params)
-        const rows = yield* statements.lock.rows(params)
+    consume: (buckets) => {
+      const sorted = [...new Set(buckets.map((b) => b.bucket))].sort()
+      let statements = forCount.get(sorted.length)
+      if (statements === undefined) forCount.set(sorted.length, statements = statementsFor(sorted.length))
+      const { ensure, lock, names } = statements
+      const params = Object.fromEntries(names.map((name, i) => [name, sorted[i]!]))
+      const charge = (rows: ReadonlyArray<{ readonly bucket: string; readonly window_start: number | string; readonly count: number }>) => {
         const stored = new Map(rows.map((row) => [row.bucket, { window_start: Number(row.window_start), count: row.count }]))
-        const current = buckets.map((b) => {
-          const row = stored.get(b.bucket)!
-          // A caller whose clock lags another process's counts against the newer window.
-          return row.window_start >= b.window_start ? row.count : 0
-        })
-        const admitted = buckets.every((b, i) => current[i]! + b.cost <= b.limit)
-        if (!admitted) return { admitted, counts: current }
-        const counts: Array<number> = []
-        for (const [i, b] of buckets.entries()) {
-          const count = current[i]! + b.cost
-          counts.push(count)
-          yield* update.execute({ bucket: b.bucket, window_start: Math.max(b.window_start, stored.get(b.bucket)!.window_start), count })
-        }
-        return { admitted, counts }
-      }))
+        // A caller whose clock lags another process's counts against the newer window.
+        const current = buckets.map((b) => (stored.get(b.bucket)!.window_start >= b.window_start ? stored.get(b.bucket)!.count : 0))
+        if (!buckets.every((b, i) => current[i]! + b.cost <= b.limit)) return Effect.succeed({ admitted: false, counts: current })
+        const counts = buckets.map((b, i) => current[i]! + b.cost)
+        const writes = buckets.map((b, i) =>
+          update.execute({ bucket: b.bucket, window_start: Math.max(b.window_start, stored.get(b.bucket)!.window_start), count: counts[i]! })
+        )
+        return Effect.as(Effect.all(writes, { discard: true }), { admitted: true, counts })
+      }
+      return conn.transaction(ensure.execute(params).pipe(Effect.zipRight(lock.rows(params)), Effect.flatMap(charge)))
+    }
   })
 }

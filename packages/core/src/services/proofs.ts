@@ -92,47 +92,41 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const wakeup = yield* ProofWakeup
       const newId = idMaker(yield* Entropy)
 
+      // Creating a proof is the busiest write: its steps are plain combinators, not generators.
       const toRecord = (accountId: AccountId, batchId: BatchId | null, request: ValidatedProofRequest) =>
-        Effect.gen(function*() {
-          const record: ProofRecord = {
-            id: yield* newId("proof"),
-            account_id: accountId,
-            batch_id: batchId,
-            type: request.spec.type,
-            circuit: request.spec.circuit,
-            status: "queued",
-            inputs: request.inputs,
-            public_inputs: request.public_inputs,
-            proof_blob: null,
-            error: null,
-            duration_ms: null,
-            attempts: 0,
-            lease_expires_at: null,
-            created_at: yield* now,
-            started_at: null,
-            completed_at: null,
-            expires_at: null
-          }
-          return record
-        })
+        Effect.zipWith(newId("proof"), now, (id, createdAt): ProofRecord => ({
+          id,
+          account_id: accountId,
+          batch_id: batchId,
+          type: request.spec.type,
+          circuit: request.spec.circuit,
+          status: "queued",
+          inputs: request.inputs,
+          public_inputs: request.public_inputs,
+          proof_blob: null,
+          error: null,
+          duration_ms: null,
+          attempts: 0,
+          lease_expires_at: null,
+          created_at: createdAt,
+          started_at: null,
+          completed_at: null,
+          expires_at: null
+        }))
 
       // The quota is charged in the insert's transaction: a failed insert costs nothing.
       const enqueue = (principal: Principal, records: ReadonlyArray<ProofRecord>) =>
-        tx.transaction(Effect.gen(function*() {
-          const windows = yield* rateLimits.admitProofRequest(principal, { proofs: records.length })
-          yield* repo.insertMany(records)
-          yield* tx.afterCommit(wakeup.notify)
-          return windows
-        }))
+        tx.transaction(
+          Effect.flatMap(rateLimits.admitProofRequest(principal, { proofs: records.length }), (windows) =>
+            repo.insertMany(records).pipe(Effect.zipRight(tx.afterCommit(wakeup.notify)), Effect.as(windows)))
+        )
 
-      const create = (principal: Principal, input: unknown) =>
-        Effect.gen(function*() {
-          const checked = validateProofRequest(catalog.get, input)
-          if (Either.isLeft(checked)) return yield* invalid(checked.left)
-          const record = yield* toRecord(principal.account_id, null, checked.right)
-          const rate_limits = yield* enqueue(principal, [record])
-          return { value: toProof(record), rate_limits }
-        })
+      const create = (principal: Principal, input: unknown) => {
+        const checked = validateProofRequest(catalog.get, input)
+        if (Either.isLeft(checked)) return Effect.fail(invalid(checked.left))
+        return Effect.flatMap(toRecord(principal.account_id, null, checked.right), (record) =>
+          Effect.map(enqueue(principal, [record]), (rate_limits) => ({ value: toProof(record), rate_limits })))
+      }
 
       const createBatch = (principal: Principal, input: unknown) =>
         Effect.gen(function*() {

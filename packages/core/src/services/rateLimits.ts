@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { RateLimitExceeded, type RateLimitWindow, type StorageError } from "../errors.js"
 import { Limits } from "../limits.js"
 import { type RateBucket, RateLimitsRepo } from "../ports/storage.js"
@@ -17,6 +17,22 @@ interface Policy {
   readonly name: RateLimitWindow["policy"]
   readonly bucket: RateBucket
   readonly windowMs: number
+}
+
+/** The 429 for a refused request: the policy that was hit, its windows and when to retry. */
+const exceeded = (policies: ReadonlyArray<Policy>, windows: ReadonlyArray<RateLimitWindow>, counts: ReadonlyArray<number>) => {
+  const hit = policies.findIndex((p, i) => (counts[i] ?? 0) + p.bucket.cost > p.bucket.limit)
+  const policy = policies[hit === -1 ? 0 : hit]!
+  const window = windows[hit === -1 ? 0 : hit]!
+  return new RateLimitExceeded({
+    message: policy.name === "key"
+      ? `Rate limit exceeded: ${policy.bucket.limit} proof requests a minute per key; retry in ${window.reset_seconds} s`
+      : `Daily proof quota exceeded: ${policy.bucket.limit} proofs a UTC day per account, ` +
+        `${window.remaining} left, ${policy.bucket.cost} requested; resets in ${window.reset_seconds} s`,
+    policy: policy.name,
+    retry_after_seconds: window.reset_seconds,
+    windows
+  })
 }
 
 /**
@@ -38,56 +54,46 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
     Effect.gen(function*() {
       const repo = yield* RateLimitsRepo
 
+      // Runs on every metered request: plain steps rather than a generator.
       const admitProofRequest = (principal: Principal, cost: ProofRequestCost) =>
-        Effect.gen(function*() {
-          const limits = yield* Limits
-          const nowMs = yield* Clock.currentTimeMillis
-          const policies: Array<Policy> = []
-          // Session requests have no key, so only the account's daily quota meters them.
-          if (principal.via.kind === "api_key") {
+        Effect.flatMap(Limits, (limits) =>
+          Effect.clockWith((clock) => {
+            const nowMs = clock.unsafeCurrentTimeMillis()
+            const policies: Array<Policy> = []
+            // Session requests have no key, so only the account's daily quota meters them.
+            if (principal.via.kind === "api_key") {
+              policies.push({
+                name: "key",
+                windowMs: MINUTE_MS,
+                bucket: {
+                  bucket: `key:${principal.via.key_id}`,
+                  window_start: nowMs - (nowMs % MINUTE_MS),
+                  limit: limits.proofRequestsPerMinutePerKey,
+                  cost: 1
+                }
+              })
+            }
             policies.push({
-              name: "key",
-              windowMs: MINUTE_MS,
+              name: "daily",
+              windowMs: DAY_MS,
               bucket: {
-                bucket: `key:${principal.via.key_id}`,
-                window_start: nowMs - (nowMs % MINUTE_MS),
-                limit: limits.proofRequestsPerMinutePerKey,
-                cost: 1
+                bucket: `daily:${principal.account_id}`,
+                window_start: nowMs - (nowMs % DAY_MS),
+                limit: limits.proofsPerDayPerAccount,
+                cost: cost.proofs
               }
             })
-          }
-          policies.push({
-            name: "daily",
-            windowMs: DAY_MS,
-            bucket: {
-              bucket: `daily:${principal.account_id}`,
-              window_start: nowMs - (nowMs % DAY_MS),
-              limit: limits.proofsPerDayPerAccount,
-              cost: cost.proofs
-            }
-          })
-          const result = yield* repo.consume(policies.map((p) => p.bucket))
-          const windows = policies.map((policy, i): RateLimitWindow => ({
-            policy: policy.name,
-            limit: policy.bucket.limit,
-            remaining: Math.max(0, policy.bucket.limit - (result.counts[i] ?? 0)),
-            window_seconds: policy.windowMs / 1000,
-            reset_seconds: Math.max(1, Math.ceil((policy.bucket.window_start + policy.windowMs - nowMs) / 1000))
+            return Effect.flatMap(repo.consume(policies.map((p) => p.bucket)), (result) => {
+              const windows = policies.map((policy, i): RateLimitWindow => ({
+                policy: policy.name,
+                limit: policy.bucket.limit,
+                remaining: Math.max(0, policy.bucket.limit - (result.counts[i] ?? 0)),
+                window_seconds: policy.windowMs / 1000,
+                reset_seconds: Math.max(1, Math.ceil((policy.bucket.window_start + policy.windowMs - nowMs) / 1000))
+              }))
+              return result.admitted ? Effect.succeed(windows) : Effect.fail(exceeded(policies, windows, result.counts))
+            })
           }))
-          if (result.admitted) return windows
-          const hit = policies.findIndex((p, i) => (result.counts[i] ?? 0) + p.bucket.cost > p.bucket.limit)
-          const policy = policies[hit === -1 ? 0 : hit]!
-          const window = windows[hit === -1 ? 0 : hit]!
-          return yield* new RateLimitExceeded({
-            message: policy.name === "key"
-              ? `Rate limit exceeded: ${policy.bucket.limit} proof requests a minute per key; retry in ${window.reset_seconds} s`
-              : `Daily proof quota exceeded: ${policy.bucket.limit} proofs a UTC day per account, ` +
-                `${window.remaining} left, ${policy.bucket.cost} requested; resets in ${window.reset_seconds} s`,
-            policy: policy.name,
-            retry_after_seconds: window.reset_seconds,
-            windows
-          })
-        })
 
       return { admitProofRequest }
     })
