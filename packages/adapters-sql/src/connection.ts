@@ -1,4 +1,4 @@
-import { makeCommitHooks, StorageError } from "@mzk/core"
+import { StorageError } from "@mzk/core"
 import { Effect, Exit, FiberRef, Option } from "effect"
 import { type CompiledQuery, type Compilable, type Kysely, type QueryResult, sql, type Transaction } from "kysely"
 import type { Database, Dialect } from "./schema.js"
@@ -100,15 +100,21 @@ export interface SyncAccess {
   readonly joinedDb: Kysely<Database>
 }
 
-/** The transaction a fiber is in: what its queries are built and run with, and whether it is still open. */
+/**
+ * The transaction a fiber is in: what its queries run on, whether it is still open (a fiber forked
+ * inside it may outlive it), and what `afterCommit` registered to run once it commits.
+ */
 interface OpenTransaction {
   readonly executor: Executor
   readonly isOpen: () => boolean
+  readonly afterCommit: Array<Effect.Effect<void>>
 }
+
+const runAll = (effects: ReadonlyArray<Effect.Effect<void>>): Effect.Effect<void> =>
+  effects.reduce<Effect.Effect<void>>((all, effect) => Effect.zipRight(all, effect), Effect.void)
 
 export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?: SyncAccess): SqlConnection => {
   const current = FiberRef.unsafeMake<Option.Option<OpenTransaction>>(Option.none())
-  const hooks = makeCommitHooks()
 
   /** Runs what `compile` gives, in the caller's transaction if it is in one. */
   const run = <R>(compile: (executor: Executor) => CompiledQuery<R>): Effect.Effect<QueryResult<R>, StorageError> =>
@@ -154,26 +160,33 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     }
   }
 
-  /** Runs `effect` in `scope`, then commits or rolls back: each `end` says how, for one kind of transaction. */
+  /**
+   * Runs `effect` in `scope` (set and restored by hand: the caller is uninterruptible but for the
+   * body, and `Effect.locally` cost a dozen operations), then commits or rolls back as `end` says.
+   */
   const runIn = <A, E, R>(
     scope: OpenTransaction,
     effect: Effect.Effect<A, E, R>,
     restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
     end: { readonly commit: Effect.Effect<void, StorageError>; readonly rollback: Effect.Effect<void>; readonly ended: () => void }
   ): Effect.Effect<A, E | StorageError, R> =>
-    Effect.flatMap(Effect.exit(restore(Effect.locally(effect, current, Option.some(scope)))), (exit): Effect.Effect<A, E | StorageError> => {
-      end.ended()
-      return Exit.isSuccess(exit) ? Effect.as(end.commit, exit.value) : Effect.zipRight(end.rollback, exit)
-    })
+    Effect.flatMap(FiberRef.getAndSet(current, Option.some(scope)), (outside) =>
+      Effect.flatMap(Effect.exit(restore(effect)), (exit): Effect.Effect<A, E | StorageError> => {
+        end.ended()
+        const ending: Effect.Effect<A, E | StorageError> = Exit.isSuccess(exit)
+          ? Effect.as(end.commit, exit.value)
+          : Effect.zipRight(end.rollback, exit)
+        return Effect.zipRight(FiberRef.set(current, outside), ending)
+      }))
 
   /**
    * SQLite, connection free: begin, run the body and commit in the same steps, so the connection is
    * held only as long as the body runs (usually without yielding), not across event-loop turns.
    */
-  const transactionNow = <A, E, R>(access: SyncAccess, effect: Effect.Effect<A, E, R>) =>
+  const transactionNow = <A, E, R>(access: SyncAccess, effect: Effect.Effect<A, E, R>, afterCommit: Array<Effect.Effect<void>>) =>
     Effect.uninterruptibleMask((restore) => {
       let open = true
-      return runIn({ executor: access.joinedDb, isOpen: () => open }, effect, restore, {
+      return runIn({ executor: access.joinedDb, isOpen: () => open, afterCommit }, effect, restore, {
         // A failed commit has been rolled back by `endNow`.
         commit: Effect.try({ try: () => access.endNow("commit"), catch: storageError }),
         rollback: Effect.sync(() => access.endNow("rollback")).pipe(Effect.catchAllDefect(() => Effect.void)),
@@ -181,11 +194,11 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
       })
     })
 
-  const transactionOnKysely = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  const transactionOnKysely = <A, E, R>(effect: Effect.Effect<A, E, R>, afterCommit: Array<Effect.Effect<void>>) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Effect.tryPromise({ try: () => db.startTransaction().execute(), catch: storageError }), (trx) => {
         const rollback = Effect.promise(() => trx.rollback().execute().catch(() => undefined))
-        return runIn({ executor: trx, isOpen: () => !trx.isCommitted && !trx.isRolledBack }, effect, restore, {
+        return runIn({ executor: trx, isOpen: () => !trx.isCommitted && !trx.isRolledBack, afterCommit }, effect, restore, {
           commit: Effect.tapError(Effect.tryPromise({ try: () => trx.commit().execute(), catch: storageError }), () => rollback),
           rollback,
           ended: () => undefined
@@ -200,12 +213,21 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
     Effect.flatMap(FiberRef.get(current), (outer) => {
       if (Option.isSome(outer)) return effect
-      if (sync === undefined) return hooks.collect(transactionOnKysely(effect))
-      return hooks.collect(Effect.flatMap(
-        Effect.try({ try: () => sync.beginNow(), catch: storageError }),
-        (begun) => (begun ? transactionNow(sync, effect) : transactionOnKysely(effect))
-      ))
+      // What the body registers with `afterCommit` runs once the transaction has committed.
+      const committing: Array<Effect.Effect<void>> = []
+      const run = sync === undefined
+        ? transactionOnKysely(effect, committing)
+        : Effect.flatMap(
+          Effect.try({ try: () => sync.beginNow(), catch: storageError }),
+          (begun) => (begun ? transactionNow(sync, effect, committing) : transactionOnKysely(effect, committing))
+        )
+      return Effect.flatMap(run, (value) => (committing.length === 0 ? Effect.succeed(value) : Effect.as(runAll(committing), value)))
     })
+
+  // A fiber forked inside a transaction that registers after it ended is too late, as with any store.
+  const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+    Effect.flatMap(FiberRef.get(current), (trx) =>
+      Option.isSome(trx) ? Effect.sync(() => void trx.value.afterCommit.push(effect)) : effect)
 
   const announce = (channel: WorkChannel) =>
     dialect === "postgres"
@@ -223,6 +245,6 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     statement,
     transaction,
     announce,
-    afterCommit: hooks.afterCommit
+    afterCommit
   }
 }

@@ -7,7 +7,7 @@ import {
   PayloadTooLarge,
   ServiceUnavailable
 } from "@mzk/core"
-import { Cause, Effect, Option, ParseResult, Redacted, Schema } from "effect"
+import { Cause, Effect, FiberRef, Option, ParseResult, Redacted, Schema } from "effect"
 import { Authentication, MzkApi } from "./api.js"
 import { DOCS_PATH, docsPage, OPENAPI_PATH, openApiDocument } from "./docs.js"
 import { CircuitsHandlers, ProofsHandlers } from "./handlers/proofs.js"
@@ -236,12 +236,15 @@ export const makeDispatcher = Effect.gen(function*() {
         const refused = errorResponse("MethodNotAllowed", `${request.method} is not allowed on ${pathname}; allowed: ${allowed}`, requestId)
         return Effect.succeed(finish({ ...refused, headers: { ...refused.headers, allow: allowed } }, requestId, state))
       }
+      // The request's cell is set for the handlers and put back after (`Effect.locally` cost a dozen
+      // operations; `recover` answers every failure, so the restore always runs but on interruption).
       const served = match.route._tag === "Static"
         ? match.route.response
-        : serve(match.route, match.params as Record<string, string>, search, request, state).pipe(
-          Effect.locally(CurrentRequest, state),
-          Effect.catchAllCause((cause) => recover(cause, requestId))
-        )
+        : Effect.flatMap(FiberRef.getAndSet(CurrentRequest, state), (outside) =>
+          serve(match.route as EndpointRoute, match.params as Record<string, string>, search, request, state).pipe(
+            Effect.catchAllCause((cause) => recover(cause, requestId)),
+            Effect.zipLeft(FiberRef.set(CurrentRequest, outside))
+          ))
       return Effect.map(served, (response) => finish(response, requestId, state))
     })
 

@@ -1,4 +1,4 @@
-import { RateLimitsRepo } from "@mzk/core"
+import { RateLimitsRepo, type StorageError } from "@mzk/core"
 import { Effect } from "effect"
 import type { SqlConnection } from "../connection.js"
 
@@ -44,10 +44,13 @@ export const sqlRateLimits = (conn: SqlConnection) => {
         const current = buckets.map((b) => (stored.get(b.bucket)!.window_start >= b.window_start ? stored.get(b.bucket)!.count : 0))
         if (!buckets.every((b, i) => current[i]! + b.cost <= b.limit)) return Effect.succeed({ admitted: false, counts: current })
         const counts = buckets.map((b, i) => current[i]! + b.cost)
-        const writes = buckets.map((b, i) =>
-          update.execute({ bucket: b.bucket, window_start: Math.max(b.window_start, stored.get(b.bucket)!.window_start), count: counts[i]! })
-        )
-        return Effect.as(Effect.all(writes, { discard: true }), { admitted: true, counts })
+        const writes = buckets.reduce<Effect.Effect<unknown, StorageError>>((done, b, i) =>
+          Effect.zipRight(done, update.execute({
+            bucket: b.bucket,
+            window_start: Math.max(b.window_start, stored.get(b.bucket)!.window_start),
+            count: counts[i]!
+          })), Effect.void)
+        return Effect.as(writes, { admitted: true, counts })
       }
       return conn.transaction(ensure.execute(params).pipe(Effect.zipRight(lock.rows(params)), Effect.flatMap(charge)))
     }

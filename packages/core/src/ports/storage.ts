@@ -30,9 +30,10 @@ export class Transactor extends Context.Tag("@mzk/core/Transactor")<Transactor, 
 }>() {}
 
 /**
- * The after-commit bookkeeping both adapters share: `afterCommit` for the port, and `collect` to
- * wrap an adapter's outermost transaction (the whole of it, commit included), which runs the hooks
- * registered inside it once it has succeeded.
+ * After-commit bookkeeping for a store that has no transaction state of its own to keep it in (the
+ * memory store): `afterCommit` for the port, and `collect` to wrap the outermost transaction (the
+ * whole of it, commit included), which runs the hooks registered inside it once it has succeeded.
+ * The SQL adapter keeps the hooks with its open transaction instead.
  */
 export const makeCommitHooks = () => {
   const pending = FiberRef.unsafeMake<Array<Effect.Effect<void>> | undefined>(undefined)
