@@ -20,10 +20,16 @@ export const bytesToBigInt = (bytes: Uint8Array): bigint => {
   return value
 }
 
-/** Fixed-width Crockford base32 of a non-negative integer below 2^(5·width), width at most 10. */
+/** Every 10-bit number as its two base32 digits: ids are spelled two digits at a time. */
+const BASE32_PAIRS = Array.from({ length: 1024 }, (_, n) => BASE32[n >> 5]! + BASE32[n & 31]!)
+
+/**
+ * Fixed-width Crockford base32 of a non-negative integer below 2^(5·width), for an even width of
+ * at most 10 (every id is spelled with it, so it works on numbers rather than BigInt).
+ */
 export const base32Digits = (value: number, width: number): string => {
   let out = ""
-  for (let i = width - 1; i >= 0; i--) out += BASE32[Math.floor(value / 2 ** (5 * i)) % 32]!
+  for (let pair = width / 2 - 1; pair >= 0; pair--) out += BASE32_PAIRS[Math.floor(value / 2 ** (10 * pair)) % 1024]!
   return out
 }
 
