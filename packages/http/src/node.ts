@@ -65,9 +65,10 @@ const write = (response: ServerResponse, answer: MzkResponse) => {
     response.writeHead(answer.status, answer.headers).end()
     return
   }
-  // writeHead fixes the headers, so without a length Node would send the body chunked.
-  const body = Buffer.from(answer.body, "utf8")
-  response.writeHead(answer.status, { ...answer.headers, "content-length": String(body.length) }).end(body)
+  // writeHead fixes the headers, so without a length Node would send the body chunked. The body
+  // stays a string: Node then sends head and body in one write rather than a writev of two chunks.
+  const length = String(Buffer.byteLength(answer.body, "utf8"))
+  response.writeHead(answer.status, { ...answer.headers, "content-length": length }).end(answer.body, "utf8")
 }
 
 /**
