@@ -88,6 +88,17 @@ const checkInput = (
   return ok ? out : undefined
 }
 
+/** What checking a circuit's inputs needs, worked out once per circuit rather than per request. */
+const checkers = new WeakMap<CircuitSpec, { readonly modulus: bigint; readonly known: ReadonlySet<string> }>()
+const checkerOf = (spec: CircuitSpec) => {
+  let checker = checkers.get(spec)
+  if (checker === undefined) {
+    checker = { modulus: BigInt(spec.field_modulus), known: new Set(spec.inputs.map((i) => i.name)) }
+    checkers.set(spec, checker)
+  }
+  return checker
+}
+
 /**
  * Checks one `{type, inputs}` request against the catalog. `prefix` is prepended to every detail
  * path (`proofs.3.` in a batch), so a client can find the offending value.
@@ -118,8 +129,7 @@ export const validateProofRequest = (
     details.push({ path: `${prefix}inputs`, message: "is required and must be an object" })
     return Either.left(details)
   }
-  const modulus = BigInt(spec.field_modulus)
-  const known = new Set(spec.inputs.map((i) => i.name))
+  const { modulus, known } = checkerOf(spec)
   const circuitInputs: Record<string, string | ReadonlyArray<string>> = {}
   const publicInputs: Record<string, string> = {}
   for (const input of spec.inputs) {
