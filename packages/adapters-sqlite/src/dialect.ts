@@ -14,6 +14,11 @@ import type { Database, SyncAccess } from "@mzk/adapters-sql"
 
 const STATEMENT_CACHE_SIZE = 256
 
+/** The transaction statements, built once: a synchronous transaction runs two of them per request. */
+const BEGIN = CompiledQuery.raw("begin")
+const COMMIT = CompiledQuery.raw("commit")
+const ROLLBACK = CompiledQuery.raw("rollback")
+
 /**
  * SQLite has one connection, so queries and transactions take turns. Kysely's own SQLite driver
  * wakes every waiter on each release and all but one go back to sleep: with 32 requests in flight
@@ -119,7 +124,7 @@ class BetterSqliteDriver implements Driver {
   beginNow(): boolean {
     if (!this.#lock.tryAcquire()) return false
     try {
-      this.#connection.executeSync(CompiledQuery.raw("begin"))
+      this.#connection.executeSync(BEGIN)
       return true
     } catch (error) {
       this.#lock.release()
@@ -129,12 +134,12 @@ class BetterSqliteDriver implements Driver {
 
   endNow(outcome: "commit" | "rollback"): void {
     try {
-      this.#connection.executeSync(CompiledQuery.raw(outcome))
+      this.#connection.executeSync(outcome === "commit" ? COMMIT : ROLLBACK)
     } catch (error) {
       // A failed commit leaves the transaction open: undo it before anyone else gets the connection.
       if (outcome === "commit") {
         try {
-          this.#connection.executeSync(CompiledQuery.raw("rollback"))
+          this.#connection.executeSync(ROLLBACK)
         } catch {
           // Already rolled back by SQLite.
         }
@@ -169,15 +174,15 @@ class BetterSqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin"))
+    await connection.executeQuery(BEGIN)
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("commit"))
+    await connection.executeQuery(COMMIT)
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("rollback"))
+    await connection.executeQuery(ROLLBACK)
   }
 
   async destroy(): Promise<void> {
