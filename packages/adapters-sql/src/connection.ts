@@ -16,8 +16,10 @@ export type WorkChannel = keyof typeof WORK_CHANNELS
  */
 export interface Statement<P, R> {
   readonly execute: (params: P) => Effect.Effect<QueryResult<R>, StorageError>
-  readonly rows: (params: P) => Effect.Effect<Array<R>, StorageError>
-  readonly first: (params: P) => Effect.Effect<Option.Option<R>, StorageError>
+  /** The rows, each through `row` if given (in the same step as the query). */
+  readonly rows: <B = R>(params: P, row?: (row: R) => B) => Effect.Effect<Array<B>, StorageError>
+  /** The first row, if any, through `row` if given. */
+  readonly first: <B = R>(params: P, row?: (row: R) => B) => Effect.Effect<Option.Option<B>, StorageError>
   readonly affected: (params: P) => Effect.Effect<number, StorageError>
 }
 
@@ -116,24 +118,30 @@ const runAll = (effects: ReadonlyArray<Effect.Effect<void>>): Effect.Effect<void
 export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?: SyncAccess): SqlConnection => {
   const current = FiberRef.unsafeMake<Option.Option<OpenTransaction>>(Option.none())
 
-  /** Runs what `compile` gives, in the caller's transaction if it is in one. */
-  const run = <R>(compile: (executor: Executor) => CompiledQuery<R>): Effect.Effect<QueryResult<R>, StorageError> =>
+  /**
+   * Runs what `compile` gives, in the caller's transaction if it is in one, and gives what `shape`
+   * makes of the result: in the same step when the query ran at once (a query is one operation of
+   * the fiber, not one for the query and more for mapping its result).
+   */
+  const run = <R, B>(compile: (executor: Executor) => CompiledQuery<R>, shape: (result: QueryResult<R>) => B): Effect.Effect<B, StorageError> =>
     Effect.withFiberRuntime((fiber) => {
       const trx = fiber.getFiberRef(current)
       const executor = Option.isSome(trx) ? trx.value.executor : db
       let compiled: CompiledQuery<R>
+      let now: QueryResult<unknown> | undefined
       try {
         compiled = compile(executor)
         // A fiber forked inside a transaction may outlive it: it has joined only while that is open.
-        const now = sync?.executeNow(compiled, Option.isSome(trx) && trx.value.isOpen())
-        if (now !== undefined) return Effect.succeed(now as QueryResult<R>)
+        now = sync?.executeNow(compiled, Option.isSome(trx) && trx.value.isOpen())
       } catch (cause) {
         return Effect.fail(storageError(cause))
       }
-      return Effect.tryPromise({ try: () => executor.executeQuery(compiled), catch: storageError })
+      if (now !== undefined) return Effect.succeed(shape(now as QueryResult<R>))
+      return Effect.map(Effect.tryPromise({ try: () => executor.executeQuery(compiled), catch: storageError }), shape)
     })
 
-  const execute = <R>(build: (db: Executor) => Compilable<R>) => run((executor) => build(executor).compile())
+  const built = <R>(build: (db: Executor) => Compilable<R>) => (executor: Executor) => build(executor).compile()
+  const execute = <R>(build: (db: Executor) => Compilable<R>) => run(built(build), (result) => result)
 
   const statement = <P extends Record<string, unknown>, R>(
     build: (db: Kysely<Database>, params: P) => Compilable<R>
@@ -143,7 +151,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     const slots: ReadonlyArray<Slot> = template.parameters.map((value) =>
       value instanceof Placeholder ? { name: value.name } : { value }
     )
-    const bind = (params: P): CompiledQuery<R> => {
+    const bind = (params: P) => (): CompiledQuery<R> => {
       const parameters = new Array<unknown>(slots.length)
       for (let i = 0; i < slots.length; i++) {
         const slot = slots[i]!
@@ -151,12 +159,19 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
       }
       return { ...template, parameters }
     }
-    const executeWith = (params: P) => run(() => bind(params))
     return {
-      execute: executeWith,
-      rows: (params) => Effect.map(executeWith(params), rowsOf),
-      first: (params) => Effect.map(executeWith(params), firstOf),
-      affected: (params) => Effect.map(executeWith(params), affectedOf)
+      execute: (params) => run(bind(params), (result) => result),
+      rows: <B>(params: P, row?: (row: R) => B) =>
+        run(bind(params), (result): Array<unknown> => (row === undefined ? result.rows : result.rows.map(row))) as Effect.Effect<
+          Array<B>,
+          StorageError
+        >,
+      first: <B>(params: P, row?: (row: R) => B) =>
+        run(bind(params), (result): Option.Option<unknown> => (row === undefined ? firstOf(result) : Option.map(firstOf(result), row))) as Effect.Effect<
+          Option.Option<B>,
+          StorageError
+        >,
+      affected: (params) => run(bind(params), affectedOf)
     }
   }
 
@@ -239,9 +254,9 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     db,
     query,
     execute,
-    rows: (build) => Effect.map(execute(build), rowsOf),
-    first: (build) => Effect.map(execute(build), firstOf),
-    affected: (build) => Effect.map(execute(build), affectedOf),
+    rows: (build) => run(built(build), rowsOf),
+    first: (build) => run(built(build), firstOf),
+    affected: (build) => run(built(build), affectedOf),
     statement,
     transaction,
     announce,

@@ -27,8 +27,8 @@ export const sqlKeys = (conn: SqlConnection) => {
         insert: (db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }),
         full: () => new KeyLimitReached({ message: `An account may hold at most ${maxActive} active keys` })
       }),
-    findByHash: (hash) => byHash.first({ hash }).pipe(Effect.map(Option.map(toRecord))),
-    listActive: (accountId) => active.rows({ accountId }).pipe(Effect.map((rows) => rows.map(toRecord))),
+    findByHash: (hash) => byHash.first({ hash }, toRecord),
+    listActive: (accountId) => active.rows({ accountId }, toRecord),
     revoke: (accountId, id, at) =>
       conn.first((db) =>
         db.updateTable("api_keys").set({ revoked_at: at })
