@@ -18,6 +18,7 @@ import { Context, Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
+import { NodeApiKeyHashing } from "./keyHashing.js"
 import { createMzkNodeServer } from "./nodeServer.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
@@ -73,6 +74,7 @@ export const MzkCore = (options: MzkOptions) => {
       allowInsecureWebhooks: options.allowInsecureWebhooks ?? false
     })),
     Layer.provideMerge(NodeEntropy),
+    Layer.provideMerge(NodeApiKeyHashing),
     Layer.provideMerge(options.sessions ?? SessionAuthenticator.none)
   )
   // Many processes share a Postgres database: work one of them writes wakes the others' loops.

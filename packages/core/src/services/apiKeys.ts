@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from "../apiKeyToken.js"
+import { ApiKeyHashing, displayPrefix, generateApiKey, isWellFormedApiKey } from "../apiKeyToken.js"
 import { type ApiKey, type ApiKeyRecord, CreateKeyInput, toApiKey } from "../domain/apiKey.js"
 import {
   InsufficientScope,
@@ -58,6 +58,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       const keys = yield* KeysRepo
       const events = yield* Events
       const entropy = yield* Entropy
+      const { hash } = yield* ApiKeyHashing
 
       const create = (accountId: AccountId, input: unknown, grantorScopes?: ReadonlyArray<Scope>) =>
         Effect.gen(function*() {
@@ -79,7 +80,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
             description: body.description ?? null,
             prefix: displayPrefix(raw),
             scopes,
-            hash: hashApiKey(raw),
+            hash: hash(raw),
             created_at: yield* now,
             last_used_at: null,
             revoked_at: null
@@ -121,7 +122,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       const authenticate = (token: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
         const raw = Redacted.value(token)
         if (!isWellFormedApiKey(raw)) return Effect.fail(invalidKey)
-        return Effect.flatMap(keys.findByHash(hashApiKey(raw)), (found): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
+        return Effect.flatMap(keys.findByHash(hash(raw)), (found): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
           if (Option.isNone(found) || found.value.revoked_at !== null) return Effect.fail(invalidKey)
           const key = found.value
           const principal: Principal = { account_id: key.account_id, scopes: key.scopes, via: { kind: "api_key", key_id: key.id } }
