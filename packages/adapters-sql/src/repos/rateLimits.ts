@@ -3,9 +3,10 @@ import { Effect } from "effect"
 import type { SqlConnection } from "../connection.js"
 
 /**
- * All-or-nothing over several counters without savepoints: make sure each row exists, lock the
- * rows in bucket order (a fixed order, so two requests never wait on each other in a cycle), decide
- * in code, then write. A refused request writes nothing, so it may run inside a caller's transaction.
+ * All-or-nothing over several counters without savepoints: lock the rows in bucket order (a fixed
+ * order, so two requests never wait on each other in a cycle), creating any that are missing first,
+ * decide in code, then write. A refused request writes nothing (beyond creating its empty counters),
+ * so it may run inside a caller's transaction.
  */
 export const sqlRateLimits = (conn: SqlConnection) => {
   const postgres = conn.dialect === "postgres"
@@ -52,7 +53,9 @@ export const sqlRateLimits = (conn: SqlConnection) => {
           })), Effect.void)
         return Effect.as(writes, { admitted: true, counts })
       }
-      return conn.transaction(ensure.execute(params).pipe(Effect.zipRight(lock.rows(params)), Effect.flatMap(charge)))
+      // The counters exist after a bucket's first request: lock them, and create them only if missing.
+      const created = ensure.execute(params).pipe(Effect.zipRight(lock.rows(params)), Effect.flatMap(charge))
+      return conn.transaction(Effect.flatMap(lock.rows(params), (rows) => (rows.length === sorted.length ? charge(rows) : created)))
     }
   })
 }

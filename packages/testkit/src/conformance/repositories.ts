@@ -245,5 +245,9 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.consume([a])).toEqual({ admitted: false, counts: [3] })
       expect(yield* repo.consume([{ ...a, window_start: 120_000 }])).toEqual({ admitted: true, counts: [1] })
       expect(yield* repo.consume([{ ...b, window_start: 86_400_000, cost: 6 }])).toEqual({ admitted: false, counts: [0] })
+      // A bucket seen before beside one never seen: the new counter is created and both are charged.
+      const c = { bucket: `c:${tag}`, window_start: 0, limit: 1, cost: 1 }
+      expect(yield* repo.consume([{ ...a, window_start: 120_000 }, c])).toEqual({ admitted: true, counts: [2, 1] })
+      expect(yield* repo.consume([{ ...a, window_start: 120_000 }, c])).toEqual({ admitted: false, counts: [2, 1] })
     }), timeout)
 }
