@@ -116,7 +116,9 @@ const runAll = (effects: ReadonlyArray<Effect.Effect<void>>): Effect.Effect<void
   effects.reduce<Effect.Effect<void>>((all, effect) => Effect.zipRight(all, effect), Effect.void)
 
 export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?: SyncAccess): SqlConnection => {
-  const current = FiberRef.unsafeMake<Option.Option<OpenTransaction>>(Option.none())
+  // A plain value, not an Option: a FiberRef compares old and new values on every set, and an
+  // Option compares (and hashes) structurally.
+  const current = FiberRef.unsafeMake<OpenTransaction | undefined>(undefined)
 
   /**
    * Runs what `compile` gives, in the caller's transaction if it is in one, and gives what `shape`
@@ -126,13 +128,13 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
   const run = <R, B>(compile: (executor: Executor) => CompiledQuery<R>, shape: (result: QueryResult<R>) => B): Effect.Effect<B, StorageError> =>
     Effect.withFiberRuntime((fiber) => {
       const trx = fiber.getFiberRef(current)
-      const executor = Option.isSome(trx) ? trx.value.executor : db
+      const executor = trx !== undefined ? trx.executor : db
       let compiled: CompiledQuery<R>
       let now: QueryResult<unknown> | undefined
       try {
         compiled = compile(executor)
         // A fiber forked inside a transaction may outlive it: it has joined only while that is open.
-        now = sync?.executeNow(compiled, Option.isSome(trx) && trx.value.isOpen())
+        now = sync?.executeNow(compiled, trx !== undefined && trx.isOpen())
       } catch (cause) {
         return Effect.fail(storageError(cause))
       }
@@ -185,7 +187,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
     end: { readonly commit: Effect.Effect<void, StorageError>; readonly rollback: Effect.Effect<void>; readonly ended: () => void }
   ): Effect.Effect<A, E | StorageError, R> =>
-    Effect.flatMap(FiberRef.getAndSet(current, Option.some(scope)), (outside) =>
+    Effect.flatMap(FiberRef.getAndSet(current, scope), (outside) =>
       Effect.flatMap(Effect.exit(restore(effect)), (exit): Effect.Effect<A, E | StorageError> => {
         end.ended()
         const ending: Effect.Effect<A, E | StorageError> = Exit.isSuccess(exit)
@@ -223,11 +225,11 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
 
   const query = <A>(run: (db: Executor) => Promise<A>) =>
     Effect.flatMap(FiberRef.get(current), (trx) =>
-      Effect.tryPromise({ try: () => run(Option.isSome(trx) ? trx.value.executor : db), catch: storageError }))
+      Effect.tryPromise({ try: () => run(trx !== undefined ? trx.executor : db), catch: storageError }))
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
     Effect.flatMap(FiberRef.get(current), (outer) => {
-      if (Option.isSome(outer)) return effect
+      if (outer !== undefined) return effect
       // What the body registers with `afterCommit` runs once the transaction has committed.
       const committing: Array<Effect.Effect<void>> = []
       const run = sync === undefined
@@ -242,7 +244,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
   // A fiber forked inside a transaction that registers after it ended is too late, as with any store.
   const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
     Effect.flatMap(FiberRef.get(current), (trx) =>
-      Option.isSome(trx) ? Effect.sync(() => void trx.value.afterCommit.push(effect)) : effect)
+      trx !== undefined ? Effect.sync(() => void trx.afterCommit.push(effect)) : effect)
 
   const announce = (channel: WorkChannel) =>
     dialect === "postgres"
