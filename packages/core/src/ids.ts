@@ -1,4 +1,4 @@
-import { Clock, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { BASE32_CHARS, base32Digits } from "./internal/encoding.js"
 import { Entropy } from "./ports/entropy.js"
 
@@ -95,8 +95,8 @@ export const formatId = <K extends IdKind>(kind: K, millis: number, [high, low]:
  * built (providing it per call copied the whole service context each time).
  */
 export const idMaker = (entropy: Entropy["Type"]) => <K extends IdKind>(kind: K): Effect.Effect<IdTypes[K]> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const millis = Math.min(Math.max(0, now), MAX_MILLIS)
+  Effect.clockWith((clock) => {
+    const millis = Math.min(Math.max(0, clock.unsafeCurrentTimeMillis()), MAX_MILLIS)
     const last = lastIssued.get(entropy)
     const next = last !== undefined && last.millis === millis ? increment(last.random) : undefined
     const issue = (random: RandomBits) => {

@@ -10,7 +10,8 @@ export interface Principal {
   readonly via: { readonly kind: "api_key"; readonly key_id: KeyId } | { readonly kind: "session" }
 }
 
-export const requireScope = (principal: Principal, scope: Scope): Effect.Effect<void, InsufficientScope> =>
+/** The principal, if it holds `scope`; 403 `insufficient_scope` otherwise. */
+export const requireScope = (principal: Principal, scope: Scope): Effect.Effect<Principal, InsufficientScope> =>
   principal.scopes.includes(scope)
-    ? Effect.void
+    ? Effect.succeed(principal)
     : Effect.fail(new InsufficientScope({ message: `This operation needs the "${scope}" scope` }))

@@ -1,4 +1,4 @@
-import { Clock, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 /** ISO 8601 UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`; sorts as text in time order. */
 export const Timestamp = Schema.String.pipe(
@@ -13,4 +13,6 @@ export const timestampFromMillis = (millis: number): Timestamp => new Date(milli
 export const millisFromTimestamp = (timestamp: Timestamp): number => Date.parse(timestamp)
 
 /** The current time as a Timestamp; always through `Clock`, so `TestClock` drives it. */
-export const now: Effect.Effect<Timestamp> = Effect.map(Clock.currentTimeMillis, timestampFromMillis)
+export const now: Effect.Effect<Timestamp> = Effect.clockWith((clock) =>
+  Effect.succeed(timestampFromMillis(clock.unsafeCurrentTimeMillis()))
+)

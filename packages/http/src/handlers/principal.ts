@@ -11,4 +11,4 @@ export const authorized = (scope: Scope): Effect.Effect<Principal, InsufficientS
   Effect.flatMap(FiberRef.get(CurrentRequest), (state) =>
     state?.principal === undefined
       ? Effect.dieMessage("A handler asked for the principal outside an authenticated request")
-      : Effect.as(requireScope(state.principal, scope), state.principal))
+      : requireScope(state.principal, scope))
