@@ -3,7 +3,7 @@
  * hand-written node:http + better-sqlite3 server doing the same work (baselineServer.ts), both on one
  * fresh SQLite file, in one run, on loopback only, for a bounded time.
  *
- *   pnpm exec tsx packages/server/bench/http.ts [--duration 10] [--connections 32] [--post-rate-cap 8000]
+ *   pnpm exec tsx packages/server/bench/http.ts [--duration 10] [--connections 32] [--post-rate-cap 8000] [--pin]
  *
  * Needs Debian's wrk (apt-get install wrk). Each measurement (wrk -t2, --duration seconds) follows a
  * warm-up run of the same length. It measures:
@@ -16,13 +16,16 @@
  *   rotates through them (rotate-keys.lua). Any POST answer other than 202 fails the run.
  * Prints one table: req/s, p50, p99, non-2xx and socket errors per endpoint and server, mzk as a
  * share of hand-written, the key listing's targets and whether each endpoint reaches half of
- * hand-written. The load average is printed: other work on the machine shows up in the numbers.
+ * hand-written, and each server's CPU time per request (user + system, all its threads, from
+ * /proc). The load average is printed: other work on the machine shows up in the numbers.
+ * `--pin` runs the servers on core 0 and wrk on core 1 (taskset), so CPU per request is not
+ * blurred by wrk sharing a core; its req/s are not the targets' measurement.
  */
 import { Accounts, ApiKeys } from "@mzk/core"
 import Database from "better-sqlite3"
 import { Effect, Redacted } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -32,9 +35,11 @@ const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "32" },
-    "post-rate-cap": { type: "string", default: "8000" }
+    "post-rate-cap": { type: "string", default: "8000" },
+    pin: { type: "boolean", default: false }
   }
 })
+const PIN = values.pin
 const DURATION = Number(values.duration)
 const RATE_CAP = Number(values["post-rate-cap"])
 if (!(DURATION > 0 && DURATION <= 600 && RATE_CAP > 0)) throw new Error("--duration must be 1 to 600 seconds and --post-rate-cap positive")
@@ -64,8 +69,12 @@ const waitFor = async (url: string) => {
   throw new Error(`${url} did not come up`)
 }
 
+/** `command` on the core given when --pin is set. */
+const pinned = (core: number, command: string, args: Array<string>): [string, Array<string>] =>
+  PIN ? ["taskset", ["-c", String(core), command, ...args]] : [command, args]
+
 const start = (args: Array<string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
+  const child = spawn(...pinned(0, process.execPath, ["--import", "tsx", ...args]), { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
   children.push(child)
   return child
 }
@@ -144,29 +153,42 @@ interface Result {
   readonly socketErrors: number
   /** POST only: answers other than 202, counted by rotate-keys.lua. */
   readonly unexpected: number
+  /** The server's CPU time (user + system, every thread) per request, in µs. */
+  readonly cpuUs: number
 }
 
-const wrk = (args: Array<string>): Result => {
-  const out = execFileSync("wrk", [`-t${THREADS}`, `-c${values.connections}`, `-d${DURATION}s`, "--latency", ...args], {
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
+/** A process's CPU time so far (user + system, every thread), in seconds, from /proc. */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
+}
+
+const wrk = (pid: number, args: Array<string>): Result => {
+  const cpuBefore = cpuSeconds(pid)
+  const out = execFileSync(...pinned(1, "wrk", [`-t${THREADS}`, `-c${values.connections}`, `-d${DURATION}s`, "--latency", ...args]), {
     encoding: "utf8",
     timeout: (DURATION + 30) * 1000
   })
+  const cpu = cpuSeconds(pid) - cpuBefore
   const latency = (p: string) => out.match(new RegExp(`^\\s+${p}%\\s+(\\S+)`, "m"))?.[1] ?? "?"
   const errors = out.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/)
+  const requests = Number(out.match(/(\d+) requests in/)?.[1] ?? 0)
   return {
     rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0),
     p50: latency("50"),
     p99: latency("99"),
-    requests: Number(out.match(/(\d+) requests in/)?.[1] ?? 0),
+    requests,
     non2xx: Number(out.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0),
     socketErrors: errors === null ? 0 : errors.slice(1).reduce((sum, n) => sum + Number(n), 0),
-    unexpected: Number(out.match(/unexpected statuses: (\d+)/)?.[1] ?? 0)
+    unexpected: Number(out.match(/unexpected statuses: (\d+)/)?.[1] ?? 0),
+    cpuUs: requests > 0 ? (cpu * 1e6) / requests : NaN
   }
 }
 
-const getKeys = (base: string, key: string) => wrk(["-H", `Authorization: Bearer ${key}`, `${base}/api/v1/keys`])
-const postProofs = (base: string, keysFile: string) =>
-  wrk(["-s", lua, `${base}/api/v1/proofs`, "--", keysFile, String(THREADS), "202", "POST", "/api/v1/proofs", PROOF_BODY])
+const getKeys = (pid: number, base: string, key: string) => wrk(pid, ["-H", `Authorization: Bearer ${key}`, `${base}/api/v1/keys`])
+const postProofs = (pid: number, base: string, keysFile: string) =>
+  wrk(pid, ["-s", lua, `${base}/api/v1/proofs`, "--", keysFile, String(THREADS), "202", "POST", "/api/v1/proofs", PROOF_BODY])
 
 /** wrk's "16.82ms", "1.02s", "850.00us" → milliseconds. */
 const millis = (text: string) => {
@@ -192,11 +214,12 @@ try {
 
   const loadBefore = loadavg()
   const results = servers.map(({ base }, i) => {
+    const pid = children[i]!.pid!
     // Warm both (JIT, SQLite page cache) before measuring; the POST warm-up is checked too.
-    getKeys(base, getAccount!.api_key)
-    const get = getKeys(base, getAccount!.api_key)
-    const warm = postProofs(base, pools[i]!.keysFile)
-    const post = postProofs(base, pools[i]!.keysFile)
+    getKeys(pid, base, getAccount!.api_key)
+    const get = getKeys(pid, base, getAccount!.api_key)
+    const warm = postProofs(pid, base, pools[i]!.keysFile)
+    const post = postProofs(pid, base, pools[i]!.keysFile)
     return {
       get,
       post,
@@ -211,17 +234,19 @@ try {
   const load = (l: Array<number>) => l.map((n) => n.toFixed(2)).join(" ")
   console.log(`HTTP benchmark: wrk -t${THREADS} -c${values.connections}, ${DURATION} s per measurement after a ${DURATION} s warm-up, ` +
     `loopback, ${execFileSync("nproc").toString().trim()} cores; load average ${load(loadBefore)} before, ${load(loadAfter)} after`)
+  if (PIN) console.log("Pinned: servers on core 0, wrk on core 1. For CPU per request; the targets are measured unpinned.")
   console.log(`POST body ${PROOF_BODY}: proofs are admitted, charged and queued, not proved (mzk serve --no-workers).`)
   console.log(`Rate limits on: each server rotates over its own ${keyCount.toLocaleString("en")} keys (${accountsPerServer} accounts), ` +
     `room for ${(keyCount * REQUESTS_PER_KEY).toLocaleString("en")} requests (${RATE_CAP.toLocaleString("en")} req/s for ${2 * DURATION} s).`)
   console.log("")
-  console.log("endpoint             server            req/s   p50        p99        non-2xx  socket errors  mzk / hand-written")
+  console.log("endpoint             server            req/s   p50        p99        CPU/req   non-2xx  socket errors  mzk / hand-written")
   const endpoints = [["GET /api/v1/keys", "get"], ["POST /api/v1/proofs", "post"]] as const
   for (const [endpoint, which] of endpoints) {
     servers.forEach(({ name }, i) => {
       const r = results[i]![which]
       const share = i === 0 ? `${((r.rps / results[1]![which].rps) * 100).toFixed(0)}%` : ""
       console.log(`${endpoint.padEnd(20)} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(6)}   ${r.p50.padEnd(10)} ${r.p99.padEnd(10)} ` +
+        `${`${r.cpuUs.toFixed(0)} µs`.padEnd(9)} ` +
         `${String(r.non2xx).padEnd(8)} ${String(r.socketErrors).padEnd(14)} ${share}`.trimEnd())
     })
   }
