@@ -241,7 +241,9 @@ export const makeDispatcher = Effect.gen(function*() {
       const served = match.route._tag === "Static"
         ? match.route.response
         : Effect.flatMap(FiberRef.getAndSet(CurrentRequest, state), (outside) =>
-          serve(match.route as EndpointRoute, match.params as Record<string, string>, search, request, state).pipe(
+          // Suspended, so code that throws while the steps are built (an embedder's session check)
+          // is a defect that `recover` answers, not one that ends the request without an answer.
+          Effect.suspend(() => serve(match.route as EndpointRoute, match.params as Record<string, string>, search, request, state)).pipe(
             Effect.catchAllCause((cause) => recover(cause, requestId)),
             Effect.zipLeft(FiberRef.set(CurrentRequest, outside))
           ))

@@ -33,20 +33,29 @@ describe("failures the client cannot fix, over a real port", () => {
     })
   })
 
-  describe("a defect in the embedding application's session check", () => {
-    let h: Awaited<ReturnType<typeof makeHarness>>
-    beforeAll(async () => {
-      h = await makeHarness(Layer.succeed(SessionAuthenticator, { authenticate: () => Effect.die(new Error(SECRET_DETAIL)) }))
-    })
-    afterAll(() => h.close())
+  // A session check may die inside its Effect, or throw before it returns one.
+  const defects = {
+    "a defect in the embedding application's session check": () => Effect.die(new Error(SECRET_DETAIL)),
+    "an exception thrown by the embedding application's session check": (): never => {
+      throw new Error(SECRET_DETAIL)
+    }
+  }
+  for (const [name, authenticate] of Object.entries(defects)) {
+    describe(name, () => {
+      let h: Awaited<ReturnType<typeof makeHarness>>
+      beforeAll(async () => {
+        h = await makeHarness(Layer.succeed(SessionAuthenticator, { authenticate }))
+      })
+      afterAll(() => h.close())
 
-    it("is 500 internal_error with no internals, and the server goes on serving", async () => {
-      const reply = await h.call("GET", "/api/v1/keys", { token: "sess_whatever" })
-      expectEnvelope(reply, 500, "internal_error")
-      expect(reply.text).not.toContain("fire")
-      expect(reply.text).not.toMatch(/at .*\.ts:\d+/)
-      const { key } = await h.newAccount()
-      expect((await h.call("GET", "/api/v1/keys", { token: key })).status).toBe(200)
+      it("is 500 internal_error with no internals, and the server goes on serving", async () => {
+        const reply = await h.call("GET", "/api/v1/keys", { token: "sess_whatever" })
+        expectEnvelope(reply, 500, "internal_error")
+        expect(reply.text).not.toContain("fire")
+        expect(reply.text).not.toMatch(/at .*\.ts:\d+/)
+        const { key } = await h.newAccount()
+        expect((await h.call("GET", "/api/v1/keys", { token: key })).status).toBe(200)
+      })
     })
-  })
+  }
 })
