@@ -79,7 +79,8 @@ export interface SqlConnection {
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
 }
 
-// What `rows`, `first` and `affected` take from a result, for built queries and statements alike.
+// What `execute`, `rows`, `first` and `affected` take from a result, for built queries and statements alike.
+const wholeOf = <R>(result: QueryResult<R>) => result
 const rowsOf = <R>(result: QueryResult<R>) => result.rows
 const firstOf = <R>(result: QueryResult<R>) => Option.fromNullable(result.rows[0])
 const affectedOf = (result: QueryResult<unknown>) => Number(result.numAffectedRows ?? 0n)
@@ -143,7 +144,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     })
 
   const built = <R>(build: (db: Executor) => Compilable<R>) => (executor: Executor) => build(executor).compile()
-  const execute = <R>(build: (db: Executor) => Compilable<R>) => run(built(build), (result) => result)
+  const execute = <R>(build: (db: Executor) => Compilable<R>) => run(built(build), wholeOf)
 
   const statement = <P extends Record<string, unknown>, R>(
     build: (db: Kysely<Database>, params: P) => Compilable<R>
@@ -162,7 +163,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
       return { ...template, parameters }
     }
     return {
-      execute: (params) => run(bind(params), (result) => result),
+      execute: (params) => run(bind(params), wholeOf),
       rows: <B>(params: P, row?: (row: R) => B) =>
         run(bind(params), (result): Array<unknown> => (row === undefined ? result.rows : result.rows.map(row))) as Effect.Effect<
           Array<B>,
