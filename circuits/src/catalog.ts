@@ -1,5 +1,5 @@
-import { CircuitCatalog, type CircuitSpec, type ErrorDetail, validateProofRequest, type ValidatedProofRequest } from "@mzk/core"
-import { Either, Option } from "effect"
+import { CircuitCatalog, type CircuitSpec, makeProofRequestValidator } from "@mzk/core"
+import { Option } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
@@ -54,7 +54,4 @@ export const CircuitCatalogLive = CircuitCatalog.fromSpecs(CIRCUIT_SPECS)
  * (`inputs.a`, `inputs.path_elements.3`). The rules live in the core, which runs them before
  * anything is queued; this is the same check for direct users of the prover.
  */
-export const validateInputs = (
-  request: { readonly type: string; readonly inputs: unknown },
-  prefix = ""
-): Either.Either<ValidatedProofRequest, ReadonlyArray<ErrorDetail>> => validateProofRequest(specOfType, request, prefix)
+export const validateInputs = makeProofRequestValidator(specOfType)

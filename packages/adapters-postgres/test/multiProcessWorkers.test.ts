@@ -3,7 +3,7 @@ import {
   type AccountId,
   Accounts,
   DEFAULT_WEBHOOK_CONFIG,
-  type Entropy,
+  type Ids,
   type EventEnvelope,
   Events,
   makeId,
@@ -50,7 +50,7 @@ const setUp = Effect.gen(function*() {
 const count = (rows: ReadonlyArray<{ readonly n: number }>) => rows[0]?.n ?? 0
 
 /** Records `n` events of one type, 10 at a time; each fans out to the account's webhook. */
-const recordEvents = (core: Context.Context<Events | Entropy>, account: AccountId, n: number) =>
+const recordEvents = (core: Context.Context<Events | Ids>, account: AccountId, n: number) =>
   Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
     Effect.gen(function*() {
       const events = yield* Events

@@ -1,16 +1,19 @@
 import { Layer } from "effect"
+import { Accounts } from "./accounts/service.js"
+import { Events } from "./events/service.js"
+import { Ids } from "./kernel/ids.js"
+import { ApiKeys } from "./keys/service.js"
+import { Proofs } from "./proofs/service.js"
 import { ProofWakeup } from "./proofs/wakeup.js"
-import { Accounts } from "./services/accounts.js"
-import { ApiKeys } from "./services/apiKeys.js"
-import { Events } from "./services/events.js"
-import { Proofs } from "./services/proofs.js"
-import { RateLimits } from "./services/rateLimits.js"
-import { Webhooks } from "./services/webhooks.js"
+import { RateLimits } from "./rateLimits/service.js"
+import { Webhooks } from "./webhooks/service.js"
 import { DeliveryWakeup } from "./webhooks/wakeup.js"
 
 /**
- * Every core service, built over whatever storage and `Entropy` the caller provides. The one
- * place core services are wired to each other; adapters are chosen by the composition root.
+ * Every core service, built over whatever storage, `Entropy`, `Prover` and `CircuitCatalog` the
+ * caller provides. The one place core services are wired to each other; adapters are chosen by the
+ * composition root, and the background loops (`ProofLoops`, `DeliveryEngine.layer`) are built over
+ * this layer by whichever process runs them.
  */
 export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer,
   Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
@@ -18,5 +21,7 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
   // Shared by Events (which nudges) and a DeliveryEngine built over CoreServices (which listens).
   Layer.provideMerge(DeliveryWakeup.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).
-  Layer.provideMerge(ProofWakeup.layer)
+  Layer.provideMerge(ProofWakeup.layer),
+  // One id maker for every service, so ids made in order sort in order.
+  Layer.provideMerge(Ids.layer)
 )

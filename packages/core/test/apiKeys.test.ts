@@ -4,6 +4,8 @@ import {
   Accounts,
   ApiKeys,
   authenticate,
+  CreateKeyInput,
+  decodeInput,
   DeliveriesRepo,
   EventsRepo,
   hashApiKey,
@@ -28,6 +30,9 @@ const CountingStore = Layer.effectContext(Effect.gen(function*() {
   )
 }))
 const TestLayer = testCore(CountingStore).pipe(Layer.provideMerge(CountingStore))
+
+/** A raw body as the HTTP layer receives it: decoded at the boundary, then given to the service. */
+const decodeCreate = decodeInput(CreateKeyInput)
 
 const setup = Effect.gen(function*() {
   const account = yield* (yield* Accounts).create({ name: "Acme" })
@@ -72,7 +77,7 @@ describe("ApiKeys", () => {
       const errors = yield* Effect.all([
         Effect.flip(keys.authenticate(created.secret)),
         Effect.flip(keys.revoke(account, created.api_key.id)),
-        Effect.flip(keys.create(account, { name: raw.slice(0, 70) }))
+        Effect.flip(Effect.flatMap(decodeCreate({ name: raw.slice(0, 70) }), (input) => keys.create(account, input)))
       ])
       const seen = (yield* everythingStored(account)) + JSON.stringify(errors) + errors.map(String).join()
       expect(seen).toContain("key.revoked")
@@ -99,7 +104,7 @@ describe("ApiKeys", () => {
       const { account, keys } = yield* setup
       const codes = []
       for (const body of [{}, { name: "" }, { name: "a".repeat(65) }, { name: "has space" }, { name: "ok", extra: 1 }, null, "x"]) {
-        const error = yield* Effect.flip(keys.create(account, body))
+        const error = yield* Effect.flip(Effect.flatMap(decodeCreate(body), (input) => keys.create(account, input)))
         expect(error._tag).toBe("InvalidRequest")
         if (error._tag === "InvalidRequest") codes.push(error.details?.[0]?.path)
       }
@@ -189,8 +194,9 @@ describe("ApiKeys", () => {
       expect(defaulted._tag).toBe("InsufficientScope")
       const ok = yield* keys.create(account, { name: "same", scopes: ["keys:read"] }, principal.scopes)
       expect(ok.api_key.scopes).toEqual(["keys:read"])
-      expect((yield* Effect.flip(keys.create(account, { name: "none", scopes: [] })))._tag).toBe("InvalidRequest")
-      expect((yield* Effect.flip(keys.create(account, { name: "bad", scopes: ["admin"] })))._tag).toBe("InvalidRequest")
+      for (const body of [{ name: "none", scopes: [] }, { name: "bad", scopes: ["admin"] }]) {
+        expect((yield* Effect.flip(Effect.flatMap(decodeCreate(body), (input) => keys.create(account, input))))._tag).toBe("InvalidRequest")
+      }
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("key events fan out to active webhooks subscribed to the type, in the same transaction", () =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AccountId, Entropy, formatId, ID_PREFIXES, KeyId, makeId, now, type RandomBits, Timestamp } from "@mzk/core"
+import { AccountId, Entropy, formatId, ID_PREFIXES, Ids, KeyId, makeId, now, type RandomBits, Timestamp } from "@mzk/core"
 import fc from "fast-check"
 import { SeededEntropy } from "@mzk/testkit"
-import { Effect, Schema, TestClock } from "effect"
+import { Effect, Layer, Schema, TestClock } from "effect"
 
 const bits = (random: bigint): RandomBits => [Number(random >> 40n), Number(random & (2n ** 40n - 1n))]
 
@@ -16,7 +16,7 @@ describe("ids and timestamps", () => {
       const key = yield* makeId("key")
       expect(Schema.is(KeyId)(key)).toBe(true)
       expect(Schema.is(AccountId)(key)).toBe(false)
-    }).pipe(Effect.provide(SeededEntropy(1))))
+    }).pipe(Effect.provide(Ids.layer.pipe(Layer.provide(SeededEntropy(1))))))
 
   it.effect("ids sort by creation time on the Clock", () =>
     Effect.gen(function*() {
@@ -27,7 +27,7 @@ describe("ids and timestamps", () => {
       }
       expect([...ids].sort()).toEqual(ids)
       expect(new Set(ids).size).toBe(ids.length)
-    }).pipe(Effect.provide(SeededEntropy(2))))
+    }).pipe(Effect.provide(Ids.layer.pipe(Layer.provide(SeededEntropy(2))))))
 
   it("an id spells 48 bits of milliseconds then 80 random bits in Crockford base32, most significant first", () => {
     const digits = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -51,9 +51,9 @@ describe("ids and timestamps", () => {
       expect(new Set(ids).size).toBe(4)
       // The first id's random part is 2^40 - 2: its low half overflows on the second increment.
       expect(ids.map((id) => id.slice(16))).toEqual(["00000000zzzzzzzy", "00000000zzzzzzzz", "0000000100000000", "0000000100000001"])
-    }).pipe(Effect.provideService(Entropy, {
+    }).pipe(Effect.provide(Ids.layer.pipe(Layer.provide(Layer.succeed(Entropy, {
       bytes: (length) => Effect.succeed(Uint8Array.from({ length }, (_, i) => (i < 5 ? 0 : i < 9 ? 255 : 254)))
-    })))
+    }))))))
 
   it.effect("timestamps are ISO 8601 UTC with milliseconds, read from the Clock", () =>
     Effect.gen(function*() {

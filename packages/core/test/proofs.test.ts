@@ -2,12 +2,16 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts,
   type AccountId,
+  CreateProofBatchInput,
+  CreateProofInput,
+  decodeInput,
   DEFAULT_LIMITS,
   DEFAULT_PROOFS_CONFIG,
   decodeProofBlob,
   type EventRecord,
   EventsRepo,
   Limits,
+  ListProofsQuery,
   type Principal,
   type Prover,
   ProofLoops,
@@ -39,6 +43,11 @@ const withLoops = (
 /** Lets forked fibers (the worker, running proofs) catch up without moving the clock. */
 const settle = Effect.repeatN(Effect.yieldNow(), 50)
 const advance = (duration: Parameters<typeof TestClock.adjust>[0]) => Effect.zipRight(TestClock.adjust(duration), settle)
+
+/** Raw bodies and queries as the HTTP layer receives them: decoded at the boundary, then given to the service. */
+const decodeCreate = decodeInput(CreateProofInput)
+const decodeBatch = decodeInput(CreateProofBatchInput)
+const decodeQuery = decodeInput(ListProofsQuery)
 
 const principalOf = (account_id: AccountId): Principal => ({ account_id, scopes: SCOPES, via: { kind: "session" } })
 
@@ -101,7 +110,8 @@ describe("Proofs: validation before anything is queued", () => {
     it.effect(`${label} → invalid_request naming ${paths.join(", ")}; nothing queued or charged`, () =>
       Effect.gen(function*() {
         const principal = yield* newAccount
-        const error = yield* Effect.flip((yield* Proofs).create(principal, body))
+        const proofs = yield* Proofs
+        const error = yield* Effect.flip(Effect.flatMap(decodeCreate(body), (input) => proofs.create(principal, input)))
         if (error._tag !== "InvalidRequest") return expect.fail(`expected InvalidRequest, got ${error._tag}`)
         expect(error.details?.map((d) => d.path)).toEqual(paths)
         expect((yield* (yield* Proofs).list(principal.account_id, {})).total).toBe(0)
@@ -147,7 +157,8 @@ describe("Proofs: batches", () => {
         const error = yield* Effect.flip(proofs.createBatch(principal, { proofs: Array(n).fill(good) }))
         expect(error).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "proofs" }] })
       }
-      expect((yield* Effect.flip(proofs.createBatch(principal, { items: [good] })))._tag).toBe("InvalidRequest")
+      expect((yield* Effect.flip(Effect.flatMap(decodeBatch({ items: [good] }), (input) => proofs.createBatch(principal, input))))._tag)
+        .toBe("InvalidRequest")
       const { value, rate_limits } = yield* proofs.createBatch(principal, { proofs: Array(100).fill(good) })
       expect(value.batch_id).toMatch(/^batch_/)
       expect(value.proofs.length).toBe(100)
@@ -199,8 +210,10 @@ describe("Proofs: get, list", () => {
       const rest = yield* proofs.list(principal.account_id, { starting_after: made[1]!.proof_id })
       expect(rest.proofs.map((p) => p.proof_id)).toEqual([made[2]!.proof_id])
       expect((yield* proofs.list(principal.account_id, { status: "completed" })).total).toBe(0)
-      expect((yield* Effect.flip(proofs.list(principal.account_id, { status: "done" })))._tag).toBe("InvalidRequest")
-      expect((yield* Effect.flip(proofs.list(principal.account_id, { limit: 101 })))._tag).toBe("InvalidRequest")
+      // A query string carries text: `?status=done`, `?limit=101`.
+      for (const query of [{ status: "done" }, { limit: "101" }]) {
+        expect((yield* Effect.flip(Effect.flatMap(decodeQuery(query), (q) => proofs.list(principal.account_id, q))))._tag).toBe("InvalidRequest")
+      }
     }).pipe(Effect.provide(testCore())))
 })
 

@@ -3,12 +3,15 @@ import {
   Accounts,
   classifyAddress,
   computeSignature,
+  CreateWebhookInput,
+  decodeInput,
   DEFAULT_WEBHOOK_CONFIG,
   EVENT_TYPES,
   HostResolutionFailure,
   HostResolver,
   signatureHeader,
   truncateUtf8,
+  UpdateWebhookInput,
   WebhookConfig,
   Webhooks,
   WebhooksRepo
@@ -19,7 +22,10 @@ import { createHmac } from "node:crypto"
 
 const TestLayer = testCore()
 const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "Acme" })), (a) => a.id)
-const body = (url: string, extra: Record<string, unknown> = {}) => ({ url, events: ["proof.completed"], ...extra })
+const body = (url: string, extra: Partial<CreateWebhookInput> = {}): CreateWebhookInput => ({ url, events: ["proof.completed"], ...extra })
+/** Raw bodies as the HTTP layer receives them: decoded at the boundary, then given to the service. */
+const decodeCreate = decodeInput(CreateWebhookInput)
+const decodeUpdate = decodeInput(UpdateWebhookInput)
 
 /** A resolver with fixed answers, so no test asks real DNS. */
 const resolverLayer = (answers: Readonly<Record<string, ReadonlyArray<string>>>) =>
@@ -100,7 +106,7 @@ describe("Webhooks service", () => {
         [{ url: "https://a.example.com/", events: ["key.created"], active: "yes" }, "active"]
       ] as const
       for (const [input, path] of refusals) {
-        const error = yield* Effect.flip(webhooks.create(account, input))
+        const error = yield* Effect.flip(Effect.flatMap(decodeCreate(input), (decoded) => webhooks.create(account, decoded)))
         expect(error._tag, JSON.stringify(input)).toBe("InvalidRequest")
         if (error._tag === "InvalidRequest") expect(error.details?.map((d) => d.path), JSON.stringify(input)).toContain(path)
       }
@@ -167,7 +173,9 @@ describe("Webhooks service", () => {
       yield* (yield* WebhooksRepo).update(account, created.webhook.id, { disabled_reason: "delivery_failures" }, off.updated_at)
       const on = yield* webhooks.update(account, created.webhook.id, { active: true })
       expect([on.active, on.disabled_reason]).toEqual([true, null])
-      const bad = yield* Effect.flip(webhooks.update(account, created.webhook.id, { events: [], bogus: 1 }))
+      const bad = yield* Effect.flip(
+        Effect.flatMap(decodeUpdate({ events: [], bogus: 1 }), (changes) => webhooks.update(account, created.webhook.id, changes))
+      )
       expect(bad._tag === "InvalidRequest" && bad.details?.map((d) => d.path).sort()).toEqual(["bogus", "events"])
     }).pipe(Effect.provide(TestLayer)))
 

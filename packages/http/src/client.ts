@@ -1,5 +1,5 @@
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { MzkApi } from "./api.js"
+import { MzkApi } from "./api/index.js"
 
 /**
  * A typed client for TypeScript users: every endpoint as a method, responses decoded, errors

@@ -13,13 +13,12 @@ import {
   WebhookConfig,
   DEFAULT_WEBHOOK_CONFIG
 } from "@mzk/core"
-import { makeNodeListener } from "@mzk/http"
+import { createMzkNodeServer, makeNodeListener } from "@mzk/http"
 import { Context, Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
 import { NodeApiKeyHashing } from "./keyHashing.js"
-import { createMzkNodeServer } from "./nodeServer.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
 export interface MzkOptions {

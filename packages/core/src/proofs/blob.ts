@@ -1,5 +1,5 @@
 import { Option } from "effect"
-import { base64 } from "../internal/encoding.js"
+import { base64 } from "../kernel/encoding.js"
 
 /** `proof_blob`: base64 of the snarkjs proof JSON, so anyone can verify it with snarkjs. */
 export const encodeProofBlob = (proof: unknown): string => base64(new TextEncoder().encode(JSON.stringify(proof)))

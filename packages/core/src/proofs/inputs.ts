@@ -1,7 +1,7 @@
 import { Either, Option } from "effect"
-import type { ErrorDetail } from "../errors.js"
-import type { CircuitInputKind, CircuitInputSpec, CircuitSpec } from "../ports/circuitCatalog.js"
-import type { CircuitInputs } from "../ports/prover.js"
+import type { ErrorDetail } from "../kernel/errors.js"
+import type { CircuitInputKind, CircuitInputSpec, CircuitSpec } from "./circuits.js"
+import type { CircuitInputs, CreateProofInput } from "./proof.js"
 
 const UINT64_LIMIT = 2n ** 64n
 const CANONICAL_DECIMAL = /^(0|[1-9][0-9]*)$/
@@ -13,8 +13,6 @@ export interface ValidatedProofRequest {
   /** The public inputs known before proving (outputs such as `c` arrive with the proof). */
   readonly public_inputs: Readonly<Record<string, string>>
 }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const bounds = (kind: CircuitInputKind, modulus: bigint): { readonly limit: bigint; readonly text: string } => {
   switch (kind) {
@@ -88,63 +86,50 @@ const checkInput = (
   return ok ? out : undefined
 }
 
-/** What checking a circuit's inputs needs, worked out once per circuit rather than per request. */
-const checkers = new WeakMap<CircuitSpec, { readonly modulus: bigint; readonly known: ReadonlySet<string> }>()
-const checkerOf = (spec: CircuitSpec) => {
-  let checker = checkers.get(spec)
-  if (checker === undefined) {
-    checker = { modulus: BigInt(spec.field_modulus), known: new Set(spec.inputs.map((i) => i.name)) }
-    checkers.set(spec, checker)
-  }
-  return checker
-}
+/** A request's circuit inputs checked against the catalog: its `details`, or the validated request. */
+export type ProofRequestValidator = (
+  request: CreateProofInput,
+  prefix?: string
+) => Either.Either<ValidatedProofRequest, ReadonlyArray<ErrorDetail>>
 
 /**
- * Checks one `{type, inputs}` request against the catalog. `prefix` is prepended to every detail
- * path (`proofs.3.` in a batch), so a client can find the offending value.
+ * Checks decoded `{type, inputs}` requests against the catalog: a known type, every input present
+ * and none extra, each value canonical and in range. `prefix` is prepended to every detail path
+ * (`proofs.3.` in a batch), so a client can find the offending value. What a circuit's check needs
+ * (its field modulus, its input names) is worked out once per circuit, not per request.
  */
-export const validateProofRequest = (
-  lookup: (type: string) => Option.Option<CircuitSpec>,
-  request: unknown,
-  prefix = ""
-): Either.Either<ValidatedProofRequest, ReadonlyArray<ErrorDetail>> => {
-  const details: Array<ErrorDetail> = []
-  if (!isRecord(request)) return Either.left([{ path: prefix.replace(/\.$/, ""), message: "must be an object with type and inputs" }])
-  for (const key of Object.keys(request)) {
-    if (key !== "type" && key !== "inputs") details.push({ path: `${prefix}${key}`, message: "is not allowed" })
-  }
-  const type = request.type
-  if (typeof type !== "string") {
-    details.push({ path: `${prefix}type`, message: "is required and must be a string" })
-    return Either.left(details)
-  }
-  const found = lookup(type)
-  if (Option.isNone(found)) {
-    details.push({ path: `${prefix}type`, message: `unknown proof type ${JSON.stringify(type)}` })
-    return Either.left(details)
-  }
-  const spec = found.value
-  const inputs = request.inputs
-  if (!isRecord(inputs)) {
-    details.push({ path: `${prefix}inputs`, message: "is required and must be an object" })
-    return Either.left(details)
-  }
-  const { modulus, known } = checkerOf(spec)
-  const circuitInputs: Record<string, string | ReadonlyArray<string>> = {}
-  const publicInputs: Record<string, string> = {}
-  for (const input of spec.inputs) {
-    const path = `${prefix}inputs.${input.name}`
-    if (!Object.hasOwn(inputs, input.name)) {
-      details.push({ path, message: "is required" })
-      continue
+export const makeProofRequestValidator = (lookup: (type: string) => Option.Option<CircuitSpec>): ProofRequestValidator => {
+  const checkers = new WeakMap<CircuitSpec, { readonly modulus: bigint; readonly known: ReadonlySet<string> }>()
+  const checkerOf = (spec: CircuitSpec) => {
+    let checker = checkers.get(spec)
+    if (checker === undefined) {
+      checker = { modulus: BigInt(spec.field_modulus), known: new Set(spec.inputs.map((i) => i.name)) }
+      checkers.set(spec, checker)
     }
-    const checked = checkInput(input, inputs[input.name], path, modulus, details)
-    if (checked === undefined) continue
-    circuitInputs[input.name] = checked
-    if (input.visibility === "public" && typeof checked === "string") publicInputs[input.name] = checked
+    return checker
   }
-  for (const key of Object.keys(inputs)) {
-    if (!known.has(key)) details.push({ path: `${prefix}inputs.${key}`, message: `is not an input of ${spec.type}` })
+  return ({ inputs, type }, prefix = "") => {
+    const details: Array<ErrorDetail> = []
+    const found = lookup(type)
+    if (Option.isNone(found)) return Either.left([{ path: `${prefix}type`, message: `unknown proof type ${JSON.stringify(type)}` }])
+    const spec = found.value
+    const { known, modulus } = checkerOf(spec)
+    const circuitInputs: Record<string, string | ReadonlyArray<string>> = {}
+    const publicInputs: Record<string, string> = {}
+    for (const input of spec.inputs) {
+      const path = `${prefix}inputs.${input.name}`
+      if (!Object.hasOwn(inputs, input.name)) {
+        details.push({ path, message: "is required" })
+        continue
+      }
+      const checked = checkInput(input, inputs[input.name], path, modulus, details)
+      if (checked === undefined) continue
+      circuitInputs[input.name] = checked
+      if (input.visibility === "public" && typeof checked === "string") publicInputs[input.name] = checked
+    }
+    for (const key of Object.keys(inputs)) {
+      if (!known.has(key)) details.push({ path: `${prefix}inputs.${key}`, message: `is not an input of ${spec.type}` })
+    }
+    return details.length > 0 ? Either.left(details) : Either.right({ spec, inputs: circuitInputs, public_inputs: publicInputs })
   }
-  return details.length > 0 ? Either.left(details) : Either.right({ spec, inputs: circuitInputs, public_inputs: publicInputs })
 }

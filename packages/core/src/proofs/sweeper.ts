@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
-import { ProofsConfig } from "../limits.js"
-import { ProofsRepo } from "../ports/proofStorage.js"
-import { Transactor } from "../ports/storage.js"
-import { Events } from "../services/events.js"
-import { now } from "../time.js"
+import { ProofsConfig } from "./config.js"
+import { ProofsRepo } from "./repo.js"
+import { Transactor } from "../kernel/transaction.js"
+import { Events } from "../events/service.js"
+import { now } from "../kernel/time.js"
 
 const BATCH = 100
 

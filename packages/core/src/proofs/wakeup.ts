@@ -1,5 +1,5 @@
 import { Context, Layer } from "effect"
-import { makeWakeup, type Wakeup } from "../wakeup.js"
+import { makeWakeup, type Wakeup } from "../kernel/wakeup.js"
 
 /** Proofs were queued or a running proof settled: the proof worker claims at once. */
 export class ProofWakeup extends Context.Tag("@mzk/core/ProofWakeup")<ProofWakeup, Wakeup>() {

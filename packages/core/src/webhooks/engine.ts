@@ -1,14 +1,16 @@
 import { Cause, Clock, Context, Effect, FiberSet, Layer, Option } from "effect"
-import type { DeliveryAfterAttempt, DeliveryAttemptRecord, DeliveryErrorClass, DeliveryRecord } from "../domain/delivery.js"
-import { toEnvelope } from "../domain/event.js"
-import type { WebhookRecord } from "../domain/webhook.js"
-import { idMaker, type WebhookId } from "../ids.js"
-import { Entropy } from "../ports/entropy.js"
-import { DeliveriesRepo, EventsRepo, Transactor, WebhooksRepo } from "../ports/storage.js"
-import { TransportFailure, WebhookTransport } from "../ports/webhookTransport.js"
-import { millisFromTimestamp, type Timestamp, timestampFromMillis } from "../time.js"
+import { toEnvelope } from "../events/event.js"
+import { EventsRepo } from "../events/repo.js"
+import { Ids, type WebhookId } from "../kernel/ids.js"
+import { millisFromTimestamp, type Timestamp, timestampFromMillis } from "../kernel/time.js"
+import { Transactor } from "../kernel/transaction.js"
 import { checkWebhookUrl } from "./addresses.js"
 import { WebhookConfig } from "./config.js"
+import type { DeliveryAttemptRecord, DeliveryErrorClass, DeliveryRecord } from "./delivery.js"
+import { nextDeliveryState } from "./deliveryState.js"
+import { DeliveriesRepo, WebhooksRepo } from "./repo.js"
+import { TransportFailure, WebhookTransport } from "./transport.js"
+import type { WebhookRecord } from "./webhook.js"
 import { SIGNATURE_HEADER, signatureHeader } from "./signing.js"
 import { RESPONSE_BODY_LIMIT_BYTES, truncateUtf8 } from "./text.js"
 import { DeliveryWakeup } from "./wakeup.js"
@@ -57,7 +59,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
       const tx = yield* Transactor
       const transport = yield* WebhookTransport
       const wakeup = yield* DeliveryWakeup
-      const newId = idMaker(yield* Entropy)
+      const ids = yield* Ids
       const fibers = yield* FiberSet.make<void, never>()
 
       const perWebhook = new Map<WebhookId, number>()
@@ -119,15 +121,6 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
         })
       }
 
-      const nextState = (delivery: DeliveryRecord, attempt: number, ok: boolean, endMs: number): DeliveryAfterAttempt => {
-        if (ok) return { status: "succeeded", next_attempt_at: null, first_failed_at: delivery.first_failed_at }
-        const firstFailed = delivery.first_failed_at ?? timestampFromMillis(endMs)
-        const delay = config.retryScheduleMs[attempt - 1]
-        if (delay === undefined) return { status: "failed", next_attempt_at: null, first_failed_at: firstFailed }
-        const due = Math.max(millisFromTimestamp(firstFailed) + delay, endMs)
-        return { status: "pending", next_attempt_at: timestampFromMillis(due), first_failed_at: firstFailed }
-      }
-
       const attempt = (delivery: DeliveryRecord) =>
         Effect.gen(function*() {
           const lease = delivery.lease_expires_at as Timestamp
@@ -146,7 +139,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             yield* deliveries.cancel(delivery.id, lease, startedAt)
             return
           }
-          const id = `att_${(yield* newId("delivery")).slice("del_".length)}`
+          const id = `att_${(yield* ids.make("delivery")).slice("del_".length)}`
           const result = yield* send(webhook.value, JSON.stringify(toEnvelope(event.value)))
           const endMs = yield* Clock.currentTimeMillis
           const ok = result.status !== undefined && result.status >= 200 && result.status < 300
@@ -166,7 +159,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             latency_ms: Math.max(0, Math.round(endMs - startMs)),
             response_body: result.status === undefined ? null : truncateUtf8(result.body, RESPONSE_BODY_LIMIT_BYTES)
           }
-          const after = nextState(delivery, number, ok, endMs)
+          const after = nextDeliveryState(delivery, number, ok, endMs, config.retryScheduleMs)
           const endedAt = timestampFromMillis(endMs)
           if (after.status !== "failed") {
             // One conditional write, atomic on its own: no transaction on the common path.

@@ -1,8 +1,8 @@
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { Effect, Redacted } from "effect"
-import { base64, hex } from "../internal/encoding.js"
-import { Entropy } from "../ports/entropy.js"
+import { base64, hex } from "../kernel/encoding.js"
+import type { Entropy } from "../kernel/entropy.js"
 
 export const SIGNATURE_HEADER = "Service-Signature"
 export const WEBHOOK_SECRET_PREFIX = "whsec_"
@@ -21,7 +21,5 @@ export const signatureHeader = (secret: string, timestamp: number, body: string)
   `t=${timestamp},v1=${computeSignature(secret, timestamp, body)}`
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes. */
-export const generateWebhookSecret: Effect.Effect<Redacted.Redacted<string>, never, Entropy> = Effect.gen(function*() {
-  const bytes = yield* (yield* Entropy).bytes(32)
-  return Redacted.make(WEBHOOK_SECRET_PREFIX + base64(bytes))
-})
+export const generateWebhookSecret = (entropy: Entropy["Type"]): Effect.Effect<Redacted.Redacted<string>> =>
+  Effect.map(entropy.bytes(32), (bytes) => Redacted.make(WEBHOOK_SECRET_PREFIX + base64(bytes)))

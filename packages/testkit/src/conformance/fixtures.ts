@@ -2,7 +2,7 @@ import {
   type AccountId,
   Accounts,
   type ApiKeyRecord,
-  type Entropy,
+  type Ids,
   type EventRecord,
   hashApiKey,
   makeId,
@@ -58,7 +58,7 @@ export const webhookRecord = (accountId: AccountId, overrides: Partial<WebhookRe
     return record
   })
 
-export const eventRecord = (accountId: AccountId, overrides: Partial<EventRecord> = {}): Effect.Effect<EventRecord, never, Entropy> =>
+export const eventRecord = (accountId: AccountId, overrides: Partial<EventRecord> = {}): Effect.Effect<EventRecord, never, Ids> =>
   Effect.gen(function*() {
     return {
       id: yield* makeId("event"),

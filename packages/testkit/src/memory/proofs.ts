@@ -1,4 +1,4 @@
-import { type ProofRecord, ProofsRepo } from "@mzk/core"
+import { mayApply, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { byId, type MemoryDb, paginate } from "./db.js"
 
@@ -9,13 +9,13 @@ export const memoryProofs = (db: MemoryDb) => {
     return proof !== undefined && proof.account_id === accountId ? proof : undefined
   }
 
-  /** The conditional write behind complete and fail: only the current claim may settle. */
-  const settle = (id: string, attempt: number, change: (row: ProofRecord) => ProofRecord) =>
+  /** The conditional write behind complete, fail and release: only the current claim may settle. */
+  const settle = (transition: ProofTransition, id: string, attempt: number, change: (row: ProofRecord) => ProofRecord) =>
     db.write(Effect.gen(function*() {
       const row = proofs.get(id)
       yield* Effect.yieldNow()
-      if (row === undefined || row.status !== "running" || row.attempts !== attempt) return Option.none()
-      const updated = change(row)
+      if (row === undefined || !mayApply(transition, row.status) || row.attempts !== attempt) return Option.none()
+      const updated: ProofRecord = { ...change(row), status: PROOF_TRANSITIONS[transition].to }
       proofs.set(id, updated)
       return Option.some(updated)
     }))
@@ -39,8 +39,10 @@ export const memoryProofs = (db: MemoryDb) => {
             running.set(row.account_id, (running.get(row.account_id) ?? 0) + 1)
           }
         }
+        // A running proof is a candidate only once its lease has lapsed.
         const candidates = rows.filter((row) =>
-          row.status === "queued" || (row.status === "running" && (row.lease_expires_at === null || row.lease_expires_at <= now))
+          mayApply("claim", row.status) &&
+          (row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= now)
         )
         yield* Effect.yieldNow()
         const claimed: Array<ProofRecord> = []
@@ -51,7 +53,7 @@ export const memoryProofs = (db: MemoryDb) => {
           running.set(row.account_id, count + 1)
           const updated: ProofRecord = {
             ...row,
-            status: "running",
+            status: PROOF_TRANSITIONS.claim.to,
             started_at: now,
             lease_expires_at: leaseUntil,
             attempts: row.attempts + 1
@@ -62,37 +64,35 @@ export const memoryProofs = (db: MemoryDb) => {
         return claimed
       })),
     complete: (id, attempt, completion) =>
-      settle(id, attempt, (row) => ({
+      settle("complete", id, attempt, (row) => ({
         ...row,
         ...completion,
-        status: "completed",
         inputs: null,
         error: null,
         lease_expires_at: null
       })),
     fail: (id, attempt, failure) =>
-      settle(id, attempt, (row) => ({
+      settle("fail", id, attempt, (row) => ({
         ...row,
         ...failure,
-        status: "failed",
         inputs: null,
         proof_blob: null,
         lease_expires_at: null
       })),
     release: (id, attempt) =>
       Effect.map(
-        settle(id, attempt, (row) => ({ ...row, status: "queued", lease_expires_at: null, started_at: null, attempts: row.attempts - 1 })),
+        settle("release", id, attempt, (row) => ({ ...row, lease_expires_at: null, started_at: null, attempts: row.attempts - 1 })),
         Option.isSome
       ),
     expireDue: (now, limit) =>
       db.write(Effect.gen(function*() {
         const due = [...proofs.values()]
-          .filter((p) => (p.status === "completed" || p.status === "failed") && p.expires_at !== null && p.expires_at <= now)
+          .filter((p) => mayApply("expire", p.status) && p.expires_at !== null && p.expires_at <= now)
           .sort((a, b) => (a.expires_at! < b.expires_at! ? -1 : a.expires_at! > b.expires_at! ? 1 : byId(a, b)))
           .slice(0, limit)
         yield* Effect.yieldNow()
         return due.map((row) => {
-          const updated: ProofRecord = { ...row, status: "expired", proof_blob: null, inputs: null }
+          const updated: ProofRecord = { ...row, status: PROOF_TRANSITIONS.expire.to, proof_blob: null, inputs: null }
           proofs.set(row.id, updated)
           return updated
         })

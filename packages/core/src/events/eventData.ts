@@ -1,0 +1,16 @@
+import type { Schema } from "effect"
+import { KeyCreatedData, KeyRevokedData } from "../keys/apiKey.js"
+import type { EventType } from "./event.js"
+import { ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
+
+/** The `data` schema of every event type, so an event can only be recorded with its own body. */
+export const EVENT_DATA = {
+  "proof.completed": ProofCompletedData,
+  "proof.failed": ProofFailedData,
+  "proof.expired": ProofExpiredData,
+  "proof.verified": ProofVerifiedData,
+  "key.created": KeyCreatedData,
+  "key.revoked": KeyRevokedData
+} as const satisfies Record<EventType, Schema.Schema.AnyNoContext>
+
+export type EventData<T extends EventType> = Schema.Schema.Type<(typeof EVENT_DATA)[T]>

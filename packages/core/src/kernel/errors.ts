@@ -1,0 +1,51 @@
+import { Schema } from "effect"
+
+/**
+ * The domain's errors, as tagged errors: what a service call can fail with. Their wire codes and
+ * HTTP statuses are the HTTP layer's business (`@mzk/http`'s error schemas), not the core's.
+ */
+export const ErrorDetail = Schema.Struct({ path: Schema.String, message: Schema.String })
+export type ErrorDetail = typeof ErrorDetail.Type
+
+const message = { message: Schema.String }
+
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  message: Schema.String,
+  details: Schema.optionalWith(Schema.Array(ErrorDetail), { exact: true })
+}) {}
+export class InvalidApiKey extends Schema.TaggedError<InvalidApiKey>()("InvalidApiKey", message) {}
+export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", message) {}
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", message) {}
+export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyLimitReached", message) {}
+export class InvalidWebhookUrl extends Schema.TaggedError<InvalidWebhookUrl>()("InvalidWebhookUrl", message) {}
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", message) {}
+export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", message) {}
+export class ProofNotFound extends Schema.TaggedError<ProofNotFound>()("ProofNotFound", message) {}
+export class ProofNotReady extends Schema.TaggedError<ProofNotReady>()("ProofNotReady", message) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", message) {}
+
+/** One rate-limit policy as seen by one request: the numbers behind the RateLimit headers. */
+export const RateLimitWindow = Schema.Struct({
+  policy: Schema.Literal("key", "daily"),
+  limit: Schema.Int,
+  remaining: Schema.Int,
+  window_seconds: Schema.Int,
+  reset_seconds: Schema.Int
+})
+export type RateLimitWindow = typeof RateLimitWindow.Type
+
+export class RateLimitExceeded extends Schema.TaggedError<RateLimitExceeded>()("RateLimitExceeded", {
+  message: Schema.String,
+  policy: Schema.Literal("key", "daily"),
+  retry_after_seconds: Schema.Int,
+  windows: Schema.Array(RateLimitWindow)
+}) {}
+
+/**
+ * Storage could not do its work (connection lost, database busy past its timeout). Never carries
+ * query text or parameters to the client: the cause stays server-side.
+ */
+export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {}

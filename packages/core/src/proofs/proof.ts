@@ -1,0 +1,138 @@
+import { Schema } from "effect"
+import { AccountId, BatchId, ProofId } from "../kernel/ids.js"
+import { PageQuery } from "../kernel/paging.js"
+import { Timestamp } from "../kernel/time.js"
+
+export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "expired"] as const
+export const ProofStatus = Schema.Literal(...PROOF_STATUSES).annotations({ identifier: "ProofStatus" })
+export type ProofStatus = typeof ProofStatus.Type
+
+export const ProofErrorCode = Schema.Literal("constraint_violation", "invalid_inputs", "timeout", "internal")
+export type ProofErrorCode = typeof ProofErrorCode.Type
+export const ProofError = Schema.Struct({ code: ProofErrorCode, message: Schema.String })
+
+/** Public signal names → decimal strings (field elements do not fit a JSON number). */
+export const PublicInputs = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** Input values: integers as JSON numbers or decimal strings; arrays for array inputs. */
+export const ProofInputValue = Schema.Union(Schema.String, Schema.Number, Schema.Array(Schema.Union(Schema.String, Schema.Number)))
+export const CreateProofInput = Schema.Struct({
+  type: Schema.String,
+  inputs: Schema.Record({ key: Schema.String, value: ProofInputValue })
+}).annotations({ identifier: "CreateProofInput" })
+export type CreateProofInput = typeof CreateProofInput.Type
+
+/** `POST /proofs/batch`: 1 to `maxBatchSize` requests, accepted or refused as a whole. */
+export const CreateProofBatchInput = Schema.Struct({ proofs: Schema.Array(CreateProofInput) })
+  .annotations({ identifier: "CreateProofBatchInput" })
+export type CreateProofBatchInput = typeof CreateProofBatchInput.Type
+
+/** A proof listing's query: the page, optionally only proofs with `status`. */
+export const ListProofsQuery = Schema.Struct({ ...PageQuery.fields, status: Schema.optionalWith(ProofStatus, { exact: true }) })
+export type ListProofsQuery = typeof ListProofsQuery.Type
+
+/** Circuit input signals after validation: decimal strings, arrays for array signals. */
+export type CircuitInputs = Readonly<Record<string, string | ReadonlyArray<string>>>
+
+export const Proof = Schema.Struct({
+  proof_id: ProofId,
+  type: Schema.String,
+  circuit: Schema.String,
+  status: ProofStatus,
+  public_inputs: PublicInputs,
+  proof_blob: Schema.NullOr(Schema.String).annotations({ description: "base64 of the snarkjs proof JSON" }),
+  error: Schema.NullOr(ProofError),
+  duration_ms: Schema.NullOr(Schema.Int),
+  created_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  completed_at: Schema.NullOr(Timestamp),
+  expires_at: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "Proof" })
+export type Proof = typeof Proof.Type
+
+/** `data` of each proof event (spec 2.4 and DESIGN §3). */
+export const ProofCompletedData = Schema.Struct({
+  proof_id: ProofId,
+  circuit: Schema.String,
+  status: Schema.Literal("completed"),
+  proof_blob: Schema.String,
+  public_inputs: PublicInputs,
+  duration_ms: Schema.Int,
+  created_at: Timestamp
+})
+export const ProofFailedData = Schema.Struct({
+  proof_id: ProofId,
+  circuit: Schema.String,
+  status: Schema.Literal("failed"),
+  error: ProofError,
+  public_inputs: PublicInputs,
+  duration_ms: Schema.Int,
+  created_at: Timestamp
+})
+export const ProofExpiredData = Schema.Struct({
+  proof_id: ProofId,
+  circuit: Schema.String,
+  status: Schema.Literal("expired"),
+  created_at: Timestamp,
+  expired_at: Timestamp
+})
+export const ProofVerifiedData = Schema.Struct({
+  proof_id: ProofId,
+  circuit: Schema.String,
+  valid: Schema.Boolean,
+  verified_at: Timestamp
+})
+
+/**
+ * A proof as storage keeps it: the API record plus what the worker needs. `inputs` holds the
+ * validated circuit inputs (private ones included) until the proof settles, then it is cleared.
+ * `attempts` counts claims; it is the lease token, so a worker whose lease was taken over cannot
+ * settle the proof any more.
+ */
+export interface ProofRecord {
+  readonly id: ProofId
+  readonly account_id: AccountId
+  readonly batch_id: BatchId | null
+  readonly type: string
+  readonly circuit: string
+  readonly status: ProofStatus
+  readonly inputs: CircuitInputs | null
+  readonly public_inputs: Readonly<Record<string, string>>
+  readonly proof_blob: string | null
+  readonly error: ProofError | null
+  readonly duration_ms: number | null
+  readonly attempts: number
+  /** While running: when the claim lapses and another worker may take the proof over. */
+  readonly lease_expires_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly started_at: Timestamp | null
+  readonly completed_at: Timestamp | null
+  readonly expires_at: Timestamp | null
+}
+export type ProofError = typeof ProofError.Type
+
+export const toProof = (record: ProofRecord): Proof => ({
+  proof_id: record.id,
+  type: record.type,
+  circuit: record.circuit,
+  status: record.status,
+  public_inputs: record.public_inputs,
+  proof_blob: record.proof_blob,
+  error: record.error,
+  duration_ms: record.duration_ms,
+  created_at: record.created_at,
+  started_at: record.started_at,
+  completed_at: record.completed_at,
+  expires_at: record.expires_at
+})
+
+/** A batch create's response. */
+export const ProofBatch = Schema.Struct({
+  batch_id: BatchId,
+  proofs: Schema.Array(Proof)
+}).annotations({ identifier: "ProofBatch" })
+export type ProofBatch = typeof ProofBatch.Type
+
+/** `GET /proofs/:id/verify`. */
+export const ProofVerification = ProofVerifiedData.annotations({ identifier: "ProofVerification" })
+export type ProofVerification = typeof ProofVerification.Type

@@ -1,0 +1,25 @@
+import { Context, type Effect, Schema } from "effect"
+import { type CircuitInputs, ProofErrorCode } from "./proof.js"
+
+export interface ProverOutput {
+  /** The proof as snarkjs emits it (`pi_a`, `pi_b`, `pi_c`, `protocol`, `curve`). */
+  readonly proof: unknown
+  /** Public signals in circuit order, decimal strings. */
+  readonly public_signals: ReadonlyArray<string>
+}
+
+/** Why a proof could not be made, classified for the `error.code` of a failed proof. */
+export class ProverFailure extends Schema.TaggedError<ProverFailure>()("ProverFailure", {
+  code: ProofErrorCode,
+  message: Schema.String
+}) {}
+
+export class Prover extends Context.Tag("@mzk/core/Prover")<Prover, {
+  /**
+   * How many proofs it works on at once (its pool size). The proof worker claims at most this many
+   * jobs, so a claimed job starts at once and its timeout measures proving, not waiting.
+   */
+  readonly capacity?: number
+  readonly prove: (circuit: string, inputs: CircuitInputs) => Effect.Effect<ProverOutput, ProverFailure>
+  readonly verify: (circuit: string, proof: unknown, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
+}>() {}

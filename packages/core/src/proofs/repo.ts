@@ -1,0 +1,79 @@
+import { Context, type Effect, type Option } from "effect"
+import type { ProofError, ProofRecord, ProofStatus } from "./proof.js"
+import type { StorageError } from "../kernel/errors.js"
+import type { AccountId, ProofId } from "../kernel/ids.js"
+import type { Timestamp } from "../kernel/time.js"
+import type { Page, PageOf } from "../kernel/paging.js"
+
+export interface ClaimRequest {
+  readonly now: Timestamp
+  /** The lease given to every claimed proof. */
+  readonly leaseUntil: Timestamp
+  readonly maxRunningPerAccount: number
+  /** At most this many proofs are claimed by the call. */
+  readonly limit: number
+}
+
+export interface ProofCompletion {
+  readonly proof_blob: string
+  readonly public_inputs: Readonly<Record<string, string>>
+  readonly duration_ms: number
+  readonly completed_at: Timestamp
+  readonly expires_at: Timestamp
+}
+
+export interface ProofFailure {
+  readonly error: ProofError
+  readonly duration_ms: number
+  readonly completed_at: Timestamp
+  readonly expires_at: Timestamp
+}
+
+/**
+ * Proofs and their job queue: one table, rows move `queued → running → completed | failed →
+ * expired`. Every transition is one conditional write, so several worker processes may share a
+ * database (Postgres: `FOR UPDATE SKIP LOCKED`; SQLite: one writer) and nothing runs twice while
+ * its lease holds, and nothing accepted is lost when a worker dies (its lease lapses).
+ */
+export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, {
+  /** Inserts new proofs (all `queued`), all or none. */
+  readonly insertMany: (records: ReadonlyArray<ProofRecord>) => Effect.Effect<void, StorageError>
+  /** A proof of the account; none for unknown or another account's ids. */
+  readonly get: (accountId: AccountId, id: ProofId) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
+  /** The account's proofs in id order, optionally only those with `status`; `total` counts the filtered set. */
+  readonly list: (
+    accountId: AccountId,
+    query: Page & { readonly status?: ProofStatus | undefined }
+  ) => Effect.Effect<PageOf<ProofRecord>, StorageError>
+  /**
+   * Atomically claims up to `limit` proofs and returns them as updated. Candidates are `queued`
+   * proofs and `running` ones whose lease has lapsed (`lease_expires_at <= now`: a dead worker's),
+   * oldest id first. A candidate is taken only while its account has fewer than
+   * `maxRunningPerAccount` running proofs with a live lease (counting those claimed by this call);
+   * other accounts' candidates are still taken, so one busy account does not block the rest.
+   * A claimed row becomes `running` with `started_at = now`, `lease_expires_at = leaseUntil` and
+   * `attempts + 1`. Concurrent calls never return the same proof, and the per-account limit holds
+   * across them.
+   */
+  readonly claimNext: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
+  /**
+   * Settles a claimed proof as `completed` only if it is still `running` with this `attempt`
+   * (the claim's `attempts`): sets the completion fields, clears `inputs`, `error` and the lease.
+   * Returns the updated row, or none when the claim was lost.
+   */
+  readonly complete: (id: ProofId, attempt: number, completion: ProofCompletion) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
+  /** As `complete`, settling as `failed` with `error` (`proof_blob` stays null). */
+  readonly fail: (id: ProofId, attempt: number, failure: ProofFailure) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
+  /**
+   * Hands a claimed proof back, only if it is still `running` with this `attempt`: `queued` again,
+   * no lease, no `started_at`, and `attempts - 1`, since a worker that stops on purpose is not the
+   * proof's fault. Any worker may claim it at once. True when it was handed back.
+   */
+  readonly release: (id: ProofId, attempt: number) => Effect.Effect<boolean, StorageError>
+  /**
+   * Moves up to `limit` `completed` or `failed` proofs with `expires_at <= now` to `expired`,
+   * earliest `expires_at` first (then id), clearing `proof_blob` and `inputs`; returns the updated
+   * rows. Concurrent calls never expire the same proof twice.
+   */
+  readonly expireDue: (now: Timestamp, limit: number) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
+}>() {}

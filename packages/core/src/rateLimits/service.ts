@@ -1,0 +1,107 @@
+import { Context, Effect, Layer } from "effect"
+import { RateLimitExceeded, type RateLimitWindow, type StorageError } from "../kernel/errors.js"
+import { Limits } from "../kernel/limits.js"
+import type { Principal } from "../kernel/principal.js"
+import { type RateBucket, RateLimitsRepo } from "./repo.js"
+
+const MINUTE_MS = 60_000
+const DAY_MS = 86_400_000
+
+/** A metered operation's result with the rate-limit windows its response headers report. */
+export interface Metered<A> {
+  readonly value: A
+  readonly rate_limits: ReadonlyArray<RateLimitWindow>
+}
+
+/** What one metered request costs: one request against its key, `proofs` against the day. */
+export interface ProofRequestCost {
+  /** Proofs the request creates: 1 for a single proof, the batch size, 0 for a verification. */
+  readonly proofs: number
+}
+
+interface Policy {
+  readonly name: RateLimitWindow["policy"]
+  readonly bucket: RateBucket
+  readonly windowMs: number
+}
+
+/** The 429 for a refused request: the policy that was hit, its windows and when to retry. */
+const exceeded = (policies: ReadonlyArray<Policy>, windows: ReadonlyArray<RateLimitWindow>, counts: ReadonlyArray<number>) => {
+  const hit = policies.findIndex((p, i) => (counts[i] ?? 0) + p.bucket.cost > p.bucket.limit)
+  const policy = policies[hit === -1 ? 0 : hit]!
+  const window = windows[hit === -1 ? 0 : hit]!
+  return new RateLimitExceeded({
+    message: policy.name === "key"
+      ? `Rate limit exceeded: ${policy.bucket.limit} proof requests a minute per key; retry in ${window.reset_seconds} s`
+      : `Daily proof quota exceeded: ${policy.bucket.limit} proofs a UTC day per account, ` +
+        `${window.remaining} left, ${policy.bucket.cost} requested; resets in ${window.reset_seconds} s`,
+    policy: policy.name,
+    retry_after_seconds: window.reset_seconds,
+    windows
+  })
+}
+
+/**
+ * The proof rate limits: `60` proof requests per key per minute and `5,000` proofs per account per
+ * UTC day. Both are fixed windows (the minute on the clock, the UTC day), charged together and all
+ * or nothing, so a refused request costs nothing. Fixed windows make the headers exact and the
+ * check one atomic upsert per window in SQL; the price is that a key may send up to twice its
+ * limit across a minute boundary, which a per-minute budget tolerates.
+ */
+export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, {
+  /** Admits a metered request or fails naming the exhausted policy; returns the windows for headers. */
+  readonly admitProofRequest: (
+    principal: Principal,
+    cost: ProofRequestCost
+  ) => Effect.Effect<ReadonlyArray<RateLimitWindow>, RateLimitExceeded | StorageError>
+}>() {
+  static readonly layer = Layer.effect(
+    this,
+    Effect.gen(function*() {
+      const repo = yield* RateLimitsRepo
+
+      // Runs on every metered request: plain steps rather than a generator.
+      const admitProofRequest = (principal: Principal, cost: ProofRequestCost) =>
+        Effect.flatMap(Limits, (limits) =>
+          Effect.clockWith((clock) => {
+            const nowMs = clock.unsafeCurrentTimeMillis()
+            const policies: Array<Policy> = []
+            // Session requests have no key, so only the account's daily quota meters them.
+            if (principal.via.kind === "api_key") {
+              policies.push({
+                name: "key",
+                windowMs: MINUTE_MS,
+                bucket: {
+                  bucket: `key:${principal.via.key_id}`,
+                  window_start: nowMs - (nowMs % MINUTE_MS),
+                  limit: limits.proofRequestsPerMinutePerKey,
+                  cost: 1
+                }
+              })
+            }
+            policies.push({
+              name: "daily",
+              windowMs: DAY_MS,
+              bucket: {
+                bucket: `daily:${principal.account_id}`,
+                window_start: nowMs - (nowMs % DAY_MS),
+                limit: limits.proofsPerDayPerAccount,
+                cost: cost.proofs
+              }
+            })
+            return Effect.flatMap(repo.consume(policies.map((p) => p.bucket)), (result) => {
+              const windows = policies.map((policy, i): RateLimitWindow => ({
+                policy: policy.name,
+                limit: policy.bucket.limit,
+                remaining: Math.max(0, policy.bucket.limit - (result.counts[i] ?? 0)),
+                window_seconds: policy.windowMs / 1000,
+                reset_seconds: Math.max(1, Math.ceil((policy.bucket.window_start + policy.windowMs - nowMs) / 1000))
+              }))
+              return result.admitted ? Effect.succeed(windows) : Effect.fail(exceeded(policies, windows, result.counts))
+            })
+          }))
+
+      return { admitProofRequest }
+    })
+  )
+}

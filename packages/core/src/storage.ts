@@ -1,0 +1,10 @@
+import type { AccountsRepo } from "./accounts/repo.js"
+import type { EventsRepo } from "./events/repo.js"
+import type { Transactor } from "./kernel/transaction.js"
+import type { KeysRepo } from "./keys/repo.js"
+import type { ProofsRepo } from "./proofs/repo.js"
+import type { RateLimitsRepo } from "./rateLimits/repo.js"
+import type { DeliveriesRepo, WebhooksRepo } from "./webhooks/repo.js"
+
+/** Everything a store layer provides: one repository per aggregate and the `Transactor`. */
+export type Storage = Transactor | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo

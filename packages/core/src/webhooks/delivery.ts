@@ -1,0 +1,91 @@
+import { Schema } from "effect"
+import { AccountId, DeliveryId, EventId, WebhookId } from "../kernel/ids.js"
+import { Timestamp } from "../kernel/time.js"
+import { EventType } from "../events/event.js"
+
+export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed", "cancelled")
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** One event on its way to one webhook: the outbox row the delivery engine works from. */
+export interface DeliveryRecord {
+  readonly id: DeliveryId
+  readonly account_id: AccountId
+  readonly event_id: EventId
+  readonly webhook_id: WebhookId
+  readonly status: DeliveryStatus
+  /** Attempts made so far. */
+  readonly attempts: number
+  /** When the next attempt is due; null once the delivery is settled. */
+  readonly next_attempt_at: Timestamp | null
+  /**
+   * Set while a delivery engine holds the delivery; it may be claimed again once this has passed.
+   * Each claim sets a later value than the one before, so it doubles as the fencing token that
+   * makes a stale holder's writes fail.
+   */
+  readonly lease_expires_at: Timestamp | null
+  /** When the first attempt failed: retries are scheduled from this instant, not from each other. */
+  readonly first_failed_at: Timestamp | null
+  readonly last_attempt_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+/** Why an attempt got no HTTP answer (mirrors `TransportFailure.reason`). */
+export const DeliveryErrorClass = Schema.Literal(
+  "timeout",
+  "dns",
+  "connection",
+  "tls",
+  "blocked_address",
+  "invalid_url",
+  "other"
+)
+export type DeliveryErrorClass = typeof DeliveryErrorClass.Type
+
+/** One HTTP attempt of one delivery, as the delivery log shows it. */
+export const DeliveryAttempt = Schema.Struct({
+  id: Schema.String.annotations({ description: "Id beginning with `att_`; sorts by attempt time" }),
+  delivery_id: DeliveryId,
+  webhook_id: WebhookId,
+  event_id: EventId,
+  event_type: EventType,
+  /** 1 for the initial attempt, 2 to 6 for the retries. */
+  attempt: Schema.Int,
+  attempted_at: Timestamp,
+  outcome: Schema.Literal("succeeded", "failed"),
+  /** The HTTP status, or null when no answer came. */
+  status_code: Schema.NullOr(Schema.Int),
+  /** Why no answer came, or null when one did. */
+  error: Schema.NullOr(DeliveryErrorClass),
+  latency_ms: Schema.Int,
+  /** The start of the response body, at most 4 KiB of UTF-8. */
+  response_body: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "DeliveryAttempt" })
+export type DeliveryAttempt = typeof DeliveryAttempt.Type
+
+export interface DeliveryAttemptRecord extends DeliveryAttempt {
+  readonly account_id: AccountId
+}
+
+export const toDeliveryAttempt = (record: DeliveryAttemptRecord): DeliveryAttempt => ({
+  id: record.id,
+  delivery_id: record.delivery_id,
+  webhook_id: record.webhook_id,
+  event_id: record.event_id,
+  event_type: record.event_type,
+  attempt: record.attempt,
+  attempted_at: record.attempted_at,
+  outcome: record.outcome,
+  status_code: record.status_code,
+  error: record.error,
+  latency_ms: record.latency_ms,
+  response_body: record.response_body
+})
+
+/** The state a delivery moves to after an attempt. */
+export interface DeliveryAfterAttempt {
+  readonly status: "pending" | "succeeded" | "failed"
+  /** Set when `status` is pending: when the next retry is due. */
+  readonly next_attempt_at: Timestamp | null
+  readonly first_failed_at: Timestamp | null
+}

@@ -1,0 +1,82 @@
+import { Context, type Effect, type Option } from "effect"
+import type { EventType } from "../events/event.js"
+import type { StorageError, WebhookLimitReached } from "../kernel/errors.js"
+import type { AccountId, DeliveryId, EventId, WebhookId } from "../kernel/ids.js"
+import type { Page, PageOf } from "../kernel/paging.js"
+import type { Timestamp } from "../kernel/time.js"
+import type { DeliveryAfterAttempt, DeliveryAttemptRecord, DeliveryRecord } from "./delivery.js"
+import type { WebhookChanges, WebhookRecord } from "./webhook.js"
+
+export class WebhooksRepo extends Context.Tag("@mzk/core/WebhooksRepo")<WebhooksRepo, {
+  /** Inserts unless the account already has `maxPerAccount` webhooks; atomic. */
+  readonly insert: (webhook: WebhookRecord, limits: { readonly maxPerAccount: number }) => Effect.Effect<void, WebhookLimitReached | StorageError>
+  readonly get: (accountId: AccountId, id: WebhookId) => Effect.Effect<Option.Option<WebhookRecord>, StorageError>
+  /** The account's webhooks, in id order. */
+  readonly list: (accountId: AccountId, page: Page) => Effect.Effect<PageOf<WebhookRecord>, StorageError>
+  readonly update: (accountId: AccountId, id: WebhookId, changes: WebhookChanges, at: Timestamp) => Effect.Effect<Option.Option<WebhookRecord>, StorageError>
+  /** True when a webhook was removed. */
+  readonly remove: (accountId: AccountId, id: WebhookId) => Effect.Effect<boolean, StorageError>
+  /** Active webhooks of the account subscribed to `type`: the fan-out targets of a new event. */
+  readonly listSubscribed: (accountId: AccountId, type: EventType) => Effect.Effect<ReadonlyArray<WebhookRecord>, StorageError>
+}>() {}
+
+/**
+ * The delivery outbox and its attempt log. Every write the delivery engine makes is conditional on
+ * the lease it holds (`lease_expires_at` as the engine's claim set it), so a process whose lease
+ * ran out and was taken over can no longer change the delivery. Each method is one statement, or
+ * one short transaction, in SQL.
+ */
+export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<DeliveriesRepo, {
+  readonly insertMany: (deliveries: ReadonlyArray<DeliveryRecord>) => Effect.Effect<void, StorageError>
+  /** Deliveries of one event, in id order. */
+  readonly listByEvent: (eventId: EventId) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageError>
+  /**
+   * Claims up to `limit` due deliveries: status `pending`, `next_attempt_at <= now`, lease null or
+   * `<= now`, webhook not in `excludeWebhooks`; of each webhook only its `maxPerWebhook` earliest;
+   * earliest `next_attempt_at` first, then id. Sets `lease_expires_at = leaseUntil` and
+   * `updated_at = now` on each and returns them as updated. Atomic across processes: while a lease
+   * holds, no other claim returns that delivery (Postgres: `FOR UPDATE SKIP LOCKED`, or a
+   * `row_number() OVER (PARTITION BY webhook_id …)` pick followed by an `UPDATE … WHERE` that
+   * re-checks the lease; SQLite: one `UPDATE … RETURNING` under the write lock).
+   */
+  readonly claimDue: (claim: {
+    readonly now: Timestamp
+    readonly limit: number
+    readonly maxPerWebhook: number
+    readonly leaseUntil: Timestamp
+    readonly excludeWebhooks: ReadonlyArray<WebhookId>
+  }) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageError>
+  /**
+   * Writes one attempt and the delivery's next state together, only when the delivery is still
+   * `pending`, its `lease_expires_at` equals `lease` and `attempts = attempt.attempt - 1`. It then
+   * sets `attempts = attempt.attempt`, `status`, `next_attempt_at` and `first_failed_at` from
+   * `after`, `last_attempt_at = updated_at = attempt.attempted_at`, `lease_expires_at = null`, and
+   * inserts the attempt row. True when it wrote; false, with nothing written, otherwise.
+   */
+  readonly recordAttempt: (
+    attempt: DeliveryAttemptRecord,
+    after: DeliveryAfterAttempt,
+    lease: Timestamp
+  ) => Effect.Effect<boolean, StorageError>
+  /** Hands a claimed delivery back untouched (`lease_expires_at = null`) while still `pending` under `lease`. */
+  readonly release: (id: DeliveryId, lease: Timestamp) => Effect.Effect<boolean, StorageError>
+  /**
+   * Cancels a claimed delivery without an attempt (its webhook is gone or inactive), while still
+   * `pending` under `lease`: `status = cancelled`, `next_attempt_at` and lease null, `updated_at = at`.
+   */
+  readonly cancel: (id: DeliveryId, lease: Timestamp, at: Timestamp) => Effect.Effect<boolean, StorageError>
+  /** Cancels every `pending` delivery of the webhook, leased or not, as `cancel` does. Returns how many. */
+  readonly cancelPendingForWebhook: (webhookId: WebhookId, at: Timestamp) => Effect.Effect<number, StorageError>
+  /**
+   * The earliest instant a `pending` delivery outside `excludeWebhooks` becomes claimable: the
+   * minimum of `max(next_attempt_at, coalesce(lease_expires_at, next_attempt_at))`. None when
+   * there is no such delivery. The engine sleeps until then instead of polling.
+   */
+  readonly nextDueAt: (excludeWebhooks: ReadonlyArray<WebhookId>) => Effect.Effect<Option.Option<Timestamp>, StorageError>
+  /** The attempts on one webhook of the account, in id order (which is attempt-time order). */
+  readonly listAttempts: (
+    accountId: AccountId,
+    webhookId: WebhookId,
+    page: Page
+  ) => Effect.Effect<PageOf<DeliveryAttemptRecord>, StorageError>
+}>() {}

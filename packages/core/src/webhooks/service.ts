@@ -1,0 +1,189 @@
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Entropy } from "../kernel/entropy.js"
+import { invalidRequest } from "../kernel/decode.js"
+import { type InvalidRequest, InvalidWebhookUrl, type StorageError, type WebhookLimitReached, WebhookNotFound } from "../kernel/errors.js"
+import { type AccountId, Ids, WebhookId } from "../kernel/ids.js"
+import { Limits } from "../kernel/limits.js"
+import { pageOf, type PageQuery } from "../kernel/paging.js"
+import { now } from "../kernel/time.js"
+import { Transactor } from "../kernel/transaction.js"
+import { checkWebhookUrl, firstNonPublic } from "./addresses.js"
+import { WebhookConfig } from "./config.js"
+import { type DeliveryAttempt, toDeliveryAttempt } from "./delivery.js"
+import { DeliveriesRepo, WebhooksRepo } from "./repo.js"
+import { generateWebhookSecret } from "./signing.js"
+import { HostResolver } from "./transport.js"
+import {
+  type CreateWebhookInput,
+  toWebhook,
+  type UpdateWebhookInput,
+  type Webhook,
+  type WebhookChanges,
+  type WebhookRecord
+} from "./webhook.js"
+
+export interface CreatedWebhook {
+  readonly webhook: Webhook
+  /** `whsec_…`, shown once. Wrapped so it cannot reach a log by accident. */
+  readonly secret: Redacted.Redacted<string>
+}
+
+export interface WebhookList {
+  readonly webhooks: ReadonlyArray<Webhook>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+export interface DeliveryAttemptList {
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+const isWebhookId = Schema.is(WebhookId)
+
+/**
+ * Webhook management. The secret is returned by `create` only; every other result is a `Webhook`,
+ * which has no secret field at all.
+ */
+export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
+  readonly create: (
+    accountId: AccountId,
+    input: CreateWebhookInput
+  ) => Effect.Effect<CreatedWebhook, InvalidRequest | InvalidWebhookUrl | WebhookLimitReached | StorageError>
+  readonly list: (accountId: AccountId, query?: PageQuery) => Effect.Effect<WebhookList, StorageError>
+  /** Unknown, malformed and other accounts' ids are all `WebhookNotFound`. */
+  readonly get: (accountId: AccountId, id: string) => Effect.Effect<Webhook, WebhookNotFound | StorageError>
+  /**
+   * PATCH semantics. `active: true` clears `disabled_reason` and starts afresh; `active: false`
+   * cancels the deliveries still pending, as does `remove`.
+   */
+  readonly update: (
+    accountId: AccountId,
+    id: string,
+    input: UpdateWebhookInput
+  ) => Effect.Effect<Webhook, InvalidRequest | InvalidWebhookUrl | WebhookNotFound | StorageError>
+  readonly remove: (accountId: AccountId, id: string) => Effect.Effect<void, WebhookNotFound | StorageError>
+  /** The attempt log of one webhook, oldest first, for `GET /api/v1/webhooks/:id/deliveries`. */
+  readonly listDeliveryAttempts: (
+    accountId: AccountId,
+    id: string,
+    query?: PageQuery
+  ) => Effect.Effect<DeliveryAttemptList, WebhookNotFound | StorageError>
+}>() {
+  static readonly layer = Layer.effect(
+    this,
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const repo = yield* WebhooksRepo
+      const deliveries = yield* DeliveriesRepo
+      const entropy = yield* Entropy
+      const ids = yield* Ids
+      // Read once, when the layer is built: providing them to the layer is then enough, and the
+      // URL policy cannot differ from one call to the next.
+      const { allowInsecureWebhooks } = yield* WebhookConfig
+      const resolver = yield* HostResolver
+
+      const notFound = (id: string) => new WebhookNotFound({ message: `No webhook ${JSON.stringify(id)} in this account` })
+
+      /** Shape problems are 400 `invalid_request`; a host that is not public is 400 `invalid_webhook_url`. */
+      const validateUrl = (raw: string) =>
+        Effect.gen(function*() {
+          const checked = checkWebhookUrl(raw, allowInsecureWebhooks)
+          if (!checked.ok) {
+            return yield* checked.problem.kind === "invalid"
+              ? invalidRequest([{ path: "url", message: checked.problem.message }])
+              : new InvalidWebhookUrl({ message: checked.problem.message })
+          }
+          if (allowInsecureWebhooks || checked.value.isLiteral) return
+          // A name that does not resolve now is let through: DNS may be set up after the webhook,
+          // and the transport checks the answer again before every attempt.
+          const addresses = yield* resolver.resolve(checked.value.hostname).pipe(
+            Effect.orElseSucceed((): ReadonlyArray<string> => [])
+          )
+          const bad = firstNonPublic(addresses)
+          if (bad !== undefined) {
+            return yield* new InvalidWebhookUrl({ message: `url resolves to a non-public address (${bad.cls})` })
+          }
+        })
+
+      const create = (accountId: AccountId, body: CreateWebhookInput) =>
+        Effect.gen(function*() {
+          const limits = yield* Limits
+          yield* validateUrl(body.url)
+          const secret = yield* generateWebhookSecret(entropy)
+          const at = yield* now
+          const record: WebhookRecord = {
+            id: yield* ids.make("webhook"),
+            account_id: accountId,
+            url: body.url,
+            events: body.events,
+            description: body.description ?? null,
+            active: body.active ?? true,
+            disabled_reason: null,
+            secret: Redacted.value(secret),
+            created_at: at,
+            updated_at: at
+          }
+          yield* repo.insert(record, { maxPerAccount: limits.maxWebhooksPerAccount })
+          return { webhook: toWebhook(record), secret }
+        })
+
+      const list = (accountId: AccountId, query: PageQuery = {}) =>
+        Effect.map(repo.list(accountId, pageOf(query)), (found) => ({
+          webhooks: found.items.map(toWebhook),
+          total: found.total,
+          has_more: found.has_more
+        }))
+
+      const find = (accountId: AccountId, id: string) =>
+        isWebhookId(id)
+          ? Effect.flatMap(repo.get(accountId, id), Option.match({
+            onNone: () => Effect.fail(notFound(id)),
+            onSome: (record) => Effect.succeed(record)
+          }))
+          : Effect.fail(notFound(id))
+
+      const get = (accountId: AccountId, id: string) => Effect.map(find(accountId, id), toWebhook)
+
+      const update = (accountId: AccountId, id: string, body: UpdateWebhookInput) =>
+        Effect.gen(function*() {
+          const current = yield* find(accountId, id)
+          if (body.url !== undefined) yield* validateUrl(body.url)
+          const changes: { -readonly [K in keyof WebhookChanges]: WebhookChanges[K] } = {}
+          if (body.url !== undefined) changes.url = body.url
+          if (body.events !== undefined) changes.events = body.events
+          if (body.description !== undefined) changes.description = body.description
+          if (body.active !== undefined) {
+            changes.active = body.active
+            // Whoever switches a webhook on or off decides its state; the engine's reason no longer holds.
+            changes.disabled_reason = null
+          }
+          return yield* tx.transaction(Effect.gen(function*() {
+            const at = yield* now
+            const updated = yield* repo.update(accountId, current.id, changes, at)
+            if (Option.isNone(updated)) return yield* notFound(id)
+            if (!updated.value.active) yield* deliveries.cancelPendingForWebhook(current.id, at)
+            return toWebhook(updated.value)
+          }))
+        })
+
+      const remove = (accountId: AccountId, id: string) =>
+        isWebhookId(id)
+          ? tx.transaction(Effect.gen(function*() {
+            if (!(yield* repo.remove(accountId, id))) return yield* notFound(id)
+            yield* deliveries.cancelPendingForWebhook(id, yield* now)
+          }))
+          : Effect.fail(notFound(id))
+
+      const listDeliveryAttempts = (accountId: AccountId, id: string, query: PageQuery = {}) =>
+        Effect.gen(function*() {
+          const webhook = yield* find(accountId, id)
+          const found = yield* deliveries.listAttempts(accountId, webhook.id, pageOf(query))
+          return { attempts: found.items.map(toDeliveryAttempt), total: found.total, has_more: found.has_more }
+        })
+
+      return { create, list, get, update, remove, listDeliveryAttempts }
+    })
+  )
+}

@@ -1,0 +1,40 @@
+import { type HttpApiEndpoint, HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
+import type { InsufficientScope, RateLimitExceeded, Scope } from "@mzk/core"
+import { Context, Schema } from "effect"
+import { InsufficientScopeWire, InvalidApiKeyWire, RateLimitExceededWire, StorageErrorWire } from "./errors.js"
+
+/**
+ * `Authorization: Bearer <token>`: an API key, or a session token of the embedding application.
+ * The dispatcher checks it before anything else an endpoint does; 401 `invalid_api_key` otherwise.
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@mzk/http/Authentication", {
+  failure: Schema.Union(InvalidApiKeyWire, StorageErrorWire),
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+/** The scope a principal must hold for an endpoint; the dispatcher answers 403 `insufficient_scope` without it. */
+export class RequiredScope extends Context.Tag("@mzk/http/RequiredScope")<RequiredScope, Scope>() {}
+
+/**
+ * The endpoint is charged against the proof rate limits: its handler returns the windows with its
+ * value (`Metered<A>`), and the dispatcher answers with the RateLimit fields, on a 429 also
+ * `Retry-After`.
+ */
+export class Metered extends Context.Tag("@mzk/http/Metered")<Metered, boolean>() {}
+
+/** The endpoint needs `scope`: annotated for the dispatcher and the OpenAPI document, and its 403 declared. */
+export const requires = (scope: Scope) =>
+<Name extends string, Method extends HttpMethod, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+): HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error | InsufficientScope, R, RE> =>
+  endpoint.addError(InsufficientScopeWire).annotate(RequiredScope, scope)
+
+/**
+ * The endpoint is metered: annotated, and its 429 declared. The declared 429 is also what makes
+ * its handler's type return `Metered<A>` rather than `A` (see `handlers/handler.ts`).
+ */
+export const metered = <Name extends string, Method extends HttpMethod, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+): HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error | RateLimitExceeded, R, RE> =>
+  endpoint.addError(RateLimitExceededWire).annotate(Metered, true)

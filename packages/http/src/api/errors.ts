@@ -1,0 +1,116 @@
+import { HttpApiSchema } from "@effect/platform"
+import {
+  ErrorDetail,
+  InsufficientScope,
+  InternalError,
+  InvalidApiKey,
+  InvalidRequest,
+  InvalidWebhookUrl,
+  KeyLimitReached,
+  KeyNotFound,
+  ProofNotFound,
+  ProofNotReady,
+  RateLimitExceeded,
+  StorageError,
+  WebhookLimitReached,
+  WebhookNotFound
+} from "@mzk/core"
+import { Option, Schema, SchemaAST as AST } from "effect"
+
+const message = { message: Schema.String }
+
+/** No route has this path. */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", message) {}
+/** A route has this path, but not for this method. */
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", message) {}
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", message) {}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", message) {}
+/** The server is stopping; the request was not served. */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", message) {}
+
+/** Marks a wire error schema with the `_tag` of the error class it carries, so a failure finds its schema. */
+export const ErrorTag: unique symbol = Symbol.for("@mzk/http/ErrorTag")
+
+/** The `_tag` of the error a wire schema carries, if `ast` is one. */
+export const errorTagOf = (ast: AST.AST): string | undefined => Option.getOrUndefined(AST.getAnnotation<string>(ast, ErrorTag))
+
+/** What the storage error says to clients: its own text names paths and SQL, which stay server-side. */
+export const STORAGE_ERROR_MESSAGE = "Storage is temporarily unavailable; retry later"
+
+interface Carried {
+  readonly _tag: string
+  readonly message: string
+  readonly details?: ReadonlyArray<ErrorDetail> | undefined
+}
+
+/**
+ * The wire form of an error class: `{"error": {"code", "message", "request_id", "details"?}}`
+ * with its HTTP status. Each is a transform to the class itself, so handlers fail with core errors
+ * unchanged, the OpenAPI document shows the envelope, responses are encoded from these schemas and
+ * the typed client decodes the envelope back into the same classes. `request_id` is added when a
+ * response is made, the only place that knows it.
+ */
+const wire = <A extends Carried>(
+  // Each error class has its own constructor props; the transform only needs "a schema of A that
+  // can also be constructed", which TypeScript cannot say without `any`.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  cls: Schema.Schema<A, any, never> & (new(props: any) => A) & { readonly _tag: A["_tag"] },
+  code: string,
+  status: number,
+  description: string,
+  fromWire: (error: { readonly message: string; readonly details?: ReadonlyArray<ErrorDetail> | undefined }) => object = (e) => ({
+    message: e.message
+  })
+) => {
+  const Envelope = Schema.Struct({
+    error: Schema.Struct({
+      code: Schema.Literal(code),
+      message: Schema.String,
+      request_id: Schema.optional(Schema.String),
+      details: Schema.optional(Schema.Array(ErrorDetail))
+    })
+  }).annotations({ identifier: `Error_${code}`, description })
+  return Schema.transform(Envelope, Schema.typeSchema(cls), {
+    strict: false,
+    decode: (envelope) => new cls(fromWire(envelope.error)),
+    encode: (error: A) => ({
+      error: {
+        code,
+        message: error._tag === "StorageError" ? STORAGE_ERROR_MESSAGE : error.message,
+        ...(error.details === undefined ? {} : { details: error.details })
+      }
+    })
+  }).annotations({ ...HttpApiSchema.annotations({ status }), [ErrorTag]: cls._tag })
+}
+
+export const InvalidRequestWire = wire(
+  InvalidRequest,
+  "invalid_request",
+  400,
+  "The request is malformed or fails validation; `details` names each field",
+  (e) => ({ message: e.message, ...(e.details === undefined ? {} : { details: e.details }) })
+)
+export const InvalidWebhookUrlWire = wire(InvalidWebhookUrl, "invalid_webhook_url", 400, "The webhook URL is not a public HTTPS endpoint")
+export const InvalidApiKeyWire = wire(InvalidApiKey, "invalid_api_key", 401, "The API key is missing, malformed or revoked")
+export const InsufficientScopeWire = wire(InsufficientScope, "insufficient_scope", 403, "The key lacks the scope this operation needs")
+export const KeyNotFoundWire = wire(KeyNotFound, "key_not_found", 404, "No active key with this id in the account")
+export const WebhookNotFoundWire = wire(WebhookNotFound, "webhook_not_found", 404, "No webhook with this id in the account")
+export const ProofNotFoundWire = wire(ProofNotFound, "proof_not_found", 404, "No proof with this id in the account")
+export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or no such named resource")
+export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
+export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
+export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
+export const ProofNotReadyWire = wire(ProofNotReady, "proof_not_ready", 409, "The proof is not completed")
+export const PayloadTooLargeWire = wire(PayloadTooLarge, "payload_too_large", 413, "The request body is over 1 MiB")
+export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "unsupported_media_type", 415, "The request body is not application/json")
+export const RateLimitExceededWire = wire(
+  RateLimitExceeded,
+  "rate_limit_exceeded",
+  429,
+  "A rate limit was hit; see Retry-After and RateLimit",
+  // The windows travel in the RateLimit headers, not in the body.
+  (e) => ({ message: e.message, policy: "key", retry_after_seconds: 0, windows: [] })
+)
+export const InternalErrorWire = wire(InternalError, "internal_error", 500, "An unexpected error; nothing internal is disclosed")
+export const ServiceUnavailableWire = wire(ServiceUnavailable, "service_unavailable", 503, "Temporarily unavailable; retry later")
+export const StorageErrorWire = wire(StorageError, "service_unavailable", 503, "Storage is temporarily unavailable; retry later")

@@ -1,0 +1,52 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { CircuitsGroup } from "./circuits.js"
+import {
+  InternalErrorWire,
+  InvalidRequestWire,
+  MethodNotAllowedWire,
+  NotFoundWire,
+  PayloadTooLargeWire,
+  ServiceUnavailableWire,
+  StorageErrorWire,
+  UnsupportedMediaTypeWire
+} from "./errors.js"
+import { KeysGroup } from "./keys.js"
+import { describeAnnotations } from "./openapi.js"
+import { ProofsGroup } from "./proofs.js"
+import { WebhooksGroup } from "./webhooks.js"
+
+const Definition = HttpApi.make("mzk")
+  .add(KeysGroup)
+  .add(WebhooksGroup)
+  .add(ProofsGroup)
+  .add(CircuitsGroup)
+  .prefix("/api/v1")
+  .addError(InvalidRequestWire)
+  .addError(NotFoundWire)
+  .addError(MethodNotAllowedWire)
+  .addError(PayloadTooLargeWire)
+  .addError(UnsupportedMediaTypeWire)
+  .addError(StorageErrorWire)
+  .addError(ServiceUnavailableWire)
+  .addError(InternalErrorWire)
+  .annotate(OpenApi.Title, "mzk proof service API")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(
+    OpenApi.Description,
+    "Groth16 proofs as a service: API keys, webhooks, proofs. Every error has the body {\"error\": {\"code\", \"message\", \"request_id\"}}."
+  )
+
+/**
+ * The `/api/v1` interface: what is served, documented (OpenAPI) and called (typed client). The
+ * errors declared at this level can meet any request: a malformed or invalid one (400), a body
+ * refused before it is read (413, 415), a path no route has (404 `not_found`) or a method its path
+ * does not take (405), a storage outage or a stopping server (503), a defect (500).
+ */
+export class MzkApi extends Definition.annotate(OpenApi.Transform, (spec) => describeAnnotations(Definition)(spec as OpenApi.OpenAPISpec)) {}
+
+export * from "./annotations.js"
+export * from "./circuits.js"
+export * from "./errors.js"
+export * from "./keys.js"
+export * from "./proofs.js"
+export * from "./webhooks.js"

@@ -1,0 +1,45 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { ApiKey, CreateKeyInput } from "@mzk/core"
+import { Schema } from "effect"
+import { Authentication, requires } from "./annotations.js"
+import { KeyLimitReachedWire, KeyNotFoundWire } from "./errors.js"
+import { strictBody } from "./request.js"
+
+export const CreatedApiKey = Schema.Struct({
+  ...ApiKey.fields,
+  key: Schema.String.annotations({ description: "The raw key (`mzk_…`). Returned only here, never again." })
+}).annotations({ identifier: "CreatedApiKey" })
+
+export const ApiKeyList = Schema.Struct({
+  keys: Schema.Array(ApiKey),
+  total: Schema.Int,
+  limit: Schema.Int.annotations({ description: "Active keys an account may hold (10)" })
+}).annotations({ identifier: "ApiKeyList" })
+
+const keyId = HttpApiSchema.param("id", Schema.String)
+
+export class KeysGroup extends HttpApiGroup.make("keys")
+  .add(
+    HttpApiEndpoint.post("create", "/keys")
+      .setPayload(strictBody(CreateKeyInput))
+      .addSuccess(CreatedApiKey, { status: 201 })
+      .addError(KeyLimitReachedWire)
+      .pipe(requires("keys:write"))
+      .annotate(OpenApi.Description, "Create an API key. The raw key is in this response only.")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/keys")
+      .addSuccess(ApiKeyList)
+      .pipe(requires("keys:read"))
+      .annotate(OpenApi.Description, "List the account's active keys, without their secrets.")
+  )
+  .add(
+    HttpApiEndpoint.del("revoke")`/keys/${keyId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(KeyNotFoundWire)
+      .pipe(requires("keys:write"))
+      .annotate(OpenApi.Description, "Revoke a key, permanently.")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "API keys")
+{}

@@ -1,0 +1,251 @@
+import type { HttpApi } from "@effect/platform"
+import {
+  type ApiKeys,
+  type CircuitCatalog,
+  InsufficientScope,
+  InternalError,
+  InvalidRequest,
+  invalidRequestFromParseError,
+  makeAuthenticate,
+  type Principal,
+  type Proofs,
+  type RateLimitWindow,
+  type SessionAuthenticator,
+  type Webhooks
+} from "@mzk/core"
+import { Cause, Effect, Option, ParseResult, Redacted } from "effect"
+import { MethodNotAllowed, NotFound, ServiceUnavailable } from "../api/errors.js"
+import { MzkApi } from "../api/index.js"
+import type { GroupImplementation } from "../handlers/handler.js"
+import { MzkHandlers } from "../handlers/index.js"
+import { header, JSON_HEADERS, type MzkRequest, type MzkResponse } from "../wire/message.js"
+import { MAX_BODY_BYTES, precheck, tooLarge } from "../wire/precheck.js"
+import { rateLimitHeaders } from "../wire/rateLimit.js"
+import { makeRequestIds } from "../wire/requestId.js"
+import { type CompiledEndpoint, compileApi } from "./compile.js"
+import { DOCS_PATH, docsPage, OPENAPI_PATH, openApiDocument } from "./docs.js"
+import type { DeclaredError } from "./encode.js"
+import { makeRouter } from "./router.js"
+
+/** Serves one request: never fails; every error is an envelope response. */
+export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
+
+/** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
+export type HttpServices = ApiKeys | Webhooks | Proofs | CircuitCatalog | SessionAuthenticator
+
+interface StaticRoute {
+  readonly _tag: "Static"
+  readonly method: string
+  readonly path: string
+  readonly response: Effect.Effect<MzkResponse>
+}
+
+/** What a request's answer carries besides its body: the rate-limit windows a metered endpoint reported. */
+interface Notes {
+  rateLimit?: ReadonlyArray<RateLimitWindow>
+  retryAfterSeconds?: number
+}
+
+/** Query string → record, a repeated key as an array of its values (as the platform's UrlParams). */
+const queryParams = (search: string) => {
+  const out: Record<string, string | Array<string>> = {}
+  for (const [key, value] of new URLSearchParams(search)) {
+    const seen = out[key]
+    out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
+  }
+  return out
+}
+
+const BEARER = "Bearer "
+
+/** The credentials of `Authorization: Bearer <token>`. */
+const bearerToken = (authorization: string | undefined) => (authorization ?? "").slice(BEARER.length)
+
+/** Path and query of a request target; an absolute-form target (`http://host/path`, as a proxy is sent) gives its path. */
+const requestTarget = (url: string) => {
+  if (url.startsWith("/")) return url
+  try {
+    const parsed = new URL(url)
+    return parsed.pathname + parsed.search
+  } catch {
+    return url
+  }
+}
+
+const notJson = () => new InvalidRequest({ message: "The request body is not valid JSON" })
+
+const readJson = (request: MzkRequest) =>
+  request.body.pipe(
+    Effect.mapError((error) => (error._tag === "BodyTooLarge" ? tooLarge() : notJson())),
+    Effect.flatMap((text) => Effect.try({ try: () => JSON.parse(text) as unknown, catch: notJson }))
+  )
+
+const isDeclaredError = (error: unknown): error is DeclaredError =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" &&
+  "message" in error && typeof error.message === "string"
+
+const isRateLimited = (error: unknown): error is { readonly windows: ReadonlyArray<RateLimitWindow>; readonly retry_after_seconds: number } =>
+  isDeclaredError(error) && error._tag === "RateLimitExceeded"
+
+/**
+ * mzk's request handling for an API and its handlers, compiled once by `compileApi`: routing (404,
+ * 405 with `Allow`), the 413/415 checks, bearer authentication, decoding, the endpoint's scope,
+ * the handler, the success encoding, `Request-Id`, the RateLimit fields of metered endpoints, and
+ * the error envelope, encoded from the API's own error schemas, on every error.
+ *
+ * mzk serves its API with this rather than HttpApiBuilder's router: the platform's per-request
+ * machinery cost about 130 µs of CPU a request, more than the work of a key listing (see
+ * docs/performance.md). The request path is plain combinators, not generators, for the same reason.
+ */
+export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: ReadonlyArray<GroupImplementation>) =>
+  Effect.gen(function*() {
+    const compiled = compileApi(api, implementations)
+    const authenticate = yield* makeAuthenticate
+    const nextRequestId = makeRequestIds()
+    const docs = yield* Effect.cached(docsPage)
+    const openApi = JSON.stringify(openApiDocument)
+    const route = makeRouter<CompiledEndpoint | StaticRoute>([
+      ...compiled.endpoints,
+      { _tag: "Static", method: "GET", path: OPENAPI_PATH, response: Effect.succeed({ status: 200, headers: JSON_HEADERS, body: openApi }) },
+      { _tag: "Static", method: "GET", path: DOCS_PATH, response: docs }
+    ])
+
+    const encodeError = (error: DeclaredError, requestId: string): Effect.Effect<MzkResponse> => {
+      const response = compiled.errors(error, requestId)
+      if (response !== undefined) return Effect.succeed(response)
+      return Effect.logError(`An error the API does not declare: ${error._tag}`).pipe(
+        Effect.as(compiled.errors(new InternalError({ message: "An unexpected error occurred" }), requestId)!)
+      )
+    }
+
+    /** A failed request → its envelope: declared errors by their schema, anything else a logged 500. */
+    const recover = (cause: Cause.Cause<unknown>, requestId: string, notes: Notes): Effect.Effect<MzkResponse> => {
+      const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure)) {
+        const error = failure.value
+        if (isRateLimited(error)) {
+          notes.rateLimit = error.windows
+          notes.retryAfterSeconds = error.retry_after_seconds
+        }
+        if (isDeclaredError(error)) return encodeError(error, requestId)
+      }
+      // Schema failures quote the offending value; a body nested thousands deep overflows the stack
+      // while that text is built (a RangeError, or the FiberFailure of the formatter's own run).
+      // It is still just a body that fails validation.
+      const defect = Option.getOrUndefined(Cause.dieOption(cause))
+      if (defect instanceof Error && /maximum call stack/i.test(defect.message)) {
+        return encodeError(new InvalidRequest({ message: "The request body is nested too deeply" }), requestId)
+      }
+      if (Cause.isInterruptedOnly(cause)) {
+        return encodeError(new ServiceUnavailable({ message: "The server is shutting down; retry" }), requestId)
+      }
+      return Effect.logError("Unhandled error in request", cause).pipe(
+        Effect.zipRight(encodeError(new InternalError({ message: "An unexpected error occurred" }), requestId))
+      )
+    }
+
+    /** The endpoint's steps, chained only as far as it has them (every request runs this). */
+    const serve = (
+      endpoint: CompiledEndpoint,
+      params: Record<string, string>,
+      search: string,
+      request: MzkRequest,
+      notes: Notes
+    ): Effect.Effect<MzkResponse, unknown> => {
+      const input: { principal: Principal | undefined; path: unknown; payload: unknown; urlParams: unknown } = {
+        principal: undefined,
+        path: undefined,
+        payload: undefined,
+        urlParams: undefined
+      }
+      const steps: Array<Effect.Effect<void, unknown>> = []
+      if (endpoint.secured) {
+        const token = Redacted.make(bearerToken(header(request, "authorization")))
+        steps.push(Effect.map(authenticate(token), (principal) => void (input.principal = principal)))
+      }
+      const { decodePath, decodePayload, decodeUrlParams, scope } = endpoint
+      if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
+      if (decodePayload !== undefined) {
+        steps.push(Effect.map(Effect.flatMap(readJson(request), decodePayload), (payload) => void (input.payload = payload)))
+      }
+      if (decodeUrlParams !== undefined) {
+        steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
+      }
+      if (scope !== undefined) {
+        steps.push(Effect.suspend(() =>
+          input.principal!.scopes.includes(scope)
+            ? Effect.void
+            : Effect.fail(new InsufficientScope({ message: `This operation needs the "${scope}" scope` }))
+        ))
+      }
+      const answer = Effect.map(
+        Effect.suspend(() => endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0])),
+        (result): MzkResponse => {
+          let value = result
+          if (endpoint.metered) {
+            const answered = result as { readonly value: unknown; readonly rate_limits: ReadonlyArray<RateLimitWindow> }
+            notes.rateLimit = answered.rate_limits
+            value = answered.value
+          }
+          return endpoint.empty
+            ? { status: endpoint.status, headers: {}, body: undefined }
+            : { status: endpoint.status, headers: JSON_HEADERS, body: endpoint.successBody(value) }
+        }
+      )
+      const all = steps.reduceRight<Effect.Effect<MzkResponse, unknown>>((next, step) => Effect.zipRight(step, next), answer)
+      // Suspended: describing a failure of a body nested thousands deep overflows the stack, a
+      // defect that `recover` answers as such.
+      return Effect.catchIf(all, ParseResult.isParseError, (error) => Effect.suspend(() => Effect.fail(invalidRequestFromParseError(error))))
+    }
+
+    /** `Request-Id` on every response; the RateLimit fields and `Retry-After` a metered endpoint reported. */
+    const finish = (response: MzkResponse, requestId: string, notes: Notes): MzkResponse => ({
+      ...response,
+      headers: {
+        ...response.headers,
+        ...(notes.rateLimit === undefined ? {} : rateLimitHeaders(notes.rateLimit)),
+        ...(notes.retryAfterSeconds === undefined ? {} : { "retry-after": String(notes.retryAfterSeconds) }),
+        "request-id": requestId
+      }
+    })
+
+    const dispatch: Dispatch = (request) =>
+      Effect.clockWith((clock) => {
+        const requestId = nextRequestId(clock)
+        const notes: Notes = {}
+        const early = precheck(request)
+        if (early !== undefined) return Effect.map(encodeError(early, requestId), (response) => finish(response, requestId, notes))
+        const target = requestTarget(request.url)
+        const queryAt = target.indexOf("?")
+        const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
+        const search = queryAt === -1 ? "" : target.slice(queryAt + 1)
+        const match = route(request.method, pathname)
+        if (match._tag === "NotFound") {
+          const refused = encodeError(new NotFound({ message: `No route ${request.method} ${pathname}` }), requestId)
+          return Effect.map(refused, (response) => finish(response, requestId, notes))
+        }
+        if (match._tag === "MethodNotAllowed") {
+          const allowed = match.allowed.join(", ")
+          const refused = encodeError(new MethodNotAllowed({ message: `${request.method} is not allowed on ${pathname}; allowed: ${allowed}` }), requestId)
+          return Effect.map(refused, (response) => finish({ ...response, headers: { ...response.headers, allow: allowed } }, requestId, notes))
+        }
+        const served = match.route._tag === "Static"
+          ? match.route.response
+          // Suspended, so code that throws while the steps are built (an embedder's session check)
+          // is a defect that `recover` answers, not one that ends the request without an answer.
+          : Effect.suspend(() => serve(match.route as CompiledEndpoint, match.params as Record<string, string>, search, request, notes)).pipe(
+            Effect.catchAllCause((cause) => recover(cause, requestId, notes))
+          )
+        return Effect.map(served, (response) => finish(response, requestId, notes))
+      })
+
+    return dispatch
+  })
+
+/** The dispatcher of MzkApi over the core services: what every transport serves. */
+export const makeDispatcher: Effect.Effect<Dispatch, never, HttpServices> = Effect.flatMap(
+  MzkHandlers,
+  (implementations) => makeDispatcherFor(MzkApi, implementations)
+)
+
+export { MAX_BODY_BYTES }

@@ -1,0 +1,172 @@
+import { InvalidRequest } from "@mzk/core"
+import { Effect, Exit, Runtime } from "effect"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { Duplex } from "node:stream"
+import { MzkApi } from "../api/index.js"
+import { type Dispatch, type HttpServices, makeDispatcher } from "../serve/dispatch.js"
+import { makeErrorEncoder } from "../serve/encode.js"
+import type { BodyError, MzkResponse } from "../wire/message.js"
+import { MAX_BODY_BYTES, sendsAcceptableBody } from "../wire/precheck.js"
+import { makeRequestIds } from "../wire/requestId.js"
+
+/** How much of an over-long body is read and thrown away so its client can read the 413. */
+const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
+
+/**
+ * The rest of a body past the cap is read and discarded (up to a bound) rather than the socket
+ * reset, so a chunked upload over 1 MiB, which has no Content-Length to refuse early, still gets
+ * its 413; the connection closes after the response.
+ */
+const discardRest = (request: IncomingMessage, response: ServerResponse) => {
+  response.shouldKeepAlive = false
+  let discarded = 0
+  request.on("data", (chunk: Buffer) => {
+    discarded += chunk.length
+    if (discarded > DISCARD_LIMIT_BYTES) request.destroy()
+  })
+  request.resume()
+}
+
+type BodyResult = Effect.Effect<string, BodyError>
+
+/**
+ * Reads the body of a Node request as UTF-8 text, refused once it passes `MAX_BODY_BYTES`, and
+ * hands over the outcome once. Returns a function that stops listening.
+ */
+const collectBody = (request: IncomingMessage, response: ServerResponse, done: (result: BodyResult) => void) => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  const stop = () => {
+    request.off("data", onData)
+    request.off("end", onEnd)
+    request.off("error", onFailure)
+    request.off("close", onFailure)
+  }
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+    stop()
+    discardRest(request, response)
+    done(Effect.fail({ _tag: "BodyTooLarge" }))
+  }
+  const onEnd = () => {
+    stop()
+    done(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+  }
+  const onFailure = () => {
+    stop()
+    done(Effect.fail({ _tag: "BodyUnreadable" }))
+  }
+  request.on("data", onData).on("end", onEnd).on("error", onFailure).on("close", onFailure)
+  return stop
+}
+
+/** The body, read when the dispatcher asks for it (odd requests it may refuse unread). */
+const bodyOnDemand = (request: IncomingMessage, response: ServerResponse): BodyResult =>
+  Effect.async<string, BodyError>((resume) => Effect.sync(collectBody(request, response, resume)))
+
+const write = (response: ServerResponse, answer: MzkResponse) => {
+  if (response.headersSent || response.destroyed) return
+  if (answer.body === undefined) {
+    response.writeHead(answer.status, answer.headers).end()
+    return
+  }
+  // writeHead fixes the headers, so without a length Node would send the body chunked. The body
+  // stays a string: Node then sends head and body in one write rather than a writev of two chunks.
+  const length = String(Buffer.byteLength(answer.body, "utf8"))
+  response.writeHead(answer.status, { ...answer.headers, "content-length": length }).end(answer.body, "utf8")
+}
+
+/**
+ * A Node `(req, res)` listener over `dispatch`, each request a fiber of `runtime` (so the services
+ * and references an embedder provided are the ones handlers see).
+ *
+ * A JSON body within the limit is read before the fiber starts, so the request then runs in one
+ * step: waiting for the body inside the fiber suspended it and resumed it through Effect's
+ * scheduler, which cost CPU and, under load, left requests waiting behind whole batches of others
+ * (`POST /api/v1/proofs` p99 130 ms at 32 connections, measured). Other bodies are read only if
+ * the dispatcher gets that far, so a request it refuses (413, 415) is answered without buffering.
+ */
+export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch) => {
+  const runFork = Runtime.runFork(runtime)
+  const start = (request: IncomingMessage, response: ServerResponse, body: BodyResult) => {
+    const fiber = runFork(dispatch({ method: request.method ?? "GET", url: request.url ?? "/", headers: request.headers, body }))
+    fiber.addObserver((exit) => {
+      // `dispatch` answers every failure itself; an exit that is not a success means a defect in mzk.
+      if (Exit.isSuccess(exit)) write(response, exit.value)
+      else response.destroy()
+    })
+  }
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    if (sendsAcceptableBody(request)) collectBody(request, response, (body) => start(request, response, body))
+    else start(request, response, bodyOnDemand(request, response))
+  }
+}
+
+/**
+ * mzk as a Node `(req, res)` listener whose requests run on the current runtime: for a `node:http`
+ * server of your own (see `createMzkNodeServer` for the one `mzk serve` listens with, which also
+ * answers protocol errors).
+ */
+export const makeNodeListener: Effect.Effect<ReturnType<typeof toNodeListener>, never, HttpServices> = Effect.gen(function*() {
+  const dispatch = yield* makeDispatcher
+  const runtime = yield* Effect.runtime<never>()
+  return toNodeListener(runtime, dispatch)
+})
+
+/**
+ * The envelope for what never reaches the dispatcher, answered on the socket itself: a 400 (or 408)
+ * `invalid_request` with a fresh `Request-Id`, encoded from MzkApi's error schema like every other error.
+ */
+const makeProtocolAnswers = () => {
+  const encode = makeErrorEncoder(MzkApi)
+  const nextRequestId = makeRequestIds()
+  return (message: string) => {
+    // Outside any fiber: the default Clock, as a request's fiber would have.
+    const requestId = Effect.runSync(Effect.clockWith((clock) => Effect.succeed(nextRequestId(clock))))
+    return { requestId, body: encode(new InvalidRequest({ message }), requestId)!.body! }
+  }
+}
+
+/**
+ * The `http.Server` that `mzk serve` listens with. Requests Node's parser rejects (a malformed
+ * request line or header, a bad Content-Length, both Content-Length and Transfer-Encoding) never
+ * reach the API; Node would answer them itself with an empty 400, so they get the error envelope
+ * and a `Request-Id` like every other error. An `Expect` other than `100-continue` gets Node's own
+ * bodiless 417; RFC 9110 lets a server refuse it with a 4xx of its choice, and mzk answers 400
+ * `invalid_request` in the envelope, as for any other header it cannot honour, and closes the
+ * connection (the body, if any, is never read). mzk does not route by host, so a request without a
+ * Host header is served like any other instead of getting Node's empty 400.
+ */
+export const createMzkNodeServer = (listener: (request: IncomingMessage, response: ServerResponse) => void): Server => {
+  const answer = makeProtocolAnswers()
+  const answerClientError = (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    // A client too slow to send its headers gets Node's own status for that, 408, in the envelope.
+    const [status, message] = error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? ["408 Request Timeout", "The request did not arrive in time"]
+      : ["400 Bad Request", "The request is not valid HTTP/1.1"]
+    const { body, requestId } = answer(message)
+    socket.end(
+      `HTTP/1.1 ${status}\r\n` +
+        "content-type: application/json\r\n" +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        `request-id: ${requestId}\r\n` +
+        "connection: close\r\n\r\n" +
+        body
+    )
+  }
+  const refuseExpectation = (request: IncomingMessage, response: ServerResponse) => {
+    const { body, requestId } = answer("Only Expect: 100-continue is supported")
+    response.shouldKeepAlive = false
+    response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "request-id": requestId }).end(body)
+    request.resume()
+  }
+  const server = createServer({ requireHostHeader: false }, listener)
+  server.on("clientError", answerClientError)
+  server.on("checkExpectation", refuseExpectation)
+  return server
+}
