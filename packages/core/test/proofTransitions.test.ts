@@ -1,0 +1,35 @@
+import { mayApply, nextStatuses, PROOF_STATUSES, PROOF_TRANSITIONS, type ProofStatus } from "@mzk/core"
+import { describe, expect, it } from "vitest"
+
+describe("the proof lifecycle table", () => {
+  it("is queued → running → completed | failed → expired, with a running proof handed back or taken over", () => {
+    const moves = Object.fromEntries(PROOF_STATUSES.map((status) => [status, [...nextStatuses(status)].sort()]))
+    expect(moves).toEqual({
+      queued: ["running"],
+      running: ["completed", "failed", "queued", "running"],
+      completed: ["expired"],
+      failed: ["expired"],
+      expired: []
+    })
+  })
+
+  it("reaches every status from queued, and nothing leaves expired", () => {
+    const reached = new Set<ProofStatus>(["queued"])
+    for (let changed = true; changed;) {
+      changed = false
+      for (const status of [...reached]) {
+        for (const next of nextStatuses(status)) if (!reached.has(next)) changed = reached.add(next) !== undefined
+      }
+    }
+    expect([...reached].sort()).toEqual([...PROOF_STATUSES].sort())
+    expect(Object.keys(PROOF_TRANSITIONS).filter((t) => mayApply(t as keyof typeof PROOF_TRANSITIONS, "expired"))).toEqual([])
+  })
+
+  it("settles only running proofs and expires only settled ones", () => {
+    expect(PROOF_STATUSES.filter((s) => mayApply("complete", s))).toEqual(["running"])
+    expect(PROOF_STATUSES.filter((s) => mayApply("fail", s))).toEqual(["running"])
+    expect(PROOF_STATUSES.filter((s) => mayApply("release", s))).toEqual(["running"])
+    expect(PROOF_STATUSES.filter((s) => mayApply("expire", s))).toEqual(["completed", "failed"])
+    expect(PROOF_STATUSES.filter((s) => mayApply("claim", s))).toEqual(["queued", "running"])
+  })
+})

@@ -1,0 +1,99 @@
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema } from "@effect/platform"
+import { Authentication, compileApi, MzkApi, MzkHandlers, makeDispatcherFor, requires, UnservableApi } from "@mzk/http"
+import { testCore } from "@mzk/testkit"
+import { Cause, Effect, Exit, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+
+class Tracing extends HttpApiMiddleware.Tag<Tracing>()("test/Tracing") {}
+
+const ok = () => Effect.succeed({ ok: true })
+const Ok = Schema.Struct({ ok: Schema.Boolean })
+
+/** A one-endpoint API around `endpoint`, with a handler for it. */
+const apiWith = (endpoint: HttpApiEndpoint.HttpApiEndpoint.Any, group = HttpApiGroup.make("things")) => {
+  const api = HttpApi.make("test").add(group.add(endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps))
+  const name = (endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).name
+  return { api, implementations: [{ group: "things", handlers: { [name]: ok } }] }
+}
+
+const refusal = (api: HttpApi.HttpApi.Any, implementations: Parameters<typeof compileApi>[1]) => {
+  try {
+    compileApi(api, implementations)
+  } catch (error) {
+    expect(error).toBeInstanceOf(UnservableApi)
+    return (error as Error).message
+  }
+  throw new Error("the API compiled")
+}
+
+describe("compiling an API for the dispatcher", () => {
+  it("serves MzkApi with its handlers: every endpoint, each with its scope and metering", async () => {
+    const implementations = await Effect.runPromise(Effect.provide(MzkHandlers, testCore()))
+    const { endpoints } = compileApi(MzkApi, implementations)
+    const table = Object.fromEntries(endpoints.map((e) => [e.name, [e.scope ?? "-", e.metered ? "metered" : "-"]]))
+    expect(table).toEqual({
+      "keys.create": ["keys:write", "-"],
+      "keys.list": ["keys:read", "-"],
+      "keys.revoke": ["keys:write", "-"],
+      "webhooks.create": ["webhooks:write", "-"],
+      "webhooks.list": ["webhooks:read", "-"],
+      "webhooks.get": ["webhooks:read", "-"],
+      "webhooks.update": ["webhooks:write", "-"],
+      "webhooks.remove": ["webhooks:write", "-"],
+      "webhooks.deliveries": ["webhooks:read", "-"],
+      "proofs.create": ["proofs:write", "metered"],
+      "proofs.createBatch": ["proofs:write", "metered"],
+      "proofs.list": ["proofs:read", "-"],
+      "proofs.get": ["proofs:read", "-"],
+      "proofs.verify": ["proofs:read", "metered"],
+      "circuits.list": ["-", "-"],
+      "circuits.get": ["-", "-"]
+    })
+  })
+
+  it("refuses an endpoint with a header schema, naming it", () => {
+    const { api, implementations } = apiWith(
+      HttpApiEndpoint.get("list", "/things").setHeaders(Schema.Struct({ "x-tenant": Schema.String })).addSuccess(Ok)
+    )
+    expect(refusal(api, implementations)).toMatch(/^Endpoint things\.list cannot be served: it declares a header schema/)
+  })
+
+  it("refuses an endpoint with a middleware the dispatcher does not implement, naming both", () => {
+    const { api, implementations } = apiWith(HttpApiEndpoint.get("list", "/things").addSuccess(Ok).middleware(Tracing))
+    expect(refusal(api, implementations)).toMatch(/^Endpoint things\.list cannot be served: it uses the middleware test\/Tracing/)
+    const grouped = apiWith(HttpApiEndpoint.get("list", "/things").addSuccess(Ok), HttpApiGroup.make("things").middleware(Tracing))
+    expect(refusal(grouped.api, grouped.implementations)).toMatch(/things\.list.*test\/Tracing/)
+  })
+
+  it("refuses multipart and other non-JSON bodies clearly rather than leaving them unread", () => {
+    const upload = apiWith(HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.Multipart(Schema.Struct({}))).addSuccess(Ok))
+    expect(refusal(upload.api, upload.implementations)).toMatch(/things\.upload.*multipart/)
+    const text = apiWith(HttpApiEndpoint.post("text", "/things").setPayload(HttpApiSchema.Text()).addSuccess(Ok))
+    expect(refusal(text.api, text.implementations)).toMatch(/things\.text.*JSON bodies only/)
+  })
+
+  it("refuses a missing handler and a handler for no endpoint", () => {
+    const { api } = apiWith(HttpApiEndpoint.get("list", "/things").addSuccess(Ok))
+    expect(refusal(api, [])).toMatch(/things\.list.*has no handler/)
+    expect(refusal(api, [{ group: "things", handlers: { list: ok, lost: ok } }])).toMatch(/things\.lost.*no such endpoint/)
+  })
+
+  it("refuses a scope on an endpoint without a bearer token, and metering without its 429", () => {
+    const scoped = apiWith(HttpApiEndpoint.get("list", "/things").addSuccess(Ok).pipe(requires("keys:read")))
+    expect(refusal(scoped.api, scoped.implementations)).toMatch(/things\.list.*requires a scope/)
+    const secured = apiWith(
+      HttpApiEndpoint.get("list", "/things").addSuccess(Ok).pipe(requires("keys:read")),
+      HttpApiGroup.make("things").middleware(Authentication)
+    )
+    expect(compileApi(secured.api, secured.implementations).endpoints[0]!.scope).toBe("keys:read")
+  })
+
+  it("fails the dispatcher's start-up with the endpoint's name, before any request", async () => {
+    const { api, implementations } = apiWith(
+      HttpApiEndpoint.get("list", "/things").setHeaders(Schema.Struct({ "x-tenant": Schema.String })).addSuccess(Ok)
+    )
+    const exit = await Effect.runPromiseExit(Effect.provide(makeDispatcherFor(api, implementations), testCore()))
+    expect(Exit.isFailure(exit)).toBe(true)
+    if (Exit.isFailure(exit)) expect(Cause.pretty(exit.cause)).toContain("Endpoint things.list cannot be served")
+  })
+})
