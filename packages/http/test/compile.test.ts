@@ -10,8 +10,9 @@ const ok = () => Effect.succeed({ ok: true })
 const Ok = Schema.Struct({ ok: Schema.Boolean })
 
 /** A one-endpoint API around `endpoint`, with a handler for it. */
-const apiWith = (endpoint: HttpApiEndpoint.HttpApiEndpoint.Any, group: HttpApiGroup.HttpApiGroup.AnyWithProps = HttpApiGroup.make("things")) => {
-  const api = HttpApi.make("test").add(group.add(endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps))
+const apiWith = (endpoint: HttpApiEndpoint.HttpApiEndpoint.Any, group: unknown = HttpApiGroup.make("things")) => {
+  const things = group as HttpApiGroup.HttpApiGroup.AnyWithProps
+  const api = HttpApi.make("test").add(things.add(endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps))
   const name = (endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).name
   return { api, implementations: [{ group: "things", handlers: { [name]: ok } }] }
 }
