@@ -1,4 +1,4 @@
-import { type CircuitInputs, Prover, ProverFailure, type ProverOutput } from "@mzk/core"
+import { type CircuitInputs, type Groth16Proof, Prover, ProverFailure, type ProverOutput } from "@mzk/core"
 import { Duration, Effect, Either, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
@@ -21,7 +21,7 @@ export class ProverStartupError extends Schema.TaggedError<ProverStartupError>()
 }) {}
 
 type Reply =
-  | { readonly ok: true; readonly proof: unknown; readonly publicSignals: ReadonlyArray<string> }
+  | { readonly ok: true; readonly proof: Groth16Proof; readonly publicSignals: ReadonlyArray<string> }
   | { readonly ok: true; readonly valid: boolean }
   | { readonly ok: false; readonly code: ProverFailure["code"]; readonly message: string }
 
@@ -197,7 +197,7 @@ export const makeSnarkjsProver = (
         return { proof: reply.proof, public_signals: reply.publicSignals }
       })
 
-    const verify = (circuit: string, proof: unknown, publicSignals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
+    const verify = (circuit: string, proof: Groth16Proof, publicSignals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
       Effect.gen(function*() {
         if (!loaded.has(circuit)) return yield* unknown(circuit)
         const reply = yield* withSlot({ op: "verify", circuit, proof, publicSignals })

@@ -94,7 +94,7 @@ layer(SnarkjsProverLive({ poolSize: 2 }), { timeout: 60_000, excludeTestServices
       expect(reduced).toMatchObject({ code: "invalid_inputs" })
       expect(reduced.message).toContain("inputs.a")
       expect(yield* Effect.flip(prover.prove("sudoku", {}))).toMatchObject({ code: "invalid_inputs" })
-      expect(yield* prover.verify("multiplier", { pi_a: ["1", "2", "1"] }, ["33"])).toBe(false)
+      expect(yield* prover.verify("multiplier", { pi_a: ["1", "2", "1"], pi_b: [], pi_c: [], protocol: "groth16", curve: "bn128" }, ["33"])).toBe(false)
     }))
 })
 

@@ -29,7 +29,7 @@ beforeAll(async () => {
     const at = yield* now
     const [claimed] = yield* repo.claimNext({ now: at, leaseUntil: at, maxRunningPerAccount: 10, limit: 1 })
     yield* repo.complete(claimed!.id, claimed!.attempts, {
-      proof_blob: encodeProofBlob({ pi_a: [] }),
+      proof_blob: encodeProofBlob({ pi_a: ["1", "2", "1"], pi_b: [], pi_c: [], protocol: "groth16", curve: "bn128" }),
       public_inputs: { c: "33" },
       duration_ms: 1,
       completed_at: at,

@@ -1,4 +1,4 @@
-import { type CircuitInputs, Prover, ProverFailure, type ProofErrorCode, type ProverOutput } from "@mzk/core"
+import { type CircuitInputs, type Groth16Proof, Prover, ProverFailure, type ProofErrorCode, type ProverOutput } from "@mzk/core"
 import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { FAKE_CIRCUIT_SPECS } from "./fakeCatalog.js"
 
@@ -90,11 +90,8 @@ export const FakeProver = (options: FakeProverOptions = {}): Layer.Layer<Prover 
         }
       })
 
-    const verify = (circuit: string, proof: unknown, signals: ReadonlyArray<string>) =>
-      Effect.sync(() => {
-        const piA = (proof as { pi_a?: ReadonlyArray<unknown> } | null)?.pi_a
-        return Array.isArray(piA) && piA[0] === seal(circuit, signals)
-      })
+    const verify = (circuit: string, proof: Groth16Proof, signals: ReadonlyArray<string>) =>
+      Effect.sync(() => proof.pi_a[0] === seal(circuit, signals))
 
     return Context.make(Prover, { capacity: options.capacity ?? 4, prove, verify }).pipe(
       Context.add(FakeProverCalls, Ref.get(calls))

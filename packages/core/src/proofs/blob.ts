@@ -1,14 +1,18 @@
-import { Option } from "effect"
+import { Either, Option, Schema } from "effect"
 import { base64 } from "../kernel/encoding.js"
+import { Groth16Proof } from "./proof.js"
 
 /** `proof_blob`: base64 of the snarkjs proof JSON, so anyone can verify it with snarkjs. */
-export const encodeProofBlob = (proof: unknown): string => base64(new TextEncoder().encode(JSON.stringify(proof)))
+export const encodeProofBlob = (proof: Groth16Proof): string => base64(new TextEncoder().encode(JSON.stringify(proof)))
 
-export const decodeProofBlob = (blob: string): Option.Option<unknown> => {
+const decodeProof = Schema.decodeUnknownEither(Groth16Proof, { onExcessProperty: "preserve" })
+
+/** A stored blob back to its proof; none when it is not base64 of JSON in the shape of a Groth16 proof. */
+export const decodeProofBlob = (blob: string): Option.Option<Groth16Proof> => {
   try {
     const binary = atob(blob)
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0))
-    return Option.some(JSON.parse(new TextDecoder().decode(bytes)) as unknown)
+    return Either.getRight(decodeProof(JSON.parse(new TextDecoder().decode(bytes))))
   } catch {
     return Option.none()
   }

@@ -31,6 +31,19 @@ export type CreateProofBatchInput = typeof CreateProofBatchInput.Type
 export const ListProofsQuery = Schema.Struct({ ...PageQuery.fields, status: Schema.optionalWith(ProofStatus, { exact: true }) })
 export type ListProofsQuery = typeof ListProofsQuery.Type
 
+/**
+ * A Groth16 proof as snarkjs writes it: `pi_a` and `pi_c` are G1 points, `pi_b` a G2 point, each in
+ * projective form with decimal coordinates (the last one "1"). Provers may add fields of their own.
+ */
+export const Groth16Proof = Schema.Struct({
+  pi_a: Schema.Array(Schema.String),
+  pi_b: Schema.Array(Schema.Array(Schema.String)),
+  pi_c: Schema.Array(Schema.String),
+  protocol: Schema.String,
+  curve: Schema.String
+})
+export type Groth16Proof = typeof Groth16Proof.Type
+
 /** Circuit input signals after validation: decimal strings, arrays for array signals. */
 export type CircuitInputs = Readonly<Record<string, string | ReadonlyArray<string>>>
 

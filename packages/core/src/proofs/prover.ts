@@ -1,9 +1,9 @@
 import { Context, type Effect, Schema } from "effect"
-import { type CircuitInputs, ProofErrorCode } from "./proof.js"
+import { type CircuitInputs, type Groth16Proof, ProofErrorCode } from "./proof.js"
 
 export interface ProverOutput {
   /** The proof as snarkjs emits it (`pi_a`, `pi_b`, `pi_c`, `protocol`, `curve`). */
-  readonly proof: unknown
+  readonly proof: Groth16Proof
   /** Public signals in circuit order, decimal strings. */
   readonly public_signals: ReadonlyArray<string>
 }
@@ -21,5 +21,5 @@ export class Prover extends Context.Tag("@mzk/core/Prover")<Prover, {
    */
   readonly capacity?: number
   readonly prove: (circuit: string, inputs: CircuitInputs) => Effect.Effect<ProverOutput, ProverFailure>
-  readonly verify: (circuit: string, proof: unknown, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
+  readonly verify: (circuit: string, proof: Groth16Proof, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
 }>() {}
