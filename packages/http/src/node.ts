@@ -6,18 +6,33 @@ import { type BodyError, MAX_BODY_BYTES, type MzkResponse, sendsAcceptableBody }
 /** How much of an over-long body is read and thrown away so its client can read the 413. */
 const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
 
+/** Responses held back until the rest of their request's body has been read and discarded. */
+const discarding = new WeakMap<ServerResponse, Array<() => void>>()
+
 /**
  * The rest of a body past the cap is read and discarded (up to a bound) rather than the socket
  * reset, so a chunked upload over 1 MiB, which has no Content-Length to refuse early, still gets
- * its 413; the connection closes after the response.
+ * its 413. The answer waits until the upload has ended (or passed the bound), since closing the
+ * connection while a client still writes resets it, and a client that reads only once it has sent
+ * everything (Python's http.client, node's http) then loses the answer. The connection closes
+ * after the response.
  */
 const discardRest = (request: IncomingMessage, response: ServerResponse) => {
   response.shouldKeepAlive = false
+  const waiting: Array<() => void> = []
+  discarding.set(response, waiting)
   let discarded = 0
-  request.on("data", (chunk: Buffer) => {
+  const onData = (chunk: Buffer) => {
     discarded += chunk.length
-    if (discarded > DISCARD_LIMIT_BYTES) request.destroy()
-  })
+    // Past the bound: answer now and let the connection close on whatever is still coming.
+    if (discarded > DISCARD_LIMIT_BYTES) release()
+  }
+  const release = () => {
+    request.off("data", onData).off("end", release).off("close", release)
+    discarding.delete(response)
+    for (const write of waiting.splice(0)) write()
+  }
+  request.on("data", onData).on("end", release).on("close", release)
   request.resume()
 }
 
@@ -60,6 +75,8 @@ const bodyOnDemand = (request: IncomingMessage, response: ServerResponse): BodyR
   Effect.async<string, BodyError>((resume) => Effect.sync(collectBody(request, response, resume)))
 
 const write = (response: ServerResponse, answer: MzkResponse) => {
+  const held = discarding.get(response)
+  if (held !== undefined) return void held.push(() => write(response, answer))
   if (response.headersSent || response.destroyed) return
   if (answer.body === undefined) {
     response.writeHead(answer.status, answer.headers).end()
