@@ -97,7 +97,15 @@ const queryParams = (search: string) => {
   return out
 }
 
-const BEARER = "Bearer "
+/**
+ * The token of an `Authorization: Bearer <token>` header, or "" (refused as a missing key) for any
+ * other scheme. RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: one or more spaces.
+ */
+const BEARER = /^bearer +/i
+const bearerToken = (authorization: string | undefined): string => {
+  const scheme = authorization === undefined ? null : BEARER.exec(authorization)
+  return scheme === null ? "" : authorization!.slice(scheme[0].length)
+}
 
 /** Path and query of a request target; an absolute-form target (`http://host/path`, as a proxy is sent) gives its path. */
 const requestTarget = (url: string) => {
@@ -195,7 +203,7 @@ export const makeDispatcher = Effect.gen(function*() {
     const input: { -readonly [K in keyof Input]: Input[K] } = {}
     const steps: Array<Effect.Effect<void, unknown>> = []
     if (endpoint.secured) {
-      const token = Redacted.make((header(request, "authorization") ?? "").slice(BEARER.length))
+      const token = Redacted.make(bearerToken(header(request, "authorization")))
       steps.push(Effect.map(authenticate(token), (principal) => void (state.principal = principal)))
     }
     const { decodePath, decodePayload, decodeUrlParams } = endpoint
