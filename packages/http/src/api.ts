@@ -5,12 +5,15 @@ import {
   CreateProofInput,
   CreateWebhookInput,
   DeliveryAttempt,
+  DeliveryAttemptId,
   Proof,
   ProofBatch,
+  ProofId,
   ProofStatus,
   ProofVerification,
   UpdateWebhookInput,
-  Webhook
+  Webhook,
+  WebhookId
 } from "@mzk/core"
 import { Schema } from "effect"
 import {
@@ -80,11 +83,14 @@ export class KeysGroup extends HttpApiGroup.make("keys")
   .annotate(OpenApi.Title, "API keys")
 {}
 
-/** Cursor paging of every list: `?limit=` (1–100, default 20) and `?starting_after=<id>`. */
-const Paging = {
+/**
+ * Cursor paging of every list: `?limit=` (1–100, default 20) and `?starting_after=<id>`, an id of
+ * the kind the list holds; anything else is 400 (a NUL there reached Postgres, which answered 503).
+ */
+const paging = <Id extends string>(cursor: Schema.Schema<Id, string>) => ({
   limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { exact: true }),
-  starting_after: Schema.optionalWith(Schema.String, { exact: true })
-}
+  starting_after: Schema.optionalWith(cursor, { exact: true })
+})
 
 export const CreatedWebhook = Schema.Struct({
   ...Webhook.fields,
@@ -110,7 +116,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("list", "/webhooks")
-      .setUrlParams(Schema.Struct(Paging))
+      .setUrlParams(Schema.Struct(paging(WebhookId)))
       .addSuccess(WebhookList)
       .addError(InsufficientScopeWire)
       .annotate(OpenApi.Description, "List the account's webhooks, oldest first. Scope: webhooks:read.")
@@ -140,7 +146,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`
-      .setUrlParams(Schema.Struct(Paging))
+      .setUrlParams(Schema.Struct(paging(DeliveryAttemptId)))
       .addSuccess(DeliveryAttemptList)
       .addError(WebhookNotFoundWire)
       .addError(InsufficientScopeWire)
@@ -176,7 +182,7 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
   )
   .add(
     HttpApiEndpoint.get("list", "/proofs")
-      .setUrlParams(Schema.Struct({ ...Paging, status: Schema.optionalWith(ProofStatus, { exact: true }) }))
+      .setUrlParams(Schema.Struct({ ...paging(ProofId), status: Schema.optionalWith(ProofStatus, { exact: true }) }))
       .addSuccess(ProofList)
       .addError(InsufficientScopeWire)
       .annotate(OpenApi.Description, "The account's proofs, oldest first, optionally by `status`. Scope: proofs:read.")

@@ -48,7 +48,7 @@ export interface ProofList {
 export const ListProofsQuery = Schema.Struct({
   status: Schema.optionalWith(ProofStatus, { exact: true }),
   limit: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { exact: true }),
-  starting_after: Schema.optionalWith(Schema.String, { exact: true })
+  starting_after: Schema.optionalWith(ProofId, { exact: true })
 })
 export type ListProofsQuery = typeof ListProofsQuery.Type
 
