@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 import { AccountId } from "../ids.js"
 import { Timestamp } from "../time.js"
+import { StoredText } from "./text.js"
 
-export const AccountName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200))
+export const AccountName = Schema.Trim.pipe(Schema.compose(StoredText), Schema.minLength(1), Schema.maxLength(200))
 
 export const Account = Schema.Struct({
   id: AccountId,

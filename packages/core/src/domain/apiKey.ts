@@ -2,13 +2,14 @@ import { Schema } from "effect"
 import { AccountId, KeyId } from "../ids.js"
 import { Scope } from "../scopes.js"
 import { Timestamp } from "../time.js"
+import { StoredText } from "./text.js"
 
 export const KeyName = Schema.String.pipe(
   Schema.minLength(1, { message: () => "name is required" }),
   Schema.maxLength(64, { message: () => "name must be at most 64 characters" }),
   Schema.pattern(/^[A-Za-z0-9-]+$/, { message: () => "name may hold only letters, digits and hyphens" })
 )
-export const KeyDescription = Schema.String.pipe(
+export const KeyDescription = StoredText.pipe(
   Schema.maxLength(1024, { message: () => "description must be at most 1024 characters" })
 )
 

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type DeliveryAttempt, toDeliveryAttempt } from "../domain/delivery.js"
 import { EventType } from "../domain/event.js"
+import { StoredText, TextWithoutControls } from "../domain/text.js"
 import { toWebhook, type Webhook, type WebhookChanges, type WebhookRecord } from "../domain/webhook.js"
 import { InvalidRequest, InvalidWebhookUrl, type StorageError, type WebhookLimitReached, WebhookNotFound } from "../errors.js"
 import { type AccountId, makeId, WebhookId } from "../ids.js"
@@ -14,7 +15,7 @@ import { checkWebhookUrl, firstNonPublic } from "../webhooks/addresses.js"
 import { WebhookConfig } from "../webhooks/config.js"
 import { generateWebhookSecret } from "../webhooks/signing.js"
 
-const WebhookUrlText = Schema.String.pipe(
+const WebhookUrlText = TextWithoutControls.pipe(
   Schema.minLength(1, { message: () => "url is required" }),
   Schema.maxLength(2048, { message: () => "url must be at most 2048 characters" })
 )
@@ -22,7 +23,7 @@ const WebhookEvents = Schema.Array(EventType).pipe(
   Schema.minItems(1, { message: () => "events must name at least one event type" }),
   Schema.filter((types) => new Set(types).size === types.length || "events must not repeat an event type")
 )
-const WebhookDescription = Schema.String.pipe(
+const WebhookDescription = StoredText.pipe(
   Schema.maxLength(1024, { message: () => "description must be at most 1024 characters" })
 )
 
