@@ -235,12 +235,14 @@ export const makeDispatcher = Effect.gen(function*() {
       const queryAt = target.indexOf("?")
       const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
       const search = queryAt === -1 ? "" : target.slice(queryAt + 1)
-      const match = route(request.method, pathname)
+      // HEAD is GET without the body (RFC 9110 §9.3.2): routed and served as GET; the server
+      // adapters send the head only.
+      const match = route(request.method === "HEAD" ? "GET" : request.method, pathname)
       if (match._tag === "NotFound") {
         return Effect.succeed(finish(errorResponse("NotFound", `No route ${request.method} ${pathname}`, requestId), requestId, state))
       }
       if (match._tag === "MethodNotAllowed") {
-        const allowed = match.allowed.join(", ")
+        const allowed = match.allowed.flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method])).join(", ")
         const refused = errorResponse("MethodNotAllowed", `${request.method} is not allowed on ${pathname}; allowed: ${allowed}`, requestId)
         return Effect.succeed(finish({ ...refused, headers: { ...refused.headers, allow: allowed } }, requestId, state))
       }
