@@ -14,8 +14,14 @@ import type { Database, SyncAccess } from "@mzk/adapters-sql"
 
 const STATEMENT_CACHE_SIZE = 256
 
-/** The transaction statements, built once: a synchronous transaction runs two of them per request. */
-const BEGIN = CompiledQuery.raw("begin")
+/**
+ * The transaction statements, built once: a synchronous transaction runs two of them per request.
+ * Transactions begin IMMEDIATE, taking the write lock (waiting up to the busy timeout) before their
+ * first read. mzk's transactions read, then write; begun deferred, one whose snapshot another
+ * process's commit had outdated could not upgrade to writing and failed at once with "database is
+ * locked", which no busy timeout retries (SQLITE_BUSY_SNAPSHOT in WAL mode).
+ */
+const BEGIN = CompiledQuery.raw("begin immediate")
 const COMMIT = CompiledQuery.raw("commit")
 const ROLLBACK = CompiledQuery.raw("rollback")
 

@@ -102,7 +102,7 @@ describe("the error envelope on every error", () => {
     expectEnvelope(await h.call("GET", "/", {}), 404, "not_found")
     const wrong = await h.call("PUT", "/api/v1/keys", { token: key, body: {} })
     expectEnvelope(wrong, 405, "method_not_allowed")
-    expect(wrong.headers.get("allow")).toBe("POST, GET")
+    expect(wrong.headers.get("allow")).toBe("POST, GET, HEAD")
     const wrongId = await h.call("PATCH", "/api/v1/keys/key_123", { token: key, body: {} })
     expectEnvelope(wrongId, 405, "method_not_allowed")
     expect(wrongId.headers.get("allow")).toBe("DELETE")

@@ -44,19 +44,21 @@ const cases: ReadonlyArray<readonly [string, string, ReturnType<typeof describeM
   ["GET", "/api/v1/proofs/batch", { found: "GET /api/v1/proofs/:id", params: { id: "batch" } }],
   ["POST", "/api/v1/proofs/batch", { found: "POST /api/v1/proofs/batch", params: {} }],
   // empty segments never fill a parameter
-  ["DELETE", "/api/v1/keys/", { allowed: ["GET", "POST"] }],
+  ["DELETE", "/api/v1/keys/", { allowed: ["GET", "HEAD", "POST"] }],
   ["GET", "/api/v1/proofs//verify", "not found"],
   ["GET", "/api/v1//keys", "not found"],
-  // a known path with another method: 405 with every method the path has, in table order
-  ["PUT", "/api/v1/keys", { allowed: ["GET", "POST"] }],
+  // a known path with another method: 405 with every method the path has, in table order, HEAD beside GET
+  ["PUT", "/api/v1/keys", { allowed: ["GET", "HEAD", "POST"] }],
   ["GET", "/api/v1/keys/key_1", { allowed: ["DELETE"] }],
-  ["POST", "/api/v1/proofs/p1", { allowed: ["GET"] }],
-  ["DELETE", "/api/v1/proofs/batch", { allowed: ["GET", "POST"] }],
-  // HEAD is its own method: a path with only GET answers 405 for it
-  ["HEAD", "/api/v1/keys", { allowed: ["GET", "POST"] }],
-  ["HEAD", "/docs", { allowed: ["GET"] }],
+  ["POST", "/api/v1/proofs/p1", { allowed: ["GET", "HEAD"] }],
+  ["DELETE", "/api/v1/proofs/batch", { allowed: ["GET", "HEAD", "POST"] }],
+  // HEAD is GET without the body: it finds the GET route, and only that
+  ["HEAD", "/api/v1/keys", { found: "GET /api/v1/keys", params: {} }],
+  ["HEAD", "/docs/", { found: "GET /docs", params: {} }],
+  ["HEAD", "/api/v1/proofs/p1/verify", { found: "GET /api/v1/proofs/:id/verify", params: { id: "p1" } }],
+  ["HEAD", "/api/v1/keys/key_1", { allowed: ["DELETE"] }],
   // methods are case-sensitive (RFC 9110)
-  ["get", "/api/v1/keys", { allowed: ["GET", "POST"] }],
+  ["get", "/api/v1/keys", { allowed: ["GET", "HEAD", "POST"] }],
   // unknown paths, prefixes and longer paths
   ["GET", "/", "not found"],
   ["GET", "", "not found"],

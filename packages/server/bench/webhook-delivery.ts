@@ -38,7 +38,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 /** Runs `effect` with a delivery engine working beside it; the engine stops when it ends. */
 const withEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.scoped(Effect.flatMap(
-    Layer.build(DeliveryEngine.layer.pipe(Layer.provide(NodeWebhookTransport({ allowInsecure: true, maxSocketsPerHost: 32 })))),
+    Layer.build(DeliveryEngine.layer.pipe(Layer.provide(NodeWebhookTransport({ allowInsecure: true })))),
     (engine) => Effect.provide(effect, engine)
   ))
 

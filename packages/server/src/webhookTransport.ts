@@ -34,9 +34,16 @@ export interface NodeWebhookTransportOptions {
    * addresses, so a receiver on this machine can be reached.
    */
   readonly allowInsecure?: boolean
-  /** Open connections kept per endpoint origin (default 16). */
-  readonly maxSocketsPerHost?: number
 }
+
+/**
+ * Keep-alive pools are per webhook and never queue: each request gets a connection at once, so how
+ * many run at a time is the delivery engine's per-webhook cap (`maxConcurrentPerWebhook`), and one
+ * webhook's hanging receiver cannot hold up another webhook's, whoever owns it, on the same host.
+ * Idle connections close after `IDLE_SOCKET_MS`; past `MAX_IDLE_POOLS` pools, idle ones are dropped.
+ */
+const IDLE_SOCKET_MS = 15_000
+const MAX_IDLE_POOLS = 256
 
 const failure = (reason: TransportFailure["reason"], message: string) => new TransportFailure({ reason, message })
 
@@ -65,14 +72,33 @@ const pinnedLookup = (pinned: ResolvedAddress): LookupFunction =>
  * address that was checked (a `lookup` pinned to it), so a DNS answer that changes between check
  * and connect (rebinding) is never used. TLS still verifies the certificate against the host
  * name, and the Host header stays the name. Redirects are not followed (the 3xx is the answer),
- * at most 4 KiB of the body is read, and the whole exchange is bounded by `timeoutMs`.
+ * at most 4 KiB of the body is read, and the whole exchange is bounded by `timeoutMs`, counted
+ * from when the request has its socket. Connections are pooled per webhook (`webhookId`), never
+ * per host, so no attempt waits behind another webhook's.
  */
 export const makeNodeWebhookTransport = (options: NodeWebhookTransportOptions = {}) => {
   const resolver = options.resolver ?? systemResolver
   const allowInsecure = options.allowInsecure ?? false
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost ?? 16 }
-  const httpAgent = new http.Agent(agentOptions)
-  const httpsAgent = new https.Agent(agentOptions)
+  const pools = new Map<string, http.Agent>()
+  const isIdle = (agent: http.Agent) => Object.keys(agent.sockets).length === 0 && Object.keys(agent.requests).length === 0
+  /** The pool of one webhook (and scheme), most recently used last in the map. */
+  const poolFor = (request: WebhookRequest, secure: boolean): http.Agent => {
+    const key = `${secure ? "https" : "http"} ${request.webhookId ?? ""}`
+    let agent = pools.get(key)
+    if (agent !== undefined) pools.delete(key)
+    else {
+      for (const [idleKey, idle] of pools) {
+        if (pools.size < MAX_IDLE_POOLS) break
+        if (!isIdle(idle)) continue
+        idle.destroy()
+        pools.delete(idleKey)
+      }
+      const agentOptions = { keepAlive: true, maxSockets: Infinity, timeout: IDLE_SOCKET_MS }
+      agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions)
+    }
+    pools.set(key, agent)
+    return agent
+  }
 
   const target = (request: WebhookRequest) =>
     Effect.gen(function*() {
@@ -112,6 +138,7 @@ export const makeNodeWebhookTransport = (options: NodeWebhookTransportOptions = 
       const secure = url.protocol === "https:"
       const body = Buffer.from(request.body, "utf8")
       let settled = false
+      let timer: ReturnType<typeof setTimeout> | undefined
       const settle = (effect: Effect.Effect<WebhookResponse, TransportFailure>) => {
         if (settled) return
         settled = true
@@ -125,7 +152,7 @@ export const makeNodeWebhookTransport = (options: NodeWebhookTransportOptions = 
         path: `${url.pathname}${url.search}`,
         method: "POST",
         headers: { ...request.headers, "Content-Length": String(body.length) },
-        agent: secure ? httpsAgent : httpAgent,
+        agent: poolFor(request, secure),
         lookup: pinnedLookup(pinned),
         ...(secure && !isIpLiteral(hostname) ? { servername: hostname } : {})
       }, (res) => {
@@ -148,10 +175,14 @@ export const makeNodeWebhookTransport = (options: NodeWebhookTransportOptions = 
         res.on("end", finish)
         res.on("error", (error: NodeJS.ErrnoException) => settle(Effect.fail(classifyError(error))))
       })
-      const timer = setTimeout(() => {
-        settle(Effect.fail(failure("timeout", `No answer within ${request.timeoutMs} ms`)))
-        req.destroy()
-      }, request.timeoutMs)
+      // The attempt's time runs from when it has a socket (at once: the pools never queue).
+      req.once("socket", () => {
+        if (settled) return
+        timer ??= setTimeout(() => {
+          settle(Effect.fail(failure("timeout", `No answer within ${request.timeoutMs} ms`)))
+          req.destroy()
+        }, request.timeoutMs)
+      })
       req.on("error", (error: NodeJS.ErrnoException) => settle(Effect.fail(classifyError(error))))
       req.end(body)
       return Effect.sync(() => {
@@ -167,8 +198,8 @@ export const makeNodeWebhookTransport = (options: NodeWebhookTransportOptions = 
   return {
     transport: WebhookTransport.of({ send }),
     close: () => {
-      httpAgent.destroy()
-      httpsAgent.destroy()
+      for (const agent of pools.values()) agent.destroy()
+      pools.clear()
     }
   }
 }

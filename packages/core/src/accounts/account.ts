@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 import { AccountId } from "../kernel/ids.js"
+import { StoredText } from "../kernel/text.js"
 import { Timestamp } from "../kernel/time.js"
 
-export const AccountName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200))
+export const AccountName = Schema.Trim.pipe(Schema.compose(StoredText), Schema.minLength(1), Schema.maxLength(200))
 
 export const Account = Schema.Struct({
   id: AccountId,

@@ -43,6 +43,9 @@ export const DeliveryId = idSchema(ID_PREFIXES.delivery, "DeliveryId")
 export type DeliveryId = typeof DeliveryId.Type
 export const RequestId = idSchema(ID_PREFIXES.request, "RequestId")
 export type RequestId = typeof RequestId.Type
+/** A delivery attempt's id: `att_` + the same 26 characters as its making (see the delivery engine). */
+export const DeliveryAttemptId = idSchema("att", "DeliveryAttemptId")
+export type DeliveryAttemptId = typeof DeliveryAttemptId.Type
 
 export interface IdTypes {
   account: AccountId

@@ -16,12 +16,23 @@ export interface PageOf<A> {
 export const DEFAULT_PAGE_LIMIT = 20
 export const MAX_PAGE_LIMIT = 100
 
-/** Every list's query: `?limit=` (1–100, default 20) and `?starting_after=<id>`, as a query string carries them. */
-export const PageQuery = Schema.Struct({
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_PAGE_LIMIT)), { exact: true }),
-  starting_after: Schema.optionalWith(Schema.String, { exact: true })
-})
-export type PageQuery = typeof PageQuery.Type
+/**
+ * A list's query as a query string carries it: `?limit=` (1–100, default 20) and
+ * `?starting_after=<id>`, an id of the kind the list holds. Anything else as a cursor is a 400
+ * naming `starting_after` (a NUL there reached Postgres, which answered 503; a garbage cursor was
+ * silently ignored); a well-formed id that matches nothing pages from where it would sort.
+ */
+export const pageQuery = <Id extends string>(cursor: Schema.Schema<Id, string>) =>
+  Schema.Struct({
+    limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_PAGE_LIMIT)), { exact: true }),
+    starting_after: Schema.optionalWith(cursor, { exact: true })
+  })
+
+/** A decoded list query, whatever its cursor's kind. */
+export interface PageQuery {
+  readonly limit?: number
+  readonly starting_after?: string
+}
 
 /** A decoded list query → the page storage reads, with the default limit. */
 export const pageOf = (query: PageQuery): Page =>

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { AccountId, KeyId } from "../kernel/ids.js"
 import { Scope } from "../kernel/scopes.js"
+import { StoredText } from "../kernel/text.js"
 import { Timestamp } from "../kernel/time.js"
 
 export const KeyName = Schema.String.pipe(
@@ -8,7 +9,7 @@ export const KeyName = Schema.String.pipe(
   Schema.maxLength(64, { message: () => "name must be at most 64 characters" }),
   Schema.pattern(/^[A-Za-z0-9-]+$/, { message: () => "name may hold only letters, digits and hyphens" })
 )
-export const KeyDescription = Schema.String.pipe(
+export const KeyDescription = StoredText.pipe(
   Schema.maxLength(1024, { message: () => "description must be at most 1024 characters" })
 )
 

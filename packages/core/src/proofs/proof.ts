@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { AccountId, BatchId, ProofId } from "../kernel/ids.js"
-import { PageQuery } from "../kernel/paging.js"
+import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
 
 export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "expired"] as const
@@ -28,7 +28,7 @@ export const CreateProofBatchInput = Schema.Struct({ proofs: Schema.Array(Create
 export type CreateProofBatchInput = typeof CreateProofBatchInput.Type
 
 /** A proof listing's query: the page, optionally only proofs with `status`. */
-export const ListProofsQuery = Schema.Struct({ ...PageQuery.fields, status: Schema.optionalWith(ProofStatus, { exact: true }) })
+export const ListProofsQuery = Schema.Struct({ ...pageQuery(ProofId).fields, status: Schema.optionalWith(ProofStatus, { exact: true }) })
 export type ListProofsQuery = typeof ListProofsQuery.Type
 
 /**

@@ -124,8 +124,8 @@ export interface CheckedUrl {
 
 /**
  * The checks a webhook URL passes before anything is resolved or sent: an absolute `https` URL
- * (or `http` in development), no credentials, and a host that is not a non-public literal or an
- * internal name. With `allowInsecure` only the shape is checked.
+ * (or `http` in development), no credentials, a port other than 0, and a host that is not a
+ * non-public literal or an internal name. With `allowInsecure` only the shape is checked.
  */
 export const checkWebhookUrl = (raw: string, allowInsecure: boolean): { ok: true; value: CheckedUrl } | { ok: false; problem: UrlProblem } => {
   const invalid = (message: string) => ({ ok: false as const, problem: { kind: "invalid" as const, message } })
@@ -141,6 +141,8 @@ export const checkWebhookUrl = (raw: string, allowInsecure: boolean): { ok: true
   }
   if (url.username !== "" || url.password !== "") return invalid("url must not contain credentials")
   if (url.hostname === "") return invalid("url must name a host")
+  // Port 0 names no port a receiver can listen on; every delivery would fail.
+  if (url.port === "0") return invalid("url must not use port 0")
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
   const isLiteral = isIpLiteral(hostname)
   if (!allowInsecure) {

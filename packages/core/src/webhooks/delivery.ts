@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { AccountId, DeliveryId, EventId, WebhookId } from "../kernel/ids.js"
+import { AccountId, DeliveryAttemptId, DeliveryId, EventId, WebhookId } from "../kernel/ids.js"
+import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
 import { EventType } from "../events/event.js"
 
@@ -89,3 +90,6 @@ export interface DeliveryAfterAttempt {
   readonly next_attempt_at: Timestamp | null
   readonly first_failed_at: Timestamp | null
 }
+
+/** A delivery log's query: its page, the cursor an attempt id (`att_…`, what the log lists). */
+export const ListDeliveryAttemptsQuery = pageQuery(DeliveryAttemptId)

@@ -109,7 +109,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             "User-Agent": config.userAgent,
             [SIGNATURE_HEADER]: signatureHeader(webhook.secret, t, body)
           }
-          return yield* transport.send({ url: webhook.url, headers, body, timeoutMs: config.timeoutMs }).pipe(
+          return yield* transport.send({ url: webhook.url, headers, body, timeoutMs: config.timeoutMs, webhookId: webhook.id }).pipe(
             // The transport has its own timer; this one holds even for a transport that ignores it.
             Effect.timeoutFail({
               duration: config.timeoutMs,

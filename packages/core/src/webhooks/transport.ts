@@ -5,6 +5,11 @@ export interface WebhookRequest {
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
   readonly timeoutMs: number
+  /**
+   * The webhook the attempt is for. A transport that keeps connections open keeps them per
+   * webhook, so one webhook's slow receiver never holds up another's on the same host and port.
+   */
+  readonly webhookId?: string
 }
 
 export interface WebhookResponse {

@@ -1,5 +1,7 @@
 import { Schema } from "effect"
 import { AccountId, WebhookId } from "../kernel/ids.js"
+import { pageQuery } from "../kernel/paging.js"
+import { StoredText, TextWithoutControls } from "../kernel/text.js"
 import { Timestamp } from "../kernel/time.js"
 import { EventType } from "../events/event.js"
 
@@ -44,7 +46,7 @@ export const toWebhook = (record: WebhookRecord): Webhook => ({
   updated_at: record.updated_at
 })
 
-const WebhookUrlText = Schema.String.pipe(
+const WebhookUrlText = TextWithoutControls.pipe(
   Schema.minLength(1, { message: () => "url is required" }),
   Schema.maxLength(2048, { message: () => "url must be at most 2048 characters" })
 )
@@ -52,7 +54,7 @@ const WebhookEvents = Schema.Array(EventType).pipe(
   Schema.minItems(1, { message: () => "events must name at least one event type" }),
   Schema.filter((types) => new Set(types).size === types.length || "events must not repeat an event type")
 )
-const WebhookDescription = Schema.String.pipe(
+const WebhookDescription = StoredText.pipe(
   Schema.maxLength(1024, { message: () => "description must be at most 1024 characters" })
 )
 
@@ -72,3 +74,6 @@ export const UpdateWebhookInput = Schema.Struct({
   active: Schema.optionalWith(Schema.Boolean, { exact: true })
 }).annotations({ identifier: "UpdateWebhookInput" })
 export type UpdateWebhookInput = typeof UpdateWebhookInput.Type
+
+/** A webhook listing's query: its page, the cursor a webhook id. */
+export const ListWebhooksQuery = pageQuery(WebhookId)

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CreateWebhookInput, DeliveryAttempt, PageQuery, UpdateWebhookInput, Webhook } from "@mzk/core"
+import { CreateWebhookInput, DeliveryAttempt, ListDeliveryAttemptsQuery, ListWebhooksQuery, UpdateWebhookInput, Webhook } from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, requires } from "./annotations.js"
 import { InvalidWebhookUrlWire, WebhookLimitReachedWire, WebhookNotFoundWire } from "./errors.js"
@@ -29,7 +29,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("list", "/webhooks")
-      .setUrlParams(PageQuery)
+      .setUrlParams(ListWebhooksQuery)
       .addSuccess(WebhookList)
       .pipe(requires("webhooks:read"))
       .annotate(OpenApi.Description, "List the account's webhooks, oldest first.")
@@ -59,7 +59,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`
-      .setUrlParams(PageQuery)
+      .setUrlParams(ListDeliveryAttemptsQuery)
       .addSuccess(DeliveryAttemptList)
       .addError(WebhookNotFoundWire)
       .pipe(requires("webhooks:read"))

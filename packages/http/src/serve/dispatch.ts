@@ -56,10 +56,15 @@ const queryParams = (search: string) => {
   return out
 }
 
-const BEARER = "Bearer "
-
-/** The credentials of `Authorization: Bearer <token>`. */
-const bearerToken = (authorization: string | undefined) => (authorization ?? "").slice(BEARER.length)
+/**
+ * The token of an `Authorization: Bearer <token>` header, or "" (refused as a missing key) for any
+ * other scheme. RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: one or more spaces.
+ */
+const BEARER = /^bearer +/i
+const bearerToken = (authorization: string | undefined): string => {
+  const scheme = authorization === undefined ? null : BEARER.exec(authorization)
+  return scheme === null ? "" : authorization!.slice(scheme[0].length)
+}
 
 /** Path and query of a request target; an absolute-form target (`http://host/path`, as a proxy is sent) gives its path. */
 const requestTarget = (url: string) => {

@@ -1,8 +1,9 @@
 /**
  * Method + path → route, for the dispatcher: the API's endpoints and the two documentation pages.
  * A path may end in one extra `/`. Path parameters match one non-empty segment and arrive
- * percent-decoded. A path some route has, asked with another method, reports the methods it has,
- * for the 405 and its `Allow` header.
+ * percent-decoded. HEAD finds the GET route of its path (RFC 9110 §9.3.2: GET without the body; the
+ * transports send the head only). A path some route has, asked with another method, reports the
+ * methods it has (HEAD beside GET), for the 405 and its `Allow` header.
  */
 export interface RoutePattern {
   readonly method: string
@@ -52,7 +53,8 @@ export const makeRouter = <T extends RoutePattern>(routes: ReadonlyArray<T>) => 
     return params
   }
 
-  return (method: string, pathname: string): RouteMatch<T> => {
+  return (requested: string, pathname: string): RouteMatch<T> => {
+    const method = requested === "HEAD" ? "GET" : requested
     const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname
     const segments = trimmed.split("/").slice(1)
     const allowed: Array<string> = []
@@ -60,7 +62,9 @@ export const makeRouter = <T extends RoutePattern>(routes: ReadonlyArray<T>) => 
       const params = matchPath(route, segments)
       if (params === undefined) continue
       if (route.method === method) return { _tag: "Found", route: route.route, params }
-      if (!allowed.includes(route.method)) allowed.push(route.method)
+      for (const allows of route.method === "GET" ? ["GET", "HEAD"] : [route.method]) {
+        if (!allowed.includes(allows)) allowed.push(allows)
+      }
     }
     return allowed.length > 0 ? { _tag: "MethodNotAllowed", allowed } : { _tag: "NotFound" }
   }

@@ -12,18 +12,33 @@ import { makeRequestIds } from "../wire/requestId.js"
 /** How much of an over-long body is read and thrown away so its client can read the 413. */
 const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
 
+/** Responses held back (by a listener) until the rest of their request's body has been read and discarded. */
+type Held = WeakMap<ServerResponse, Array<() => void>>
+
 /**
  * The rest of a body past the cap is read and discarded (up to a bound) rather than the socket
  * reset, so a chunked upload over 1 MiB, which has no Content-Length to refuse early, still gets
- * its 413; the connection closes after the response.
+ * its 413. The answer waits until the upload has ended (or passed the bound), since closing the
+ * connection while a client still writes resets it, and a client that reads only once it has sent
+ * everything (Python's http.client, node's http) then loses the answer. The connection closes
+ * after the response.
  */
-const discardRest = (request: IncomingMessage, response: ServerResponse) => {
+const discardRest = (request: IncomingMessage, response: ServerResponse, held: Held) => {
   response.shouldKeepAlive = false
+  const waiting: Array<() => void> = []
+  held.set(response, waiting)
   let discarded = 0
-  request.on("data", (chunk: Buffer) => {
+  const onData = (chunk: Buffer) => {
     discarded += chunk.length
-    if (discarded > DISCARD_LIMIT_BYTES) request.destroy()
-  })
+    // Past the bound: answer now and let the connection close on whatever is still coming.
+    if (discarded > DISCARD_LIMIT_BYTES) release()
+  }
+  const release = () => {
+    request.off("data", onData).off("end", release).off("close", release)
+    held.delete(response)
+    for (const write of waiting.splice(0)) write()
+  }
+  request.on("data", onData).on("end", release).on("close", release)
   request.resume()
 }
 
@@ -33,7 +48,7 @@ type BodyResult = Effect.Effect<string, BodyError>
  * Reads the body of a Node request as UTF-8 text, refused once it passes `MAX_BODY_BYTES`, and
  * hands over the outcome once. Returns a function that stops listening.
  */
-const collectBody = (request: IncomingMessage, response: ServerResponse, done: (result: BodyResult) => void) => {
+const collectBody = (request: IncomingMessage, response: ServerResponse, held: Held, done: (result: BodyResult) => void) => {
   const chunks: Array<Buffer> = []
   let size = 0
   const stop = () => {
@@ -46,7 +61,7 @@ const collectBody = (request: IncomingMessage, response: ServerResponse, done: (
     size += chunk.length
     if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
     stop()
-    discardRest(request, response)
+    discardRest(request, response, held)
     done(Effect.fail({ _tag: "BodyTooLarge" }))
   }
   const onEnd = () => {
@@ -62,10 +77,12 @@ const collectBody = (request: IncomingMessage, response: ServerResponse, done: (
 }
 
 /** The body, read when the dispatcher asks for it (odd requests it may refuse unread). */
-const bodyOnDemand = (request: IncomingMessage, response: ServerResponse): BodyResult =>
-  Effect.async<string, BodyError>((resume) => Effect.sync(collectBody(request, response, resume)))
+const bodyOnDemand = (request: IncomingMessage, response: ServerResponse, held: Held): BodyResult =>
+  Effect.async<string, BodyError>((resume) => Effect.sync(collectBody(request, response, held, resume)))
 
-const write = (response: ServerResponse, answer: MzkResponse) => {
+const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
+  const waiting = held.get(response)
+  if (waiting !== undefined) return void waiting.push(() => write(response, answer, held))
   if (response.headersSent || response.destroyed) return
   if (answer.body === undefined) {
     response.writeHead(answer.status, answer.headers).end()
@@ -89,17 +106,18 @@ const write = (response: ServerResponse, answer: MzkResponse) => {
  */
 export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch) => {
   const runFork = Runtime.runFork(runtime)
+  const held: Held = new WeakMap()
   const start = (request: IncomingMessage, response: ServerResponse, body: BodyResult) => {
     const fiber = runFork(dispatch({ method: request.method ?? "GET", url: request.url ?? "/", headers: request.headers, body }))
     fiber.addObserver((exit) => {
       // `dispatch` answers every failure itself; an exit that is not a success means a defect in mzk.
-      if (Exit.isSuccess(exit)) write(response, exit.value)
+      if (Exit.isSuccess(exit)) write(response, exit.value, held)
       else response.destroy()
     })
   }
   return (request: IncomingMessage, response: ServerResponse): void => {
-    if (sendsAcceptableBody(request)) collectBody(request, response, (body) => start(request, response, body))
-    else start(request, response, bodyOnDemand(request, response))
+    if (sendsAcceptableBody(request)) collectBody(request, response, held, (body) => start(request, response, body))
+    else start(request, response, bodyOnDemand(request, response, held))
   }
 }
 

@@ -51,7 +51,7 @@ export const makeWebHandler = <E>(core: Layer.Layer<HttpServices, E>) => {
       headers: Object.fromEntries(request.headers),
       body: webBody(request)
     }))
-    return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers })
+    return new Response(request.method === "HEAD" ? null : answer.body ?? null, { status: answer.status, headers: answer.headers })
   }
   return { handler, dispose: () => runtime.dispose() }
 }

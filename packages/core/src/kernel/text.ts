@@ -1,0 +1,34 @@
+import { Schema } from "effect"
+
+const NUL = "\u0000"
+/** C0 controls, DEL and C1 controls. */
+const hasControl = (text: string) => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true
+  }
+  return false
+}
+
+/**
+ * Text as every store keeps it: the refinement every free-text field that reaches storage is built
+ * on. Postgres `text` cannot hold U+0000, which SQLite stores, so a NUL was a 503 on one store and
+ * a success on the other; it is refused at the boundary instead, a 400 whose `details[].path`
+ * names the field, the same answer on every store. Other characters are kept as sent.
+ */
+export const StoredText = Schema.String.pipe(
+  Schema.filter((text) => !text.includes(NUL) || "must not contain the NUL character (U+0000)", {
+    jsonSchema: { pattern: "^[^\\u0000]*$" }
+  })
+)
+
+/**
+ * Stored text with no control character at all (C0, DEL, C1), for values in which none has a
+ * meaning, such as URLs: a URL parser drops some of them silently (tab, line feeds) and
+ * percent-encodes others, so what was stored would not be what is used.
+ */
+export const TextWithoutControls = StoredText.pipe(
+  Schema.filter((text) => !hasControl(text) || "must not contain control characters", {
+    jsonSchema: { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$" }
+  })
+)
