@@ -1,5 +1,5 @@
 import { DeliveryEngine, ProofLoops } from "@mzk/core"
-import { FakeProver, makeScriptedTransport, type Script, testCore } from "@mzk/testkit"
+import { eventually, FakeProver, makeScriptedTransport, type Script, testCore } from "@mzk/testkit"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { harnessOver } from "./support.js"
 
@@ -13,17 +13,6 @@ export const makeLiveHarness = async (script: Script = {}) => {
   const base = testCore(undefined, { prover: FakeProver({ duration: "10 millis" }) })
   const loops = Layer.mergeAll(DeliveryEngine.layer.pipe(Layer.provide(scripted.layer)), ProofLoops)
   const { call, newAccount, close } = await harnessOver(ManagedRuntime.make(loops.pipe(Layer.provideMerge(base))))
-
-  /** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
-  const eventually = async <A>(probe: () => Promise<A | undefined>, timeoutMs = 5_000): Promise<A> => {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const value = await probe()
-      if (value !== undefined) return value
-      if (Date.now() > deadline) throw new Error("condition not met in time")
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
 
   return { call, newAccount, eventually, requests: () => Effect.runPromise(scripted.requests), close }
 }

@@ -2,7 +2,7 @@ import { makeWebHandler } from "@mzk/http"
 import { testCore } from "@mzk/testkit"
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CallOptions, expectEnvelope, newAccountIn, type Reply, requestParts, toReply } from "./support.js"
+import { type CallOptions, expectEnvelope, newAccountIn, type Reply } from "./support.js"
 
 /**
  * The rest of the suite goes over a real port; embedders mount the fetch-style handler instead,
@@ -23,11 +23,22 @@ const newAccount = newAccountIn((effect) => runtime.runPromise(effect))
 
 const handle = async (request: Request): Promise<Reply> => {
   const response = await web.handler(request)
-  return toReply(response.status, response.headers, await response.text())
+  const text = await response.text()
+  let json: unknown
+  try {
+    json = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers: response.headers, text, json }
 }
 
+/** As the HTTP tests' `call`, into the handler instead of over a socket: a token becomes a bearer header, objects JSON. */
 const call = (method: string, path: string, options: CallOptions = {}) => {
-  const { headers, body } = requestParts(options)
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  const body = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json"
   return handle(new Request(`http://mzk.test${path}`, { method, headers, ...(body === undefined ? {} : { body }) }))
 }
 

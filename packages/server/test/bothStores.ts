@@ -1,4 +1,5 @@
 import { Accounts, ApiKeys } from "@mzk/core"
+import { makeHttpClient } from "@mzk/testkit"
 import { Effect, Redacted, type Scope } from "effect"
 import { freshDatabaseUrl } from "../../adapters-postgres/test/freshDatabase.js"
 import type { DatabaseTarget } from "../src/database.js"
@@ -26,15 +27,11 @@ export const serverWithKey = (database: Effect.Effect<DatabaseTarget, unknown, S
       const account = yield* (yield* Accounts).create({ name: "Stores" })
       return Redacted.value((yield* (yield* ApiKeys).create(account.id, { name: "k" })).secret)
     }).pipe(Effect.provide(context))
+    const client = makeHttpClient(baseUrl, { token: key })
     const call = (method: string, path: string, body?: unknown) =>
       Effect.promise(async (): Promise<Reply> => {
-        const response = await fetch(`${baseUrl}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) })
-        })
-        const text = await response.text()
-        return { status: response.status, requestId: response.headers.get("request-id"), json: text === "" ? undefined : JSON.parse(text) }
+        const reply = await client.send(method, path, { body })
+        return { status: reply.status, requestId: reply.headers.get("request-id"), json: reply.json }
       })
     return { baseUrl, call }
   })

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeNodeHandler } from "../src/nodeHandler.js"
-import { send } from "./clients.js"
+import { makeHttpClient } from "@mzk/testkit"
 import { startServer } from "./realServer.js"
 
 const FIVE_MB = 5 * 1024 * 1024
@@ -16,14 +16,14 @@ const FIVE_MB = 5 * 1024 * 1024
  * writing loses the answer.
  */
 const uploadThenRead = (port: number, headers: string, bodyBytes: number) =>
-  new Promise<{ status: number; headers: string; body: string; error?: string }>((resolve) => {
+  new Promise<{ status: number; headers: string; text: string; error?: string }>((resolve) => {
     const socket = connect(port, "127.0.0.1")
     const received: Array<Buffer> = []
     let error: string | undefined
     const done = () => {
       const raw = Buffer.concat(received).toString("utf8")
       const [head = "", body = ""] = raw.split("\r\n\r\n")
-      resolve({ status: Number(head.split(" ")[1] ?? 0), headers: head.toLowerCase(), body, ...(error === undefined ? {} : { error }) })
+      resolve({ status: Number(head.split(" ")[1] ?? 0), headers: head.toLowerCase(), text: body, ...(error === undefined ? {} : { error }) })
     }
     socket.on("data", (chunk: Buffer) => received.push(chunk))
     socket.on("error", (e: NodeJS.ErrnoException) => void (error = e.code ?? e.message))
@@ -42,10 +42,10 @@ const uploadThenRead = (port: number, headers: string, bodyBytes: number) =>
     pump()
   })
 
-const expect413 = (reply: { status: number; body: string; error?: string }) => {
+const expect413 = (reply: { status: number; text: string; error?: string }) => {
   expect(reply.error, "no error while uploading").toBeUndefined()
   expect(reply.status).toBe(413)
-  expect(JSON.parse(reply.body)).toMatchObject({ error: { code: "payload_too_large" } })
+  expect(JSON.parse(reply.text)).toMatchObject({ error: { code: "payload_too_large" } })
 }
 
 const newKey = Effect.gen(function*() {
@@ -56,14 +56,13 @@ const newKey = Effect.gen(function*() {
 describe("a 5 MB chunked upload over the 1 MiB limit gets its 413, not a broken pipe", () => {
   effectIt.scopedLive("mzk serve: node's http client and an upload-then-read client both read the 413", () =>
     Effect.gen(function*() {
-      const { baseUrl, context } = yield* startServer()
-      const port = Number(new URL(baseUrl).port)
+      const { client, context, port } = yield* startServer()
       const key = yield* Effect.provide(newKey, context)
       const streamed = yield* Effect.promise(() =>
-        send(port, "POST", "/api/v1/keys", { authorization: `Bearer ${key}`, "content-type": "application/json" }, { chunkedBytes: FIVE_MB })
+        client.send("POST", "/api/v1/keys", { headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, chunkedBytes: FIVE_MB })
       )
       expect413(streamed)
-      expect(streamed.headers.connection).toBe("close")
+      expect(streamed.headers.get("connection")).toBe("close")
       expect413(yield* Effect.promise(() => uploadThenRead(port, `Authorization: Bearer ${key}\r\n`, FIVE_MB)))
     }), 30_000)
 
@@ -91,7 +90,8 @@ describe("a 5 MB chunked upload over the 1 MiB limit gets its 413, not a broken 
     })
 
     it("node's http client and an upload-then-read client both read the 413", async () => {
-      expect413(await send(port, "POST", "/api/v1/keys", { authorization: "Bearer sess_big", "content-type": "application/json" }, { chunkedBytes: FIVE_MB }))
+      const client = makeHttpClient(port, { keepAlive: false })
+      expect413(await client.send("POST", "/api/v1/keys", { headers: { authorization: "Bearer sess_big", "content-type": "application/json" }, chunkedBytes: FIVE_MB }))
       expect413(await uploadThenRead(port, "Authorization: Bearer sess_big\r\n", FIVE_MB))
     }, 30_000)
   })

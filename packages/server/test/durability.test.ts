@@ -2,53 +2,20 @@ import { startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
-import { type ChildProcess, execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe } from "vitest"
-import { freePort, root, serveProcess } from "./clients.js"
-
-const cli = (...args: Array<string>) => execFileSync(process.execPath, ["--import", "tsx", "packages/server/src/cli.ts", ...args], { cwd: root, encoding: "utf8" })
-
-const waitUntilUp = async (baseUrl: string) => {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(`${baseUrl}/api/v1/openapi.json`)
-      return
-    } catch {
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  throw new Error("server did not come up")
-}
+import { createAccount, serveProcess, tempSqlite } from "./processes.js"
 
 describe("SQLite durability", () => {
   it.scopedLive("a server killed with SIGKILL while accepting proofs and recording events loses nothing it acknowledged", () =>
     Effect.gen(function*() {
-      const dir = mkdtempSync(join(tmpdir(), "mzk-durability-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const file = join(dir, "mzk.db")
-      const database = `sqlite:${file}`
-      const { api_key: key } = JSON.parse(cli("accounts", "create", "--name", "Durable", "--database", database, "--json")) as { api_key: string }
+      const { database, file } = yield* tempSqlite("durability")
+      const { api_key: key } = createAccount(database, "Durable")
       const receiver = yield* startWebhookReceiver()
-      const port = yield* Effect.promise(freePort)
-      const baseUrl = `http://127.0.0.1:${port}`
-      const children: Array<ChildProcess> = []
-      yield* Effect.addFinalizer(() => Effect.sync(() => children.forEach((c) => c.kill("SIGKILL"))))
-      const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${baseUrl}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) })
-        })
-        const text = await response.text()
-        return { status: response.status, json: text === "" ? undefined : JSON.parse(text) as any }
-      }
 
       // Phase 1: the API only (no workers), so every event it records is still undelivered when it dies.
-      children.push(serveProcess(database, port, ["--no-workers", "--allow-insecure-webhooks"]))
-      yield* Effect.promise(() => waitUntilUp(baseUrl))
+      const first = yield* serveProcess(database, { args: ["--no-workers", "--allow-insecure-webhooks"] })
+      const client = first.client(key)
+      const call = (method: string, path: string, body?: unknown) => client.send(method, path, { body })
       const hook = yield* Effect.promise(() => call("POST", "/api/v1/webhooks", { url: receiver.url, events: ["key.created", "key.revoked", "proof.completed"] }))
       expect(hook.status).toBe(201)
 
@@ -77,16 +44,15 @@ describe("SQLite durability", () => {
       }
       const load = Promise.all([proofClient(), proofClient(), proofClient(), keyClient(), keyClient()])
       yield* Effect.sleep("1500 millis")
-      children[0]!.kill("SIGKILL")
+      first.child.kill("SIGKILL")
       stop = true
       yield* Effect.promise(() => load)
       expect(acceptedProofs.length).toBeGreaterThan(10)
       expect(createdKeys.length).toBeGreaterThan(3)
 
       // Phase 2: restart on the same file with the workers (`--workers`, the default, said aloud).
-      children.push(serveProcess(database, port, ["--workers", "--allow-insecure-webhooks"]))
-      yield* Effect.promise(() => waitUntilUp(baseUrl))
-      for (const id of acceptedProofs) expect((yield* Effect.promise(() => call("GET", `/api/v1/proofs/${id}`))).status, id).toBe(200)
+      const second = (yield* serveProcess(database, { args: ["--workers", "--allow-insecure-webhooks"] })).client(key)
+      for (const id of acceptedProofs) expect((yield* Effect.promise(() => second.send("GET", `/api/v1/proofs/${id}`))).status, id).toBe(200)
 
       const db = new Database(file, { readonly: true })
       const events = db.prepare("select id, type, data from events order by id").all() as Array<{ id: string; type: string; data: string }>

@@ -1,5 +1,5 @@
 import { Accounts, ApiKeys } from "@mzk/core"
-import { startWebhookReceiver, verifyWebhookSignature } from "@mzk/testkit"
+import { makeHttpClient, startWebhookReceiver, verifyWebhookSignature } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { execFileSync } from "node:child_process"
@@ -10,14 +10,9 @@ import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
 import { startServer } from "./realServer.js"
 
-const http = (baseUrl: string, key: string) => async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text) as any }
+const http = (baseUrl: string, key: string) => {
+  const client = makeHttpClient(baseUrl, { token: key })
+  return (method: string, path: string, body?: unknown) => client.send(method, path, { body })
 }
 
 /** An independent verifier: the snarkjs command line, in another process, with the published key. */

@@ -1,6 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Accounts, ApiKeys } from "@mzk/core"
 import { makeMzkClient } from "@mzk/http"
+import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Redacted } from "effect"
 import { describe } from "vitest"
@@ -32,7 +33,7 @@ describe("API keys over a real port, with the typed client", () => {
       const revokedClient = yield* makeMzkClient({ baseUrl, apiKey: created.key })
       expect((yield* Effect.flip(revokedClient.keys.list()))._tag).toBe("InvalidApiKey")
 
-      const raw = yield* Effect.promise(() => fetch(`${baseUrl}/api/v1/keys`, { headers: { authorization: `Bearer ${Redacted.value(first.secret)}` } }))
+      const raw = yield* Effect.promise(() => makeHttpClient(baseUrl, { token: Redacted.value(first.secret) }).send("GET", "/api/v1/keys"))
       expect(raw.headers.get("request-id")).toMatch(/^req_/)
       expect(Context.isContext(context)).toBe(true)
     }).pipe(Effect.provide(FetchHttpClient.layer)), 60_000)

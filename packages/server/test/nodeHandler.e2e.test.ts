@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeNodeHandler } from "../src/nodeHandler.js"
-import { send } from "./clients.js"
+import { makeHttpClient } from "@mzk/testkit"
 
 // An existing application: its own route, its own session store, mzk mounted under /api/v1.
 const sessions = new Map<string, AccountId>()
@@ -32,11 +32,11 @@ afterAll(async () => {
 })
 
 const call = (method: string, path: string, headers: Record<string, string>, options: { body?: string; chunkedBytes?: number } = {}) =>
-  send(port, method, path, headers, options)
+  makeHttpClient(port, { keepAlive: false }).send(method, path, { headers, ...options })
 
 describe("makeNodeHandler mounted in an existing node:http server", () => {
   it("serves mzk next to the app's own routes, with the app's sessions as bearer tokens", async () => {
-    expect((await call("GET", "/", {})).body).toBe("the app's own page")
+    expect((await call("GET", "/", {})).text).toBe("the app's own page")
     const account = await mzk.runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ name: "Ada" })))
     sessions.set("sess_ada", account.id)
 
@@ -44,23 +44,23 @@ describe("makeNodeHandler mounted in an existing node:http server", () => {
       body: JSON.stringify({ name: "ci" })
     })
     expect(created.status).toBe(201)
-    expect(created.headers["request-id"]).toMatch(/^req_/)
-    const key = (JSON.parse(created.body) as { key: string }).key
+    expect(created.headers.get("request-id")).toMatch(/^req_/)
+    const key = (JSON.parse(created.text) as { key: string }).key
 
     const listed = await call("GET", "/api/v1/keys", { authorization: `Bearer ${key}` })
     expect(listed.status).toBe(200)
-    expect((JSON.parse(listed.body) as { keys: Array<{ name: string }> }).keys.map((k) => k.name)).toEqual(["ci"])
+    expect((JSON.parse(listed.text) as { keys: Array<{ name: string }> }).keys.map((k) => k.name)).toEqual(["ci"])
 
     const unknown = await call("GET", "/api/v1/keys", { authorization: "Bearer sess_nobody" })
     expect(unknown.status).toBe(401)
-    expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: "invalid_api_key", request_id: unknown.headers["request-id"] } })
+    expect(JSON.parse(unknown.text)).toMatchObject({ error: { code: "invalid_api_key", request_id: unknown.headers.get("request-id") } })
   })
 
   it("answers a chunked body over 1 MiB with the 413 envelope, not a connection reset", async () => {
     sessions.set("sess_big", (await mzk.runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ name: "Big" })))).id)
     const reply = await call("POST", "/api/v1/keys", { authorization: "Bearer sess_big", "content-type": "application/json" }, { chunkedBytes: 2_000_000 })
     expect(reply.status).toBe(413)
-    expect(JSON.parse(reply.body)).toMatchObject({ error: { code: "payload_too_large" } })
+    expect(JSON.parse(reply.text)).toMatchObject({ error: { code: "payload_too_large" } })
     expect((await call("GET", "/", {})).status).toBe(200)
   })
 })

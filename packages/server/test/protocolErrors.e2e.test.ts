@@ -3,7 +3,6 @@ import { Accounts, ApiKeys } from "@mzk/core"
 import { Effect, Redacted } from "effect"
 import { connect } from "node:net"
 import { describe } from "vitest"
-import { send } from "./clients.js"
 import { startServer } from "./realServer.js"
 
 /** Writes raw bytes to the server and reads until it closes the connection (or 5 s pass). */
@@ -80,19 +79,18 @@ describe("requests Node's HTTP parser refuses, over a real port", () => {
 
   it.scopedLive("a chunked body over 1 MiB gets its 413 envelope, not a connection reset", () =>
     Effect.gen(function*() {
-      const { baseUrl, context } = yield* startServer()
-      const port = Number(new URL(baseUrl).port)
+      const { client, context, port } = yield* startServer()
       const key = yield* Effect.gen(function*() {
         const account = yield* (yield* Accounts).create({ name: "Uploads" })
         return Redacted.value((yield* (yield* ApiKeys).create(account.id, { name: "k" })).secret)
       }).pipe(Effect.provide(context))
       for (const bytes of [1_200_000, 3_000_000]) {
         const reply = yield* Effect.promise(() =>
-          send(port, "POST", "/api/v1/keys", { authorization: `Bearer ${key}`, "content-type": "application/json" }, { chunkedBytes: bytes })
+          client.send("POST", "/api/v1/keys", { headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, chunkedBytes: bytes })
         )
         expect(reply.status, `${bytes} bytes`).toBe(413)
-        expect(JSON.parse(reply.body)).toMatchObject({ error: { code: "payload_too_large", request_id: reply.headers["request-id"] } })
-        expect(reply.headers.connection).toBe("close")
+        expect(reply.json).toMatchObject({ error: { code: "payload_too_large", request_id: reply.headers.get("request-id") } })
+        expect(reply.headers.get("connection")).toBe("close")
       }
       // The server goes on serving.
       const after = parse(yield* exchange(port, `GET /api/v1/keys HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`))

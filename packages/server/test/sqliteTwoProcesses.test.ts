@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { makeHttpClient } from "@mzk/testkit"
 import { describe } from "vitest"
-import { root } from "./clients.js"
+import { root } from "./processes.js"
 import { startServer } from "./realServer.js"
 
 const writer = fileURLToPath(new URL("./fixtures/sqliteWriter.ts", import.meta.url))
@@ -41,16 +42,12 @@ describe("two processes writing one SQLite file", () => {
       let stop = false
       const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1)
       const client = async (n: number) => {
-        const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+        const http = makeHttpClient(baseUrl, { token: key })
         while (!stop) {
-          const created = await fetch(`${baseUrl}/api/v1/webhooks`, {
-            method: "POST",
-            headers,
-            body: JSON.stringify({ url: `http://127.0.0.1:9/hook/${n}`, events: ["key.created"] })
-          })
+          const created = await http.send("POST", "/api/v1/webhooks", { body: { url: `http://127.0.0.1:9/hook/${n}`, events: ["key.created"] } })
           count(created.status)
-          const body = await created.json() as { id?: string }
-          if (body.id !== undefined) count((await fetch(`${baseUrl}/api/v1/webhooks/${body.id}`, { method: "DELETE", headers })).status)
+          const id = (created.json as { id?: string } | undefined)?.id
+          if (id !== undefined) count((await http.send("DELETE", `/api/v1/webhooks/${id}`)).status)
         }
       }
       const load = Promise.all([0, 1, 2, 3, 4, 5].map(client))

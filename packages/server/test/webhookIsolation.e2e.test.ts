@@ -1,31 +1,18 @@
 import { expect, it } from "@effect/vitest"
 import { type AccountId, Accounts, ApiKeys } from "@mzk/core"
-import { FakeProver, startWebhookReceiver } from "@mzk/testkit"
+import { eventually, FakeProver, makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { Effect, Redacted } from "effect"
 import { describe } from "vitest"
 import { startServer } from "./realServer.js"
 
-const api = (baseUrl: string, key: string) => async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, json: text === "" ? undefined : JSON.parse(text) as any }
+const api = (baseUrl: string, key: string) => {
+  const client = makeHttpClient(baseUrl, { token: key })
+  return (method: string, path: string, body?: unknown) => client.send(method, path, { body })
 }
 
 /** Polls (real time) until `probe` gives a value, or fails after `ms`: well inside the 10 s attempt timeout. */
 const within = <A>(ms: number, what: string, probe: () => Promise<A | undefined>) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const value = await probe()
-      if (value !== undefined) return value
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  })
+  Effect.promise(() => eventually(probe, ms).catch(() => Promise.reject(new Error(`${what}: not within ${ms} ms`))))
 
 describe("webhook delivery isolation between tenants on one host:port", () => {
   it.scopedLive("a tenant's hanging receiver neither delays nor fails another tenant's healthy webhook on the same host:port", () =>

@@ -1,0 +1,83 @@
+import { eventually, type HttpClient, makeHttpClient } from "@mzk/testkit"
+import { Effect, type Scope } from "effect"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/**
+ * mzk as its own OS process, as an operator runs it: the one harness of the tests that start the
+ * CLI (`mzk serve`, `mzk accounts create`), kill it and start it again.
+ */
+export const root = fileURLToPath(new URL("../../..", import.meta.url))
+
+const CLI = ["--import", "tsx", "packages/server/src/cli.ts"]
+
+/** A loopback port nothing listens on right now. */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Runs one `mzk` command to its end; its standard output. */
+export const mzk = (...args: Array<string>) => execFileSync(process.execPath, [...CLI, ...args], { cwd: root, encoding: "utf8" })
+
+/** `mzk accounts create --json` on `database`: the account and its first key. */
+export const createAccount = (database: string, name: string) =>
+  JSON.parse(mzk("accounts", "create", "--name", name, "--database", database, "--json")) as { account_id: string; api_key: string }
+
+/** A SQLite file in a fresh folder, removed when the scope closes; `database` is its `--database` URL. */
+export const tempSqlite = (prefix: string): Effect.Effect<{ readonly file: string; readonly database: string }, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = mkdtempSync(join(tmpdir(), `mzk-${prefix}-`))
+      const file = join(dir, "mzk.db")
+      return { dir, file, database: `sqlite:${file}` }
+    }),
+    ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+export interface ServeProcess {
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  /** A client of this server, with `token` as its bearer token if given. */
+  readonly client: (token?: string) => HttpClient
+  /** What the process wrote to stdout and stderr so far. */
+  readonly output: () => string
+  /** Resolves with the exit code and signal once the process has ended. */
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+}
+
+/**
+ * `mzk serve --port <port> --database <database> …args`, answering requests when this returns
+ * (a slow machine may take seconds to start it), and killed with SIGKILL when the scope closes if
+ * it still runs.
+ */
+export const serveProcess = (
+  database: string,
+  options: { readonly port?: number; readonly args?: ReadonlyArray<string>; readonly upWithinMs?: number } = {}
+): Effect.Effect<ServeProcess, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = options.port ?? (yield* Effect.promise(freePort))
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, [...CLI, "serve", "--port", String(port), "--database", database, ...(options.args ?? [])], { cwd: root })
+      ),
+      (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
+    )
+    let output = ""
+    child.stdout!.on("data", (chunk) => (output += chunk))
+    child.stderr!.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal }))
+    )
+    const baseUrl = `http://127.0.0.1:${port}`
+    const probe = makeHttpClient(baseUrl, { keepAlive: false, timeoutMs: 2_000 })
+    yield* Effect.promise(() => eventually(() => probe.send("GET", "/api/v1/openapi.json").then(() => true), options.upWithinMs ?? 30_000, 50))
+    return { child, baseUrl, client: (token) => makeHttpClient(baseUrl, token === undefined ? {} : { token }), output: () => output, exited }
+  })
