@@ -89,6 +89,12 @@ describe("compiling an API for the dispatcher", () => {
     expect(compileApi(secured.api, secured.implementations).endpoints[0]!.scope).toBe("keys:read")
   })
 
+  it("refuses an API that does not declare the errors the dispatcher answers with", async () => {
+    const { api, implementations } = apiWith(HttpApiEndpoint.get("list", "/things").addSuccess(Ok))
+    const exit = await Effect.runPromiseExit(Effect.provide(makeDispatcherFor(api, implementations), testCore()))
+    expect(Exit.isFailure(exit) && Cause.pretty(exit.cause)).toMatch(/does not declare errors the dispatcher answers with: InvalidRequest, NotFound/)
+  })
+
   it("fails the dispatcher's start-up with the endpoint's name, before any request", async () => {
     const { api, implementations } = apiWith(
       HttpApiEndpoint.get("list", "/things").setHeaders(Schema.Struct({ "x-tenant": Schema.String })).addSuccess(Ok)

@@ -14,7 +14,7 @@ import {
   type Webhooks
 } from "@mzk/core"
 import { Cause, Effect, Option, ParseResult, Redacted } from "effect"
-import { MethodNotAllowed, NotFound, ServiceUnavailable } from "../api/errors.js"
+import { MethodNotAllowed, NotFound, ServiceUnavailable, UnsupportedMediaType } from "../api/errors.js"
 import { MzkApi } from "../api/index.js"
 import type { GroupImplementation } from "../handlers/handler.js"
 import { MzkHandlers } from "../handlers/index.js"
@@ -22,7 +22,7 @@ import { header, JSON_HEADERS, type MzkRequest, type MzkResponse } from "../wire
 import { MAX_BODY_BYTES, precheck, tooLarge } from "../wire/precheck.js"
 import { rateLimitHeaders } from "../wire/rateLimit.js"
 import { makeRequestIds } from "../wire/requestId.js"
-import { type CompiledEndpoint, compileApi } from "./compile.js"
+import { type CompiledEndpoint, compileApi, UnservableApi } from "./compile.js"
 import { DOCS_PATH, docsPage, OPENAPI_PATH, openApiDocument } from "./docs.js"
 import type { DeclaredError } from "./encode.js"
 import { makeRouter } from "./router.js"
@@ -85,6 +85,17 @@ const readJson = (request: MzkRequest) =>
     Effect.flatMap((text) => Effect.try({ try: () => JSON.parse(text) as unknown, catch: notJson }))
   )
 
+/** Errors the dispatcher itself answers with, whatever the endpoint: the API must declare each. */
+const DISPATCHER_ERRORS: ReadonlyArray<DeclaredError> = [
+  new InvalidRequest({ message: "" }),
+  new NotFound({ message: "" }),
+  new MethodNotAllowed({ message: "" }),
+  tooLarge(),
+  new UnsupportedMediaType({ message: "" }),
+  new ServiceUnavailable({ message: "" }),
+  new InternalError({ message: "" })
+]
+
 const isDeclaredError = (error: unknown): error is DeclaredError =>
   typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" &&
   "message" in error && typeof error.message === "string"
@@ -105,6 +116,10 @@ const isRateLimited = (error: unknown): error is { readonly windows: ReadonlyArr
 export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: ReadonlyArray<GroupImplementation>) =>
   Effect.gen(function*() {
     const compiled = compileApi(api, implementations)
+    const undeclared = DISPATCHER_ERRORS.filter((error) => compiled.errors(error, "") === undefined).map((error) => error._tag)
+    if (undeclared.length > 0) {
+      throw new UnservableApi(`The API does not declare errors the dispatcher answers with: ${undeclared.join(", ")}`)
+    }
     const authenticate = yield* makeAuthenticate
     const nextRequestId = makeRequestIds()
     const docs = yield* Effect.cached(docsPage)
