@@ -9,7 +9,7 @@ import { scannedDeliveryPick, scannedProofPick } from "./claims.js"
  * SQLite has no channel to other processes, so announcing work is nothing: they find it when they poll.
  */
 export const sqliteSqlDialect: SqlDialect = {
-  // Any declared type with "INT" in it is a 64-bit integer in SQLite.
+  // SQLite's integers are 64-bit whatever the declared name; `integer` is what the schema has declared since its first release.
   columnTypes: { int64: "integer" },
   lockRows: (query) => query,
   takeRows: (query) => query,
