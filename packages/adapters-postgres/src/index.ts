@@ -3,6 +3,7 @@ import { type Storage, StorageError } from "@mzk/core"
 import { Effect, Layer, type Scope } from "effect"
 import { Kysely, PostgresDialect } from "kysely"
 import pg from "pg"
+import { postgresSqlDialect } from "./postgresDialect.js"
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:5432/database` */
@@ -29,7 +30,7 @@ export const openPostgres = (options: PostgresOptions): Effect.Effect<SqlConnect
           await pool.end()
           throw error
         }
-        return makeSqlConnection(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres")
+        return makeSqlConnection(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), postgresSqlDialect)
       },
       catch: (cause) => new StorageError({ message: "Cannot connect to PostgreSQL", cause })
     }),
@@ -40,7 +41,7 @@ export const openPostgres = (options: PostgresOptions): Effect.Effect<SqlConnect
 export const PostgresStore = (options: PostgresOptions): Layer.Layer<Storage, StorageError> =>
   Layer.scopedContext(Effect.gen(function*() {
     const conn = yield* openPostgres(options)
-    if (options.migrate ?? true) yield* migrate(conn.db, "postgres")
+    if (options.migrate ?? true) yield* migrate(conn)
     return sqlStorage(conn)
   }))
 

@@ -1,7 +1,18 @@
-import { WORK_CHANNELS } from "@mzk/adapters-sql"
-import { DeliveryWakeup, ProofWakeup } from "@mzk/core"
+import type { SqlConnection, WorkKind } from "@mzk/adapters-sql"
+import { DeliveryWakeup, ProofWakeup, type StorageError } from "@mzk/core"
 import { Effect, Layer, Runtime, Schedule } from "effect"
+import { sql } from "kysely"
 import pg from "pg"
+
+/** The channel each kind of work is announced on: NOTIFY below, LISTEN in `PostgresWakeups`. */
+export const WORK_CHANNELS: Readonly<Record<WorkKind, string>> = { proofs: "mzk_proofs", deliveries: "mzk_deliveries" }
+
+/**
+ * `SqlDialect.announce`: a NOTIFY on the work's channel. Postgres delivers a notice sent inside a
+ * transaction only when it commits, and never when it rolls back.
+ */
+export const notifyWork = (conn: SqlConnection, work: WorkKind): Effect.Effect<void, StorageError> =>
+  Effect.asVoid(conn.query((db) => sql`select pg_notify(${WORK_CHANNELS[work]}, '')`.execute(db)))
 
 /**
  * Wakes this process's idle loops when another process writes work: a dedicated connection

@@ -10,11 +10,11 @@ describePostgres("Postgres store", () => {
       const { url } = yield* freshDatabaseUrl
       const a = yield* openPostgres({ connectionString: url })
       const b = yield* openPostgres({ connectionString: url })
-      const [first, second] = yield* Effect.all([migrate(a.db, "postgres"), migrate(b.db, "postgres")], { concurrency: 2 })
+      const [first, second] = yield* Effect.all([migrate(a), migrate(b)], { concurrency: 2 })
       const applied = [...first.applied, ...second.applied].sort()
       expect(applied).toEqual(["0001_core", "0002_proofs", "0003_delivery_engine"])
       // One process applied them all; the other found the lock and then nothing to do.
       expect([first.applied.length, second.applied.length].sort()).toEqual([0, 3])
-      expect((yield* migrate(a.db, "postgres")).applied).toEqual([])
+      expect((yield* migrate(a)).applied).toEqual([])
     }), 30_000)
 })

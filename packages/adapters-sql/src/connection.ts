@@ -1,58 +1,27 @@
 import { StorageError } from "@mzk/core"
 import { Effect, Exit, FiberRef, Option } from "effect"
-import { type CompiledQuery, type Compilable, type Kysely, type QueryResult, sql, type Transaction } from "kysely"
-import type { Database, Dialect } from "./schema.js"
+import type { CompiledQuery, Compilable, Kysely, QueryResult, Transaction } from "kysely"
+import type { Database } from "./schema.js"
+import type { SqlDialect } from "./sqlDialect.js"
+import { compileStatement, type Statement } from "./statement.js"
+import type { SyncExecutor } from "./syncExecutor.js"
 
 export type Executor = Kysely<Database> | Transaction<Database>
 
-/** The NOTIFY channels that wake idle loops in other processes. */
-export const WORK_CHANNELS = { proofs: "mzk_proofs", deliveries: "mzk_deliveries" } as const
-export type WorkChannel = keyof typeof WORK_CHANNELS
-
 /**
- * A statement built with Kysely once, from named placeholders, and run many times with values:
- * what the repositories use for the queries every request makes, so a request pays neither
- * Kysely's builder nor its compiler (about 9 µs a query in the server, measured).
- */
-export interface Statement<P, R> {
-  readonly execute: (params: P) => Effect.Effect<QueryResult<R>, StorageError>
-  /** The rows, each through `row` if given (in the same step as the query). */
-  readonly rows: <B = R>(params: P, row?: (row: R) => B) => Effect.Effect<Array<B>, StorageError>
-  /** The first row, if any, through `row` if given. */
-  readonly first: <B = R>(params: P, row?: (row: R) => B) => Effect.Effect<Option.Option<B>, StorageError>
-  readonly affected: (params: P) => Effect.Effect<number, StorageError>
-}
-
-/**
- * Stands in for one named value while a statement is built. The values a statement takes must be
- * scalars placed where Kysely makes a parameter (`where`, `set`, `values`, `limit`): a placeholder
- * cannot change the SQL, so a list for `in`, an optional filter or arithmetic on a value need a
- * query built per call instead. Arithmetic or string use fails loudly rather than compiling wrong.
- */
-class Placeholder {
-  constructor(readonly name: string) {}
-  [Symbol.toPrimitive](): never {
-    throw new Error(`Statement parameter ${this.name} is a placeholder: compute values before passing them in`)
-  }
-}
-
-const placeholders = new Proxy({}, { get: (_, name) => new Placeholder(String(name)) })
-
-/** Where each compiled parameter comes from: a named value, or a constant of the statement. */
-type Slot = { readonly name: string } | { readonly value: unknown }
-
-/**
- * One database handle plus the transaction the current fiber is in, if any. Repositories run every
- * query through `query`, so a call made inside `transaction` joins it without being told.
+ * One database handle plus the transaction the current fiber is in, if any, and the database's own
+ * ways (`dialect`). Repositories run every query through the connection, so a call made inside
+ * `transaction` joins it without being told.
  */
 export interface SqlConnection {
-  readonly dialect: Dialect
+  /** What this database does its own way: the repositories ask it, never which database it is. */
+  readonly dialect: SqlDialect
   readonly db: Kysely<Database>
   readonly query: <A>(run: (db: Executor) => Promise<A>) => Effect.Effect<A, StorageError>
   /**
    * Runs one built query and gives Kysely's raw result (`rows`, `numAffectedRows`). Prefer it to
-   * `query` for single statements: on a synchronous driver (SQLite) it runs in the same step when
-   * the connection is free, without a promise or a fiber suspension.
+   * `query` for single statements: on a synchronous driver (`SyncExecutor`) it runs in the same
+   * step when the connection is free, without a promise or a fiber suspension.
    */
   readonly execute: <R>(build: (db: Executor) => Compilable<R>) => Effect.Effect<QueryResult<R>, StorageError>
   /** `execute`, then its rows. */
@@ -63,16 +32,11 @@ export interface SqlConnection {
   readonly affected: (build: (db: Executor) => Compilable<unknown>) => Effect.Effect<number, StorageError>
   /**
    * Compiles `build` once, with placeholders for the named values of `P`, into a `Statement` whose
-   * runs only bind values (see `Placeholder` for what a statement may take).
+   * runs only bind values (see `Placeholder` in statement.ts for what a statement may take).
    */
   readonly statement: <P extends Record<string, unknown>, R>(
     build: (db: Kysely<Database>, params: P) => Compilable<R>
   ) => Statement<P, R>
-  /**
-   * Tells other processes that work was written (Postgres `NOTIFY`; nothing on SQLite, where one
-   * process owns the file). Inside a transaction the notice goes out only if and when it commits.
-   */
-  readonly announce: (channel: WorkChannel) => Effect.Effect<void, StorageError>
   /** Opens a transaction, or joins the current one: also what makes a multi-statement write atomic. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
   /** `Transactor.afterCommit`: after the outermost `transaction` commits, or at once outside one. */
@@ -88,22 +52,6 @@ const affectedOf = (result: QueryResult<unknown>) => Number(result.numAffectedRo
 const storageError = (cause: unknown) => new StorageError({ message: "The database did not complete the operation", cause })
 
 /**
- * What a synchronous driver (SQLite) offers besides Kysely's promise-based API: running a query,
- * or a whole transaction, in the caller's step when no one else holds the connection. Each throws
- * what the database throws.
- */
-export interface SyncAccess {
-  /** The result, or undefined when the query must wait its turn; `joined`: the caller's transaction holds the connection. */
-  readonly executeNow: (compiled: CompiledQuery, joined: boolean) => QueryResult<unknown> | undefined
-  /** Takes the connection and opens a transaction if it is free; false when it must wait its turn. */
-  readonly beginNow: () => boolean
-  /** Commits or rolls back what `beginNow` opened and hands the connection on. */
-  readonly endNow: (outcome: "commit" | "rollback") => void
-  /** A Kysely over the same connection that does not wait for it: for promise-based queries inside `beginNow`'s transaction. */
-  readonly joinedDb: Kysely<Database>
-}
-
-/**
  * The transaction a fiber is in: what its queries run on, whether it is still open (a fiber forked
  * inside it may outlive it), and what `afterCommit` registered to run once it commits.
  */
@@ -116,7 +64,13 @@ interface OpenTransaction {
 const runAll = (effects: ReadonlyArray<Effect.Effect<void>>): Effect.Effect<void> =>
   effects.reduce<Effect.Effect<void>>((all, effect) => Effect.zipRight(all, effect), Effect.void)
 
-export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?: SyncAccess): SqlConnection => {
+/**
+ * The connection over `db`, asking `dialect` where the database has its own ways. With `sync` (a
+ * synchronous driver), a query runs in the caller's step when no other fiber's transaction holds
+ * the connection, and a whole transaction (begin, body, commit) runs in the caller's steps when the
+ * connection is free; otherwise, and always without `sync`, queries go through Kysely's executor.
+ */
+export const makeSqlConnection = (db: Kysely<Database>, dialect: SqlDialect, sync?: SyncExecutor): SqlConnection => {
   // A plain value, not an Option: a FiberRef compares old and new values on every set, and an
   // Option compares (and hashes) structurally.
   const current = FiberRef.unsafeMake<OpenTransaction | undefined>(undefined)
@@ -135,7 +89,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
       try {
         compiled = compile(executor)
         // A fiber forked inside a transaction may outlive it: it has joined only while that is open.
-        now = sync?.executeNow(compiled, trx !== undefined && trx.isOpen())
+        now = sync?.runNow(compiled, trx !== undefined && trx.isOpen())
       } catch (cause) {
         return Effect.fail(storageError(cause))
       }
@@ -149,19 +103,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
   const statement = <P extends Record<string, unknown>, R>(
     build: (db: Kysely<Database>, params: P) => Compilable<R>
   ): Statement<P, R> => {
-    // The SQL is the same on the root handle and in a transaction; only where it runs differs.
-    const template = build(db, placeholders as P).compile()
-    const slots: ReadonlyArray<Slot> = template.parameters.map((value) =>
-      value instanceof Placeholder ? { name: value.name } : { value }
-    )
-    const bind = (params: P) => (): CompiledQuery<R> => {
-      const parameters = new Array<unknown>(slots.length)
-      for (let i = 0; i < slots.length; i++) {
-        const slot = slots[i]!
-        parameters[i] = "name" in slot ? params[slot.name] : slot.value
-      }
-      return { ...template, parameters }
-    }
+    const bind = compileStatement(db, build)
     return {
       execute: (params) => run(bind(params), wholeOf),
       rows: <B>(params: P, row?: (row: R) => B) =>
@@ -198,16 +140,17 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
       }))
 
   /**
-   * SQLite, connection free: begin, run the body and commit in the same steps, so the connection is
-   * held only as long as the body runs (usually without yielding), not across event-loop turns.
+   * A synchronous driver with the connection free: begin, run the body and commit in the same
+   * steps, so the connection is held only as long as the body runs (usually without yielding), not
+   * across event-loop turns.
    */
-  const transactionNow = <A, E, R>(access: SyncAccess, effect: Effect.Effect<A, E, R>, afterCommit: Array<Effect.Effect<void>>) =>
+  const transactionNow = <A, E, R>(executor: SyncExecutor, effect: Effect.Effect<A, E, R>, afterCommit: Array<Effect.Effect<void>>) =>
     Effect.uninterruptibleMask((restore) => {
       let open = true
-      return runIn({ executor: access.joinedDb, isOpen: () => open, afterCommit }, effect, restore, {
-        // A failed commit has been rolled back by `endNow`.
-        commit: Effect.try({ try: () => access.endNow("commit"), catch: storageError }),
-        rollback: Effect.sync(() => access.endNow("rollback")).pipe(Effect.catchAllDefect(() => Effect.void)),
+      return runIn({ executor: executor.joinedDb, isOpen: () => open, afterCommit }, effect, restore, {
+        // A failed commit has been rolled back by `commitNow`.
+        commit: Effect.try({ try: () => executor.commitNow(), catch: storageError }),
+        rollback: Effect.sync(() => executor.rollbackNow()).pipe(Effect.catchAllDefect(() => Effect.void)),
         ended: () => void (open = false)
       })
     })
@@ -247,11 +190,6 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     Effect.flatMap(FiberRef.get(current), (trx) =>
       trx !== undefined ? Effect.sync(() => void trx.afterCommit.push(effect)) : effect)
 
-  const announce = (channel: WorkChannel) =>
-    dialect === "postgres"
-      ? Effect.asVoid(query((db) => sql`select pg_notify(${WORK_CHANNELS[channel]}, '')`.execute(db)))
-      : Effect.void
-
   return {
     dialect,
     db,
@@ -262,7 +200,6 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: Dialect, sync?:
     affected: (build) => run(built(build), affectedOf),
     statement,
     transaction,
-    announce,
     afterCommit
   }
 }

@@ -1,4 +1,8 @@
+export * from "./claims.js"
 export * from "./connection.js"
 export * from "./migrations.js"
 export * from "./schema.js"
+export * from "./sqlDialect.js"
+export type { Statement } from "./statement.js"
 export * from "./store.js"
+export type * from "./syncExecutor.js"

@@ -1,15 +1,15 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely"
 import { Effect } from "effect"
 import { StorageError } from "@mzk/core"
-import type { Database, Dialect } from "./schema.js"
+import type { SqlConnection } from "./connection.js"
+import type { SqlDialect } from "./sqlDialect.js"
 
 /**
  * Migrations live in code, in order, and never change once released: a new schema change is a new
  * entry. Kysely's migrator records what ran and takes a lock, so `migrate` is idempotent and safe
- * when several processes start at once.
+ * when several processes start at once. Where a column type is named differently, the dialect names it.
  */
-const migrations = (dialect: Dialect): Record<string, Migration> => {
-  const bigint = dialect === "postgres" ? "bigint" : "integer"
+const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
   return {
     "0001_core": {
       up: async (db: Kysely<unknown>) => {
@@ -73,7 +73,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => {
 
         await db.schema.createTable("rate_counters")
           .addColumn("bucket", "text", (c) => c.primaryKey())
-          .addColumn("window_start", sql.raw(bigint), (c) => c.notNull())
+          .addColumn("window_start", columnTypes.int64, (c) => c.notNull())
           .addColumn("count", "integer", (c) => c.notNull())
           .execute()
       }
@@ -142,11 +142,12 @@ export interface MigrationReport {
   readonly applied: ReadonlyArray<string>
 }
 
-export const migrate = (db: Kysely<Database>, dialect: Dialect): Effect.Effect<MigrationReport, StorageError> =>
+/** Applies the pending migrations over the connection's root handle, in its dialect's column types. */
+export const migrate = (conn: SqlConnection): Effect.Effect<MigrationReport, StorageError> =>
   Effect.gen(function*() {
-    const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) }
+    const provider: MigrationProvider = { getMigrations: async () => migrations(conn.dialect) }
     const { error, results } = yield* Effect.tryPromise({
-      try: () => new Migrator({ db: db as Kysely<unknown>, provider }).migrateToLatest(),
+      try: () => new Migrator({ db: conn.db as Kysely<unknown>, provider }).migrateToLatest(),
       catch: (cause) => new StorageError({ message: "Database migration failed", cause })
     })
     if (error !== undefined) return yield* new StorageError({ message: "Database migration failed", cause: error })

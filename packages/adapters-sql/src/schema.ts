@@ -1,9 +1,9 @@
 import type { ColumnType } from "kysely"
 
 /**
- * The tables as Kysely sees them. Timestamps are ISO 8601 text in both dialects (they sort as
- * text and round-trip exactly, milliseconds included); arrays and event bodies are JSON text;
- * booleans are 0/1 integers, so one row mapping serves SQLite and Postgres alike.
+ * The tables as Kysely sees them. Timestamps are ISO 8601 text (they sort as text and round-trip
+ * exactly, milliseconds included); arrays and event bodies are JSON text; booleans are 0/1
+ * integers: types every SQL database stores alike, so one row mapping serves every dialect.
  */
 export interface AccountsTable {
   id: string
@@ -78,7 +78,7 @@ export interface DeliveryAttemptsTable {
 
 export interface RateCountersTable {
   bucket: string
-  // pg returns BIGINT as text to keep precision; epoch milliseconds fit a double exactly.
+  // A 64-bit column: a driver may return it as text to keep precision; epoch milliseconds fit a double exactly.
   window_start: ColumnType<number | string, number, number>
   count: number
 }
@@ -113,5 +113,3 @@ export interface Database {
   deliveries: DeliveriesTable
   rate_counters: RateCountersTable
 }
-
-export type Dialect = "sqlite" | "postgres"

@@ -9,7 +9,7 @@ import { sqlProofs } from "./repos/proofs.js"
 import { sqlRateLimits } from "./repos/rateLimits.js"
 import { sqlWebhooks } from "./repos/webhooks.js"
 
-/** Every storage port over one SQL connection; the dialect adapters only supply the connection. */
+/** Every storage port over one SQL connection; the dialect packages supply the connection, with their `SqlDialect`. */
 export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
   Context.empty().pipe(
     Context.add(Transactor, { transaction: conn.transaction, afterCommit: conn.afterCommit }),

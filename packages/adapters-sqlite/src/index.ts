@@ -5,8 +5,9 @@ import SqliteDatabase from "better-sqlite3"
 import { Effect, Layer, type Scope } from "effect"
 import { Kysely } from "kysely"
 import { mkdirSync } from "node:fs"
-import { BetterSqliteDialect } from "./dialect.js"
 import { dirname } from "node:path"
+import { BetterSqliteDialect } from "./kyselyDialect.js"
+import { sqliteSqlDialect } from "./sqliteDialect.js"
 
 export interface SqliteOptions {
   /** A file path, or `:memory:` for a database that lives as long as the layer. */
@@ -38,7 +39,7 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
         database.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`)
         database.pragma("foreign_keys = ON")
         const dialect = new BetterSqliteDialect(database)
-        return makeSqlConnection(new Kysely<Database>({ dialect }), "sqlite", dialect.syncAccess())
+        return makeSqlConnection(new Kysely<Database>({ dialect }), sqliteSqlDialect, dialect.syncExecutor())
       },
       catch: (cause) => new StorageError({ message: `Cannot open the SQLite database ${options.filename}`, cause })
     }),
@@ -49,6 +50,6 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
 export const SqliteStore = (options: SqliteOptions): Layer.Layer<Storage, StorageError> =>
   Layer.scopedContext(Effect.gen(function*() {
     const conn = yield* openSqlite(options)
-    if (options.migrate ?? true) yield* migrate(conn.db, "sqlite")
+    if (options.migrate ?? true) yield* migrate(conn)
     return sqlStorage(conn)
   }))

@@ -12,9 +12,9 @@ describe("SQLite store", () => {
   it.scoped("migrate applies everything once; a second migrate does nothing", () =>
     Effect.gen(function*() {
       const conn = yield* openSqlite({ filename: ":memory:" })
-      const first = yield* migrate(conn.db, "sqlite")
+      const first = yield* migrate(conn)
       expect(first.applied.length).toBeGreaterThan(0)
-      expect((yield* migrate(conn.db, "sqlite")).applied).toEqual([])
+      expect((yield* migrate(conn)).applied).toEqual([])
       const journal = yield* conn.query((db) => db.selectFrom("pragma_journal_mode" as never).selectAll().execute())
       expect(journal).toEqual([{ journal_mode: "memory" }])
     }))

@@ -5,7 +5,7 @@ import { Effect, Exit, Option } from "effect"
 
 const connection = Effect.gen(function*() {
   const conn = yield* openSqlite({ filename: ":memory:" })
-  yield* migrate(conn.db, "sqlite")
+  yield* migrate(conn)
   yield* conn.execute((db) => db.insertInto("accounts").values({ id: "acct_1", name: "one", created_at: "2026-11-23T00:00:00.000Z" }))
   return conn
 })

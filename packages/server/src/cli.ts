@@ -63,7 +63,7 @@ const worker = Command.make("worker", {
 const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
   Effect.scoped(Effect.gen(function*() {
     const conn = database.kind === "sqlite" ? yield* openSqlite({ filename: database.filename }) : yield* openPostgres({ connectionString: database.url })
-    const report = yield* migrate(conn.db, database.kind)
+    const report = yield* migrate(conn)
     yield* Console.log(report.applied.length === 0 ? "Schema is up to date; nothing to apply." : `Applied: ${report.applied.join(", ")}`)
   }))).pipe(Command.withDescription("Apply pending database migrations (idempotent)"))
 

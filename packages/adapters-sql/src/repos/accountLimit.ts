@@ -4,9 +4,9 @@ import type { Compilable } from "kysely"
 import type { Executor, SqlConnection } from "../connection.js"
 
 /**
- * Inserts a row only while the account holds fewer than `max` of the counted rows, atomically.
- * The account row lock serialises concurrent inserts of one account on Postgres, so the count and
- * the insert cannot interleave across processes; SQLite's single writer does the same.
+ * Inserts a row only while the account holds fewer than `max` of the counted rows, atomically:
+ * holding the account (`SqlDialect.lockAccounts`) serialises concurrent inserts of one account, so
+ * the count and the insert cannot interleave, across processes too.
  */
 export const insertUnderAccountLimit = <E>(conn: SqlConnection, options: {
   readonly accountId: string
@@ -16,10 +16,7 @@ export const insertUnderAccountLimit = <E>(conn: SqlConnection, options: {
   readonly full: () => E
 }): Effect.Effect<void, E | StorageError> =>
   conn.transaction(Effect.gen(function*() {
-    yield* conn.execute((db) =>
-      db.selectFrom("accounts").select("id").where("id", "=", options.accountId)
-        .$if(conn.dialect === "postgres", (q) => q.forUpdate())
-    )
+    yield* conn.dialect.lockAccounts(conn, [options.accountId])
     const [counted] = yield* conn.rows(options.count)
     if (Number(counted?.count ?? 0) >= options.max) return yield* Effect.fail(options.full())
     yield* conn.execute(options.insert)

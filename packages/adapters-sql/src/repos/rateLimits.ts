@@ -9,7 +9,6 @@ import type { SqlConnection } from "../connection.js"
  * so it may run inside a caller's transaction.
  */
 export const sqlRateLimits = (conn: SqlConnection) => {
-  const postgres = conn.dialect === "postgres"
   const update = conn.statement((db, $: { bucket: string; window_start: number; count: number }) =>
     db.updateTable("rate_counters").set({ window_start: $.window_start, count: $.count }).where("bucket", "=", $.bucket)
   )
@@ -26,7 +25,7 @@ export const sqlRateLimits = (conn: SqlConnection) => {
       ),
       lock: conn.statement((db, $: Names) =>
         db.selectFrom("rate_counters").selectAll().where("bucket", "in", names.map((name) => $[name]!)).orderBy("bucket")
-          .$if(postgres, (q) => q.forUpdate())
+          .$call(conn.dialect.lockRows)
       )
     }
   }

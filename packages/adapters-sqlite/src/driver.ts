@@ -1,65 +1,9 @@
 import type SqliteDatabase from "better-sqlite3"
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  Kysely,
-  type QueryResult,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler
-} from "kysely"
-import type { Database, SyncAccess } from "@mzk/adapters-sql"
+import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from "kysely"
+import { BEGIN, COMMIT, ROLLBACK } from "./transactionStatements.js"
+import { TurnLock } from "./turnLock.js"
 
 const STATEMENT_CACHE_SIZE = 256
-
-/**
- * The transaction statements, built once: a synchronous transaction runs two of them per request.
- * Transactions begin IMMEDIATE, taking the write lock (waiting up to the busy timeout) before their
- * first read. mzk's transactions read, then write; begun deferred, one whose snapshot another
- * process's commit had outdated could not upgrade to writing and failed at once with "database is
- * locked", which no busy timeout retries (SQLITE_BUSY_SNAPSHOT in WAL mode).
- */
-const BEGIN = CompiledQuery.raw("begin immediate")
-const COMMIT = CompiledQuery.raw("commit")
-const ROLLBACK = CompiledQuery.raw("rollback")
-
-/**
- * SQLite has one connection, so queries and transactions take turns. Kysely's own SQLite driver
- * wakes every waiter on each release and all but one go back to sleep: with 32 requests in flight
- * that is 32 wake-ups per query (about 9% of an authenticated request's throughput, measured). This
- * lock hands the connection to the longest waiter only, in arrival order.
- */
-class TurnLock {
-  #held = false
-
-  get held(): boolean {
-    return this.#held
-  }
-  readonly #waiting: Array<() => void> = []
-
-  /** Takes the lock if it is free, at once; false when someone holds it. */
-  tryAcquire(): boolean {
-    if (this.#held) return false
-    this.#held = true
-    return true
-  }
-
-  acquire(): Promise<void> {
-    if (!this.#held) {
-      this.#held = true
-      return Promise.resolve()
-    }
-    return new Promise((resolve) => this.#waiting.push(resolve))
-  }
-
-  release(): void {
-    const next = this.#waiting.shift()
-    if (next === undefined) this.#held = false
-    else next()
-  }
-}
 
 /**
  * Kysely builds the same few statements over and over; preparing one costs more than running it.
@@ -106,7 +50,11 @@ class BetterSqliteConnection implements DatabaseConnection {
   }
 }
 
-class BetterSqliteDriver implements Driver {
+/**
+ * Kysely's driver over the one better-sqlite3 connection, with a fair hand-over (`TurnLock`), and
+ * the synchronous path that `SyncExecutor` (see kyselyDialect.ts) offers the SQL connection.
+ */
+export class BetterSqliteDriver implements Driver {
   readonly #database: SqliteDatabase.Database
   readonly #connection: BetterSqliteConnection
   readonly #lock = new TurnLock()
@@ -122,7 +70,7 @@ class BetterSqliteDriver implements Driver {
    * better-sqlite3 is synchronous: a query can run in its caller's step when no one holds the
    * connection, or when the caller's own transaction does. Otherwise it waits its turn (undefined).
    */
-  executeNow<R>(compiled: CompiledQuery, joined: boolean): QueryResult<R> | undefined {
+  runNow<R>(compiled: CompiledQuery, joined: boolean): QueryResult<R> | undefined {
     if (!joined && this.#lock.held) return undefined
     return this.#connection.executeSync<R>(compiled)
   }
@@ -138,19 +86,25 @@ class BetterSqliteDriver implements Driver {
     }
   }
 
-  endNow(outcome: "commit" | "rollback"): void {
+  commitNow(): void {
     try {
-      this.#connection.executeSync(outcome === "commit" ? COMMIT : ROLLBACK)
+      this.#connection.executeSync(COMMIT)
     } catch (error) {
       // A failed commit leaves the transaction open: undo it before anyone else gets the connection.
-      if (outcome === "commit") {
-        try {
-          this.#connection.executeSync(ROLLBACK)
-        } catch {
-          // Already rolled back by SQLite.
-        }
+      try {
+        this.#connection.executeSync(ROLLBACK)
+      } catch {
+        // Already rolled back by SQLite.
       }
       throw error
+    } finally {
+      this.#lock.release()
+    }
+  }
+
+  rollbackNow(): void {
+    try {
+      this.#connection.executeSync(ROLLBACK)
     } finally {
       this.#lock.release()
     }
@@ -194,51 +148,4 @@ class BetterSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     this.#database.close()
   }
-}
-
-/**
- * Kysely's SQLite dialect over one better-sqlite3 handle, with a fair connection hand-over and a
- * prepared-statement cache. Savepoints (nested Kysely transactions) are not offered: mzk joins an
- * outer transaction instead of nesting.
- */
-export class BetterSqliteDialect implements Dialect {
-  readonly #driver: BetterSqliteDriver
-
-  constructor(database: SqliteDatabase.Database) {
-    this.#driver = new BetterSqliteDriver(database)
-  }
-
-  /** For `makeSqlConnection`: queries and transactions in the caller's step when the connection is free. */
-  syncAccess(): SyncAccess {
-    const driver = this.#driver
-    const joinedDialect: Dialect = { ...dialectParts, createDriver: () => driver.joined }
-    return {
-      executeNow: (compiled, joined) => driver.executeNow(compiled, joined),
-      beginNow: () => driver.beginNow(),
-      endNow: (outcome) => driver.endNow(outcome),
-      joinedDb: new Kysely<Database>({ dialect: joinedDialect })
-    }
-  }
-
-  createDriver(): Driver {
-    return this.#driver
-  }
-
-  createQueryCompiler() {
-    return dialectParts.createQueryCompiler()
-  }
-
-  createAdapter() {
-    return dialectParts.createAdapter()
-  }
-
-  createIntrospector(db: Kysely<unknown>) {
-    return dialectParts.createIntrospector(db)
-  }
-}
-
-const dialectParts = {
-  createQueryCompiler: () => new SqliteQueryCompiler(),
-  createAdapter: () => new SqliteAdapter(),
-  createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db)
 }
