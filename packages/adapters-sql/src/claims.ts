@@ -1,4 +1,4 @@
-import type { ClaimRequest, StorageError, Timestamp } from "@mzk/core"
+import { type ClaimRequest, PROOF_TRANSITIONS, type StorageError, type Timestamp } from "@mzk/core"
 import { Effect } from "effect"
 import type { ExpressionBuilder } from "kysely"
 import type { Executor, SqlConnection } from "./connection.js"
@@ -45,9 +45,16 @@ export const deliveryUnleased = (now: Timestamp) => (eb: ExpressionBuilder<Datab
 export const dueDeliveries = (db: Executor, now: Timestamp) =>
   db.selectFrom("deliveries").where("status", "=", "pending").where("next_attempt_at", "<=", now).where(deliveryUnleased(now))
 
-/** A proof a claim may take at `now`: queued, or running under a lapsed lease (its worker died). */
+/**
+ * A proof a claim may take at `now`: in one of the claim's `from` statuses of the lifecycle table
+ * (queued), and, when already running, only under a lapsed lease (its worker died).
+ */
 export const claimableProof = (now: Timestamp) => (eb: ExpressionBuilder<Database, "proofs">) =>
-  eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<=", now)])])
+  eb.or(PROOF_TRANSITIONS.claim.from.map((status) =>
+    status === PROOF_TRANSITIONS.claim.to
+      ? eb.and([eb("status", "=", status), eb("lease_expires_at", "<=", now)])
+      : eb("status", "=", status)
+  ))
 
 /** How many candidates a proof claim reads per proof it may take, to pass over accounts at their cap. */
 const PROOF_SCAN_FACTOR = 10

@@ -1,4 +1,4 @@
-import { type ProofRecord, ProofsRepo, type Timestamp } from "@mzk/core"
+import { PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type Timestamp } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { Insertable, Selectable, Updateable } from "kysely"
 import { claimableProof } from "../claims.js"
@@ -37,9 +37,11 @@ export const sqlProofs = (conn: SqlConnection) => {
     db.insertInto("proofs").values(Object.fromEntries(PROOF_COLUMNS.map((column) => [column, $[column]])) as Insertable<ProofsTable>)
   )
 
-  const settle = (id: string, attempt: number, set: Updateable<ProofsTable>) =>
+  /** A transition of the lifecycle table on one claimed proof: only from its `from` statuses, only by the current claim. */
+  const settle = (transition: "complete" | "fail", id: string, attempt: number, set: Updateable<ProofsTable>) =>
     conn.first((db) =>
-      db.updateTable("proofs").set(set).where("id", "=", id).where("status", "=", "running").where("attempts", "=", attempt)
+      db.updateTable("proofs").set({ ...set, status: PROOF_TRANSITIONS[transition].to })
+        .where("id", "=", id).where("status", "in", PROOF_TRANSITIONS[transition].from).where("attempts", "=", attempt)
         .returningAll()
     ).pipe(Effect.map(Option.map(toRecord)))
 
@@ -68,7 +70,7 @@ export const sqlProofs = (conn: SqlConnection) => {
         if (picked.length === 0) return []
         const rows = yield* conn.rows((db) =>
           db.updateTable("proofs")
-            .set((eb) => ({ status: "running", started_at: claim.now, lease_expires_at: claim.leaseUntil, attempts: eb("attempts", "+", 1) }))
+            .set((eb) => ({ status: PROOF_TRANSITIONS.claim.to, started_at: claim.now, lease_expires_at: claim.leaseUntil, attempts: eb("attempts", "+", 1) }))
             .where("id", "in", picked)
             // A second guard besides the pick: only rows that are still claimable.
             .where(claimableProof(claim.now))
@@ -77,8 +79,7 @@ export const sqlProofs = (conn: SqlConnection) => {
         return rows.map(toRecord).sort((a, b) => (a.id < b.id ? -1 : 1))
       })),
     complete: (id, attempt, completion) =>
-      settle(id, attempt, {
-        status: "completed",
+      settle("complete", id, attempt, {
         proof_blob: completion.proof_blob,
         public_inputs: JSON.stringify(completion.public_inputs),
         duration_ms: completion.duration_ms,
@@ -89,8 +90,7 @@ export const sqlProofs = (conn: SqlConnection) => {
         lease_expires_at: null
       }),
     fail: (id, attempt, failure) =>
-      settle(id, attempt, {
-        status: "failed",
+      settle("fail", id, attempt, {
         error: JSON.stringify(failure.error),
         duration_ms: failure.duration_ms,
         completed_at: failure.completed_at,
@@ -101,8 +101,9 @@ export const sqlProofs = (conn: SqlConnection) => {
       }),
     release: (id, attempt) =>
       conn.affected((db) =>
-        db.updateTable("proofs").set((eb) => ({ status: "queued", lease_expires_at: null, started_at: null, attempts: eb("attempts", "-", 1) }))
-          .where("id", "=", id).where("status", "=", "running").where("attempts", "=", attempt)
+        db.updateTable("proofs")
+          .set((eb) => ({ status: PROOF_TRANSITIONS.release.to, lease_expires_at: null, started_at: null, attempts: eb("attempts", "-", 1) }))
+          .where("id", "=", id).where("status", "in", PROOF_TRANSITIONS.release.from).where("attempts", "=", attempt)
       ).pipe(
         Effect.map((count) => count > 0),
         Effect.tap((released) => (released ? dialect.announce(conn, "proofs") : Effect.void))
@@ -110,14 +111,14 @@ export const sqlProofs = (conn: SqlConnection) => {
     expireDue: (now: Timestamp, limit: number) =>
       conn.transaction(Effect.gen(function*() {
         const due = yield* conn.rows((db) =>
-          db.selectFrom("proofs").select("id").where("status", "in", ["completed", "failed"]).where("expires_at", "<=", now)
+          db.selectFrom("proofs").select("id").where("status", "in", PROOF_TRANSITIONS.expire.from).where("expires_at", "<=", now)
             .orderBy("expires_at").orderBy("id").limit(limit)
             .$call(dialect.takeRows)
         )
         if (due.length === 0) return []
         const rows = yield* conn.rows((db) =>
-          db.updateTable("proofs").set({ status: "expired", proof_blob: null, inputs: null })
-            .where("id", "in", due.map((d) => d.id)).where("status", "in", ["completed", "failed"])
+          db.updateTable("proofs").set({ status: PROOF_TRANSITIONS.expire.to, proof_blob: null, inputs: null })
+            .where("id", "in", due.map((d) => d.id)).where("status", "in", PROOF_TRANSITIONS.expire.from)
             .returningAll()
         )
         return rows.map(toRecord).sort(byExpiry)
