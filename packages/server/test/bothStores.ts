@@ -1,11 +1,11 @@
 import { Accounts, ApiKeys } from "@mzk/core"
 import { makeHttpClient } from "@mzk/testkit"
 import { Effect, Redacted, type Scope } from "effect"
-import { freshDatabaseUrl } from "../../adapters-postgres/test/freshDatabase.js"
+import { freshDatabaseUrl } from "@mzk/adapters-postgres/testing"
 import type { DatabaseTarget } from "../src/database.js"
 import { startServer } from "./realServer.js"
 
-export { describePostgres } from "../../adapters-postgres/test/freshDatabase.js"
+export { describePostgres } from "@mzk/adapters-postgres/testing"
 
 /** The stores a behaviour must agree on: SQLite in memory, and Postgres in a fresh database dropped after. */
 export const STORES: ReadonlyArray<readonly [string, Effect.Effect<DatabaseTarget, unknown, Scope.Scope>]> = [
