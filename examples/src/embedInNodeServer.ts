@@ -6,7 +6,7 @@
  *   curl -X POST localhost:3000/login -d '{"user":"ada"}'  # → {"session":"sess_…"}
  *   curl localhost:3000/api/v1/keys -H "Authorization: Bearer sess_…"
  */
-import { type AccountId, Accounts, SessionAuthenticator } from "@mzk/core"
+import { type AccountId, Accounts, CreateAccountInput, decodeInput, SessionAuthenticator } from "@mzk/core"
 import { makeNodeHandler, parseDatabaseUrl } from "@mzk/server"
 import { Effect, Either, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
@@ -40,9 +40,13 @@ const server = createServer(async (request, response) => {
     const { user } = await readJson(request)
     if (typeof user !== "string") return void response.writeHead(400).end()
     if (!accountOfUser.has(user)) {
-      // First sign-in: give the user an mzk account of their own.
-      const account = await mzk.runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ name: user })))
-      accountOfUser.set(user, account.id)
+      // First sign-in: give the user an mzk account of their own. The core takes decoded values, so
+      // the name is decoded here, at the boundary where it arrived.
+      const created = await mzk.runtime.runPromise(
+        Effect.either(Effect.flatMap(decodeInput(CreateAccountInput)({ name: user }), (input) => Effect.flatMap(Accounts, (a) => a.create(input))))
+      )
+      if (created._tag === "Left") return void response.writeHead(400).end()
+      accountOfUser.set(user, created.right.id)
     }
     const session = `sess_${randomUUID()}`
     userOfSession.set(session, user)

@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema } from "@effect/platform"
-import { Authentication, compileApi, MzkApi, MzkHandlers, makeDispatcherFor, requires, UnservableApi } from "@mzk/http"
+import { Authentication, compileApi, makeDispatcherFor, metered, MeteredEndpoint, MzkApi, MzkHandlers, RateLimitExceededWire, requires, UnservableApi } from "@mzk/http"
 import { testCore } from "@mzk/testkit"
 import { Cause, Effect, Exit, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -79,7 +79,25 @@ describe("compiling an API for the dispatcher", () => {
     expect(refusal(api, [{ group: "things", handlers: { list: ok, lost: ok } }])).toMatch(/things\.lost.*no such endpoint/)
   })
 
-  it("refuses a scope on an endpoint without a bearer token, and metering without its 429", () => {
+  it("refuses metering without its 429 and a 429 without metering", () => {
+    const unmetered429 = apiWith(HttpApiEndpoint.post("make", "/things").addSuccess(Ok).addError(RateLimitExceededWire))
+    expect(refusal(unmetered429.api, unmetered429.implementations)).toMatch(/things\.make.*metered/)
+    const metered429 = apiWith(HttpApiEndpoint.post("make", "/things").addSuccess(Ok).pipe(metered))
+    expect(compileApi(metered429.api, metered429.implementations).endpoints[0]!.metered).toBe(true)
+    const meteredWithout = apiWith(HttpApiEndpoint.post("make", "/things").addSuccess(Ok).annotate(MeteredEndpoint, true))
+    expect(refusal(meteredWithout.api, meteredWithout.implementations)).toMatch(/things\.make.*metered/)
+  })
+
+  it("refuses optional path parameters, several success statuses and error schemas without the envelope", () => {
+    const optional = apiWith(HttpApiEndpoint.get("get", "/things/:id?").addSuccess(Ok))
+    expect(refusal(optional.api, optional.implementations)).toMatch(/things\.get.*optional path parameter/)
+    const twice = apiWith(HttpApiEndpoint.get("get", "/things").addSuccess(Ok).addSuccess(Schema.String, { status: 203 }))
+    expect(refusal(twice.api, twice.implementations)).toMatch(/things\.get.*2 success responses/)
+    const bare = apiWith(HttpApiEndpoint.get("get", "/things").addSuccess(Ok).addError(Schema.Struct({ oops: Schema.String }), { status: 418 }))
+    expect(refusal(bare.api, bare.implementations)).toMatch(/things\.get.*without mzk's error envelope/)
+  })
+
+  it("refuses a scope on an endpoint without a bearer token", () => {
     const scoped = apiWith(HttpApiEndpoint.get("list", "/things").addSuccess(Ok).pipe(requires("keys:read")))
     expect(refusal(scoped.api, scoped.implementations)).toMatch(/things\.list.*requires a scope/)
     const secured = apiWith(

@@ -7,7 +7,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { migrate } from "@mzk/adapters-sql"
 import { openPostgres } from "@mzk/adapters-postgres"
 import { openSqlite } from "@mzk/adapters-sqlite"
-import { Accounts, ApiKeys } from "@mzk/core"
+import { Accounts, ApiKeys, CreateAccountInput, decodeInput } from "@mzk/core"
 import { Config, Console, Effect, Either, Layer, Logger, LogLevel, Redacted } from "effect"
 import { DEFAULT_DATABASE, type DatabaseTarget, parseDatabaseUrl, redactUrl } from "./database.js"
 import { MzkCore, MzkServer, MzkWorkerProcess } from "./mzk.js"
@@ -67,13 +67,21 @@ const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
     yield* Console.log(report.applied.length === 0 ? "Schema is up to date; nothing to apply." : `Applied: ${report.applied.join(", ")}`)
   }))).pipe(Command.withDescription("Apply pending database migrations (idempotent)"))
 
+/** Decoded here, at the command line, as the HTTP layer decodes request bodies: the core takes decoded values. */
+const decodeAccount = decodeInput(CreateAccountInput)
+
 const accountsCreate = Command.make("create", {
-  name: Options.text("name").pipe(Options.withDescription("The account's display name")),
+  account: Options.text("name").pipe(
+    Options.withDescription("The account's display name (1 to 200 characters, trimmed)"),
+    Options.mapEffect((name) =>
+      decodeAccount({ name }).pipe(Effect.mapError((invalid) => ValidationError.invalidValue(HelpDoc.p(`--name: ${invalid.message}`))))
+    )
+  ),
   database,
   json: Options.boolean("json").pipe(Options.withDescription("Print exactly {\"account_id\", \"api_key\"}"))
-}, ({ name, database, json }) =>
+}, ({ account: input, database, json }) =>
   Effect.gen(function*() {
-    const account = yield* (yield* Accounts).create({ name })
+    const account = yield* (yield* Accounts).create(input)
     const created = yield* (yield* ApiKeys).create(account.id, { name: "default", description: "Created with the account by mzk accounts create" })
     const apiKey = Redacted.value(created.secret)
     yield* Console.log(json

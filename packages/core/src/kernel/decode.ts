@@ -1,9 +1,12 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { type ErrorDetail, InvalidRequest } from "./errors.js"
 
+/** How untrusted input is decoded: unknown fields refused, every problem reported, not just the first. */
+export const STRICT_PARSE = { errors: "all", onExcessProperty: "error" } as const
+
 /** Decodes untrusted input, turning every schema issue into one `details` entry of a 400. */
 export const decodeInput = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })
+  const decode = Schema.decodeUnknown(schema, STRICT_PARSE)
   return (input: unknown): Effect.Effect<A, InvalidRequest> =>
     decode(input).pipe(Effect.mapError(invalidRequestFromParseError))
 }

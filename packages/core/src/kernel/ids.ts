@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   proof: "proof",
   batch: "batch",
   delivery: "del",
+  attempt: "att",
   request: "req"
 } as const
 export type IdKind = keyof typeof ID_PREFIXES
@@ -43,8 +44,8 @@ export const DeliveryId = idSchema(ID_PREFIXES.delivery, "DeliveryId")
 export type DeliveryId = typeof DeliveryId.Type
 export const RequestId = idSchema(ID_PREFIXES.request, "RequestId")
 export type RequestId = typeof RequestId.Type
-/** A delivery attempt's id: `att_` + the same 26 characters as its making (see the delivery engine). */
-export const DeliveryAttemptId = idSchema("att", "DeliveryAttemptId")
+/** One HTTP attempt of a delivery, as its log lists it (and a log's cursor). */
+export const DeliveryAttemptId = idSchema(ID_PREFIXES.attempt, "DeliveryAttemptId")
 export type DeliveryAttemptId = typeof DeliveryAttemptId.Type
 
 export interface IdTypes {
@@ -55,6 +56,7 @@ export interface IdTypes {
   proof: ProofId
   batch: BatchId
   delivery: DeliveryId
+  attempt: DeliveryAttemptId
   request: RequestId
 }
 

@@ -1,4 +1,3 @@
-import { Effect } from "effect"
 import { InsufficientScope } from "./errors.js"
 import type { AccountId, KeyId } from "./ids.js"
 import type { Scope } from "./scopes.js"
@@ -10,8 +9,6 @@ export interface Principal {
   readonly via: { readonly kind: "api_key"; readonly key_id: KeyId } | { readonly kind: "session" }
 }
 
-/** The principal, if it holds `scope`; 403 `insufficient_scope` otherwise. */
-export const requireScope = (principal: Principal, scope: Scope): Effect.Effect<Principal, InsufficientScope> =>
-  principal.scopes.includes(scope)
-    ? Effect.succeed(principal)
-    : Effect.fail(new InsufficientScope({ message: `This operation needs the "${scope}" scope` }))
+/** Why `principal` may not do what needs `scope` (403 `insufficient_scope`), or undefined when it may. */
+export const missingScope = (principal: Principal, scope: Scope): InsufficientScope | undefined =>
+  principal.scopes.includes(scope) ? undefined : new InsufficientScope({ message: `This operation needs the "${scope}" scope` })

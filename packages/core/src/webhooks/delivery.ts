@@ -45,7 +45,7 @@ export type DeliveryErrorClass = typeof DeliveryErrorClass.Type
 
 /** One HTTP attempt of one delivery, as the delivery log shows it. */
 export const DeliveryAttempt = Schema.Struct({
-  id: Schema.String.annotations({ description: "Id beginning with `att_`; sorts by attempt time" }),
+  id: DeliveryAttemptId.annotations({ description: "Id beginning with `att_`; sorts by attempt time" }),
   delivery_id: DeliveryId,
   webhook_id: WebhookId,
   event_id: EventId,

@@ -139,7 +139,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             yield* deliveries.cancel(delivery.id, lease, startedAt)
             return
           }
-          const id = `att_${(yield* ids.make("delivery")).slice("del_".length)}`
+          const id = yield* ids.make("attempt")
           const result = yield* send(webhook.value, JSON.stringify(toEnvelope(event.value)))
           const endMs = yield* Clock.currentTimeMillis
           const ok = result.status !== undefined && result.status >= 200 && result.status < 300

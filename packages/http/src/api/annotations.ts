@@ -21,7 +21,7 @@ export class RequiredScope extends Context.Tag("@mzk/http/RequiredScope")<Requir
  * value (`Metered<A>`), and the dispatcher answers with the RateLimit fields, on a 429 also
  * `Retry-After`.
  */
-export class Metered extends Context.Tag("@mzk/http/Metered")<Metered, boolean>() {}
+export class MeteredEndpoint extends Context.Tag("@mzk/http/MeteredEndpoint")<MeteredEndpoint, boolean>() {}
 
 /** The endpoint needs `scope`: annotated for the dispatcher and the OpenAPI document, and its 403 declared. */
 export const requires = (scope: Scope) =>
@@ -37,4 +37,4 @@ export const requires = (scope: Scope) =>
 export const metered = <Name extends string, Method extends HttpMethod, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
 ): HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error | RateLimitExceeded, R, RE> =>
-  endpoint.addError(RateLimitExceededWire).annotate(Metered, true)
+  endpoint.addError(RateLimitExceededWire).annotate(MeteredEndpoint, true)

@@ -28,14 +28,22 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
 /** The server is stopping; the request was not served. */
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", message) {}
 
-/** Marks a wire error schema with the `_tag` of the error class it carries, so a failure finds its schema. */
-export const ErrorTag: unique symbol = Symbol.for("@mzk/http/ErrorTag")
+/** What a wire error schema carries for the server: its class's `_tag`, code, status and envelope. */
+export interface WireError {
+  readonly tag: string
+  readonly code: string
+  readonly status: number
+  /** The body of its answer, without the request id (added where the answer is made). */
+  readonly envelope: (error: Carried) => { readonly error: Record<string, unknown> }
+}
 
-/** The `_tag` of the error a wire schema carries, if `ast` is one. */
-export const errorTagOf = (ast: AST.AST): string | undefined => Option.getOrUndefined(AST.getAnnotation<string>(ast, ErrorTag))
+const WireErrorAnnotation: unique symbol = Symbol.for("@mzk/http/WireError")
+
+/** The wire error `ast` is, if it is one of this module's schemas. */
+export const wireErrorOf = (ast: AST.AST): WireError | undefined => Option.getOrUndefined(AST.getAnnotation<WireError>(ast, WireErrorAnnotation))
 
 /** What the storage error says to clients: its own text names paths and SQL, which stay server-side. */
-export const STORAGE_ERROR_MESSAGE = "Storage is temporarily unavailable; retry later"
+const STORAGE_ERROR_MESSAGE = "Storage is temporarily unavailable; retry later"
 
 interface Carried {
   readonly _tag: string
@@ -46,9 +54,10 @@ interface Carried {
 /**
  * The wire form of an error class: `{"error": {"code", "message", "request_id", "details"?}}`
  * with its HTTP status. Each is a transform to the class itself, so handlers fail with core errors
- * unchanged, the OpenAPI document shows the envelope, responses are encoded from these schemas and
- * the typed client decodes the envelope back into the same classes. `request_id` is added when a
- * response is made, the only place that knows it.
+ * unchanged, the OpenAPI document shows the envelope and the typed client decodes the envelope
+ * back into the same classes; the server answers with the same `envelope` function, read from the
+ * schema once (`serve/encode.ts`), without running Schema per error. `request_id` is added when a
+ * response is made, the only place that knows it. `publicMessage` replaces the error's own text.
  */
 const wire = <A extends Carried>(
   // Each error class has its own constructor props; the transform only needs "a schema of A that
@@ -58,9 +67,10 @@ const wire = <A extends Carried>(
   code: string,
   status: number,
   description: string,
-  fromWire: (error: { readonly message: string; readonly details?: ReadonlyArray<ErrorDetail> | undefined }) => object = (e) => ({
-    message: e.message
-  })
+  options: {
+    readonly fromWire?: (error: { readonly message: string; readonly details?: ReadonlyArray<ErrorDetail> | undefined }) => object
+    readonly publicMessage?: string
+  } = {}
 ) => {
   const Envelope = Schema.Struct({
     error: Schema.Struct({
@@ -70,17 +80,19 @@ const wire = <A extends Carried>(
       details: Schema.optional(Schema.Array(ErrorDetail))
     })
   }).annotations({ identifier: `Error_${code}`, description })
+  const envelope = (error: Carried) => ({
+    error: {
+      code,
+      message: options.publicMessage ?? error.message,
+      ...(error.details === undefined ? {} : { details: error.details })
+    }
+  })
+  const carried: WireError = { tag: cls._tag, code, status, envelope }
   return Schema.transform(Envelope, Schema.typeSchema(cls), {
     strict: false,
-    decode: (envelope) => new cls(fromWire(envelope.error)),
-    encode: (error: A) => ({
-      error: {
-        code,
-        message: error._tag === "StorageError" ? STORAGE_ERROR_MESSAGE : error.message,
-        ...(error.details === undefined ? {} : { details: error.details })
-      }
-    })
-  }).annotations({ ...HttpApiSchema.annotations({ status }), [ErrorTag]: cls._tag })
+    decode: (wire) => new cls(options.fromWire?.(wire.error) ?? { message: wire.error.message }),
+    encode: envelope
+  }).annotations({ ...HttpApiSchema.annotations({ status }), [WireErrorAnnotation]: carried })
 }
 
 export const InvalidRequestWire = wire(
@@ -88,7 +100,7 @@ export const InvalidRequestWire = wire(
   "invalid_request",
   400,
   "The request is malformed or fails validation; `details` names each field",
-  (e) => ({ message: e.message, ...(e.details === undefined ? {} : { details: e.details }) })
+  { fromWire: (e) => ({ message: e.message, ...(e.details === undefined ? {} : { details: e.details }) }) }
 )
 export const InvalidWebhookUrlWire = wire(InvalidWebhookUrl, "invalid_webhook_url", 400, "The webhook URL is not a public HTTPS endpoint")
 export const InvalidApiKeyWire = wire(InvalidApiKey, "invalid_api_key", 401, "The API key is missing, malformed or revoked")
@@ -109,8 +121,10 @@ export const RateLimitExceededWire = wire(
   429,
   "A rate limit was hit; see Retry-After and RateLimit",
   // The windows travel in the RateLimit headers, not in the body.
-  (e) => ({ message: e.message, policy: "key", retry_after_seconds: 0, windows: [] })
+  { fromWire: (e) => ({ message: e.message, policy: "key", retry_after_seconds: 0, windows: [] }) }
 )
 export const InternalErrorWire = wire(InternalError, "internal_error", 500, "An unexpected error; nothing internal is disclosed")
 export const ServiceUnavailableWire = wire(ServiceUnavailable, "service_unavailable", 503, "Temporarily unavailable; retry later")
-export const StorageErrorWire = wire(StorageError, "service_unavailable", 503, "Storage is temporarily unavailable; retry later")
+export const StorageErrorWire = wire(StorageError, "service_unavailable", 503, STORAGE_ERROR_MESSAGE, {
+  publicMessage: STORAGE_ERROR_MESSAGE
+})

@@ -1,6 +1,7 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { Metered, Principal, RateLimitExceeded } from "@mzk/core"
 import type { Effect } from "effect"
+import type { Authentication } from "../api/annotations.js"
 import type { MzkApi } from "../api/index.js"
 
 type Groups = typeof MzkApi extends HttpApi.HttpApi<string, infer G, infer _E, infer _R> ? G : never
@@ -9,9 +10,14 @@ type ApiErrors = typeof MzkApi extends HttpApi.HttpApi<string, infer _G, infer E
 export type GroupName = HttpApiGroup.HttpApiGroup.Name<Groups>
 type EndpointsOf<Group extends GroupName> = HttpApiGroup.HttpApiGroup.EndpointsWithName<Groups, Group>
 
-/** What the dispatcher hands a handler: who asks (the bearer token checked) and the decoded request. */
-export interface HandlerRequest<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any> {
-  readonly principal: Principal
+/** Who asks: the principal of the checked bearer token where the group takes one (`Authentication`). */
+type PrincipalOf<Group extends GroupName> = [Extract<HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, Group>, Authentication>] extends [never]
+  ? undefined
+  : Principal
+
+/** What the dispatcher hands a handler: who asks and the decoded request. */
+export interface HandlerRequest<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any, Who = Principal> {
+  readonly principal: Who
   readonly path: HttpApiEndpoint.HttpApiEndpoint.PathParsed<Endpoint>
   readonly payload: HttpApiEndpoint.HttpApiEndpoint.Payload<Endpoint>
   readonly urlParams: HttpApiEndpoint.HttpApiEndpoint.UrlParams<Endpoint>
@@ -26,21 +32,22 @@ export type HandlerAnswer<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any> 
     ? HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint>
     : Metered<HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint>>
 
-export type Handler<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any, GroupError> = (
-  request: HandlerRequest<Endpoint>
+export type Handler<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any, GroupError, Who = Principal> = (
+  request: HandlerRequest<Endpoint, Who>
 ) => Effect.Effect<HandlerAnswer<Endpoint>, HttpApiEndpoint.HttpApiEndpoint.Error<Endpoint> | GroupError | ApiErrors>
 
 /** One handler per endpoint of the group: a missing one, or one of the wrong type, does not compile. */
 export type GroupHandlers<Group extends GroupName> = {
   readonly [Name in HttpApiEndpoint.HttpApiEndpoint.Name<EndpointsOf<Group>>]: Handler<
     HttpApiEndpoint.HttpApiEndpoint.WithName<EndpointsOf<Group>, Name>,
-    HttpApiGroup.HttpApiGroup.ErrorWithName<Groups, Group>
+    HttpApiGroup.HttpApiGroup.ErrorWithName<Groups, Group>,
+    PrincipalOf<Group>
   >
 }
 
 /** A handler as the dispatcher holds it, its types checked where it was written. */
 export type AnyHandler = (request: {
-  readonly principal: Principal
+  readonly principal: Principal | undefined
   readonly path: unknown
   readonly payload: unknown
   readonly urlParams: unknown

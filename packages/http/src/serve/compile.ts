@@ -1,8 +1,8 @@
 import { HttpApi, type HttpApiEndpoint, HttpApiError, HttpApiSchema } from "@effect/platform"
 import type { Scope } from "@mzk/core"
 import { Context, type Effect, Option, type ParseResult, Schema, type SchemaAST as AST } from "effect"
-import { Authentication, Metered, RequiredScope } from "../api/annotations.js"
-import { errorTagOf } from "../api/errors.js"
+import { Authentication, MeteredEndpoint, RequiredScope } from "../api/annotations.js"
+import { wireErrorOf } from "../api/errors.js"
 import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
 import { makeErrorEncoder, makeResponseBody, type ErrorEncoder } from "./encode.js"
 
@@ -46,7 +46,7 @@ const decoder = (schema: Option.Option<Schema.Schema.Any>): Decode | undefined =
   Option.isSome(schema) ? (Schema.decodeUnknown(schema.value as Schema.Schema<unknown, unknown>) as Decode) : undefined
 
 const declaresTag = (errors: ReadonlyMap<number, { readonly ast: Option.Option<AST.AST> }>, tag: string) => {
-  const has = (ast: AST.AST): boolean => errorTagOf(ast) === tag || (ast._tag === "Union" && ast.types.some(has))
+  const has = (ast: AST.AST): boolean => wireErrorOf(ast)?.tag === tag || (ast._tag === "Union" && ast.types.some(has))
   return [...errors.values()].some(({ ast }) => Option.isSome(ast) && has(ast.value))
 }
 
@@ -61,7 +61,7 @@ const untaggedError = (errors: ReadonlyMap<number, { readonly ast: Option.Option
   const find = (ast: AST.AST): AST.AST | undefined =>
     ast._tag === "Union"
       ? ast.types.map(find).find((a) => a !== undefined)
-      : errorTagOf(ast) === undefined && ast !== PLATFORM_DECODE_ERROR ? ast : undefined
+      : wireErrorOf(ast) === undefined && ast !== PLATFORM_DECODE_ERROR ? ast : undefined
   for (const { ast } of errors.values()) {
     const found = Option.isSome(ast) ? find(ast.value) : undefined
     if (found !== undefined) return found
@@ -113,7 +113,7 @@ export const compileApi = (api: HttpApi.HttpApi.Any, implementations: ReadonlyAr
       const secured = (middleware as ReadonlySet<unknown>).has(Authentication)
       const scope = Option.getOrUndefined(Context.getOption(mergedAnnotations, RequiredScope))
       if (scope !== undefined && !secured) refuse(name, "it requires a scope but takes no bearer token (Authentication)")
-      const metered = Option.getOrElse(Context.getOption(mergedAnnotations, Metered), () => false)
+      const metered = Option.getOrElse(Context.getOption(mergedAnnotations, MeteredEndpoint), () => false)
       if (metered !== declaresTag(errors, "RateLimitExceeded")) {
         refuse(name, "a metered endpoint declares its 429 and only a metered one does (use `metered`)")
       }

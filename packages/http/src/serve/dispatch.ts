@@ -1,12 +1,12 @@
-import type { HttpApi } from "@effect/platform"
+import { type HttpApi, OpenApi } from "@effect/platform"
 import {
   type ApiKeys,
   type CircuitCatalog,
-  InsufficientScope,
   InternalError,
   InvalidRequest,
   invalidRequestFromParseError,
   makeAuthenticate,
+  missingScope,
   type Principal,
   type Proofs,
   type RateLimitWindow,
@@ -19,11 +19,11 @@ import { MzkApi } from "../api/index.js"
 import type { GroupImplementation } from "../handlers/handler.js"
 import { MzkHandlers } from "../handlers/index.js"
 import { header, JSON_HEADERS, type MzkRequest, type MzkResponse } from "../wire/message.js"
-import { MAX_BODY_BYTES, precheck, tooLarge } from "../wire/precheck.js"
+import { precheck, tooLarge } from "../wire/precheck.js"
 import { rateLimitHeaders } from "../wire/rateLimit.js"
 import { makeRequestIds } from "../wire/requestId.js"
 import { type CompiledEndpoint, compileApi, UnservableApi } from "./compile.js"
-import { DOCS_PATH, docsPage, OPENAPI_PATH, openApiDocument } from "./docs.js"
+import { DOCS_PATH, docsPage, OPENAPI_PATH } from "./docs.js"
 import type { DeclaredError } from "./encode.js"
 import { makeRouter } from "./router.js"
 
@@ -122,8 +122,9 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
     }
     const authenticate = yield* makeAuthenticate
     const nextRequestId = makeRequestIds()
-    const docs = yield* Effect.cached(docsPage)
-    const openApi = JSON.stringify(openApiDocument)
+    const docs = yield* Effect.cached(docsPage(api))
+    // The document of the API served (the platform keeps one per API: for MzkApi, `openApiDocument`).
+    const openApi = JSON.stringify(OpenApi.fromApi(api as never))
     const route = makeRouter<CompiledEndpoint | StaticRoute>([
       ...compiled.endpoints,
       { _tag: "Static", method: "GET", path: OPENAPI_PATH, response: Effect.succeed({ status: 200, headers: JSON_HEADERS, body: openApi }) },
@@ -133,7 +134,7 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
     const encodeError = (error: DeclaredError, requestId: string): Effect.Effect<MzkResponse> => {
       const response = compiled.errors(error, requestId)
       if (response !== undefined) return Effect.succeed(response)
-      return Effect.logError(`An error the API does not declare: ${error._tag}`).pipe(
+      return Effect.logError("An error the API does not declare", Cause.fail(error)).pipe(
         Effect.as(compiled.errors(new InternalError({ message: "An unexpected error occurred" }), requestId)!)
       )
     }
@@ -191,15 +192,12 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
       if (decodeUrlParams !== undefined) {
         steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
       }
-      if (scope !== undefined) {
-        steps.push(Effect.suspend(() =>
-          input.principal!.scopes.includes(scope)
-            ? Effect.void
-            : Effect.fail(new InsufficientScope({ message: `This operation needs the "${scope}" scope` }))
-        ))
-      }
       const answer = Effect.map(
-        Effect.suspend(() => endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0])),
+        // The scope is checked last before the handler, after decoding, as it always was.
+        Effect.suspend(() => {
+          const denied = scope === undefined ? undefined : missingScope(input.principal!, scope)
+          return denied === undefined ? endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0]) : Effect.fail(denied)
+        }),
         (result): MzkResponse => {
           let value = result
           if (endpoint.metered) {
@@ -268,4 +266,3 @@ export const makeDispatcher: Effect.Effect<Dispatch, never, HttpServices> = Effe
   (implementations) => makeDispatcherFor(MzkApi, implementations)
 )
 
-export { MAX_BODY_BYTES }

@@ -10,10 +10,10 @@ export const DOCS_PATH = "/docs"
 export const openApiDocument = OpenApi.fromApi(MzkApi)
 
 /**
- * The interactive docs page (Scalar, its script inline, so it works offline), rendered once by the
- * platform's own HttpApiScalar: that module has no function that returns the page, only a route.
+ * The interactive docs page of an API (Scalar, its script inline, so it works offline), rendered
+ * once by the platform's own HttpApiScalar: that module has no function that returns the page, only a route.
  */
-export const docsPage = Effect.gen(function*() {
+export const docsPage = (api: HttpApi.HttpApi.Any) => Effect.gen(function*() {
   const app = yield* Effect.flatMap(HttpApiBuilder.Router.router, HttpRouter.toHttpApp)
   const request = HttpServerRequest.fromWeb(new Request(`http://mzk.invalid${DOCS_PATH}`))
   const response = yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)
@@ -25,7 +25,7 @@ export const docsPage = Effect.gen(function*() {
   Effect.provide(
     HttpApiScalar.layer({ path: DOCS_PATH }).pipe(
       Layer.provideMerge(HttpApiBuilder.Router.Live),
-      Layer.provide(Layer.succeed(HttpApi.Api, { api: MzkApi as unknown as Context.Tag.Service<HttpApi.Api>["api"], context: Context.empty() }))
+      Layer.provide(Layer.succeed(HttpApi.Api, { api: api as unknown as Context.Tag.Service<HttpApi.Api>["api"], context: Context.empty() }))
     )
   ),
   Effect.orDie

@@ -1,6 +1,6 @@
-import { HttpApi, HttpApiSchema } from "@effect/platform"
+import { HttpApi } from "@effect/platform"
 import { Option, ParseResult, Schema, SchemaAST as AST } from "effect"
-import { errorTagOf } from "../api/errors.js"
+import { type WireError, wireErrorOf } from "../api/errors.js"
 import { JSON_HEADERS, type MzkResponse } from "../wire/message.js"
 
 /** Copies a value keeping only what a schema declares; undefined when the value is kept as it is. */
@@ -98,35 +98,33 @@ export interface DeclaredError {
 /** Encodes a failure as its response, or undefined when the API declares no schema for it. */
 export type ErrorEncoder = (error: DeclaredError, requestId: string) => MzkResponse | undefined
 
-/** Every error schema of `api` (API, group, middleware and endpoint level), by the tag it carries. */
-const errorSchemasOf = (api: HttpApi.HttpApi.Any): ReadonlyMap<string, { readonly status: number; readonly ast: AST.AST }> => {
-  const found = new Map<string, { readonly status: number; readonly ast: AST.AST }>()
-  const collect = (ast: AST.AST, status: number) => {
-    if (AST.isUnion(ast)) return ast.types.forEach((member) => collect(member, HttpApiSchema.getStatusErrorAST(member)))
-    const tag = errorTagOf(ast)
-    if (tag !== undefined && !found.has(tag)) found.set(tag, { status, ast })
+/** Every wire error of `api` (API, group, middleware and endpoint level), by the tag it carries. */
+const wireErrorsOf = (api: HttpApi.HttpApi.Any): ReadonlyMap<string, WireError> => {
+  const found = new Map<string, WireError>()
+  const collect = (ast: AST.AST) => {
+    if (AST.isUnion(ast)) return ast.types.forEach(collect)
+    const wire = wireErrorOf(ast)
+    if (wire !== undefined && !found.has(wire.tag)) found.set(wire.tag, wire)
   }
   HttpApi.reflect(api as never, {
     onGroup: () => undefined,
-    onEndpoint: ({ errors }) => errors.forEach(({ ast }, status) => Option.map(ast, (a) => collect(a, status)))
+    onEndpoint: ({ errors }) => errors.forEach(({ ast }) => Option.map(ast, collect))
   })
   return found
 }
 
 /**
- * The error responses of an API, encoded from its own error schemas (compiled once, here): the
- * envelope `{"error": {"code", "message", "request_id", "details"?}}` with the schema's status.
+ * The error responses of an API, from its own error schemas: the envelope
+ * `{"error": {"code", "message", "request_id", "details"?}}` and the status each schema carries,
+ * read once here rather than running Schema's encoder per error.
  */
 export const makeErrorEncoder = (api: HttpApi.HttpApi.Any): ErrorEncoder => {
-  const encoders = new Map(
-    [...errorSchemasOf(api)].map(([tag, { ast, status }]) => [tag, { status, encode: ParseResult.encodeUnknownSync(Schema.make(ast)) }])
-  )
+  const wires = wireErrorsOf(api)
   return (error, requestId) => {
-    const encoder = encoders.get(error._tag)
-    if (encoder === undefined) return undefined
-    const { error: body } = encoder.encode(error) as { readonly error: Record<string, unknown> }
-    const { details, ...rest } = body
-    const envelope = { error: { ...rest, request_id: requestId, ...(details === undefined ? {} : { details }) } }
-    return { status: encoder.status, headers: JSON_HEADERS, body: JSON.stringify(envelope) }
+    const wire = wires.get(error._tag)
+    if (wire === undefined) return undefined
+    const { details, ...rest } = wire.envelope(error).error
+    const body = JSON.stringify({ error: { ...rest, request_id: requestId, ...(details === undefined ? {} : { details }) } })
+    return { status: wire.status, headers: JSON_HEADERS, body }
   }
 }

@@ -57,15 +57,15 @@ export const makeRouter = <T extends RoutePattern>(routes: ReadonlyArray<T>) => 
     const method = requested === "HEAD" ? "GET" : requested
     const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname
     const segments = trimmed.split("/").slice(1)
-    const allowed: Array<string> = []
+    let methods: Array<string> | undefined
     for (const route of compiled) {
       const params = matchPath(route, segments)
       if (params === undefined) continue
       if (route.method === method) return { _tag: "Found", route: route.route, params }
-      for (const allows of route.method === "GET" ? ["GET", "HEAD"] : [route.method]) {
-        if (!allowed.includes(allows)) allowed.push(allows)
-      }
+      ;(methods ??= []).push(route.method)
     }
-    return allowed.length > 0 ? { _tag: "MethodNotAllowed", allowed } : { _tag: "NotFound" }
+    if (methods === undefined) return { _tag: "NotFound" }
+    const allowed = [...new Set(methods.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m])))]
+    return { _tag: "MethodNotAllowed", allowed }
   }
 }

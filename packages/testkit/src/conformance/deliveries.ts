@@ -78,7 +78,7 @@ const pending = (s: Setup, webhook: WebhookRecord, due: Timestamp, overrides: Pa
 const attemptOf = (delivery: DeliveryRecord, attempt: number, when: Timestamp, overrides: Partial<DeliveryAttemptRecord> = {}) =>
   Effect.gen(function*() {
     const record: DeliveryAttemptRecord = {
-      id: `att_${(yield* makeId("delivery")).slice(4)}`,
+      id: yield* makeId("attempt"),
       account_id: delivery.account_id,
       delivery_id: delivery.id,
       webhook_id: delivery.webhook_id,

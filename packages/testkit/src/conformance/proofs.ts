@@ -1,5 +1,5 @@
 import { expect } from "@effect/vitest"
-import { type AccountId, makeId, type ProofRecord, ProofsRepo, type Timestamp } from "@mzk/core"
+import { type AccountId, makeId, PROOF_STATUSES, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition, type Timestamp } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { ConformanceIt } from "./env.js"
 import { freshAccount } from "./fixtures.js"
@@ -253,5 +253,37 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       const ids = results.flat().map((r) => r.id)
       expect(ids.length).toBe(6)
       expect(new Set(ids).size).toBe(6)
+    }), timeout)
+
+  it.effect("proofs: each transition of PROOF_TRANSITIONS moves a proof from its from-statuses only", () =>
+    Effect.gen(function*() {
+      const repo = yield* ProofsRepo
+      const account = yield* freshAccount
+      const failure = { error: { code: "internal" as const, message: "x" }, duration_ms: 1, completed_at: T30, expires_at: T60 }
+      const claimEverything = { now: T90, leaseUntil: FOREVER, maxRunningPerAccount: 1_000_000, limit: 1000 }
+      // Each operation of the repository that applies a transition, asked for one proof: did it move it?
+      const apply: Record<ProofTransition, (row: ProofRecord) => Effect.Effect<boolean, unknown>> = {
+        claim: (row) => Effect.map(repo.claimNext(claimEverything), (rows) => rows.some((r) => r.id === row.id)),
+        complete: (row) => Effect.map(repo.complete(row.id, row.attempts, completion), Option.isSome),
+        fail: (row) => Effect.map(repo.fail(row.id, row.attempts, failure), Option.isSome),
+        release: (row) => repo.release(row.id, row.attempts),
+        expire: (row) => Effect.map(repo.expireDue(T90, 1000), (rows) => rows.some((r) => r.id === row.id))
+      }
+      const seen: Array<string> = []
+      for (const [transition, { from, to }] of Object.entries(PROOF_TRANSITIONS) as Array<[ProofTransition, { from: ReadonlyArray<string>; to: string }]>) {
+        for (const status of PROOF_STATUSES) {
+          yield* isolate
+          const settled = status === "completed" || status === "failed" || status === "expired"
+          // Due for everything: a running proof's lease has lapsed, a settled one's retention is over.
+          const row = yield* proofRecord(account, { status, attempts: 1, lease_expires_at: status === "running" ? T0 : null, expires_at: settled ? T30 : null })
+          yield* repo.insertMany([row])
+          const moved = yield* apply[transition](row)
+          const after = Option.getOrThrow(yield* repo.get(account, row.id))
+          seen.push(`${transition} ${status}: ${moved ? `→ ${after.status}` : `stays ${after.status}`}`)
+          expect(moved, `${transition} from ${status}`).toBe(from.includes(status))
+          expect(after.status, `${transition} from ${status}`).toBe(moved ? to : status)
+        }
+      }
+      expect(seen.length).toBe(Object.keys(PROOF_TRANSITIONS).length * PROOF_STATUSES.length)
     }), timeout)
 }
