@@ -25,7 +25,7 @@
       "sources": ["native/addon.cpp"],
       "dependencies": ["mzk_kernel_generic", "mzk_kernel_adx"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
-      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags_cc!": ["-fno-exceptions"],
       "cflags_cc": ["<@(mzk_cflags)"],
       "libraries": ["-pthread"]

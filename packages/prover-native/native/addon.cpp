@@ -63,22 +63,46 @@ Napi::Error errorWithCode(Napi::Env env, const std::string& message, const char*
   return e;
 }
 
-/** Runs fn, turning every C++ failure into a JavaScript Error with a code. */
+/**
+ * Throws `error` into JavaScript, quietly giving up where that is impossible: a worker thread being
+ * terminated cannot run JavaScript any more (see also NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS).
+ */
+void throwIntoJs(const Napi::Error& error) {
+  try {
+    error.ThrowAsJavaScriptException();
+  } catch (...) {
+  }
+}
+
+void throwIntoJs(Napi::Env env, const std::string& message, const char* code) {
+  try {
+    throwIntoJs(errorWithCode(env, message, code));
+  } catch (...) {
+  }
+}
+
+/**
+ * Runs fn, turning every C++ failure into a JavaScript Error with a code. Nothing is rethrown as
+ * a C++ exception past this point, so a failure can never reach std::terminate.
+ */
 template <class Fn>
-auto guarded(Napi::Env env, Fn&& fn) -> decltype(fn()) {
+Napi::Value guarded(Napi::Env env, Fn&& fn) {
   try {
     return fn();
-  } catch (const Napi::Error&) {
-    throw;
+  } catch (const Napi::Error& e) {
+    throwIntoJs(e);
   } catch (const mzk::InputError& e) {
-    throw errorWithCode(env, e.what(), "MZK_INVALID_INPUT");
+    throwIntoJs(env, e.what(), "MZK_INVALID_INPUT");
   } catch (const mzk::Cancelled& e) {
-    throw errorWithCode(env, e.what(), "MZK_CANCELLED");
+    throwIntoJs(env, e.what(), "MZK_CANCELLED");
   } catch (const std::bad_alloc&) {
-    throw errorWithCode(env, "out of memory", "MZK_OUT_OF_MEMORY");
+    throwIntoJs(env, "out of memory", "MZK_OUT_OF_MEMORY");
   } catch (const std::exception& e) {
-    throw errorWithCode(env, e.what(), "MZK_INTERNAL");
+    throwIntoJs(env, e.what(), "MZK_INTERNAL");
+  } catch (...) {
+    throwIntoJs(env, "unknown failure", "MZK_INTERNAL");
   }
+  return Napi::Value();
 }
 
 // --- ZKey handles ----------------------------------------------------------------------------
@@ -296,8 +320,18 @@ class ProveWorker : public Napi::AsyncWorker {
       SetError(e.what());
     }
   }
-  void OnOK() override { deferred_.Resolve(proofObject(Env(), out_, args_.timings)); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(errorWithCode(Env(), e.Message(), code_).Value()); }
+  void OnOK() override {
+    try {
+      deferred_.Resolve(proofObject(Env(), out_, args_.timings));
+    } catch (...) {
+    }
+  }
+  void OnError(const Napi::Error& e) override {
+    try {
+      deferred_.Reject(errorWithCode(Env(), e.Message(), code_).Value());
+    } catch (...) {
+    }
+  }
 
  private:
   Napi::Promise::Deferred deferred_;

@@ -205,15 +205,16 @@ void accumulateBuckets(Affine<C>* S, const uint32_t* start, uint32_t* len, size_
         const Aff& P2 = s[2 * i + 1];
         uint8_t k;
         F d;
-        if (P1.x != P2.x) {
-          k = ADD;
-          d = P2.x - P1.x;
-        } else if (P1.isInfinity()) {
+        // Infinity (from an earlier P + (-P)) is (0, 0): checked before comparing x.
+        if (P1.isInfinity()) {
           k = TAKE_SECOND;
           d = F::one();
         } else if (P2.isInfinity()) {
           k = TAKE_FIRST;
           d = F::one();
+        } else if (P1.x != P2.x) {
+          k = ADD;
+          d = P2.x - P1.x;
         } else if (P1.y == P2.y && !P1.y.isZero()) {
           k = DOUBLE;
           d = P1.y.doubled();

@@ -3,8 +3,9 @@
 // fails, it says why on stderr and mzk proves with snarkjs instead. Nothing is downloaded: node-gyp
 // is the one pnpm (or npm) bundles, and Node's headers must already be on the machine.
 import { spawnSync } from "node:child_process"
-import { existsSync, rmSync } from "node:fs"
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs"
 import { cpus } from "node:os"
+import process from "node:process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -18,6 +19,23 @@ const giveUp = (why) => {
 }
 
 if (process.env.MZK_NATIVE_BUILD === "skip") giveUp("MZK_NATIVE_BUILD=skip")
+
+// Every `pnpm install` runs this script again; a build newer than all its inputs is kept
+// (MZK_NATIVE_BUILD=force rebuilds anyway). Node-API addons do not depend on the Node version.
+const addon = join(root, "build", "Release", "mzk_prover.node")
+const inputs = [
+  ...readdirSync(join(root, "native")).map((name) => join(root, "native", name)),
+  join(root, "binding.gyp"),
+  join(root, "scripts", "install.mjs"),
+  join(root, "package.json")
+]
+if (process.env.MZK_NATIVE_BUILD !== "force" && existsSync(addon)) {
+  const built = statSync(addon).mtimeMs
+  if (inputs.every((file) => statSync(file).mtimeMs < built)) {
+    say("native prover up to date")
+    process.exit(0)
+  }
+}
 
 // Node's headers: npm's `nodedir` setting, else the prefix of the running node (a distribution
 // package or an official tarball both keep them in <prefix>/include/node).

@@ -3,7 +3,7 @@
 // with no TypeScript loader, like circuits/src/proverWorker.mjs.
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, URL } from "node:url"
 
 const require = createRequire(import.meta.url)
 const ADDON = new URL("../build/Release/mzk_prover.node", import.meta.url)
