@@ -4,6 +4,8 @@
 // add-2007-bl, madd-2007-bl.
 #pragma once
 
+#include <vector>
+
 #include "field.hpp"
 
 namespace mzk {
@@ -161,15 +163,32 @@ struct Jacobian {
     return Affine<C>{X * zi2, Y * zi2 * zi};
   }
 
-  /** this · k for a scalar given as plain limbs (any 256-bit value), 4-bit fixed windows. */
-  Jacobian mul(const u64* k) const {
+  /** this · k for a scalar of `limbs` plain 64-bit words (little-endian), 4-bit fixed windows. */
+  Jacobian mul(const u64* k, int limbs = 4) const {
     Jacobian table[16];
     table[0] = infinity();
     for (int i = 1; i < 16; i++) table[i] = table[i - 1].add(*this);
     Jacobian r = infinity();
-    for (int i = 63; i >= 0; i--) {
+    for (int i = 16 * limbs - 1; i >= 0; i--) {
       for (int d = 0; d < 4; d++) r = r.dbl();
       r = r.add(table[(k[i / 16] >> ((i % 16) * 4)) & 15]);
+    }
+    return r;
+  }
+
+  /** this · k + q · l with shared doublings (Shamir's trick), both scalars of `limbs` words. */
+  Jacobian mulPlus(const u64* k, const Jacobian& q, const u64* l, int limbs) const {
+    Jacobian tp[16], tq[16];
+    tp[0] = tq[0] = infinity();
+    for (int i = 1; i < 16; i++) {
+      tp[i] = tp[i - 1].add(*this);
+      tq[i] = tq[i - 1].add(q);
+    }
+    Jacobian r = infinity();
+    for (int i = 16 * limbs - 1; i >= 0; i--) {
+      for (int d = 0; d < 4; d++) r = r.dbl();
+      r = r.add(tp[(k[i / 16] >> ((i % 16) * 4)) & 15]);
+      r = r.add(tq[(l[i / 16] >> ((i % 16) * 4)) & 15]);
     }
     return r;
   }
@@ -190,6 +209,42 @@ void batchToAffine(const Jacobian<C>* in, Affine<C>* out, size_t n, typename C::
     out[i] = Affine<C>{in[i].X * zi2, in[i].Y * zi2 * scratch1[i]};
   }
 }
+
+/**
+ * Multiples of one fixed point (the zkey's δ): table[pos][j - 1] = j · 2^(4·pos) · P, affine, so
+ * k · P for a scalar of up to 4·POSITIONS bits is one mixed addition per nibble, no doublings.
+ */
+template <class C>
+struct FixedBase {
+  static constexpr int POSITIONS = 80;  // 320-bit scalars: the blinded ones (see kernel_impl.hpp)
+  std::vector<Affine<C>> table;
+
+  void build(const Affine<C>& p) {
+    using F = typename C::F;
+    std::vector<Jacobian<C>> jac((size_t)POSITIONS * 15);
+    Jacobian<C> base = Jacobian<C>::from(p);
+    for (int pos = 0; pos < POSITIONS; pos++) {
+      Jacobian<C> acc = base;
+      for (int j = 1; j <= 15; j++) {
+        jac[(size_t)pos * 15 + (j - 1)] = acc;
+        acc = acc.add(base);
+      }
+      for (int d = 0; d < 4; d++) base = base.dbl();
+    }
+    table.resize(jac.size());
+    std::vector<F> s1(jac.size()), s2(jac.size());
+    batchToAffine<C>(jac.data(), table.data(), jac.size(), s1.data(), s2.data());
+  }
+
+  Jacobian<C> mul(const u64* k, int limbs) const {
+    Jacobian<C> r = Jacobian<C>::infinity();
+    for (int pos = 0; pos < 16 * limbs && pos < POSITIONS; pos++) {
+      const unsigned nib = (unsigned)((k[pos / 16] >> ((pos % 16) * 4)) & 15);
+      if (nib != 0) r = r.addAffine(table[(size_t)pos * 15 + (nib - 1)]);
+    }
+    return r;
+  }
+};
 
 using G1 = G1Params;
 using G2 = G2Params;

@@ -105,6 +105,26 @@ inline void randomScalar(u64* out) {
   }
 }
 
+/**
+ * k + m·r for a fresh random 62-bit m, as five limbs: the same multiple of any point of order r,
+ * but a different bit pattern on every use, so the time a (non-constant-time) scalar
+ * multiplication takes says nothing about k (scalar blinding). Used for the secret r and s.
+ */
+inline void blindScalar(const u64* k, u64* out) {
+  uint8_t buf[8];
+  osRandom(buf, sizeof buf);
+  u64 m;
+  std::memcpy(&m, buf, 8);
+  m &= (1ULL << 62) - 1;
+  u64 carry = 0;
+  for (int i = 0; i < 4; i++) {
+    const u128 t = (u128)m * FrParams::P[i] + k[i] + carry;
+    out[i] = (u64)t;
+    carry = (u64)(t >> 64);
+  }
+  out[4] = carry;
+}
+
 // ---------------------------------------------------------------------------------------------
 // iden3 binary files ("zkey", "wtns"): magic, version, sections of (type u32, size u64, bytes).
 
@@ -228,6 +248,8 @@ class ZKey final : public ZKeyImpl {
   MsmBases<G1> A, B1, C, H;
   MsmBases<G2> B2;
   Domain domain;
+  FixedBase<G1> delta1Table;
+  FixedBase<G2> delta2Table;
 
   ZKey(const uint8_t* data, size_t length, const LoadOptions& options) {
     const BinFile file(data, length, "zkey", 2, "zkey");
@@ -324,6 +346,8 @@ class ZKey final : public ZKeyImpl {
     int log = 0;
     while ((1u << log) < domainSize) log++;
     domain.init(log);
+    delta1Table.build(delta1);
+    delta2Table.build(delta2);
   }
 
   ZKeyInfo info() const override {
@@ -416,18 +440,25 @@ class ZKey final : public ZKeyImpl {
     // Blinding with fresh r, s (zero knowledge), as snarkjs:
     //   A = Σ + α + rδ,  B = Σ + β + sδ (G2, and its G1 twin for C),  C = Σ + H + sA + rB₁ - rsδ.
     t0 = PhaseClock::now();
-    u64 r[4], s[4], rs[4];
+    u64 r[4], s[4], rs[4], rb[5], sb[5], rsb[5];
     randomScalar(r);
     randomScalar(s);
     (-(Fr::fromPlain(r) * Fr::fromPlain(s))).toPlain(rs);
-    const G1Jac d1 = G1Jac::from(delta1);
-    pa = pa.addAffine(alpha1).add(d1.mul(r));
-    pb = pb.addAffine(beta2).add(G2Jac::from(delta2).mul(s));
-    pb1 = pb1.addAffine(beta1).add(d1.mul(s));
-    pc = pc.add(ph).add(pa.mul(s)).add(pb1.mul(r)).add(d1.mul(rs));
-    std::memset(r, 0, sizeof r);
-    std::memset(s, 0, sizeof s);
-    std::memset(rs, 0, sizeof rs);
+    blindScalar(r, rb);
+    blindScalar(s, sb);
+    blindScalar(rs, rsb);
+    pa = pa.addAffine(alpha1).add(delta1Table.mul(rb, 5));
+    blindScalar(s, sb);
+    pb = pb.addAffine(beta2).add(delta2Table.mul(sb, 5));
+    blindScalar(s, sb);
+    pb1 = pb1.addAffine(beta1).add(delta1Table.mul(sb, 5));
+    blindScalar(s, sb);
+    blindScalar(r, rb);
+    pc = pc.add(ph).add(pa.mulPlus(sb, pb1, rb, 5)).add(delta1Table.mul(rsb, 5));
+    for (u64* secret : {r, s, rs, rb, sb, rsb}) std::memset(secret, 0, sizeof(u64) * 4);
+    std::memset(rb + 4, 0, 8);
+    std::memset(sb + 4, 0, 8);
+    std::memset(rsb + 4, 0, 8);
 
     const auto g1Object = [](const G1Jac& p) {
       if (p.isInfinity()) return std::vector<std::string>{"0", "1", "0"};
