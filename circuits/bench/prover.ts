@@ -1,4 +1,4 @@
-// Prover benchmark (not a test): pnpm exec tsx circuits/bench/prover.ts [--quick] [--no-cli] [--niceness 0]
+// Prover benchmark (not a test): pnpm exec tsx circuits/bench/prover.ts [--quick] [--no-cli] [--priority normal]
 //
 // For every circuit, in one run:
 //   1. One proof on one thread, both engines on the same zkey and the same witness (computed
@@ -26,7 +26,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
 import { artifactsOf, CIRCUIT_SPECS } from "../src/catalog.js"
-import { Groth16ProverLive } from "../src/prover.js"
+import { Groth16ProverLive, type ProverPriority } from "../src/prover.js"
 import { makeCases } from "../test/fixtures/inputs.js"
 
 // snarkjs's own witness calculator builder and curve, as the prover threads load them.
@@ -39,11 +39,12 @@ const { buildBn128 } = (await esm("ffjavascript")) as { buildBn128: (singleThrea
 const globals = globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }
 
 const quick = process.argv.includes("--quick")
-// The pools' prover threads run at this nice value (the layer's default is 10). 0 by default here:
-// the pool is compared with an in-process loop at nice 0, and on a shared machine other processes
-// would take a niced pool's CPU. packages/server/bench/http.ts measures what the niceness is for.
-const niceArg = process.argv.indexOf("--niceness")
-const NICENESS = niceArg > 0 ? Number(process.argv[niceArg + 1]) : 0
+// The pools' prover threads run at this priority (the layer's default is low). normal by default
+// here: the pool is compared with an in-process loop at normal priority, and on a shared machine
+// other processes would take a lower-priority pool's CPU. packages/server/bench/http.ts measures
+// what the priority is for.
+const priorityArg = process.argv.indexOf("--priority")
+const PRIORITY = (priorityArg > 0 ? process.argv[priorityArg + 1] : "normal") as ProverPriority
 const withCli = !process.argv.includes("--no-cli")
 const SNARKJS_CLI = fileURLToPath(new URL("../node_modules/.bin/snarkjs", import.meta.url))
 const BUDGET_MS = quick ? 4_000 : 15_000
@@ -170,7 +171,7 @@ const poolRun = (engine: "snarkjs" | "native") =>
       out[spec.circuit] = { latencyMs: median(latencies), proofsPerSecond: (count * 1000) / wall, n: count }
     }
     return out
-  }).pipe(Effect.provide(Groth16ProverLive({ poolSize: cores, engine, niceness: NICENESS })))))
+  }).pipe(Effect.provide(Groth16ProverLive({ poolSize: cores, engine, priority: PRIORITY })))))
 
 const pool = {
   snarkjs: await poolRun("snarkjs"),

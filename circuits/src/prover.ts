@@ -29,12 +29,18 @@ export interface Groth16ProverOptions {
    */
   readonly threadsPerProof?: number
   /**
-   * The nice value (0..19) of the prover threads, so that on a busy machine the process's
-   * other work (the HTTP API) runs first. Needs the native addon (on Linux); ignored where it is
-   * absent. Default 10.
+   * The CPU priority of the prover threads (and the threads the native prover starts), so that on
+   * a busy machine the rest of the process (the HTTP API) runs first: `idle` (Linux SCHED_IDLE:
+   * they run when the process's other threads do not need the CPU), `low` (nice 10) or `normal`.
+   * Needs the native addon (on Linux); ignored where it is absent. Default: the
+   * MZK_PROVER_PRIORITY environment variable, else `low` (`idle` can starve proving entirely while
+   * other work, such as other processes sharing the process's scheduling group, keeps the CPU busy).
    */
-  readonly niceness?: number
+  readonly priority?: ProverPriority
 }
+
+/** See `Groth16ProverOptions.priority`. */
+export type ProverPriority = "normal" | "low" | "idle"
 
 /** The old name of the options, from when snarkjs was the only engine. */
 export type SnarkjsProverOptions = Groth16ProverOptions
@@ -68,6 +74,11 @@ export const chooseEngine = (requested: ProverEngine, native: NativeLoad): Eithe
   if (requested === "native") return Either.left(`The native prover was requested but is unavailable: ${native.reason}`)
   return Either.right({ engine: "snarkjs", why: `native prover unavailable: ${native.reason}` })
 }
+
+/** MZK_PROVER_PRIORITY: the prover threads' CPU priority. */
+export const ProverPriorityConfig: Config.Config<ProverPriority> = Config.literal("normal", "low", "idle")("MZK_PROVER_PRIORITY").pipe(
+  Config.withDefault<ProverPriority>("low")
+)
 
 /** MZK_PROVER_ENGINE, read through Effect's Config (the environment by default). */
 export const ProverEngineConfig: Config.Config<ProverEngine> = Config.literal("auto", "native", "snarkjs")("MZK_PROVER_ENGINE").pipe(
@@ -190,17 +201,19 @@ export const makeGroth16Prover = (
       Either.mapLeft((message) => new ProverStartupError({ message }))
     )
     const threadsPerProof = Math.max(1, Math.floor(options.threadsPerProof ?? cores / poolSize))
-    const niceness = Math.min(19, Math.max(0, Math.floor(options.niceness ?? 10)))
+    const priority = options.priority ?? (yield* ProverPriorityConfig.pipe(
+      Effect.mapError((error) => new ProverStartupError({ message: `MZK_PROVER_PRIORITY: ${error.message}` }))
+    ))
     yield* Effect.logInfo(
       choice.engine === "native"
         ? `prover engine: native (${poolSize * threadsPerProof} threads: ${poolSize} proofs at once × ${threadsPerProof} each, ` +
-          `${choice.kernel} kernel, nice ${niceness}; ${choice.why})`
+          `${choice.kernel} kernel, ${priority} priority; ${choice.why})`
         : `prover engine: snarkjs (${poolSize} threads; ${choice.why})`
     )
     const workerData = {
       engine: choice.engine,
       threadsPerProof,
-      niceness,
+      priority,
       // Native: the first thread to load a key builds its tables (the others wait and share them).
       loadThreads: cores,
       // ffjavascript imports the `web-worker` package, which assumes that every non-main thread is

@@ -31,7 +31,7 @@ globalThis.console.error = (...args) => {
 
 const native = workerData.engine === "native" ? loadNativeProver() : undefined
 if (native !== undefined && !native.ok) throw new Error(native.reason)
-const addon = native?.addon ?? (workerData.niceness > 0 ? optionalAddon() : undefined)
+const addon = native?.addon ?? (workerData.priority !== "normal" ? optionalAddon() : undefined)
 
 function optionalAddon() {
   const loaded = loadNativeProver()
@@ -39,8 +39,10 @@ function optionalAddon() {
 }
 
 // Proving yields to the rest of the process (the HTTP API) on a busy machine: this thread, and the
-// threads the native prover starts from it, run at a lower priority.
-if (workerData.niceness > 0) addon?.setThreadPriority(workerData.niceness)
+// threads the native prover starts from it, run at a lower priority (idle: SCHED_IDLE, and nice 19
+// where that is refused; low: nice 10).
+if (workerData.priority === "idle") addon?.setThreadPriority(19, true)
+if (workerData.priority === "low") addon?.setThreadPriority(10)
 
 // One thread per pool slot: a single-threaded curve, so the pool size is the number of busy cores
 // (ffjavascript would otherwise start a thread per core in every pool thread). snarkjs looks the

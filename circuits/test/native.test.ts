@@ -318,7 +318,7 @@ describe.skipIf(addon === undefined)("the pool on the native engine", () => {
           expect(yield* prover.verify(circuit, outs[i]!.proof, outs[i]!.public_signals)).toBe(true)
         }
       }).pipe(Effect.provide(Groth16ProverLive({ engine: "native", poolSize: 2, circuits: ["multiplier", "merkle_membership"] }).pipe(Layer.provide(logged(logs)))))
-      expect(logs.join("\n")).toMatch(/prover engine: native \(2 threads: 2 proofs at once × 1 each, (adx|generic) kernel, nice 10; requested\)/)
+      expect(logs.join("\n")).toMatch(/prover engine: native \(2 threads: 2 proofs at once × 1 each, (adx|generic) kernel, low priority; requested\)/)
     }), 120_000)
 
   it.scoped("a proof past the timeout fails with timeout; its thread is cancelled and replaced and the pool goes on", () =>
