@@ -62,7 +62,7 @@ interface Plan {
 const planFor = (circuit: string): Plan =>
   circuit === "merkle_membership"
     ? { pairs: quick ? 3 : 7, throughputProofs: { snarkjs: quick ? 2 : 6, native: quick ? 8 : 40 }, cliRuns: 2 }
-    : { pairs: quick ? 5 : 21, throughputProofs: { snarkjs: quick ? 8 : 40, native: quick ? 40 : 200 }, cliRuns: 3 }
+    : { pairs: quick ? 5 : 21, throughputProofs: { snarkjs: quick ? 8 : 40, native: quick ? 100 : 1000 }, cliRuns: 3 }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const cpuMs = () => {
