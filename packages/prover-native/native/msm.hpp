@@ -6,7 +6,8 @@
 //  - bucket accumulation in affine coordinates: the (point, bucket) pairs are counting-sorted by
 //    bucket, then each bucket's list is summed pairwise in rounds, every round's additions sharing a
 //    single field inversion (Montgomery's batch trick): about 5M + 1S per addition instead of the
-//    7M + 4S of a mixed Jacobian addition,
+//    7M + 4S of a mixed Jacobian addition; buckets go a run at a time, so a run's points stay in L2
+//    through its rounds,
 //  - zero digits cost nothing, so zero scalars, ones and small witness values (bits, counters) skip
 //    every window but the lowest; bases at infinity are skipped altogether,
 //  - threads split the bases (digits, sort) and then the bucket range (accumulation, reduction).
@@ -140,7 +141,7 @@ struct MsmBases {
 };
 
 /** Signed c-bit digits of each scalar (plain, < 2^254), windows per scalar. */
-inline void signedDigits(const u64* scalars, size_t n, int c, int W, int32_t* out, size_t begin, size_t end) {
+inline void signedDigits(const u64* scalars, int c, int W, int32_t* out, size_t begin, size_t end) {
   const u64 mask = (1ULL << c) - 1;
   const int64_t half = 1LL << (c - 1);
   for (size_t i = begin; i < end; i++) {
@@ -165,7 +166,6 @@ inline void signedDigits(const u64* scalars, size_t n, int c, int W, int32_t* ou
       out[i * W + w] = (int32_t)d;
     }
   }
-  (void)n;
 }
 
 namespace detail {
@@ -326,7 +326,7 @@ Jacobian<C> msm(const MsmBases<C>& bases, const u64* scalars, size_t n, int thre
   forkJoin(T, [&](int t) {
     size_t b0, b1;
     splitRange(n, T, t, b0, b1);
-    signedDigits(scalars, n, c, W, digits, b0, b1);
+    signedDigits(scalars, c, W, digits, b0, b1);
   });
 
   Jac acc = Jac::infinity();
