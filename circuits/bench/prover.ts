@@ -1,14 +1,22 @@
-// Prover benchmark (not a test): pnpm exec tsx circuits/bench/prover.ts [--quick]
+// Prover benchmark (not a test): pnpm exec tsx circuits/bench/prover.ts [--quick] [--no-cli] [--priority normal]
 //
-// For every circuit, side by side in one run:
-//   (a) mzk's Prover pool (SnarkjsProverLive, pool size = core count): latency of one proof at a
-//       time, and throughput with the pool kept full;
-//   (b) a warmed in-process snarkjs loop, one proof after the other, with everything a loop can
-//       keep kept (witness calculator compiled once, zkey in memory, snarkjs's multi-threaded
-//       curve loaded): the engine's own limit on this machine;
-//   (c) `snarkjs groth16 fullprove` run per proof from the command line (node_modules/.bin/snarkjs).
-// Counts and time are bounded: a few proofs for merkle_membership and for the CLI.
+// For every circuit, in one run:
+//   1. One proof on one thread, both engines on the same zkey and the same witness (computed
+//      once), alternating native / snarkjs proof by proof: snarkjs warmed with a single-threaded
+//      bn128 curve (as in the pool), the native addon with threads = 1. Reports the median of the
+//      per-pair ratios (and their range) on wall time, and the ratio of the CPU time each engine
+//      used (process.cpuUsage: steadier than wall time on a shared machine).
+//   2. Throughput on all cores, each engine two ways:
+//      (a) mzk's pool (Groth16ProverLive, pool size = core count, one proof per thread, the
+//          native engine single-threaded per proof), `throughputProofs` submitted at once;
+//      (b) the engine's own in-process loop, one proof after the other with everything a loop
+//          can keep (witness calculator compiled once, zkey loaded once): snarkjs with its
+//          multi-threaded curve, native with threads = core count.
+//   3. `snarkjs groth16 fullprove` run per proof from the command line (node_modules/.bin/snarkjs),
+//      unless --no-cli.
+// Counts and time are bounded: fewer proofs for merkle_membership and for the CLI.
 import { Prover } from "@mzk/core"
+import { loadNativeProver } from "@mzk/prover-native"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -18,39 +26,49 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
 import { artifactsOf, CIRCUIT_SPECS } from "../src/catalog.js"
-import { SnarkjsProverLive } from "../src/prover.js"
+import { Groth16ProverLive, type ProverPriority } from "../src/prover.js"
 import { makeCases } from "../test/fixtures/inputs.js"
 
-// snarkjs's own witness calculator builder, as the prover threads load it.
+// snarkjs's own witness calculator builder and curve, as the prover threads load them.
 const fromSnarkjs = createRequire(createRequire(import.meta.url).resolve("snarkjs"))
-const { WitnessCalculatorBuilder } = (await import(
-  pathToFileURL(join(dirname(fromSnarkjs.resolve("circom_runtime")), "..", "main.js")).href
-)) as {
+const esm = (name: string) => import(pathToFileURL(join(dirname(fromSnarkjs.resolve(name)), "..", "main.js")).href)
+const { WitnessCalculatorBuilder } = (await esm("circom_runtime")) as {
   WitnessCalculatorBuilder: (wasm: Uint8Array) => Promise<{ calculateWTNSBin: (inputs: unknown, sanityCheck: number) => Promise<Uint8Array> }>
 }
+const { buildBn128 } = (await esm("ffjavascript")) as { buildBn128: (singleThread: boolean) => Promise<{ terminate(): Promise<void> }> }
+const globals = globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }
 
 const quick = process.argv.includes("--quick")
+// The pools' prover threads run at this priority (the layer's default is low). normal by default
+// here: the pool is compared with an in-process loop at normal priority, and on a shared machine
+// other processes would take a lower-priority pool's CPU. packages/server/bench/http.ts measures
+// what the priority is for.
+const priorityArg = process.argv.indexOf("--priority")
+const PRIORITY = (priorityArg > 0 ? process.argv[priorityArg + 1] : "normal") as ProverPriority
+const withCli = !process.argv.includes("--no-cli")
 const SNARKJS_CLI = fileURLToPath(new URL("../node_modules/.bin/snarkjs", import.meta.url))
 const BUDGET_MS = quick ? 4_000 : 15_000
 
+const native = loadNativeProver()
+if (!native.ok) console.warn(`native prover unavailable (${native.reason}): its columns are left out`)
+const addon = native.ok ? native.addon : undefined
+
 interface Plan {
-  readonly latencyRuns: number
-  readonly throughputProofs: number
+  /** Pairs of one-thread proofs (native, snarkjs) per circuit. */
+  readonly pairs: number
+  readonly throughputProofs: { readonly snarkjs: number; readonly native: number }
   readonly cliRuns: number
 }
 const planFor = (circuit: string): Plan =>
   circuit === "merkle_membership"
-    ? { latencyRuns: 3, throughputProofs: quick ? 2 : 6, cliRuns: 2 }
-    : { latencyRuns: quick ? 3 : 8, throughputProofs: quick ? 8 : 40, cliRuns: 3 }
-
-interface Measure {
-  /** Median milliseconds of one proof. */
-  readonly latencyMs: number
-  readonly proofsPerSecond: number
-  readonly n: number
-}
+    ? { pairs: quick ? 3 : 7, throughputProofs: { snarkjs: quick ? 2 : 6, native: quick ? 8 : 40 }, cliRuns: 2 }
+    : { pairs: quick ? 5 : 21, throughputProofs: { snarkjs: quick ? 8 : 40, native: quick ? 100 : 1000 }, cliRuns: 3 }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
 
 /** Runs `once` up to `runs` times (within the time budget); returns each duration in ms. */
 const timed = async (runs: number, once: () => Promise<unknown>) => {
@@ -66,71 +84,209 @@ const timed = async (runs: number, once: () => Promise<unknown>) => {
 
 const cases = await makeCases()
 const cores = availableParallelism()
-const results: Record<string, { a: Measure; b: Measure; c: Measure }> = {}
+const witnessOf = new Map<string, Uint8Array>()
+const calculatorOf = new Map<string, Awaited<ReturnType<typeof WitnessCalculatorBuilder>>>()
+for (const spec of CIRCUIT_SPECS) {
+  const calculator = await WitnessCalculatorBuilder(readFileSync(artifactsOf(spec.circuit).wasm))
+  calculatorOf.set(spec.circuit, calculator)
+  witnessOf.set(spec.circuit, await calculator.calculateWTNSBin(cases[spec.circuit]!.inputs, 0))
+}
 
-// (a) mzk's pool. Latency: one proof at a time. Throughput: `throughputProofs` proofs submitted at
-// once, so every pool thread stays busy.
-const poolResults = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-  const prover = yield* Prover
-  const out: Record<string, Measure> = {}
+// 1. One thread, same witness, alternating.
+interface Single {
+  readonly snarkjsMs: number
+  readonly nativeMs: number
+  readonly ratio: number
+  readonly ratioMin: number
+  readonly ratioMax: number
+  readonly cpuRatio: number
+  readonly pairs: number
+}
+const single: Record<string, Single> = {}
+if (addon !== undefined) {
+  globals.curve_bn128 = await buildBn128(true)
   for (const spec of CIRCUIT_SPECS) {
-    const { inputs } = cases[spec.circuit]!
-    const prove = () => Effect.runPromise(prover.prove(spec.circuit, inputs))
-    const plan = planFor(spec.circuit)
-    // Warm every thread's JIT for this circuit.
-    yield* Effect.promise(() => Promise.all(Array.from({ length: cores }, prove)))
-    const latencies = yield* Effect.promise(() => timed(plan.latencyRuns, prove))
-    const t = performance.now()
-    yield* Effect.promise(() => Promise.all(Array.from({ length: plan.throughputProofs }, prove)))
-    const wall = performance.now() - t
-    out[spec.circuit] = { latencyMs: median(latencies), proofsPerSecond: (plan.throughputProofs * 1000) / wall, n: plan.throughputProofs }
+    const zkey = new Uint8Array(readFileSync(artifactsOf(spec.circuit).zkey))
+    const handle = addon.loadZkey(zkey, { threads: cores })
+    const wtns = witnessOf.get(spec.circuit)!
+    const proveSnarkjs = () => snarkjs.groth16.prove(zkey, wtns)
+    const proveNative = () => addon.prove(handle, wtns, { threads: 1 })
+    for (let i = 0; i < 2; i++) {
+      await proveSnarkjs()
+      proveNative()
+    }
+    const s: Array<number> = []
+    const n: Array<number> = []
+    let sCpu = 0
+    let nCpu = 0
+    const start = performance.now()
+    for (let i = 0; i < planFor(spec.circuit).pairs && (i < 3 || performance.now() - start < 4 * BUDGET_MS); i++) {
+      let c = cpuMs()
+      let t = performance.now()
+      proveNative()
+      n.push(performance.now() - t)
+      nCpu += cpuMs() - c
+      c = cpuMs()
+      t = performance.now()
+      await proveSnarkjs()
+      s.push(performance.now() - t)
+      sCpu += cpuMs() - c
+    }
+    const ratios = s.map((x, i) => x / n[i]!)
+    single[spec.circuit] = {
+      snarkjsMs: median(s),
+      nativeMs: median(n),
+      ratio: median(ratios),
+      ratioMin: Math.min(...ratios),
+      ratioMax: Math.max(...ratios),
+      cpuRatio: sCpu / nCpu,
+      pairs: s.length
+    }
   }
-  return out
-}).pipe(Effect.provide(SnarkjsProverLive({ poolSize: cores })))))
+  await globals.curve_bn128?.terminate()
+  globals.curve_bn128 = null
+}
 
-// (b) the warmed in-process loop, then (c) the CLI per proof.
+// 2a. The pool, per engine: latency of one proof alone, then throughput with every thread busy.
+interface Measure {
+  /** Median milliseconds of one proof. */
+  readonly latencyMs: number
+  readonly proofsPerSecond: number
+  readonly n: number
+}
+const poolRun = (engine: "snarkjs" | "native") =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const prover = yield* Prover
+    const out: Record<string, Measure> = {}
+    for (const spec of CIRCUIT_SPECS) {
+      const { inputs } = cases[spec.circuit]!
+      const prove = () => Effect.runPromise(prover.prove(spec.circuit, inputs))
+      const count = planFor(spec.circuit).throughputProofs[engine]
+      // Warm every thread's JIT for this circuit.
+      yield* Effect.promise(() => Promise.all(Array.from({ length: cores }, prove)))
+      const latencies = yield* Effect.promise(() => timed(engine === "native" ? 8 : 3, prove))
+      const t = performance.now()
+      yield* Effect.promise(() => Promise.all(Array.from({ length: count }, prove)))
+      const wall = performance.now() - t
+      out[spec.circuit] = { latencyMs: median(latencies), proofsPerSecond: (count * 1000) / wall, n: count }
+    }
+    return out
+  }).pipe(Effect.provide(Groth16ProverLive({ poolSize: cores, engine, priority: PRIORITY })))))
+
+const pool = {
+  snarkjs: await poolRun("snarkjs"),
+  native: addon === undefined ? undefined : await poolRun("native")
+}
+
+// 2b. Each engine's own loop; 3. the CLI.
+const loops: Record<string, { snarkjs: Measure; native?: Measure; cli?: Measure }> = {}
 const dir = mkdtempSync(join(tmpdir(), "mzk-bench-"))
+const loopMeasure = (xs: ReadonlyArray<number>): Measure => ({
+  latencyMs: median(xs),
+  proofsPerSecond: (xs.length * 1000) / xs.reduce((s, x) => s + x, 0),
+  n: xs.length
+})
 try {
   for (const spec of CIRCUIT_SPECS) {
     const { inputs } = cases[spec.circuit]!
     const files = artifactsOf(spec.circuit)
     const plan = planFor(spec.circuit)
-    const calculator = await WitnessCalculatorBuilder(readFileSync(files.wasm))
+    const calculator = calculatorOf.get(spec.circuit)!
     const zkey = new Uint8Array(readFileSync(files.zkey))
-    const prove = async () => snarkjs.groth16.prove(zkey, await calculator.calculateWTNSBin(inputs, 0))
-    await prove()
-    const loop = await timed(plan.throughputProofs, prove)
-    const b: Measure = {
-      latencyMs: median(loop),
-      proofsPerSecond: (loop.length * 1000) / loop.reduce((s, x) => s + x, 0),
-      n: loop.length
+    const proveSnarkjs = async () => snarkjs.groth16.prove(zkey, await calculator.calculateWTNSBin(inputs, 0))
+    await proveSnarkjs()
+    const entry: (typeof loops)[string] = { snarkjs: loopMeasure(await timed(plan.throughputProofs.snarkjs, proveSnarkjs)) }
+    if (addon !== undefined) {
+      const handle = addon.loadZkey(zkey, { threads: cores })
+      const proveNative = async () => addon.prove(handle, await calculator.calculateWTNSBin(inputs, 0), { threads: cores })
+      await proveNative()
+      entry.native = loopMeasure(await timed(plan.throughputProofs.native, proveNative))
     }
-
-    const input = join(dir, `${spec.circuit}.input.json`)
-    writeFileSync(input, JSON.stringify(inputs))
-    const cli = await timed(plan.cliRuns, async () =>
-      execFileSync(SNARKJS_CLI, ["groth16", "fullprove", input, files.wasm, files.zkey, join(dir, "proof.json"), join(dir, "public.json")], {
-        stdio: "ignore"
-      }))
-    const c: Measure = { latencyMs: median(cli), proofsPerSecond: (cli.length * 1000) / cli.reduce((s, x) => s + x, 0), n: cli.length }
-    results[spec.circuit] = { a: poolResults[spec.circuit]!, b, c }
+    if (withCli) {
+      const input = join(dir, `${spec.circuit}.input.json`)
+      writeFileSync(input, JSON.stringify(inputs))
+      entry.cli = loopMeasure(await timed(plan.cliRuns, async () =>
+        execFileSync(SNARKJS_CLI, ["groth16", "fullprove", input, files.wasm, files.zkey, join(dir, "proof.json"), join(dir, "public.json")], {
+          stdio: "ignore"
+        })))
+    }
+    loops[spec.circuit] = entry
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
-  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
+  await globals.curve_bn128?.terminate()
 }
 
-const f = (x: number, digits = 1) => x.toFixed(digits).padStart(8)
-console.log(`\nGroth16 proving on ${cores} cores (${process.version}); latency = median ms of one proof, p/s = proofs per second\n`)
-console.log(
-  `${"circuit".padEnd(18)} | ${"(a) mzk pool".padEnd(19)} | ${"(b) in-process loop".padEnd(19)} | ${"(c) snarkjs CLI".padEnd(19)} | a/b p/s | a/c p/s`
-)
-console.log(`${"".padEnd(18)} | ${"ms".padStart(8)} ${"p/s".padStart(8)}  | ${"ms".padStart(8)} ${"p/s".padStart(8)}  | ${"ms".padStart(8)} ${"p/s".padStart(8)}  |`)
-for (const [circuit, { a, b, c }] of Object.entries(results)) {
-  console.log(
-    `${circuit.padEnd(18)} | ${f(a.latencyMs)} ${f(a.proofsPerSecond, 2)}  | ${f(b.latencyMs)} ${f(b.proofsPerSecond, 2)}  | ` +
-      `${f(c.latencyMs)} ${f(c.proofsPerSecond, 2)}  | ${f(a.proofsPerSecond / b.proofsPerSecond, 2)} | ${f(a.proofsPerSecond / c.proofsPerSecond, 2)}`
-  )
+const f = (x: number | undefined, digits = 1, width = 8) => (x === undefined ? "–" : x.toFixed(digits)).padStart(width)
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b)
+const row = (cells: ReadonlyArray<string>) => `| ${cells.join(" | ")} |`
+
+console.log(`\nGroth16 proving on ${cores} cores (${process.version}, native kernel ${addon?.kernel ?? "–"}); ms = median of one proof, p/s = proofs per second`)
+
+if (addon !== undefined) {
+  console.log("\n1. One proof, one thread, same zkey and witness, alternating (snarkjs: warm, single-threaded curve)\n")
+  console.log(row(["circuit".padEnd(18), "snarkjs ms", "native ms", "snarkjs/native (wall, median of pairs, range)", "snarkjs/native (CPU time)", "pairs"]))
+  console.log(row(["---", "---", "---", "---", "---", "---"]))
+  for (const [circuit, r] of Object.entries(single)) {
+    console.log(row([
+      circuit.padEnd(18),
+      f(r.snarkjsMs, 1, 10),
+      f(r.nativeMs, 2, 9),
+      `${r.ratio.toFixed(2)}× (${r.ratioMin.toFixed(2)}–${r.ratioMax.toFixed(2)})`.padEnd(45),
+      `${r.cpuRatio.toFixed(2)}×`.padEnd(25),
+      String(r.pairs)
+    ]))
+  }
 }
-console.log(`\nproofs measured: ${Object.entries(results).map(([n, r]) => `${n} a=${r.a.n} b=${r.b.n} c=${r.c.n}`).join("; ")}`)
-console.log("targets: a/b >= 0.90 (within 10% of the engine's loop), a/c >= 5 for the three small circuits")
+
+console.log(`\n2. Throughput on all ${cores} cores: the pool (one proof per thread) and each engine's own in-process loop\n`)
+console.log(row([
+  "circuit".padEnd(18),
+  "snarkjs pool ms",
+  "snarkjs pool p/s",
+  "snarkjs loop p/s",
+  "native pool ms",
+  "native pool p/s",
+  "native loop p/s",
+  "native pool/loop",
+  "native/snarkjs (pools)"
+]))
+console.log(row(["---", "---", "---", "---", "---", "---", "---", "---", "---"]))
+for (const spec of CIRCUIT_SPECS) {
+  const c = spec.circuit
+  const s = pool.snarkjs[c]!
+  const n = pool.native?.[c]
+  const l = loops[c]!
+  console.log(row([
+    c.padEnd(18),
+    f(s.latencyMs, 1, 15),
+    f(s.proofsPerSecond, 2, 16),
+    f(l.snarkjs.proofsPerSecond, 2, 16),
+    f(n?.latencyMs, 1, 14),
+    f(n?.proofsPerSecond, 1, 15),
+    f(l.native?.proofsPerSecond, 1, 15),
+    f(ratio(n?.proofsPerSecond, l.native?.proofsPerSecond), 2, 16),
+    f(ratio(n?.proofsPerSecond, s.proofsPerSecond), 1, 22)
+  ]))
+}
+if (withCli) {
+  console.log("\n3. snarkjs groth16 fullprove per proof (CLI), against the pools\n")
+  console.log(row(["circuit".padEnd(18), "CLI ms", "CLI p/s", "snarkjs pool / CLI", "native pool / CLI"]))
+  console.log(row(["---", "---", "---", "---", "---"]))
+  for (const spec of CIRCUIT_SPECS) {
+    const cli = loops[spec.circuit]!.cli!
+    console.log(row([
+      spec.circuit.padEnd(18),
+      f(cli.latencyMs),
+      f(cli.proofsPerSecond, 2),
+      f(ratio(pool.snarkjs[spec.circuit]!.proofsPerSecond, cli.proofsPerSecond), 1, 18),
+      f(ratio(pool.native?.[spec.circuit]?.proofsPerSecond, cli.proofsPerSecond), 1, 17)
+    ]))
+  }
+}
+const counts = CIRCUIT_SPECS.map((spec) => {
+  const l = loops[spec.circuit]!
+  return `${spec.circuit} pool ${pool.snarkjs[spec.circuit]!.n}/${pool.native?.[spec.circuit]?.n ?? 0}, loop ${l.snarkjs.n}/${l.native?.n ?? 0}`
+})
+console.log(`\nproofs measured (snarkjs/native): ${counts.join("; ")}; load average ${(await import("node:os")).loadavg().map((x) => x.toFixed(2)).join(" ")}`)
+console.log("targets: native/snarkjs one thread >= 5x (stretch 7x) on merkle_membership and range; native pool/loop >= 0.90")

@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
 import { artifactsOf, CIRCUIT_SPECS, FIELD_MODULUS, validateInputs } from "../src/catalog.js"
-import { SnarkjsProverLive } from "../src/prover.js"
+import { Groth16ProverLive } from "../src/prover.js"
 import { type Case, makeCases } from "./fixtures/inputs.js"
 
 const vkeyOf = (circuit: string) => JSON.parse(readFileSync(artifactsOf(circuit).vkey, "utf8")) as unknown
@@ -56,7 +56,7 @@ describe("catalog", () => {
   })
 })
 
-layer(SnarkjsProverLive({ poolSize: 2 }), { timeout: 60_000, excludeTestServices: true })("SnarkjsProver", (it) => {
+layer(Groth16ProverLive({ poolSize: 2 }), { timeout: 60_000, excludeTestServices: true })("Groth16Prover", (it) => {
   for (const spec of CIRCUIT_SPECS) {
     it.effect(`${spec.circuit}: a proof from the pool verifies with snarkjs and the committed key; a flipped public signal does not`, () =>
       Effect.gen(function*() {
@@ -98,15 +98,20 @@ layer(SnarkjsProverLive({ poolSize: 2 }), { timeout: 60_000, excludeTestServices
     }))
 })
 
-describe("SnarkjsProver timeout", () => {
-  it.live("a proof past the timeout fails with timeout; its thread is replaced and the pool keeps working", () =>
+describe("Prover timeout", () => {
+  it.live("snarkjs: a proof past the timeout fails with timeout; its thread is replaced and the pool keeps working", () =>
     Effect.gen(function*() {
       const prover = yield* Prover
       const slow = yield* Effect.flip(prover.prove("merkle_membership", cases.merkle_membership!.inputs))
       expect(slow).toMatchObject({ _tag: "ProverFailure", code: "timeout" })
       const out = yield* prover.prove("multiplier", { a: "3", b: "11" })
       expect(out.public_signals).toEqual(["33"])
-    }).pipe(Effect.provide(SnarkjsProverLive({ poolSize: 1, timeout: Duration.millis(400), circuits: ["multiplier", "merkle_membership"] }))), 60_000)
+    }).pipe(Effect.provide(Groth16ProverLive({
+      engine: "snarkjs",
+      poolSize: 1,
+      timeout: Duration.millis(400),
+      circuits: ["multiplier", "merkle_membership"]
+    }))), 60_000)
 })
 
 describe("Proofs over the real prover", () => {
@@ -127,7 +132,7 @@ describe("Proofs over the real prover", () => {
       const events = (yield* (yield* EventsRepo).list(account.id, { limit: 10 })).items.map((e) => e.type)
       expect(events).toEqual(["proof.completed", "proof.verified"])
     }).pipe(Effect.provide(ProofLoops.pipe(
-      Layer.provideMerge(testCore(undefined, { prover: SnarkjsProverLive({ poolSize: 1, circuits: ["multiplier"] }).pipe(Layer.orDie) })),
+      Layer.provideMerge(testCore(undefined, { prover: Groth16ProverLive({ poolSize: 1, circuits: ["multiplier"] }).pipe(Layer.orDie) })),
       Layer.provide(Layer.succeed(ProofsConfig, { ...DEFAULT_PROOFS_CONFIG, pollIntervalMs: 20 }))
     ))), 60_000)
 })
@@ -151,6 +156,9 @@ describe("process exit", () => {
       })
     })
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" })
-    expect(JSON.parse(stdout)).toEqual({ public_signals: ["33"], valid: true })
+    // The layer logs its engine first; the script's result is the last line.
+    const lines = stdout.trim().split("\n")
+    expect(lines[0]).toMatch(/prover engine: (native|snarkjs)/)
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ public_signals: ["33"], valid: true })
   }, 40_000)
 })

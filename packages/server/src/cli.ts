@@ -8,7 +8,7 @@ import { migrate } from "@mzk/adapters-sql"
 import { openPostgres } from "@mzk/adapters-postgres"
 import { openSqlite } from "@mzk/adapters-sqlite"
 import { Accounts, ApiKeys, CreateAccountInput, decodeInput } from "@mzk/core"
-import { Config, Console, Effect, Either, Layer, Logger, LogLevel, Redacted } from "effect"
+import { Config, Console, Effect, Either, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { DEFAULT_DATABASE, type DatabaseTarget, parseDatabaseUrl, redactUrl } from "./database.js"
 import { MzkCore, MzkServer, MzkWorkerProcess } from "./mzk.js"
 
@@ -22,6 +22,12 @@ const database = Options.text("database").pipe(
       onRight: Effect.succeed
     })
   )
+)
+
+// The engine's environment variable is read by the prover pool itself; the flag overrides it.
+const proverEngine = Options.choice("prover-engine", ["auto", "native", "snarkjs"]).pipe(
+  Options.withDescription("Proof engine: auto (native where its addon is built, else snarkjs), native or snarkjs; default MZK_PROVER_ENGINE, else auto"),
+  Options.optional
 )
 
 const describeDatabase = (target: DatabaseTarget) =>
@@ -39,25 +45,27 @@ const serve = Command.make("serve", {
   ),
   allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
     Options.withDescription("Development only: accept http:// and non-public webhook URLs")
-  )
+  ),
+  proverEngine
 }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk starting").pipe(Effect.annotateLogs({
       database: describeDatabase(options.database),
       workers: !options.noWorkers
     }))
-    return yield* Layer.launch(MzkServer({ ...options, workers: !options.noWorkers }))
+    return yield* Layer.launch(MzkServer({ ...options, proverEngine: Option.getOrUndefined(options.proverEngine), workers: !options.noWorkers }))
   })).pipe(Command.withDescription("Run the HTTP API (and, by default, the background workers)"))
 
 const worker = Command.make("worker", {
   database,
   allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
     Options.withDescription("Development only: deliver to http:// and non-public webhook URLs")
-  )
+  ),
+  proverEngine
 }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk worker starting").pipe(Effect.annotateLogs({ database: describeDatabase(options.database) }))
-    return yield* Layer.launch(MzkWorkerProcess(options))
+    return yield* Layer.launch(MzkWorkerProcess({ ...options, proverEngine: Option.getOrUndefined(options.proverEngine) }))
   })).pipe(Command.withDescription("Run only the background loops (proof worker, webhook delivery, retention)"))
 
 const migrateCommand = Command.make("migrate", { database }, ({ database }) =>

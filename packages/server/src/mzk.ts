@@ -1,7 +1,7 @@
 import { HttpServer } from "@effect/platform"
 import { PostgresWakeups } from "@mzk/adapters-postgres"
 import { NodeHttpServer } from "@effect/platform-node"
-import { CircuitCatalogLive, SnarkjsProverLive } from "@mzk/circuits"
+import { CircuitCatalogLive, Groth16ProverLive, type ProverEngine } from "@mzk/circuits"
 import {
   CoreServices,
   DeliveryEngine,
@@ -25,8 +25,13 @@ export interface MzkOptions {
   readonly database: DatabaseTarget
   /** The embedding application's session check; API keys only when absent. */
   readonly sessions?: Layer.Layer<SessionAuthenticator>
-  /** Defaults to the snarkjs worker pool of `@mzk/circuits`, started on first use. */
+  /**
+   * Defaults to the prover pool of `@mzk/circuits` (`Groth16ProverLive`), native where its addon
+   * loaded and snarkjs otherwise, started on first use.
+   */
   readonly prover?: Layer.Layer<Prover, unknown>
+  /** The default pool's engine; absent: MZK_PROVER_ENGINE, else `auto` (native where it loaded). */
+  readonly proverEngine?: ProverEngine | undefined
   /** Development only: accept http:// and non-public webhook URLs. */
   readonly allowInsecureWebhooks?: boolean
   /**
@@ -59,12 +64,13 @@ export const lazyProver = (layer: Layer.Layer<Prover, unknown>, capacity: number
  * running mzk (server, worker, CLI, embedding) starts here.
  */
 export const MzkCore = (options: MzkOptions) => {
+  const prover = options.prover ?? Groth16ProverLive(options.proverEngine === undefined ? {} : { engine: options.proverEngine })
   const core = CoreServices.pipe(
     Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(
       options.startProver === "eager"
-        ? Layer.orDie(options.prover ?? SnarkjsProverLive())
-        : lazyProver(options.prover ?? SnarkjsProverLive(), availableParallelism())
+        ? Layer.orDie(prover)
+        : lazyProver(prover, availableParallelism())
     ),
     Layer.provideMerge(CircuitCatalogLive),
     Layer.provideMerge(NodeHostResolver()),

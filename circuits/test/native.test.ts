@@ -1,0 +1,357 @@
+// The native engine end to end: every proof it makes (each circuit, many random valid inputs) is
+// verified by snarkjs with the committed verification key; malformed keys and witnesses are
+// refused with clear errors and never crash the process; the pool runs it (engine choice,
+// MZK_PROVER_ENGINE, the start-up log line, timeouts); roots of unity agree with ffjavascript's.
+// Where the addon is not built these tests are skipped (the suite then runs on snarkjs); where
+// CI=true the addon must have loaded.
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Prover } from "@mzk/core"
+import { loadNativeProver, type NativeLoad, type NativeProverAddon, type ZkeyHandle } from "@mzk/prover-native"
+import { buildPoseidon, type Poseidon } from "circomlibjs"
+import { ConfigProvider, Effect, Either, Exit, Fiber, Layer, Logger, Option, TestClock } from "effect"
+import fc from "fast-check"
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import * as snarkjs from "snarkjs"
+import { artifactsOf, BUILD_DIR, FIELD_MODULUS } from "../src/catalog.js"
+import { chooseEngine, Groth16ProverLive } from "../src/prover.js"
+
+const native = loadNativeProver()
+const addon: NativeProverAddon | undefined = native.ok ? native.addon : undefined
+
+const fromSnarkjs = createRequire(createRequire(import.meta.url).resolve("snarkjs"))
+const esm = (name: string) => import(pathToFileURL(join(dirname(fromSnarkjs.resolve(name)), "..", "main.js")).href)
+type Calculator = { calculateWTNSBin: (inputs: unknown, sanityCheck: number) => Promise<Uint8Array> }
+
+const CIRCUITS = ["multiplier", "range", "hash_preimage", "merkle_membership"] as const
+type Circuit = (typeof CIRCUITS)[number]
+const vkeyOf = (circuit: string) => JSON.parse(readFileSync(artifactsOf(circuit).vkey, "utf8")) as unknown
+const zkeyBytes = (circuit: string) => new Uint8Array(readFileSync(artifactsOf(circuit).zkey))
+
+let poseidon: Poseidon
+const calculators = new Map<string, Calculator>()
+const handles = new Map<string, ZkeyHandle>()
+const witnesses = new Map<string, Uint8Array>()
+
+beforeAll(async () => {
+  poseidon = await buildPoseidon()
+  const { WitnessCalculatorBuilder } = (await esm("circom_runtime")) as {
+    WitnessCalculatorBuilder: (wasm: Uint8Array) => Promise<Calculator>
+  }
+  for (const circuit of CIRCUITS) calculators.set(circuit, await WitnessCalculatorBuilder(readFileSync(artifactsOf(circuit).wasm)))
+  if (addon !== undefined) for (const circuit of CIRCUITS) handles.set(circuit, addon.loadZkey(zkeyBytes(circuit), { threads: 2 }))
+  witnesses.set("multiplier", await calculators.get("multiplier")!.calculateWTNSBin({ a: "3", b: "11" }, 0))
+  witnesses.set("range", await calculators.get("range")!.calculateWTNSBin({ value: "5", min: "1", max: "9" }, 0))
+})
+afterAll(async () => {
+  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
+})
+
+const hash = (xs: ReadonlyArray<bigint>) => poseidon.F.toObject(poseidon(xs))
+
+// Random valid inputs per circuit, with the public signals they must produce.
+const field = fc.bigInt({ min: 0n, max: FIELD_MODULUS - 1n })
+const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n })
+interface Case {
+  readonly inputs: Record<string, string | ReadonlyArray<string>>
+  readonly publicSignals: () => ReadonlyArray<string>
+}
+const cases: Record<Circuit, fc.Arbitrary<Case>> = {
+  multiplier: fc.tuple(field.filter((x) => x !== 1n), field.filter((x) => x !== 1n)).map(([a, b]) => ({
+    inputs: { a: a.toString(), b: b.toString() },
+    publicSignals: () => [((a * b) % FIELD_MODULUS).toString()]
+  })),
+  range: fc.tuple(u64, u64, u64).map((xs) => {
+    const [min, value, max] = [...xs].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+    return { inputs: { value: value!.toString(), min: min!.toString(), max: max!.toString() }, publicSignals: () => [min!.toString(), max!.toString()] }
+  }),
+  hash_preimage: field.map((preimage) => ({
+    inputs: { preimage: preimage.toString(), hash: "" },
+    publicSignals: () => [hash([preimage]).toString()]
+  })),
+  merkle_membership: fc.tuple(field, fc.array(field, { minLength: 20, maxLength: 20 }), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 })).map(
+    ([secret, siblings, bits]) => ({
+      inputs: { secret: secret.toString(), path_elements: siblings.map(String), path_indices: bits.map((b) => (b ? "1" : "0")), root: "" },
+      publicSignals: () => {
+        let node = hash([secret])
+        siblings.forEach((sibling, i) => (node = bits[i] ? hash([sibling, node]) : hash([node, sibling])))
+        return [node.toString()]
+      }
+    })
+  )
+}
+/** Fills in the inputs that are hashes (only known once Poseidon is built). */
+const complete = (circuit: Circuit, c: Case) => {
+  const signals = c.publicSignals()
+  if (circuit === "hash_preimage") return { inputs: { ...c.inputs, hash: signals[0]! }, signals }
+  if (circuit === "merkle_membership") return { inputs: { ...c.inputs, root: signals[0]! }, signals }
+  return { inputs: c.inputs, signals }
+}
+const RUNS: Record<Circuit, number> = { multiplier: 25, range: 25, hash_preimage: 20, merkle_membership: 8 }
+
+describe("native prover availability", () => {
+  it("loads where the build ran (required where CI=true)", () => {
+    if (process.env.CI === "true") expect(native.ok ? "loaded" : native.reason).toBe("loaded")
+    if (!native.ok) console.warn(`native prover tests skipped (the suite runs on snarkjs): ${native.reason}`)
+  })
+
+  it("engine choice: auto falls back to snarkjs with the reason, native without the addon is an error", () => {
+    const missing: NativeLoad = { ok: false, reason: "not built" }
+    expect(chooseEngine("auto", missing)).toEqual(Either.right({ engine: "snarkjs", why: "native prover unavailable: not built" }))
+    expect(chooseEngine("snarkjs", missing)).toEqual(Either.right({ engine: "snarkjs", why: "requested" }))
+    expect(Either.getLeft(chooseEngine("native", missing))._tag).toBe("Some")
+    const loaded = { ok: true, addon: { kernel: "adx" } } as unknown as NativeLoad
+    expect(chooseEngine("auto", loaded)).toEqual(Either.right({ engine: "native", kernel: "adx", why: "addon loaded" }))
+    expect(chooseEngine("snarkjs", loaded)).toEqual(Either.right({ engine: "snarkjs", why: "requested" }))
+  })
+})
+
+describe.skipIf(addon === undefined)("native prover", () => {
+  for (const circuit of CIRCUITS) {
+    it(`${circuit}: proofs for random valid inputs verify with snarkjs and carry the right public signals`, async () => {
+      const vkey = vkeyOf(circuit)
+      await fc.assert(
+        fc.asyncProperty(cases[circuit], fc.integer({ min: 1, max: 3 }), async (c, threads) => {
+          const { inputs, signals } = complete(circuit, c)
+          const wtns = await calculators.get(circuit)!.calculateWTNSBin(inputs, 0)
+          const out = addon!.prove(handles.get(circuit)!, wtns, { threads })
+          expect(out.publicSignals).toEqual(signals)
+          expect(out.proof).toMatchObject({ protocol: "groth16", curve: "bn128" })
+          expect(out.proof.pi_a[2]).toBe("1")
+          expect(await snarkjs.groth16.verify(vkey, out.publicSignals, out.proof)).toBe(true)
+        }),
+        { numRuns: RUNS[circuit] }
+      )
+    }, 120_000)
+  }
+
+  it("two proofs of one witness differ (fresh r, s) and both verify; the portable kernel's proofs verify too", async () => {
+    const wtns = witnesses.get("multiplier")!
+    const first = addon!.prove(handles.get("multiplier")!, wtns)
+    const second = await addon!.proveAsync(handles.get("multiplier")!, wtns, { threads: 2 })
+    expect(first.proof.pi_a).not.toEqual(second.proof.pi_a)
+    expect(first.proof.pi_c).not.toEqual(second.proof.pi_c)
+    const vkey = vkeyOf("multiplier")
+    for (const out of [first, second]) expect(await snarkjs.groth16.verify(vkey, out.publicSignals, out.proof)).toBe(true)
+    for (const kernel of addon!.kernels) {
+      for (const circuit of ["range", "multiplier"] as const) {
+        const handle = addon!.loadZkey(zkeyBytes(circuit), { kernel })
+        const out = addon!.prove(handle, witnesses.get(circuit)!)
+        expect(await snarkjs.groth16.verify(vkeyOf(circuit), out.publicSignals, out.proof), `${kernel} ${circuit}`).toBe(true)
+      }
+    }
+  })
+
+  it("every table layout proves the same statement: no precomputed copies, a few, small digits", async () => {
+    const bytes = zkeyBytes("range")
+    for (const layout of [{ forceCopies: 1 }, { forceCopies: 3, forceC: 7 }, { forceC: 4 }, { tableBudgetMB: 0 }]) {
+      const handle = addon!.loadZkey(bytes, { ...layout, cache: false })
+      const out = addon!.prove(handle, witnesses.get("range")!, { threads: 2 })
+      expect(await snarkjs.groth16.verify(vkeyOf("range"), out.publicSignals, out.proof), JSON.stringify(layout)).toBe(true)
+    }
+  })
+
+  it("roots of unity agree with ffjavascript's bn128 Fr.w[k] for every k", async () => {
+    const { buildBn128 } = (await esm("ffjavascript")) as {
+      buildBn128: (singleThread: boolean) => Promise<{ Fr: { w: Array<unknown>; toObject(x: unknown): bigint }; terminate(): Promise<void> }>
+    }
+    const curve = await buildBn128(true)
+    try {
+      for (let k = 0; k <= 28; k++) {
+        const bytes = addon!.test("root", [], [k])
+        let v = 0n
+        for (let i = 31; i >= 0; i--) v = (v << 8n) | BigInt(bytes[i]!)
+        expect(v, `w[${k}]`).toBe(curve.Fr.toObject(curve.Fr.w[k]))
+      }
+    } finally {
+      await curve.terminate()
+    }
+  })
+})
+
+// --- Malformed inputs: clear errors, never a crash -------------------------------------------
+
+/** Sections of an iden3 binary file: type → [offset of the data, size]. */
+const sectionsOf = (b: Uint8Array) => {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength)
+  const out = new Map<number, [number, number]>()
+  let pos = 12
+  for (let i = 0; i < view.getUint32(8, true); i++) {
+    const type = view.getUint32(pos, true)
+    const size = Number(view.getBigUint64(pos + 4, true))
+    out.set(type, [pos + 12, size])
+    pos += 12 + size
+  }
+  return out
+}
+const patched = (b: Uint8Array, edit: (copy: Uint8Array, view: DataView) => void) => {
+  const copy = new Uint8Array(b)
+  edit(copy, new DataView(copy.buffer))
+  return copy
+}
+
+describe.skipIf(addon === undefined)("native prover: malformed inputs", () => {
+  const invalid = (f: () => unknown, message: RegExp) => {
+    let error: unknown
+    try {
+      f()
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toMatch(message)
+    expect((error as { code?: string }).code).toBe("MZK_INVALID_INPUT")
+  }
+
+  it("truncated, corrupt and non-bn128 zkeys are refused with a reason", () => {
+    const good = zkeyBytes("multiplier")
+    const sections = sectionsOf(good)
+    const load = (bytes: Uint8Array) => () => addon!.loadZkey(bytes, { cache: false })
+    invalid(load(new Uint8Array(0)), /truncated/)
+    invalid(load(good.slice(0, 11)), /truncated/)
+    for (const cut of [12, 20, 100, good.length >> 1, good.length - 1]) invalid(load(good.slice(0, cut)), /truncated|claims|missing section/)
+    invalid(load(patched(good, (c) => c.set([0x72, 0x31, 0x63, 0x73], 0))), /not a zkey file/)
+    const [header] = sections.get(1)!
+    invalid(load(patched(good, (_, v) => v.setUint32(header, 2, true))), /not a Groth16 key/)
+    const [groth] = sections.get(2)!
+    // A BLS12-381 key has 48-byte base field elements; any other prime is not bn128 either.
+    invalid(load(patched(good, (_, v) => v.setUint32(groth, 48, true))), /not a bn128 key/)
+    invalid(load(patched(good, (c) => (c[groth + 4] = c[groth + 4]! ^ 1))), /not a bn128 key/)
+    invalid(load(patched(good, (c) => (c[groth + 40] = c[groth + 40]! ^ 1))), /not a bn128 key/)
+    // nVars one larger than the sections hold.
+    invalid(load(patched(good, (_, v) => v.setUint32(groth + 72, v.getUint32(groth + 72, true) + 1, true))), /section \d+ .* bytes, expected/)
+    // A verification key point, a base and a coefficient corrupted.
+    invalid(load(patched(good, (c) => (c[groth + 84] = c[groth + 84]! ^ 0x55))), /not on the curve/)
+    const [a] = sections.get(5)!
+    const firstPoint = (() => {
+      for (let o = a; o < a + sections.get(5)![1]; o += 64) if (good.slice(o, o + 64).some((x) => x !== 0)) return o
+      return a
+    })()
+    invalid(load(patched(good, (c) => (c[firstPoint + 3] = c[firstPoint + 3]! ^ 0x10))), /section 5 .* not on the curve/)
+    invalid(load(patched(good, (c) => c.fill(0xff, firstPoint, firstPoint + 32))), /not on the curve or not canonical/)
+    const [coefs] = sections.get(4)!
+    invalid(load(patched(good, (_, v) => v.setUint32(coefs + 4 + 8, 1_000_000, true))), /coefficient 0 is out of range/)
+    // A section twice.
+    const [icAt, icSize] = sections.get(3)!
+    const twice = new Uint8Array(good.length + 12 + icSize)
+    twice.set(good)
+    twice.set(good.slice(icAt - 12, icAt + icSize), good.length)
+    new DataView(twice.buffer).setUint32(8, sections.size + 1, true)
+    invalid(load(twice), /section 3 .* appears twice/)
+    // Not bytes at all.
+    expect(() => addon!.loadZkey("zkey" as unknown as Uint8Array)).toThrow(/must be a Uint8Array/)
+  })
+
+  it("witnesses of the wrong length, for another circuit or field, truncated or corrupt are refused", () => {
+    const handle = handles.get("range")!
+    const good = witnesses.get("range")!
+    const prove = (w: Uint8Array) => () => addon!.prove(handle, w)
+    invalid(prove(witnesses.get("multiplier")!), /6 values for a circuit of 319/)
+    invalid(prove(new Uint8Array(0)), /truncated/)
+    invalid(prove(good.slice(0, good.length - 7)), /claims|truncated|bytes, expected/)
+    invalid(prove(patched(good, (c) => c.set([0x7a, 0x6b, 0x65, 0x79], 0))), /not a wtns file/)
+    const [head] = sectionsOf(good).get(1)!
+    invalid(prove(patched(good, (c) => (c[head + 4] = c[head + 4]! ^ 1))), /not BN254's scalar field/)
+    const [values] = sectionsOf(good).get(2)!
+    invalid(prove(patched(good, (c) => (c[values] = 2))), /value 0 must be 1/)
+    invalid(prove(patched(good, (c) => c.fill(0xff, values + 32, values + 64))), /value 1 is not below the field prime/)
+    expect(() => addon!.prove({} as ZkeyHandle, good)).toThrow(/expected a zkey handle/)
+    expect(() => addon!.prove(handle, good, { threads: 0 })).toThrow(/threads out of range/)
+    expect(() => addon!.prove(handle, good, { cancel: new Int32Array(0) })).toThrow(/cancel must be an Int32Array/)
+    // Still alive and proving.
+    expect(addon!.prove(handle, good).publicSignals).toEqual(["1", "9"])
+  })
+
+  it("a set cancel flag stops the proof with MZK_CANCELLED", async () => {
+    const flag = new Int32Array(new SharedArrayBuffer(4))
+    flag[0] = 1
+    expect(() => addon!.prove(handles.get("range")!, witnesses.get("range")!, { cancel: flag })).toThrow(
+      expect.objectContaining({ code: "MZK_CANCELLED" })
+    )
+    await expect(addon!.proveAsync(handles.get("range")!, witnesses.get("range")!, { cancel: flag })).rejects.toMatchObject({ code: "MZK_CANCELLED" })
+  })
+
+  it("the pool refuses to start on a corrupt zkey with the parser's reason", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mzk-native-"))
+    try {
+      cpSync(join(BUILD_DIR, "multiplier"), join(dir, "multiplier"), { recursive: true })
+      const zkey = join(dir, "multiplier", "multiplier.zkey")
+      writeFileSync(zkey, readFileSync(zkey).subarray(0, 1000))
+      const exit = await Effect.runPromiseExit(
+        Effect.scoped(Layer.build(Groth16ProverLive({ engine: "native", poolSize: 1, circuits: ["multiplier"], buildDir: dir })))
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(JSON.stringify(exit)).toContain("ProverStartupError")
+      expect(JSON.stringify(exit)).toMatch(/A prover thread failed to start: zkey: section \d+ claims \d+ bytes but only \d+ remain/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+// --- The pool on the native engine ------------------------------------------------------------
+
+/** Builds the layer, collecting what it logs. */
+const logged = (logs: Array<string>) =>
+  Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logs.push(Array.isArray(message) ? message.join(" ") : String(message))))
+
+describe.skipIf(addon === undefined)("the pool on the native engine", () => {
+  it.live("proves every circuit (proofs verify with snarkjs and with the pool), logs its engine, and times out cleanly", () =>
+    Effect.gen(function*() {
+      const logs: Array<string> = []
+      yield* Effect.gen(function*() {
+        const prover = yield* Prover
+        expect(prover.capacity).toBe(2)
+        const { inputs, signals } = complete("merkle_membership", fc.sample(cases.merkle_membership, { numRuns: 1, seed: 7 })[0]!)
+        const outs = yield* Effect.all([
+          prover.prove("merkle_membership", inputs),
+          prover.prove("multiplier", { a: "6", b: "7" }),
+          prover.prove("multiplier", { a: "6", b: "7" })
+        ], { concurrency: "unbounded" })
+        expect(outs[0].public_signals).toEqual(signals)
+        expect(outs[1].proof).not.toEqual(outs[2].proof)
+        for (const [i, circuit] of ["merkle_membership", "multiplier", "multiplier"].entries()) {
+          expect(yield* Effect.promise(() => snarkjs.groth16.verify(vkeyOf(circuit), outs[i]!.public_signals, outs[i]!.proof))).toBe(true)
+          expect(yield* prover.verify(circuit, outs[i]!.proof, outs[i]!.public_signals)).toBe(true)
+        }
+      }).pipe(Effect.provide(Groth16ProverLive({ engine: "native", poolSize: 2, circuits: ["multiplier", "merkle_membership"] }).pipe(Layer.provide(logged(logs)))))
+      expect(logs.join("\n")).toMatch(/prover engine: native \(2 threads: 2 proofs at once × 1 each, (adx|generic) kernel, low priority; requested\)/)
+    }), 120_000)
+
+  it.scoped("a proof past the timeout fails with timeout; its thread is cancelled and replaced and the pool goes on", () =>
+    Effect.gen(function*() {
+      const prover = yield* Prover
+      const { inputs } = complete("merkle_membership", fc.sample(cases.merkle_membership, { numRuns: 1, seed: 8 })[0]!)
+      // The timeout runs on the TestClock: it is moved on until the proof (which takes real
+      // milliseconds) has failed.
+      const slow = yield* Effect.fork(Effect.flip(prover.prove("merkle_membership", inputs)))
+      let exit = yield* Fiber.poll(slow)
+      while (Option.isNone(exit)) {
+        yield* TestClock.adjust("1 second")
+        exit = yield* Fiber.poll(slow)
+      }
+      expect(exit.value).toEqual(Exit.succeed(expect.objectContaining({ _tag: "ProverFailure", code: "timeout" })))
+      const out = yield* prover.prove("multiplier", { a: "3", b: "11" })
+      expect(out.public_signals).toEqual(["33"])
+    }).pipe(Effect.provide(Groth16ProverLive({ engine: "native", poolSize: 1, timeout: "5 seconds", circuits: ["multiplier", "merkle_membership"] }))), 60_000)
+
+  it.live("MZK_PROVER_ENGINE picks the engine when the option does not, and a bad value stops the start", () =>
+    Effect.gen(function*() {
+      const logs: Array<string> = []
+      const start = (engine: string) =>
+        Effect.scoped(Layer.build(Groth16ProverLive({ poolSize: 1, circuits: ["multiplier"] }))).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MZK_PROVER_ENGINE", engine]]))),
+          Effect.provide(logged(logs)),
+          Effect.exit
+        )
+      expect(Exit.isSuccess(yield* start("snarkjs"))).toBe(true)
+      expect(logs.join("\n")).toContain("prover engine: snarkjs (1 threads; requested)")
+      expect(Exit.isSuccess(yield* start("native"))).toBe(true)
+      expect(logs.join("\n")).toMatch(/prover engine: native \(\d+ threads: 1 proofs at once/)
+      const bad = yield* start("fast")
+      expect(JSON.stringify(bad)).toMatch(/MZK_PROVER_ENGINE: Expected one of \(auto, native, snarkjs\).*ProverStartupError/)
+    }), 60_000)
+})

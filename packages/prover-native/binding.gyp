@@ -1,0 +1,34 @@
+{
+  "variables": {
+    "mzk_cflags": ["-O3", "-fPIC", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+  },
+  "targets": [
+    {
+      "target_name": "mzk_kernel_generic",
+      "type": "static_library",
+      "sources": ["native/kernel_generic.cpp"],
+      "cflags_cc!": ["-fno-exceptions", "-O2", "-O0"],
+      "cflags_cc": ["<@(mzk_cflags)"]
+    },
+    {
+      "target_name": "mzk_kernel_adx",
+      "type": "static_library",
+      "sources": ["native/kernel_adx.cpp"],
+      "cflags_cc!": ["-fno-exceptions", "-O2", "-O0"],
+      "cflags_cc": ["<@(mzk_cflags)"],
+      "conditions": [
+        ["target_arch=='x64'", { "cflags_cc": ["-mbmi2", "-madx"] }]
+      ]
+    },
+    {
+      "target_name": "mzk_prover",
+      "sources": ["native/addon.cpp"],
+      "dependencies": ["mzk_kernel_generic", "mzk_kernel_adx"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags_cc!": ["-fno-exceptions"],
+      "cflags_cc": ["<@(mzk_cflags)"],
+      "libraries": ["-pthread"]
+    }
+  ]
+}

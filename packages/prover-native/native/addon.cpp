@@ -1,0 +1,438 @@
+// Node-API glue for the native Groth16 prover: zkey handles, prove (sync, for worker threads, and
+// async on the libuv pool), thread priority, and the test entry points. All validation errors
+// become JavaScript Errors with a `code`; nothing here aborts the process.
+#include <napi.h>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "kernel.hpp"
+
+namespace {
+
+using mzk::Kernel;
+using mzk::ZKeyImpl;
+
+// --- Kernel choice ---------------------------------------------------------------------------
+
+bool cpuHasAdx() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+#else
+  return false;
+#endif
+}
+
+const Kernel* kernelNamed(const std::string& name) {
+  if (name == "generic") return &mzk::kernelGeneric();
+  if (name == "adx" && mzk::kernelAdx() != nullptr && cpuHasAdx()) return mzk::kernelAdx();
+  return nullptr;
+}
+
+/** BMI2/ADX where the CPU has them, else generic; MZK_NATIVE_KERNEL=generic|adx overrides. */
+const Kernel& defaultKernel() {
+  static const Kernel* chosen = [] {
+    const char* env = std::getenv("MZK_NATIVE_KERNEL");
+    if (env != nullptr && *env != 0) {
+      const Kernel* k = kernelNamed(env);
+      if (k != nullptr) return k;
+    }
+    const Kernel* adx = kernelNamed("adx");
+    return adx != nullptr ? adx : &mzk::kernelGeneric();
+  }();
+  return *chosen;
+}
+
+// --- Errors ----------------------------------------------------------------------------------
+
+Napi::Error errorWithCode(Napi::Env env, const std::string& message, const char* code) {
+  Napi::Error e = Napi::Error::New(env, message);
+  e.Set("code", Napi::String::New(env, code));
+  return e;
+}
+
+/**
+ * Throws `error` into JavaScript, quietly giving up where that is impossible: a worker thread being
+ * terminated cannot run JavaScript any more (see also NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS).
+ */
+void throwIntoJs(const Napi::Error& error) {
+  try {
+    error.ThrowAsJavaScriptException();
+  } catch (...) {
+  }
+}
+
+void throwIntoJs(Napi::Env env, const std::string& message, const char* code) {
+  try {
+    throwIntoJs(errorWithCode(env, message, code));
+  } catch (...) {
+  }
+}
+
+/**
+ * Runs fn, turning every C++ failure into a JavaScript Error with a code. Nothing is rethrown as
+ * a C++ exception past this point, so a failure can never reach std::terminate.
+ */
+template <class Fn>
+Napi::Value guarded(Napi::Env env, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const Napi::Error& e) {
+    throwIntoJs(e);
+  } catch (const mzk::InputError& e) {
+    throwIntoJs(env, e.what(), "MZK_INVALID_INPUT");
+  } catch (const mzk::Cancelled& e) {
+    throwIntoJs(env, e.what(), "MZK_CANCELLED");
+  } catch (const std::bad_alloc&) {
+    throwIntoJs(env, "out of memory", "MZK_OUT_OF_MEMORY");
+  } catch (const std::exception& e) {
+    throwIntoJs(env, e.what(), "MZK_INTERNAL");
+  } catch (...) {
+    throwIntoJs(env, "unknown failure", "MZK_INTERNAL");
+  }
+  return Napi::Value();
+}
+
+// --- ZKey handles ----------------------------------------------------------------------------
+
+struct Handle {
+  std::shared_ptr<ZKeyImpl> impl;
+  const Kernel* kernel;
+};
+
+const napi_type_tag ZKEY_TAG = {0x6d7a6b5f7a6b6579ULL, 0x1f6a3c0e9b2d4471ULL};
+
+/** Loaded keys by content, so every pool thread shares one copy (and one set of tables). */
+std::mutex cacheMutex;
+std::map<std::string, std::weak_ptr<ZKeyImpl>> cache;
+
+uint64_t contentHash(const uint8_t* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+Napi::Uint8Array bytesArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (info.Length() <= i || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+    throw errorWithCode(info.Env(), std::string(name) + " must be a Uint8Array", "MZK_INVALID_INPUT");
+  }
+  return info[i].As<Napi::Uint8Array>();
+}
+
+Napi::Object optionsArg(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() > i && info[i].IsObject()) return info[i].As<Napi::Object>();
+  return Napi::Object::New(info.Env());
+}
+
+int64_t intOption(const Napi::Object& o, const char* key, int64_t fallback, int64_t min, int64_t max) {
+  if (!o.Has(key) || o.Get(key).IsUndefined()) return fallback;
+  const Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw errorWithCode(o.Env(), std::string("option ") + key + " must be a number", "MZK_INVALID_INPUT");
+  const double d = v.As<Napi::Number>().DoubleValue();
+  if (!(d >= (double)min && d <= (double)max) || d != (double)(int64_t)d) {
+    throw errorWithCode(o.Env(), std::string("option ") + key + " out of range", "MZK_INVALID_INPUT");
+  }
+  return (int64_t)d;
+}
+
+const Kernel& kernelOption(const Napi::Object& o) {
+  if (!o.Has("kernel") || o.Get("kernel").IsUndefined()) return defaultKernel();
+  const std::string name = o.Get("kernel").ToString();
+  const Kernel* k = kernelNamed(name);
+  if (k == nullptr) throw errorWithCode(o.Env(), "kernel " + name + " is not available on this CPU/build", "MZK_INVALID_INPUT");
+  return *k;
+}
+
+Handle& handleArg(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsExternal() || !info[0].As<Napi::Object>().CheckTypeTag(&ZKEY_TAG)) {
+    throw errorWithCode(info.Env(), "expected a zkey handle from loadZkey", "MZK_INVALID_INPUT");
+  }
+  return *info[0].As<Napi::External<Handle>>().Data();
+}
+
+/** loadZkey(bytes, { threads?, tableBudgetMB?, kernel?, cache?, forceC?, forceCopies? }) */
+Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    const Napi::Uint8Array bytes = bytesArg(info, 0, "zkey");
+    const Napi::Object o = optionsArg(info, 1);
+    mzk::LoadOptions options;
+    options.threads = (int)intOption(o, "threads", 1, 1, 1024);
+    options.tableBudget = (size_t)intOption(o, "tableBudgetMB", 1024, 0, 1 << 20) << 20;
+    options.forceC = (int)intOption(o, "forceC", 0, 0, 15);
+    options.forceCopies = (int)intOption(o, "forceCopies", 0, 0, 64);
+    const bool useCache = !(o.Has("cache") && o.Get("cache").ToBoolean() == false);
+    const Kernel& kernel = kernelOption(o);
+    const uint8_t* data = bytes.Data();
+    const size_t length = bytes.ByteLength();
+
+    std::shared_ptr<ZKeyImpl> impl;
+    if (useCache) {
+      const std::string key = std::string(kernel.name) + ":" + std::to_string(length) + ":" + std::to_string(contentHash(data, length)) +
+                              ":" + std::to_string(options.tableBudget) + ":" + std::to_string(options.forceC) + ":" +
+                              std::to_string(options.forceCopies);
+      // One load at a time: a second thread asking for the same key waits and then shares it.
+      std::lock_guard<std::mutex> lock(cacheMutex);
+      auto it = cache.find(key);
+      if (it != cache.end()) impl = it->second.lock();
+      if (!impl) {
+        impl = kernel.load(data, length, options);
+        cache[key] = impl;
+      }
+    } else {
+      impl = kernel.load(data, length, options);
+    }
+    auto* handle = new Handle{impl, &kernel};
+    Napi::External<Handle> ext = Napi::External<Handle>::New(env, handle, [](Napi::Env, Handle* h) { delete h; });
+    ext.TypeTag(&ZKEY_TAG);
+    return ext;
+  });
+}
+
+Napi::Value ZkeyInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    const Handle& h = handleArg(info);
+    const mzk::ZKeyInfo i = h.impl->info();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("kernel", h.kernel->name);
+    o.Set("nVars", i.nVars);
+    o.Set("nPublic", i.nPublic);
+    o.Set("domainSize", i.domainSize);
+    o.Set("tableBytes", (double)i.tableBytes);
+    Napi::Object plans = Napi::Object::New(env);
+    const char* names[5] = {"A", "B1", "B2", "C", "H"};
+    for (int k = 0; k < 5; k++) {
+      Napi::Object p = Napi::Object::New(env);
+      p.Set("c", i.plans[k].c);
+      p.Set("copies", i.plans[k].copies);
+      p.Set("rounds", i.plans[k].rounds);
+      plans.Set(names[k], p);
+    }
+    o.Set("msm", plans);
+    return o;
+  });
+}
+
+Napi::Array strings(Napi::Env env, const std::vector<std::string>& xs) {
+  Napi::Array a = Napi::Array::New(env, xs.size());
+  for (size_t i = 0; i < xs.size(); i++) a.Set((uint32_t)i, Napi::String::New(env, xs[i]));
+  return a;
+}
+
+Napi::Object proofObject(Napi::Env env, const mzk::ProofOut& out, bool timings) {
+  Napi::Object proof = Napi::Object::New(env);
+  proof.Set("pi_a", strings(env, out.piA));
+  Napi::Array b = Napi::Array::New(env, out.piB.size());
+  for (size_t i = 0; i < out.piB.size(); i++) b.Set((uint32_t)i, strings(env, out.piB[i]));
+  proof.Set("pi_b", b);
+  proof.Set("pi_c", strings(env, out.piC));
+  proof.Set("protocol", "groth16");
+  proof.Set("curve", "bn128");
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("proof", proof);
+  result.Set("publicSignals", strings(env, out.publicSignals));
+  if (timings) {
+    Napi::Object t = Napi::Object::New(env);
+    const char* names[9] = {"witness", "abc", "ntt", "msmA", "msmB1", "msmB2", "msmC", "msmH", "finish"};
+    for (int k = 0; k < 9; k++) t.Set(names[k], out.phaseMs[k]);
+    result.Set("timings", t);
+  }
+  return result;
+}
+
+struct ProveArgs {
+  mzk::ProveOptions options;
+  bool timings = false;
+  Napi::Reference<Napi::Int32Array> cancelRef;
+};
+
+void readProveOptions(const Napi::CallbackInfo& info, size_t i, ProveArgs& args) {
+  const Napi::Object o = optionsArg(info, i);
+  args.options.threads = (int)intOption(o, "threads", 1, 1, 1024);
+  args.timings = o.Has("timings") && o.Get("timings").ToBoolean();
+  if (o.Has("cancel") && !o.Get("cancel").IsUndefined()) {
+    const Napi::Value v = o.Get("cancel");
+    if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_int32_array || v.As<Napi::Int32Array>().ElementLength() < 1) {
+      throw errorWithCode(info.Env(), "option cancel must be an Int32Array (on a SharedArrayBuffer)", "MZK_INVALID_INPUT");
+    }
+    const Napi::Int32Array flag = v.As<Napi::Int32Array>();
+    args.options.cancel.flag = flag.Data();
+    args.cancelRef = Napi::Persistent(flag);
+  }
+}
+
+/** prove(zkey, wtns, { threads?, cancel?, timings? }): synchronous; for worker threads. */
+Napi::Value Prove(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    const Handle& h = handleArg(info);
+    const Napi::Uint8Array wtns = bytesArg(info, 1, "witness");
+    ProveArgs args;
+    readProveOptions(info, 2, args);
+    mzk::ProofOut out;
+    h.impl->prove(wtns.Data(), wtns.ByteLength(), args.options, out);
+    return proofObject(env, out, args.timings);
+  });
+}
+
+class ProveWorker : public Napi::AsyncWorker {
+ public:
+  ProveWorker(Napi::Env env, std::shared_ptr<ZKeyImpl> impl, std::vector<uint8_t> wtns, ProveArgs&& args)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), impl_(std::move(impl)), wtns_(std::move(wtns)),
+        args_(std::move(args)) {}
+
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    try {
+      impl_->prove(wtns_.data(), wtns_.size(), args_.options, out_);
+    } catch (const mzk::InputError& e) {
+      code_ = "MZK_INVALID_INPUT";
+      SetError(e.what());
+    } catch (const mzk::Cancelled& e) {
+      code_ = "MZK_CANCELLED";
+      SetError(e.what());
+    } catch (const std::bad_alloc&) {
+      code_ = "MZK_OUT_OF_MEMORY";
+      SetError("out of memory");
+    } catch (const std::exception& e) {
+      code_ = "MZK_INTERNAL";
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    try {
+      deferred_.Resolve(proofObject(Env(), out_, args_.timings));
+    } catch (...) {
+    }
+  }
+  void OnError(const Napi::Error& e) override {
+    try {
+      deferred_.Reject(errorWithCode(Env(), e.Message(), code_).Value());
+    } catch (...) {
+    }
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<ZKeyImpl> impl_;
+  std::vector<uint8_t> wtns_;  // a copy: the caller's buffer may change or be detached meanwhile
+  ProveArgs args_;
+  mzk::ProofOut out_;
+  const char* code_ = "MZK_INTERNAL";
+};
+
+/** proveAsync(zkey, wtns, options): the same on the libuv thread pool; resolves with the proof. */
+Napi::Value ProveAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    const Handle& h = handleArg(info);
+    const Napi::Uint8Array wtns = bytesArg(info, 1, "witness");
+    ProveArgs args;
+    readProveOptions(info, 2, args);
+    auto* worker = new ProveWorker(env, h.impl, std::vector<uint8_t>(wtns.Data(), wtns.Data() + wtns.ByteLength()), std::move(args));
+    Napi::Promise p = worker->promise();
+    worker->Queue();
+    return p;
+  });
+}
+
+/**
+ * setThreadPriority(nice, idle?): lowers the calling thread's CPU priority (Linux: per-thread nice,
+ * and SCHED_IDLE when idle is true); threads it starts later inherit it. Returns false where the
+ * platform does not allow it. Raising priority back is not possible without privileges.
+ */
+Napi::Value SetThreadPriority(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    if (info.Length() < 1 || !info[0].IsNumber()) throw errorWithCode(env, "nice must be a number", "MZK_INVALID_INPUT");
+    const int nice = info[0].As<Napi::Number>().Int32Value();
+    const bool idle = info.Length() > 1 && info[1].ToBoolean();
+#if defined(__linux__)
+    const pid_t tid = (pid_t)syscall(SYS_gettid);
+    bool ok = setpriority(PRIO_PROCESS, (id_t)tid, nice) == 0;
+    if (idle) {
+      sched_param param{};
+      param.sched_priority = 0;
+      ok = sched_setscheduler(tid, SCHED_IDLE, &param) == 0 && ok;
+    }
+    return Napi::Boolean::New(env, ok);
+#else
+    (void)nice;
+    (void)idle;
+    return Napi::Boolean::New(env, false);
+#endif
+  });
+}
+
+/** test(op, args: Uint8Array[], ints: number[], kernel?): the kernels' arithmetic, for tests. */
+Napi::Value Test(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    if (info.Length() < 3 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsArray()) {
+      throw errorWithCode(env, "test(op, args, ints, kernel?)", "MZK_INVALID_INPUT");
+    }
+    const std::string op = info[0].As<Napi::String>();
+    const Napi::Array a = info[1].As<Napi::Array>();
+    std::vector<mzk::Bytes> args;
+    for (uint32_t i = 0; i < a.Length(); i++) {
+      const Napi::Value v = a.Get(i);
+      if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+        throw errorWithCode(env, "test args must be Uint8Arrays", "MZK_INVALID_INPUT");
+      }
+      const Napi::Uint8Array b = v.As<Napi::Uint8Array>();
+      args.push_back(mzk::Bytes{b.Data(), b.ByteLength()});
+    }
+    const Napi::Array n = info[2].As<Napi::Array>();
+    std::vector<int64_t> ints;
+    for (uint32_t i = 0; i < n.Length(); i++) ints.push_back((int64_t)n.Get(i).ToNumber().DoubleValue());
+    const Kernel* kernel = &defaultKernel();
+    if (info.Length() > 3 && info[3].IsString()) {
+      kernel = kernelNamed(info[3].As<Napi::String>());
+      if (kernel == nullptr) throw errorWithCode(env, "kernel not available", "MZK_INVALID_INPUT");
+    }
+    const std::vector<uint8_t> out = kernel->test(op, args, ints);
+    Napi::Uint8Array result = Napi::Uint8Array::New(env, out.size());
+    if (!out.empty()) std::memcpy(result.Data(), out.data(), out.size());
+    return result;
+  });
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("kernel", Napi::String::New(env, defaultKernel().name));
+  Napi::Array kernels = Napi::Array::New(env);
+  kernels.Set(0u, Napi::String::New(env, "generic"));
+  if (kernelNamed("adx") != nullptr) kernels.Set(1u, Napi::String::New(env, "adx"));
+  exports.Set("kernels", kernels);
+  exports.Set("loadZkey", Napi::Function::New(env, LoadZkey, "loadZkey"));
+  exports.Set("zkeyInfo", Napi::Function::New(env, ZkeyInfo, "zkeyInfo"));
+  exports.Set("prove", Napi::Function::New(env, Prove, "prove"));
+  exports.Set("proveAsync", Napi::Function::New(env, ProveAsync, "proveAsync"));
+  exports.Set("setThreadPriority", Napi::Function::New(env, SetThreadPriority, "setThreadPriority"));
+  exports.Set("test", Napi::Function::New(env, Test, "test"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(mzk_prover, Init)

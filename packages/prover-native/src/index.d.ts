@@ -1,0 +1,83 @@
+/** An opaque handle to a parsed proving key held in native memory (shared by every thread of the process). */
+export interface ZkeyHandle {
+  readonly __brand: "mzk/prover-native/ZkeyHandle"
+}
+
+/** A Groth16 proof in snarkjs's JSON form: affine coordinates as decimal strings, plus the projective "1". */
+export interface Groth16Proof {
+  readonly pi_a: readonly [string, string, string]
+  readonly pi_b: readonly [readonly [string, string], readonly [string, string], readonly [string, string]]
+  readonly pi_c: readonly [string, string, string]
+  readonly protocol: "groth16"
+  readonly curve: "bn128"
+}
+
+export interface ProveResult {
+  readonly proof: Groth16Proof
+  /** Public signals in circuit order (witness values 1..nPublic), decimal strings. */
+  readonly publicSignals: ReadonlyArray<string>
+  /** With `timings: true`: milliseconds per phase. */
+  readonly timings?: Readonly<Record<"witness" | "abc" | "ntt" | "msmA" | "msmB1" | "msmB2" | "msmC" | "msmH" | "finish", number>>
+}
+
+export interface LoadOptions {
+  /** Threads that build the precomputed tables (default 1). */
+  readonly threads?: number
+  /** Most memory the precomputed MSM tables of this key may take, MiB (default 1024). */
+  readonly tableBudgetMB?: number
+  /** "generic" or "adx" (default: adx where the CPU has BMI2 and ADX; MZK_NATIVE_KERNEL overrides). */
+  readonly kernel?: string
+  /** Share one parsed copy per process for identical bytes and options (default true). */
+  readonly cache?: boolean
+  /** Tuning and tests: a fixed digit width (2..15) and number of precomputed copies. */
+  readonly forceC?: number
+  readonly forceCopies?: number
+}
+
+export interface ProveOptions {
+  /** Threads for this one proof (default 1). */
+  readonly threads?: number
+  /** Cooperative cancellation: proving stops with code MZK_CANCELLED once element 0 is nonzero. */
+  readonly cancel?: Int32Array
+  readonly timings?: boolean
+}
+
+export interface ZkeyInfo {
+  readonly kernel: string
+  readonly nVars: number
+  readonly nPublic: number
+  readonly domainSize: number
+  readonly tableBytes: number
+  readonly msm: Readonly<Record<"A" | "B1" | "B2" | "C" | "H", { readonly c: number; readonly copies: number; readonly rounds: number }>>
+}
+
+/**
+ * The addon. Every failure is thrown as an Error with a `code`: MZK_INVALID_INPUT (malformed or
+ * mismatched zkey / witness / arguments), MZK_CANCELLED, MZK_OUT_OF_MEMORY, MZK_INTERNAL.
+ */
+export interface NativeProverAddon {
+  /** The arithmetic kernel in use: "adx" (BMI2 + ADX) or "generic" (portable). */
+  readonly kernel: string
+  readonly kernels: ReadonlyArray<string>
+  /** Parses and checks a snarkjs Groth16 bn128 `.zkey` and builds its MSM tables. */
+  loadZkey(zkey: Uint8Array, options?: LoadOptions): ZkeyHandle
+  zkeyInfo(zkey: ZkeyHandle): ZkeyInfo
+  /** Proves a `.wtns` witness on the calling thread (blocking it: call from a worker thread). */
+  prove(zkey: ZkeyHandle, wtns: Uint8Array, options?: ProveOptions): ProveResult
+  /** The same on libuv's thread pool; the witness is copied first. */
+  proveAsync(zkey: ZkeyHandle, wtns: Uint8Array, options?: ProveOptions): Promise<ProveResult>
+  /**
+   * Lowers the calling thread's CPU priority (Linux: per-thread nice value, and SCHED_IDLE when
+   * `idle`); threads it starts inherit it. False where not permitted or not supported.
+   */
+  setThreadPriority(nice: number, idle?: boolean): boolean
+  /** Test entry points for the field, curve, MSM and NTT arithmetic (plain little-endian values). */
+  test(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>, kernel?: string): Uint8Array
+}
+
+export type NativeLoad =
+  | { readonly ok: true; readonly addon: NativeProverAddon }
+  | { readonly ok: false; readonly reason: string }
+
+/** The addon, or why it cannot be used (not built, failed to load). Never throws. */
+export declare const loadNativeProver: () => NativeLoad
