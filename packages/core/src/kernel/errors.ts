@@ -22,6 +22,14 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("Webh
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", message) {}
 export class ProofNotFound extends Schema.TaggedError<ProofNotFound>()("ProofNotFound", message) {}
 export class ProofNotReady extends Schema.TaggedError<ProofNotReady>()("ProofNotReady", message) {}
+export class CircuitNotFound extends Schema.TaggedError<CircuitNotFound>()("CircuitNotFound", message) {}
+export class CircuitNameTaken extends Schema.TaggedError<CircuitNameTaken>()("CircuitNameTaken", message) {}
+export class CircuitLimitReached extends Schema.TaggedError<CircuitLimitReached>()("CircuitLimitReached", message) {}
+export class CompilationLimitReached extends Schema.TaggedError<CompilationLimitReached>()("CompilationLimitReached", message) {}
+/** Removal refused: proofs of the circuit are queued or running, or it is built in. */
+export class CircuitInUse extends Schema.TaggedError<CircuitInUse>()("CircuitInUse", message) {}
+/** A proof of a circuit that is still compiling, or failed to build. */
+export class CircuitNotReady extends Schema.TaggedError<CircuitNotReady>()("CircuitNotReady", message) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", message) {}
 
 /** One rate-limit policy as seen by one request: the numbers behind the RateLimit headers. */

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   batch: "batch",
   delivery: "del",
   attempt: "att",
+  circuit: "cir",
   request: "req"
 } as const
 export type IdKind = keyof typeof ID_PREFIXES
@@ -45,6 +46,8 @@ export type DeliveryId = typeof DeliveryId.Type
 export const RequestId = idSchema(ID_PREFIXES.request, "RequestId")
 export type RequestId = typeof RequestId.Type
 /** One HTTP attempt of a delivery, as its log lists it (and a log's cursor). */
+export const CircuitId = idSchema(ID_PREFIXES.circuit, "CircuitId")
+export type CircuitId = typeof CircuitId.Type
 export const DeliveryAttemptId = idSchema(ID_PREFIXES.attempt, "DeliveryAttemptId")
 export type DeliveryAttemptId = typeof DeliveryAttemptId.Type
 
@@ -57,6 +60,7 @@ export interface IdTypes {
   batch: BatchId
   delivery: DeliveryId
   attempt: DeliveryAttemptId
+  circuit: CircuitId
   request: RequestId
 }
 

@@ -1,4 +1,5 @@
 import { Context, type Effect, Schema } from "effect"
+import type { Circuit } from "../circuits/circuit.js"
 import { type CircuitInputs, type Groth16Proof, ProofErrorCode } from "./proof.js"
 
 export interface ProverOutput {
@@ -20,6 +21,11 @@ export class Prover extends Context.Tag("@mzk/core/Prover")<Prover, {
    * jobs, so a claimed job starts at once and its timeout measures proving, not waiting.
    */
   readonly capacity?: number
-  readonly prove: (circuit: string, inputs: CircuitInputs) => Effect.Effect<ProverOutput, ProverFailure>
-  readonly verify: (circuit: string, proof: Groth16Proof, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
+  /**
+   * Proves with a ready circuit: its artifacts (by digest) are loaded on demand and kept while
+   * they fit the prover's memory budget. `inputs` were validated against `circuit.inputs`.
+   */
+  readonly prove: (circuit: Circuit, inputs: CircuitInputs) => Effect.Effect<ProverOutput, ProverFailure>
+  /** Checks a proof against `circuit.verification_key`. */
+  readonly verify: (circuit: Circuit, proof: Groth16Proof, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
 }>() {}

@@ -1,0 +1,134 @@
+import { Schema } from "effect"
+import { AccountId, CircuitId } from "../kernel/ids.js"
+import { Timestamp } from "../kernel/time.js"
+
+/** A circuit's name is the `type` of its proofs: letters, digits, `_`, `-`; 1 to 64 characters. */
+export const CircuitName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/, {
+    message: () => "must be 1 to 64 characters: letters, digits, '_' or '-'"
+  }),
+  Schema.annotations({ identifier: "CircuitName" })
+)
+
+/** SHA-256 of an artifact's bytes, lowercase hex: the key artifacts are stored and cached under. */
+export const Digest = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/), Schema.brand("Digest"))
+export type Digest = typeof Digest.Type
+
+export const CIRCUIT_STATUSES = ["compiling", "ready", "failed"] as const
+export const CircuitStatus = Schema.Literal(...CIRCUIT_STATUSES).annotations({ identifier: "CircuitStatus" })
+export type CircuitStatus = typeof CircuitStatus.Type
+
+/**
+ * Why a circuit could not be built. `file` and `line` locate a compiler error in the upload where
+ * the compiler names them.
+ */
+export const CIRCUIT_ERROR_CODES = [
+  "compile_error",
+  "include_outside_upload",
+  "circuit_too_large",
+  "compile_timeout",
+  "compile_memory_exceeded",
+  "invalid_artifacts",
+  "artifact_mismatch",
+  "internal"
+] as const
+export const CircuitErrorCode = Schema.Literal(...CIRCUIT_ERROR_CODES)
+export type CircuitErrorCode = typeof CircuitErrorCode.Type
+export const CircuitError = Schema.Struct({
+  code: CircuitErrorCode,
+  message: Schema.String,
+  file: Schema.optionalWith(Schema.String, { exact: true }),
+  line: Schema.optionalWith(Schema.Int, { exact: true })
+}).annotations({ identifier: "CircuitError" })
+export type CircuitError = typeof CircuitError.Type
+
+/**
+ * What a circuit input accepts, checked before a proof is queued: the witness calculator silently
+ * reduces every value mod r and maps negatives into the field, so non-canonical values must be
+ * refused here or a client would get a valid proof of a statement it did not make.
+ * - `field`: an integer 0 ≤ x < r (the circuit's field modulus); every uploaded circuit's inputs
+ * - `uint64`: an integer 0 ≤ x < 2^64
+ * - `bit`: 0 or 1
+ */
+export const CircuitInputKind = Schema.Literal("field", "uint64", "bit")
+export type CircuitInputKind = typeof CircuitInputKind.Type
+
+/** One input signal of `main`, as the compiled circuit declares it. */
+export const CircuitInput = Schema.Struct({
+  name: Schema.String,
+  visibility: Schema.Literal("public", "private"),
+  kind: CircuitInputKind,
+  /** Array dimensions, outermost first; `[]` for a single value. Values come as nested arrays. */
+  dimensions: Schema.Array(Schema.Int)
+}).annotations({ identifier: "CircuitInput" })
+export type CircuitInput = typeof CircuitInput.Type
+
+/** bn128's scalar field modulus r: every signal of every circuit mzk proves lies in this field. */
+export const BN128_FIELD_MODULUS = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
+
+/** The built artifacts of a ready circuit, by digest (`r1cs`/`sym` where the build has them). */
+export const CircuitArtifacts = Schema.Struct({
+  wasm: Digest,
+  zkey: Digest,
+  r1cs: Schema.NullOr(Digest),
+  sym: Schema.NullOr(Digest)
+})
+export type CircuitArtifacts = typeof CircuitArtifacts.Type
+
+/**
+ * What an account uploaded, by digest: circom sources (`main` is the path of the main file among
+ * `files`) or prebuilt artifacts (`sym` names the signals; circom writes it with `--sym`).
+ */
+export const CircuitSource = Schema.Union(
+  Schema.Struct({
+    kind: Schema.Literal("circom"),
+    main: Schema.String,
+    files: Schema.Record({ key: Schema.String, value: Digest })
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("artifacts"),
+    wasm: Digest,
+    zkey: Digest,
+    sym: Digest,
+    r1cs: Schema.NullOr(Digest)
+  })
+)
+export type CircuitSource = typeof CircuitSource.Type
+
+/**
+ * A circuit as mzk keeps it. Built-in circuits (owner `builtin`) come from `@mzk/circuits` and are
+ * never stored; accounts' circuits are rows whose status moves `compiling → ready | failed`.
+ * `inputs`, `public_signals`, `constraints` and `verification_key` are derived from the build and
+ * stay empty/null until it is ready.
+ */
+export interface Circuit {
+  readonly id: CircuitId | null
+  readonly name: string
+  readonly owner: "builtin" | AccountId
+  readonly status: CircuitStatus
+  readonly error: CircuitError | null
+  readonly description: string | null
+  readonly constraints: number | null
+  readonly inputs: ReadonlyArray<CircuitInput>
+  /** Public signal names in the order the prover emits them (outputs first, then public inputs; array elements as `name[i][j]`). */
+  readonly public_signals: ReadonlyArray<string>
+  /** The Groth16 verification key as snarkjs exports it. */
+  readonly verification_key: unknown
+  /** Built with a setup nobody can trust (a development ptau, or the bundled single-contribution one). */
+  readonly development_only: boolean
+  /** The field modulus r as a decimal string (bn128 for every circuit mzk proves). */
+  readonly field_modulus: string
+  readonly artifacts: CircuitArtifacts | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+/** A circuit in storage: an account's, with its upload and compile-job state. */
+export interface StoredCircuit extends Circuit {
+  readonly id: CircuitId
+  readonly owner: AccountId
+  readonly source: CircuitSource
+  /** Compile-job claim: the lease of whichever worker builds it now, and how often it was claimed. */
+  readonly lease_expires_at: Timestamp | null
+  readonly attempts: number
+}

@@ -1,0 +1,49 @@
+import { Context, type Effect, Schema } from "effect"
+import { CircuitErrorCode, type CircuitInput } from "./circuit.js"
+
+/** One build's input: what was uploaded, as bytes. */
+export type BuildInput =
+  | {
+    readonly kind: "circom"
+    /** Path of the main file among `files`. */
+    readonly main: string
+    /** Every uploaded file by its path in the upload (`main` included). */
+    readonly files: Readonly<Record<string, Uint8Array>>
+  }
+  | {
+    readonly kind: "artifacts"
+    readonly wasm: Uint8Array
+    readonly zkey: Uint8Array
+    readonly sym: Uint8Array
+    readonly r1cs: Uint8Array | null
+  }
+
+/** A finished build: artifacts as bytes and what was derived from them. */
+export interface BuildOutput {
+  readonly wasm: Uint8Array
+  readonly zkey: Uint8Array
+  readonly r1cs: Uint8Array | null
+  readonly sym: Uint8Array | null
+  readonly constraints: number
+  readonly inputs: ReadonlyArray<CircuitInput>
+  readonly public_signals: ReadonlyArray<string>
+  readonly verification_key: unknown
+  readonly development_only: boolean
+}
+
+/** Why a build failed, for the circuit's `error`; `file`/`line` locate a compiler error in the upload. */
+export class BuildFailure extends Schema.TaggedError<BuildFailure>()("BuildFailure", {
+  code: CircuitErrorCode,
+  message: Schema.String,
+  file: Schema.optional(Schema.String),
+  line: Schema.optional(Schema.Int)
+}) {}
+
+/**
+ * Compiles and sets up a circuit (circom → r1cs + witness wasm → Groth16 setup against the
+ * operator's powers of tau), or checks prebuilt artifacts. Runs its work in a child process with
+ * a memory ceiling and a time limit. `@mzk/circuits` implements it; the testkit has a fake.
+ */
+export class CircuitCompiler extends Context.Tag("@mzk/core/CircuitCompiler")<CircuitCompiler, {
+  readonly build: (input: BuildInput) => Effect.Effect<BuildOutput, BuildFailure>
+}>() {}

@@ -1,0 +1,88 @@
+import { Context, type Effect, type Option } from "effect"
+import type { StorageError } from "../kernel/errors.js"
+import type { AccountId, CircuitId } from "../kernel/ids.js"
+import type { Page, PageOf } from "../kernel/paging.js"
+import type { Timestamp } from "../kernel/time.js"
+import type { CircuitArtifacts, CircuitError, Digest, StoredCircuit } from "./circuit.js"
+
+/** What a finished build adds to a `compiling` circuit. */
+export interface CircuitBuild {
+  readonly artifacts: CircuitArtifacts
+  readonly constraints: number
+  readonly inputs: StoredCircuit["inputs"]
+  readonly public_signals: ReadonlyArray<string>
+  readonly verification_key: unknown
+  readonly development_only: boolean
+  readonly updated_at: Timestamp
+}
+
+/** Why `insert` refused: the name is taken, or one of the account's limits is reached. */
+export type CircuitInsertRefusal = "name_taken" | "circuit_limit" | "compilation_limit"
+
+/**
+ * Accounts' circuits and their compile-job queue: one table, rows move `compiling → ready |
+ * failed`. Like proofs, a build is claimed with a lease (Postgres: `FOR UPDATE SKIP LOCKED`), so
+ * several workers share a database, a build runs once while its lease holds, and a worker that
+ * dies mid-build has its job taken over when the lease lapses. Removed circuits stay as rows
+ * (hidden, their name free again) so proofs made with them still verify.
+ */
+export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<CircuitsRepo, {
+  /**
+   * Inserts a `compiling` circuit, atomically with its checks: refused when the account already has
+   * a live (not removed) circuit of that name, `maxCircuits` live circuits, or `maxCompiling` of them
+   * `compiling`. The checks hold under concurrency and across processes.
+   */
+  readonly insert: (
+    circuit: StoredCircuit,
+    limits: { readonly maxCircuits: number; readonly maxCompiling: number }
+  ) => Effect.Effect<Option.Option<CircuitInsertRefusal>, StorageError>
+  /** The account's live circuit of that name. */
+  readonly getByName: (owner: AccountId, name: string) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
+  /** Any circuit by id, removed ones included (a proof's verification needs its key). */
+  readonly getById: (id: CircuitId) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
+  /** The account's live circuits in id order. */
+  readonly list: (owner: AccountId, page: Page) => Effect.Effect<PageOf<StoredCircuit>, StorageError>
+  /**
+   * Removes a live circuit unless proofs of it are `queued` or `running` (checked in the same
+   * transaction as the removal): `removed`, `in_use`, or `not_found`. The row stays, hidden;
+   * its artifacts are deleted unless another live circuit shares them.
+   */
+  readonly remove: (
+    owner: AccountId,
+    name: string,
+    now: Timestamp
+  ) => Effect.Effect<"removed" | "in_use" | "not_found", StorageError>
+  /**
+   * Claims up to `limit` builds: `compiling` circuits with no lease or a lapsed one, oldest first.
+   * A claimed row gets `lease_expires_at = leaseUntil` and `attempts + 1`. Concurrent calls never
+   * return the same circuit.
+   */
+  readonly claimBuilds: (request: {
+    readonly now: Timestamp
+    readonly leaseUntil: Timestamp
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<StoredCircuit>, StorageError>
+  /** Settles a claimed build as `ready`, only while it is `compiling` with this `attempt`. */
+  readonly complete: (id: CircuitId, attempt: number, build: CircuitBuild) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
+  /** Settles a claimed build as `failed` with `error`, only while it is `compiling` with this `attempt`. */
+  readonly fail: (
+    id: CircuitId,
+    attempt: number,
+    error: CircuitError,
+    now: Timestamp
+  ) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
+}>() {}
+
+/**
+ * Content-addressed bytes (uploads and built artifacts), stored in the database in chunks so any
+ * worker on any host can read them; SQLite and Postgres alike. Writing the same bytes twice stores
+ * them once.
+ */
+export class ArtifactsRepo extends Context.Tag("@mzk/core/ArtifactsRepo")<ArtifactsRepo, {
+  /** Stores `bytes` under their SHA-256 (idempotent) and returns the digest. */
+  readonly put: (bytes: Uint8Array) => Effect.Effect<Digest, StorageError>
+  /** The bytes of `digest`, reassembled from their chunks; none when unknown. */
+  readonly get: (digest: Digest) => Effect.Effect<Option.Option<Uint8Array>, StorageError>
+  /** The stored size of `digest` in bytes; none when unknown. */
+  readonly size: (digest: Digest) => Effect.Effect<Option.Option<number>, StorageError>
+}>() {}
