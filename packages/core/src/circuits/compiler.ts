@@ -46,4 +46,6 @@ export class BuildFailure extends Schema.TaggedError<BuildFailure>()("BuildFailu
  */
 export class CircuitCompiler extends Context.Tag("@mzk/core/CircuitCompiler")<CircuitCompiler, {
   readonly build: (input: BuildInput) => Effect.Effect<BuildOutput, BuildFailure>
+  /** A Solidity contract that verifies proofs against this Groth16 verification key (snarkjs's template). */
+  readonly solidityVerifier: (verificationKey: unknown) => Effect.Effect<string, BuildFailure>
 }>() {}
