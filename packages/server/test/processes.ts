@@ -42,15 +42,34 @@ export const tempSqlite = (prefix: string): Effect.Effect<{ readonly file: strin
     ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
-export interface ServeProcess {
+export interface MzkProcess {
   readonly child: ChildProcess
-  readonly baseUrl: string
-  /** A client of this server, with `token` as its bearer token if given. */
-  readonly client: (token?: string) => HttpClient
   /** What the process wrote to stdout and stderr so far. */
   readonly output: () => string
   /** Resolves with the exit code and signal once the process has ended. */
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+}
+
+/** `mzk …args` as a long-running process (`serve`, `worker`), killed with SIGKILL when the scope closes if it still runs. */
+export const mzkProcess = (args: ReadonlyArray<string>): Effect.Effect<MzkProcess, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() => spawn(process.execPath, [...CLI, ...args], { cwd: root })),
+      (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
+    )
+    let output = ""
+    child.stdout!.on("data", (chunk) => (output += chunk))
+    child.stderr!.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal }))
+    )
+    return { child, output: () => output, exited }
+  })
+
+export interface ServeProcess extends MzkProcess {
+  readonly baseUrl: string
+  /** A client of this server, with `token` as its bearer token if given. */
+  readonly client: (token?: string) => HttpClient
 }
 
 /**
@@ -64,20 +83,9 @@ export const serveProcess = (
 ): Effect.Effect<ServeProcess, never, Scope.Scope> =>
   Effect.gen(function*() {
     const port = options.port ?? (yield* Effect.promise(freePort))
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, [...CLI, "serve", "--port", String(port), "--database", database, ...(options.args ?? [])], { cwd: root })
-      ),
-      (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
-    )
-    let output = ""
-    child.stdout!.on("data", (chunk) => (output += chunk))
-    child.stderr!.on("data", (chunk) => (output += chunk))
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once("exit", (code, signal) => resolve({ code, signal }))
-    )
+    const server = yield* mzkProcess(["serve", "--port", String(port), "--database", database, ...(options.args ?? [])])
     const baseUrl = `http://127.0.0.1:${port}`
     const probe = makeHttpClient(baseUrl, { keepAlive: false, timeoutMs: 2_000 })
     yield* Effect.promise(() => eventually(() => probe.send("GET", "/api/v1/openapi.json").then(() => true), options.upWithinMs ?? 30_000, 50))
-    return { child, baseUrl, client: (token) => makeHttpClient(baseUrl, token === undefined ? {} : { token }), output: () => output, exited }
+    return { ...server, baseUrl, client: (token) => makeHttpClient(baseUrl, token === undefined ? {} : { token }) }
   })

@@ -1,0 +1,193 @@
+import { Accounts, ApiKeys } from "@mzk/core"
+import { makeHttpClient, startWebhookReceiver, verifyWebhookSignature } from "@mzk/testkit"
+import { expect, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe } from "vitest"
+import { DEV_PTAU_POWER, settle, uploadCircuit } from "./circuits.js"
+import { startServer } from "./realServer.js"
+
+/** An independent verifier: the snarkjs command line, in another process, with the published key. */
+const snarkjsCli = fileURLToPath(new URL("../../../circuits/node_modules/.bin/snarkjs", import.meta.url))
+
+const tempDir = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), `mzk-${prefix}-`))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+/** A server on a real port that builds uploads with a small development ptau, and an account's key on it. */
+const serverWithAccount = (options: { readonly workers: boolean; readonly maxUploadBytes?: number }) =>
+  Effect.gen(function*() {
+    const ptauDir = yield* tempDir("ptau")
+    const cacheDir = yield* tempDir("cache")
+    const server = yield* startServer({
+      allowInsecureWebhooks: true,
+      workers: options.workers,
+      circuits: {
+        developmentPtau: { power: DEV_PTAU_POWER, dir: ptauDir },
+        cacheDir,
+        ...(options.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.maxUploadBytes })
+      }
+    })
+    const keyOf = (name: string) =>
+      Effect.gen(function*() {
+        const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name }))
+        const key = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { name: "tests" }))
+        return { account: account.id, token: Redacted.value(key.secret) }
+      }).pipe(Effect.provide(server.context))
+    return { ...server, keyOf }
+  })
+
+describe("an account's own circuit over a real port", () => {
+  it.scopedLive("upload → compiling → ready (circuit.ready) → proof → verify → checked by snarkjs and its calldata", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startWebhookReceiver()
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: true })
+      const { account, token } = yield* keyOf("Circuit owner")
+      const api = makeHttpClient(baseUrl, { token })
+      const webhook = yield* Effect.promise(() =>
+        api.send("POST", "/api/v1/webhooks", { body: { url: receiver.url, events: ["circuit.ready", "proof.completed"] } }))
+      expect(webhook.status).toBe(201)
+
+      const uploaded = yield* Effect.promise(() => uploadCircuit(baseUrl, token, "bounded_squares"))
+      expect(uploaded.status).toBe(202)
+      expect(uploaded.json).toMatchObject({ name: "bounded_squares", owner: account, status: "compiling", error: null })
+      expect(Object.keys(uploaded.json)).not.toContain("artifacts")
+
+      const ready = yield* Effect.promise(() => settle(api, "/api/v1/circuits/bounded_squares", (c) => c.status !== "compiling", 90_000))
+      expect(ready).toMatchObject({
+        status: "ready",
+        constraints: 51,
+        development_only: true,
+        inputs: [
+          { name: "xs", visibility: "private", kind: "field", dimensions: [3] },
+          { name: "bound", visibility: "public", kind: "field", dimensions: [] }
+        ],
+        public_signals: ["total", "bound"]
+      })
+      expect(ready.verification_key).toMatchObject({ protocol: "groth16", curve: "bn128", nPublic: 2 })
+      const [readyEvent] = yield* receiver.waitFor(1).pipe(Effect.timeout("30 seconds"))
+      verifyWebhookSignature(readyEvent!.rawBody, readyEvent!.headers["service-signature"] as string, webhook.json.secret)
+      expect(JSON.parse(readyEvent!.rawBody.toString("utf8"))).toMatchObject({
+        type: "circuit.ready",
+        data: { name: "bounded_squares", status: "ready", constraints: 51, development_only: true }
+      })
+
+      const listed = yield* Effect.promise(() => api.send("GET", "/api/v1/circuits"))
+      expect(listed.json.circuits.map((c: { name: string; owner: string }) => [c.name, c.owner])).toEqual([
+        ["multiplier", "builtin"],
+        ["range", "builtin"],
+        ["hash_preimage", "builtin"],
+        ["merkle_membership", "builtin"],
+        ["bounded_squares", account]
+      ])
+
+      const created = yield* Effect.promise(() =>
+        api.send("POST", "/api/v1/proofs", { body: { type: "bounded_squares", inputs: { xs: [1, 2, "3"], bound: 10 } } }))
+      expect(created.status).toBe(202)
+      const proof = yield* Effect.promise(() => settle(api, `/api/v1/proofs/${created.json.proof_id}`, (p) => p.status === "completed" || p.status === "failed"))
+      expect(proof).toMatchObject({ status: "completed", type: "bounded_squares", circuit: "bounded_squares", public_inputs: { total: "14", bound: "10" } })
+
+      const verified = yield* Effect.promise(() => api.send("GET", `/api/v1/proofs/${proof.proof_id}/verify`))
+      expect(verified.json).toMatchObject({ valid: true, circuit: "bounded_squares" })
+
+      // Anyone can check it with snarkjs and the circuit's published verification key.
+      const dir = yield* tempDir("verify")
+      writeFileSync(join(dir, "vk.json"), JSON.stringify(ready.verification_key))
+      writeFileSync(join(dir, "proof.json"), Buffer.from(proof.proof_blob, "base64").toString("utf8"))
+      writeFileSync(join(dir, "public.json"), JSON.stringify(["14", "10"]))
+      expect(execFileSync(snarkjsCli, ["groth16", "verify", "vk.json", "public.json", "proof.json"], { cwd: dir, encoding: "utf8" })).toContain("OK")
+      writeFileSync(join(dir, "public.json"), JSON.stringify(["15", "10"]))
+      expect(() => execFileSync(snarkjsCli, ["groth16", "verify", "vk.json", "public.json", "proof.json"], { cwd: dir, stdio: "pipe" })).toThrow()
+
+      const calldata = yield* Effect.promise(() => api.send("GET", `/api/v1/proofs/${proof.proof_id}/calldata`))
+      expect(calldata.status).toBe(200)
+      expect(calldata.json.function).toBe("verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[2])")
+      expect(calldata.json.arguments[3]).toEqual(["14", "10"])
+      // selector + 2 + 4 + 2 + 2 words of 32 bytes
+      expect(calldata.json.calldata).toMatch(new RegExp(`^0x[0-9a-f]{${8 + 10 * 64}}$`))
+
+      const verifier = yield* Effect.promise(() => api.send("GET", "/api/v1/circuits/bounded_squares/verifier.sol"))
+      expect(verifier.status).toBe(200)
+      expect(verifier.headers.get("content-type")).toMatch(/^text\/plain/)
+      expect(verifier.text).toContain("function verifyProof(")
+    }), 180_000)
+
+  it.scopedLive("a build that fails ends `failed` with the compiler's line, fires circuit.failed, and keeps nothing half-built", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startWebhookReceiver()
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: true })
+      const { token } = yield* keyOf("Broken circuits")
+      const api = makeHttpClient(baseUrl, { token })
+      yield* Effect.promise(() => api.send("POST", "/api/v1/webhooks", { body: { url: receiver.url, events: ["circuit.failed"] } }))
+
+      const syntax = yield* Effect.promise(() =>
+        uploadCircuit(baseUrl, token, "syntax", { main: "pragma circom 2.1.0;\n\ntemplate T() {\n  signal input a\n}\ncomponent main = T();\n" }))
+      expect(syntax.status).toBe(202)
+      const failed = yield* Effect.promise(() => settle(api, "/api/v1/circuits/syntax", (c) => c.status !== "compiling", 90_000))
+      expect(failed).toMatchObject({ status: "failed", error: { code: "compile_error", file: "main.circom" }, constraints: null, verification_key: null })
+      expect(failed.error.line).toBeGreaterThanOrEqual(4)
+      const [event] = yield* receiver.waitFor(1).pipe(Effect.timeout("30 seconds"))
+      expect(JSON.parse(event!.rawBody.toString("utf8"))).toMatchObject({ type: "circuit.failed", data: { name: "syntax", error: { code: "compile_error" } } })
+
+      const escape = yield* Effect.promise(() =>
+        uploadCircuit(baseUrl, token, "escape", { main: "pragma circom 2.1.0;\ninclude \"../../etc/passwd\";\ntemplate T() { signal input a; }\ncomponent main = T();\n" }))
+      expect(escape.status).toBe(202)
+      expect(yield* Effect.promise(() => settle(api, "/api/v1/circuits/escape", (c) => c.status !== "compiling", 90_000))).toMatchObject({
+        status: "failed",
+        error: { code: "include_outside_upload", file: "main.circom", line: 2 }
+      })
+
+      // Proving a failed circuit is refused; removing it frees the name.
+      const proving = yield* Effect.promise(() => api.send("POST", "/api/v1/proofs", { body: { type: "syntax", inputs: { a: 1 } } }))
+      expect([proving.status, proving.json.error.code]).toEqual([409, "circuit_not_ready"])
+      expect((yield* Effect.promise(() => api.send("DELETE", "/api/v1/circuits/syntax"))).status).toBe(204)
+      expect((yield* Effect.promise(() => api.send("GET", "/api/v1/circuits/syntax"))).status).toBe(404)
+    }), 180_000)
+
+  it.scopedLive("refusals: names taken, still compiling, other accounts' circuits, scopes, upload size", () =>
+    Effect.gen(function*() {
+      // No build loop in this server: uploads stay `compiling`.
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: false, maxUploadBytes: 64 * 1024 })
+      const owner = yield* keyOf("Owner")
+      const other = yield* keyOf("Other")
+      const api = makeHttpClient(baseUrl, { token: owner.token })
+      const otherApi = makeHttpClient(baseUrl, { token: other.token })
+
+      expect((yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "mine"))).status).toBe(202)
+      const again = yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "mine"))
+      expect([again.status, again.json.error.code]).toEqual([409, "circuit_name_taken"])
+      const builtin = yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "multiplier"))
+      expect([builtin.status, builtin.json.error.code]).toEqual([409, "circuit_name_taken"])
+      const badName = yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "no spaces"))
+      expect([badName.status, badName.json.error.code]).toEqual([400, "invalid_request"])
+
+      const compiling = yield* Effect.promise(() => api.send("POST", "/api/v1/proofs", { body: { type: "mine", inputs: { xs: [1, 2, 3], bound: 10 } } }))
+      expect([compiling.status, compiling.json.error.code]).toEqual([409, "circuit_not_ready"])
+
+      // Another account's circuit does not exist for this one, as an unknown type does not.
+      expect((yield* Effect.promise(() => otherApi.send("GET", "/api/v1/circuits/mine"))).status).toBe(404)
+      expect((yield* Effect.promise(() => otherApi.send("DELETE", "/api/v1/circuits/mine"))).status).toBe(404)
+      const foreign = yield* Effect.promise(() => otherApi.send("POST", "/api/v1/proofs", { body: { type: "mine", inputs: {} } }))
+      const unknown = yield* Effect.promise(() => otherApi.send("POST", "/api/v1/proofs", { body: { type: "nothing_here", inputs: {} } }))
+      expect([foreign.status, foreign.json.error.details]).toEqual([400, [{ path: "type", message: 'unknown proof type "mine"' }]])
+      expect(unknown.status).toBe(400)
+      // The other account may use the same name for its own circuit.
+      expect((yield* Effect.promise(() => uploadCircuit(baseUrl, other.token, "mine"))).status).toBe(202)
+
+      const reader = yield* Effect.promise(() => api.send("POST", "/api/v1/keys", { body: { name: "reader", scopes: ["circuits:read"] } }))
+      const readOnly = reader.json.key as string
+      expect((yield* Effect.promise(() => uploadCircuit(baseUrl, readOnly, "by_reader"))).json.error.code).toBe("insufficient_scope")
+      expect((yield* Effect.promise(() => makeHttpClient(baseUrl, { token: readOnly }).send("GET", "/api/v1/circuits/mine"))).status).toBe(200)
+
+      const big = yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "big", { main: "// " + "x".repeat(128 * 1024) }))
+      expect([big.status, big.json.error.code]).toEqual([413, "upload_too_large"])
+      expect(big.json.error.message).toContain("65536")
+      expect((yield* Effect.promise(() => api.send("GET", "/api/v1/circuits/big"))).status).toBe(404)
+    }), 120_000)
+})

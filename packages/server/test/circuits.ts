@@ -1,0 +1,44 @@
+import { eventually, type HttpClient } from "@mzk/testkit"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+
+/**
+ * A circuit written for these tests (not one of the four built in): two files, an include of
+ * circomlib and one of its own `lib/`, a private array, a public input and an output.
+ */
+const dir = fileURLToPath(new URL("./fixtures/circuits/bounded_squares/", import.meta.url))
+export const BOUNDED_SQUARES = {
+  main: readFileSync(`${dir}main.circom`, "utf8"),
+  sources: { "lib/square.circom": readFileSync(`${dir}lib/square.circom`, "utf8") }
+} as const
+
+/** The powers of tau the tests build with: development only, small enough to make in a second. */
+export const DEV_PTAU_POWER = 8
+
+/** `POST /api/v1/circuits` as a browser or curl sends it: multipart/form-data. */
+export const uploadCircuit = async (
+  baseUrl: string,
+  token: string,
+  name: string,
+  files: { readonly main: string; readonly sources?: Readonly<Record<string, string>> } = BOUNDED_SQUARES
+) => {
+  const form = new FormData()
+  form.append("name", name)
+  form.append("main", new Blob([files.main]), "main.circom")
+  for (const [path, text] of Object.entries(files.sources ?? {})) form.append("sources", new Blob([text]), path)
+  const response = await fetch(`${baseUrl}/api/v1/circuits`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } })
+  return { status: response.status, json: await response.json() as Record<string, any> } // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Polls `GET path` until `done` holds for its body (a build or a proof settling). */
+export const settle = async (client: HttpClient, path: string, done: (body: any) => boolean, withinMs = 60_000) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  let last: unknown
+  await eventually(async () => {
+    const reply = await client.send("GET", path)
+    last = reply.json
+    return done(reply.json) ? true : undefined
+  }, withinMs, 100).catch((error: unknown) => {
+    throw new Error(`${path} did not settle: ${JSON.stringify(last)} (${String(error)})`)
+  })
+  return last as any // eslint-disable-line @typescript-eslint/no-explicit-any
+}

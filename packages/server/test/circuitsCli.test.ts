@@ -1,0 +1,71 @@
+import { expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe } from "vitest"
+import { DEV_PTAU_POWER, settle } from "./circuits.js"
+import { createAccount, mzk, serveProcess, tempSqlite } from "./processes.js"
+
+const fixture = fileURLToPath(new URL("./fixtures/circuits/bounded_squares/", import.meta.url))
+
+/** `mzk …` that is expected to fail: its exit status and what it printed. */
+const mzkFails = (...args: Array<string>) => {
+  try {
+    mzk(...args)
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string }
+    return { status: failed.status, output: `${failed.stdout}${failed.stderr}` }
+  }
+  throw new Error(`mzk ${args.join(" ")} succeeded`)
+}
+
+describe("mzk circuits (the operator's way to add a circuit)", () => {
+  it.scopedLive("add from circom sources builds it at once; serve proves it; list and remove", () =>
+    Effect.gen(function*() {
+      const { database } = yield* tempSqlite("circuits-cli")
+      const ptauDir = mkdtempSync(join(tmpdir(), "mzk-ptau-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(ptauDir, { recursive: true, force: true })))
+      const dev = ["--dev-ptau", "--dev-ptau-power", String(DEV_PTAU_POWER), "--cache-dir", join(ptauDir, "cache")]
+      const { account_id, api_key } = createAccount(database, "CLI circuits")
+
+      const added = mzk(
+        "circuits", "add", "squares", "--account", account_id, "--circom", join(fixture, "main.circom"), "--include", fixture,
+        "--database", database, ...dev, "--dev-ptau-dir", ptauDir, "--json"
+      )
+      expect(JSON.parse(added)).toMatchObject({ name: "squares", owner: account_id, status: "ready", constraints: 51, development_only: true })
+      expect(mzk("circuits", "list", "--account", account_id, "--database", database)).toMatch(/squares\s+ready\s+51/)
+
+      const server = yield* serveProcess(database, { args: ["--cache-dir", join(ptauDir, "serve-cache")] })
+      const api = server.client(api_key)
+      const created = yield* Effect.promise(() => api.send("POST", "/api/v1/proofs", { body: { type: "squares", inputs: { xs: [3, 4, 0], bound: 5 } } }))
+      expect(created.status).toBe(202)
+      const proof = yield* Effect.promise(() => settle(api, `/api/v1/proofs/${created.json.proof_id}`, (p) => p.status !== "queued" && p.status !== "running"))
+      expect(proof).toMatchObject({ status: "completed", public_inputs: { total: "25", bound: "5" } })
+      expect((yield* Effect.promise(() => api.send("GET", `/api/v1/proofs/${proof.proof_id}/verify`))).json.valid).toBe(true)
+
+      mzk("circuits", "remove", "squares", "--account", account_id, "--database", database)
+      expect(mzk("circuits", "list", "--account", account_id, "--database", database)).not.toContain("squares")
+    }), 180_000)
+
+  it.effect("a circuit that does not build is reported on one line with its line number, and the command fails", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "mzk-bad-circuit-"))
+      try {
+        writeFileSync(join(dir, "bad.circom"), "pragma circom 2.1.0;\ntemplate T() {\n  signal input a\n}\ncomponent main = T();\n")
+        const database = `sqlite:${join(dir, "mzk.db")}`
+        const { account_id } = createAccount(database, "Bad circuit")
+        const failed = mzkFails(
+          "circuits", "add", "bad", "--account", account_id, "--circom", join(dir, "bad.circom"), "--database", database,
+          "--dev-ptau", "--dev-ptau-power", String(DEV_PTAU_POWER), "--dev-ptau-dir", dir
+        )
+        expect(failed.status).not.toBe(0)
+        expect(failed.output).toMatch(/compile_error.*bad\.circom:\d+/)
+        const noPtau = mzkFails("circuits", "add", "bad2", "--account", account_id, "--circom", join(dir, "bad.circom"), "--database", database)
+        expect(noPtau.output).toMatch(/--ptau/)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }), 120_000)
+})
