@@ -17,7 +17,6 @@ import {
 import { testCore } from "@mzk/testkit"
 import { Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import { spawn } from "node:child_process"
-import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
