@@ -15,9 +15,9 @@
 //   3. `snarkjs groth16 fullprove` run per proof from the command line (node_modules/.bin/snarkjs),
 //      unless --no-cli.
 // Counts and time are bounded: fewer proofs for merkle_membership and for the CLI.
-import { Prover } from "@mzk/core"
+import { ArtifactsRepo, Prover } from "@mzk/core"
 import { loadNativeProver } from "@mzk/prover-native"
-import { Effect } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -25,7 +25,8 @@ import { availableParallelism, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
-import { artifactsOf, CIRCUIT_SPECS } from "../src/catalog.js"
+import { ArtifactFilesLive } from "../src/artifacts/files.js"
+import { BUILTIN_CIRCUITS, buildFilesOf } from "../src/catalog.js"
 import { Groth16ProverLive, type ProverPriority } from "../src/prover.js"
 import { makeCases } from "../test/fixtures/inputs.js"
 
@@ -86,10 +87,10 @@ const cases = await makeCases()
 const cores = availableParallelism()
 const witnessOf = new Map<string, Uint8Array>()
 const calculatorOf = new Map<string, Awaited<ReturnType<typeof WitnessCalculatorBuilder>>>()
-for (const spec of CIRCUIT_SPECS) {
-  const calculator = await WitnessCalculatorBuilder(readFileSync(artifactsOf(spec.circuit).wasm))
-  calculatorOf.set(spec.circuit, calculator)
-  witnessOf.set(spec.circuit, await calculator.calculateWTNSBin(cases[spec.circuit]!.inputs, 0))
+for (const spec of BUILTIN_CIRCUITS) {
+  const calculator = await WitnessCalculatorBuilder(readFileSync(buildFilesOf(spec.name).wasm))
+  calculatorOf.set(spec.name, calculator)
+  witnessOf.set(spec.name, await calculator.calculateWTNSBin(cases[spec.name]!.inputs, 0))
 }
 
 // 1. One thread, same witness, alternating.
@@ -105,10 +106,10 @@ interface Single {
 const single: Record<string, Single> = {}
 if (addon !== undefined) {
   globals.curve_bn128 = await buildBn128(true)
-  for (const spec of CIRCUIT_SPECS) {
-    const zkey = new Uint8Array(readFileSync(artifactsOf(spec.circuit).zkey))
+  for (const spec of BUILTIN_CIRCUITS) {
+    const zkey = new Uint8Array(readFileSync(buildFilesOf(spec.name).zkey))
     const handle = addon.loadZkey(zkey, { threads: cores })
-    const wtns = witnessOf.get(spec.circuit)!
+    const wtns = witnessOf.get(spec.name)!
     const proveSnarkjs = () => snarkjs.groth16.prove(zkey, wtns)
     const proveNative = () => addon.prove(handle, wtns, { threads: 1 })
     for (let i = 0; i < 2; i++) {
@@ -120,7 +121,7 @@ if (addon !== undefined) {
     let sCpu = 0
     let nCpu = 0
     const start = performance.now()
-    for (let i = 0; i < planFor(spec.circuit).pairs && (i < 3 || performance.now() - start < 4 * BUDGET_MS); i++) {
+    for (let i = 0; i < planFor(spec.name).pairs && (i < 3 || performance.now() - start < 4 * BUDGET_MS); i++) {
       let c = cpuMs()
       let t = performance.now()
       proveNative()
@@ -133,7 +134,7 @@ if (addon !== undefined) {
       sCpu += cpuMs() - c
     }
     const ratios = s.map((x, i) => x / n[i]!)
-    single[spec.circuit] = {
+    single[spec.name] = {
       snarkjsMs: median(s),
       nativeMs: median(n),
       ratio: median(ratios),
@@ -158,20 +159,28 @@ const poolRun = (engine: "snarkjs" | "native") =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const prover = yield* Prover
     const out: Record<string, Measure> = {}
-    for (const spec of CIRCUIT_SPECS) {
-      const { inputs } = cases[spec.circuit]!
-      const prove = () => Effect.runPromise(prover.prove(spec.circuit, inputs))
-      const count = planFor(spec.circuit).throughputProofs[engine]
+    for (const spec of BUILTIN_CIRCUITS) {
+      const { inputs } = cases[spec.name]!
+      const prove = () => Effect.runPromise(prover.prove(spec, inputs))
+      const count = planFor(spec.name).throughputProofs[engine]
       // Warm every thread's JIT for this circuit.
       yield* Effect.promise(() => Promise.all(Array.from({ length: cores }, prove)))
       const latencies = yield* Effect.promise(() => timed(engine === "native" ? 8 : 3, prove))
       const t = performance.now()
       yield* Effect.promise(() => Promise.all(Array.from({ length: count }, prove)))
       const wall = performance.now() - t
-      out[spec.circuit] = { latencyMs: median(latencies), proofsPerSecond: (count * 1000) / wall, n: count }
+      out[spec.name] = { latencyMs: median(latencies), proofsPerSecond: (count * 1000) / wall, n: count }
     }
     return out
-  }).pipe(Effect.provide(Groth16ProverLive({ poolSize: cores, engine, priority: PRIORITY })))))
+  }).pipe(Effect.provide(Groth16ProverLive({ poolSize: cores, engine, priority: PRIORITY }).pipe(
+    // Built-in circuits only: their files are the build, so no artifact store is needed.
+    Layer.provide(ArtifactFilesLive()),
+    Layer.provide(Layer.succeed(ArtifactsRepo, {
+      put: () => Effect.dieMessage("unused"),
+      get: () => Effect.succeed(Option.none()),
+      size: () => Effect.succeed(Option.none())
+    }))
+  )))))
 
 const pool = {
   snarkjs: await poolRun("snarkjs"),
@@ -187,11 +196,11 @@ const loopMeasure = (xs: ReadonlyArray<number>): Measure => ({
   n: xs.length
 })
 try {
-  for (const spec of CIRCUIT_SPECS) {
-    const { inputs } = cases[spec.circuit]!
-    const files = artifactsOf(spec.circuit)
-    const plan = planFor(spec.circuit)
-    const calculator = calculatorOf.get(spec.circuit)!
+  for (const spec of BUILTIN_CIRCUITS) {
+    const { inputs } = cases[spec.name]!
+    const files = buildFilesOf(spec.name)
+    const plan = planFor(spec.name)
+    const calculator = calculatorOf.get(spec.name)!
     const zkey = new Uint8Array(readFileSync(files.zkey))
     const proveSnarkjs = async () => snarkjs.groth16.prove(zkey, await calculator.calculateWTNSBin(inputs, 0))
     await proveSnarkjs()
@@ -203,14 +212,14 @@ try {
       entry.native = loopMeasure(await timed(plan.throughputProofs.native, proveNative))
     }
     if (withCli) {
-      const input = join(dir, `${spec.circuit}.input.json`)
+      const input = join(dir, `${spec.name}.input.json`)
       writeFileSync(input, JSON.stringify(inputs))
       entry.cli = loopMeasure(await timed(plan.cliRuns, async () =>
         execFileSync(SNARKJS_CLI, ["groth16", "fullprove", input, files.wasm, files.zkey, join(dir, "proof.json"), join(dir, "public.json")], {
           stdio: "ignore"
         })))
     }
-    loops[spec.circuit] = entry
+    loops[spec.name] = entry
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
@@ -252,8 +261,8 @@ console.log(row([
   "native/snarkjs (pools)"
 ]))
 console.log(row(["---", "---", "---", "---", "---", "---", "---", "---", "---"]))
-for (const spec of CIRCUIT_SPECS) {
-  const c = spec.circuit
+for (const spec of BUILTIN_CIRCUITS) {
+  const c = spec.name
   const s = pool.snarkjs[c]!
   const n = pool.native?.[c]
   const l = loops[c]!
@@ -273,20 +282,20 @@ if (withCli) {
   console.log("\n3. snarkjs groth16 fullprove per proof (CLI), against the pools\n")
   console.log(row(["circuit".padEnd(18), "CLI ms", "CLI p/s", "snarkjs pool / CLI", "native pool / CLI"]))
   console.log(row(["---", "---", "---", "---", "---"]))
-  for (const spec of CIRCUIT_SPECS) {
-    const cli = loops[spec.circuit]!.cli!
+  for (const spec of BUILTIN_CIRCUITS) {
+    const cli = loops[spec.name]!.cli!
     console.log(row([
-      spec.circuit.padEnd(18),
+      spec.name.padEnd(18),
       f(cli.latencyMs),
       f(cli.proofsPerSecond, 2),
-      f(ratio(pool.snarkjs[spec.circuit]!.proofsPerSecond, cli.proofsPerSecond), 1, 18),
-      f(ratio(pool.native?.[spec.circuit]?.proofsPerSecond, cli.proofsPerSecond), 1, 17)
+      f(ratio(pool.snarkjs[spec.name]!.proofsPerSecond, cli.proofsPerSecond), 1, 18),
+      f(ratio(pool.native?.[spec.name]?.proofsPerSecond, cli.proofsPerSecond), 1, 17)
     ]))
   }
 }
-const counts = CIRCUIT_SPECS.map((spec) => {
-  const l = loops[spec.circuit]!
-  return `${spec.circuit} pool ${pool.snarkjs[spec.circuit]!.n}/${pool.native?.[spec.circuit]?.n ?? 0}, loop ${l.snarkjs.n}/${l.native?.n ?? 0}`
+const counts = BUILTIN_CIRCUITS.map((spec) => {
+  const l = loops[spec.name]!
+  return `${spec.name} pool ${pool.snarkjs[spec.name]!.n}/${pool.native?.[spec.name]?.n ?? 0}, loop ${l.snarkjs.n}/${l.native?.n ?? 0}`
 })
 console.log(`\nproofs measured (snarkjs/native): ${counts.join("; ")}; load average ${(await import("node:os")).loadavg().map((x) => x.toFixed(2)).join(" ")}`)
 console.log("targets: native/snarkjs one thread >= 5x (stretch 7x) on merkle_membership and range; native pool/loop >= 0.90")

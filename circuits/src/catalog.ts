@@ -1,57 +1,97 @@
-import { CircuitCatalog, type CircuitSpec, makeProofRequestValidator } from "@mzk/core"
-import { Option } from "effect"
+import { BN128_FIELD_MODULUS, BuiltinCircuits, type Circuit, type CircuitInput, type Digest, type Timestamp } from "@mzk/core"
+import { Layer, Option } from "effect"
+import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 interface CatalogFile {
   readonly field_modulus: string
-  readonly circuits: ReadonlyArray<Omit<CircuitSpec, "field_modulus" | "verification_key">>
+  /** When the committed build was made; a rebuild updates it. */
+  readonly created_at: string
+  readonly circuits: ReadonlyArray<{
+    readonly name: string
+    readonly description: string
+    readonly inputs: ReadonlyArray<CircuitInput>
+    readonly public_signals: ReadonlyArray<string>
+  }>
+}
+
+interface ManifestFile {
+  readonly circuits: Readonly<Record<string, { readonly constraints: number; readonly developmentOnly: boolean }>>
 }
 
 /** The package root: `build/` and `src/catalog.json` are found from here, wherever the caller runs. */
 export const CIRCUITS_ROOT = fileURLToPath(new URL("..", import.meta.url))
 export const BUILD_DIR = fileURLToPath(new URL("../build/", import.meta.url))
 
-export interface CircuitArtifacts {
+/** Where a built-in circuit's build files are. */
+export interface BuildFiles {
   readonly wasm: string
   readonly zkey: string
   readonly vkey: string
 }
 
-export const artifactsOf = (circuit: string, buildDir: string = BUILD_DIR): CircuitArtifacts => ({
+export const buildFilesOf = (circuit: string, buildDir: string = BUILD_DIR): BuildFiles => ({
   wasm: `${buildDir}/${circuit}/${circuit}.wasm`,
   zkey: `${buildDir}/${circuit}/${circuit}.zkey`,
   vkey: `${buildDir}/${circuit}/verification_key.json`
 })
 
 const file = JSON.parse(readFileSync(new URL("./catalog.json", import.meta.url), "utf8")) as CatalogFile
+const manifest = JSON.parse(readFileSync(new URL("../build/manifest.json", import.meta.url), "utf8")) as ManifestFile
+
+if (file.field_modulus !== BN128_FIELD_MODULUS) throw new Error("catalog.json: the field modulus is not bn128's r")
 
 /** bn128's scalar field modulus r: every signal is an element of this field. */
 export const FIELD_MODULUS = BigInt(file.field_modulus)
 
-/**
- * Every proof type with its circuit, inputs, bounds, public signal order and the committed
- * verification key. `catalog.json` is the one source; the build's `check.mjs` asserts the
- * public signal order against it.
- */
-export const CIRCUIT_SPECS: ReadonlyArray<CircuitSpec> = file.circuits.map((c) => ({
-  ...c,
-  field_modulus: file.field_modulus,
-  verification_key: JSON.parse(readFileSync(artifactsOf(c.circuit).vkey, "utf8")) as unknown
-}))
+const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex") as Digest
 
-const byType = new Map(CIRCUIT_SPECS.map((spec) => [spec.type, spec]))
-const byCircuit = new Map(CIRCUIT_SPECS.map((spec) => [spec.circuit, spec]))
-
-export const specOfType = (type: string): Option.Option<CircuitSpec> => Option.fromNullable(byType.get(type))
-export const specOfCircuit = (circuit: string): Option.Option<CircuitSpec> => Option.fromNullable(byCircuit.get(circuit))
-
-/** The real catalog as the core's `CircuitCatalog` port. */
-export const CircuitCatalogLive = CircuitCatalog.fromSpecs(CIRCUIT_SPECS)
+/** Built-in artifacts by digest → their file in `build/`, so the prover reads them with no database. */
+const builtinFiles = new Map<string, string>()
 
 /**
- * Validates `{type, inputs}` against the catalog: details name each bad input by path
- * (`inputs.a`, `inputs.path_elements.3`). The rules live in the core, which runs them before
- * anything is queued; this is the same check for direct users of the prover.
+ * The circuits this package ships, as records of owner `builtin`: `catalog.json` gives what a
+ * person wrote (description, input kinds); `build/` gives the rest (verification key, constraint
+ * count, whether the setup can be trusted). Artifacts are named by the SHA-256 of the build files,
+ * like an account's circuit, so the prover loads both the same way.
  */
-export const validateInputs = makeProofRequestValidator(specOfType)
+export const BUILTIN_CIRCUITS: ReadonlyArray<Circuit> = file.circuits.map((c): Circuit => {
+  const files = buildFilesOf(c.name)
+  const built = manifest.circuits[c.name]
+  if (built === undefined) throw new Error(`build/manifest.json has no circuit ${c.name}`)
+  const wasm = sha256(files.wasm)
+  const zkey = sha256(files.zkey)
+  builtinFiles.set(wasm, files.wasm)
+  builtinFiles.set(zkey, files.zkey)
+  return {
+    id: null,
+    name: c.name,
+    owner: "builtin",
+    status: "ready",
+    error: null,
+    description: c.description,
+    constraints: built.constraints,
+    inputs: c.inputs,
+    public_signals: c.public_signals,
+    verification_key: JSON.parse(readFileSync(files.vkey, "utf8")) as unknown,
+    development_only: built.developmentOnly,
+    field_modulus: file.field_modulus,
+    artifacts: { wasm, zkey, r1cs: null, sym: null },
+    created_at: file.created_at as Timestamp,
+    updated_at: file.created_at as Timestamp
+  }
+})
+
+const byName = new Map(BUILTIN_CIRCUITS.map((circuit) => [circuit.name, circuit]))
+
+export const builtinCircuit = (name: string): Option.Option<Circuit> => Option.fromNullable(byName.get(name))
+
+/** The build file holding a built-in artifact, by its digest. */
+export const builtinArtifactFile = (digest: string): Option.Option<string> => Option.fromNullable(builtinFiles.get(digest))
+
+/** The built-in circuits as the core's `BuiltinCircuits`. */
+export const BuiltinCircuitsLive: Layer.Layer<BuiltinCircuits> = Layer.succeed(BuiltinCircuits, {
+  list: BUILTIN_CIRCUITS,
+  get: builtinCircuit
+})

@@ -1,2 +1,3 @@
+export * from "./artifacts/files.js"
 export * from "./catalog.js"
 export * from "./prover.js"

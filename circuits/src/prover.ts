@@ -1,9 +1,10 @@
-import { type CircuitInputs, type Groth16Proof, Prover, ProverFailure, type ProverOutput } from "@mzk/core"
+import { type Circuit, type CircuitInputs, type Digest, type Groth16Proof, Prover, ProverFailure, type ProverOutput } from "@mzk/core"
 import { loadNativeProver, type NativeLoad } from "@mzk/prover-native"
-import { Config, Duration, Effect, Either, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
+import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
-import { artifactsOf, BUILD_DIR, CIRCUIT_SPECS, specOfCircuit, validateInputs } from "./catalog.js"
+import { ArtifactFiles } from "./artifacts/files.js"
+import { BUILTIN_CIRCUITS, builtinCircuit } from "./catalog.js"
 
 /**
  * Which Groth16 prover runs in the pool: `native` (@mzk/prover-native, C++), `snarkjs`
@@ -17,10 +18,19 @@ export interface Groth16ProverOptions {
   readonly poolSize?: number
   /** Per-proof limit, after which the thread is killed and replaced. Default 60 s. */
   readonly timeout?: Duration.DurationInput
-  /** Circuits to load (default: every circuit of the catalog). */
-  readonly circuits?: ReadonlyArray<string>
-  /** Where the built artifacts are (default: this package's `build/`). */
-  readonly buildDir?: string
+  /**
+   * Built-in circuits every thread loads before the pool starts, so their first proofs are as
+   * fast as the next ones (default: all of them). Any other circuit is loaded on its first proof.
+   */
+  readonly preload?: ReadonlyArray<string>
+  /**
+   * What one prover thread may keep loaded, in bytes: witness calculators and proving keys (a
+   * native key's tables included), least recently used evicted first. Per thread, so the pool's
+   * most is poolSize × this; native keys are shared by the threads that hold them, so usually
+   * less. A circuit larger than the budget is still loaded, alone. Default: the MZK_PROVER_MEMORY
+   * environment variable (bytes, or with a unit: `512MiB`, `2GiB`), else 1 GiB.
+   */
+  readonly memoryBudgetBytes?: number
   /** The engine (default: the MZK_PROVER_ENGINE environment variable, else `auto`). */
   readonly engine?: ProverEngine
   /**
@@ -47,10 +57,34 @@ export class ProverStartupError extends Schema.TaggedError<ProverStartupError>()
   message: Schema.String
 }) {}
 
-type Reply =
+/**
+ * What the pool's threads hold and did, summed over its threads (`loads`, `hits` and `evictions`
+ * include threads since replaced; `entries` and `bytes` are what the live threads hold now).
+ */
+export interface ProverStats {
+  /** Circuits loaded into a thread (preloads included). */
+  readonly loads: number
+  /** Proofs of a circuit the thread already held. */
+  readonly hits: number
+  /** Circuits dropped to stay under a thread's memory budget. */
+  readonly evictions: number
+  readonly entries: number
+  readonly bytes: number
+}
+
+const NO_STATS: ProverStats = { loads: 0, hits: 0, evictions: 0, entries: 0, bytes: 0 }
+
+type Reply = (
   | { readonly ok: true; readonly proof: Groth16Proof; readonly publicSignals: ReadonlyArray<string> }
   | { readonly ok: true; readonly valid: boolean }
-  | { readonly ok: false; readonly code: ProverFailure["code"]; readonly message: string }
+  | { readonly ok: false; readonly code: ProverFailure["code"]; readonly message: string; readonly corrupt?: Digest }
+) & { readonly stats?: ProverStats }
+
+/** A circuit's files as a thread loads them: each checked against its digest. */
+interface CircuitFiles {
+  readonly wasm: { readonly digest: Digest; readonly path: string }
+  readonly zkey: { readonly digest: Digest; readonly path: string }
+}
 
 const WORKER_URL = new URL("./proverWorker.mjs", import.meta.url)
 
@@ -77,6 +111,28 @@ export const ProverPriorityConfig: Config.Config<ProverPriority> = Config.litera
   Config.withDefault<ProverPriority>("low")
 )
 
+const UNITS: Readonly<Record<string, number>> = { "": 1, b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, kb: 1e3, mb: 1e6, gb: 1e9 }
+
+/** `1073741824`, `512MiB`, `2 GiB`, `500MB` → bytes. */
+export const parseBytes = (text: string): Option.Option<number> => {
+  const match = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(text)
+  const unit = match === null ? undefined : UNITS[match[2]!.toLowerCase()]
+  return unit === undefined ? Option.none() : Option.some(Number(match![1]) * unit)
+}
+
+export const DEFAULT_PROVER_MEMORY_BYTES = 2 ** 30
+
+/** MZK_PROVER_MEMORY: each prover thread's memory budget for loaded circuits. */
+export const ProverMemoryConfig: Config.Config<number> = Config.string("MZK_PROVER_MEMORY").pipe(
+  Config.mapOrFail((text) =>
+    Option.match(parseBytes(text), {
+      onNone: () => Either.left(ConfigError.InvalidData([], `Expected bytes (1073741824, 512MiB, 2GiB), got ${JSON.stringify(text)}`)),
+      onSome: (bytes) => Either.right(bytes)
+    })
+  ),
+  Config.withDefault(DEFAULT_PROVER_MEMORY_BYTES)
+)
+
 /** MZK_PROVER_ENGINE, read through Effect's Config (the environment by default). */
 export const ProverEngineConfig: Config.Config<ProverEngine> = Config.literal("auto", "native", "snarkjs")("MZK_PROVER_ENGINE").pipe(
   Config.withDefault<ProverEngine>("auto")
@@ -89,6 +145,8 @@ class Slot {
   /** A job was started and has not answered: the thread may still be burning CPU on it. */
   busy = false
   dead = false
+  /** The thread's counters as of its last reply. */
+  stats: ProverStats = NO_STATS
 
   private readonly onMessage = (reply: Reply) => this.settle(reply)
   private readonly onError = (error: Error) => this.crash(error.message)
@@ -121,6 +179,7 @@ class Slot {
   }
 
   private settle(reply: Reply) {
+    if (reply.stats !== undefined) this.stats = reply.stats
     const resume = this.current
     this.current = undefined
     this.busy = false
@@ -156,10 +215,12 @@ const spawn = (workerData: Record<string, unknown>, live: Set<Worker>): Effect.E
       void worker.terminate()
       resume(Effect.fail(new ProverStartupError({ message: `A prover thread failed to start: ${message}` })))
     }
-    const onMessage = (message: { ready?: boolean }) => {
+    const onMessage = (message: { ready?: boolean; stats?: ProverStats }) => {
       if (message.ready !== true) return
       detach()
-      resume(Effect.succeed(new Slot(worker, cancelFlag)))
+      const slot = new Slot(worker, cancelFlag)
+      if (message.stats !== undefined) slot.stats = message.stats
+      resume(Effect.succeed(slot))
     }
     const onError = (error: Error) => fail(error.message)
     const onExit = (code: number) => fail(`exit code ${code}`)
@@ -175,42 +236,115 @@ const spawn = (workerData: Record<string, unknown>, live: Set<Worker>): Effect.E
 
 const failure = (reply: Reply & { ok: false }) => new ProverFailure({ code: reply.code, message: reply.message })
 
+const UINT64_LIMIT = 2n ** 64n
+const CANONICAL = /^(0|[1-9][0-9]*)$/
+
 /**
- * The Groth16 `Prover`: a warm pool of worker threads, each with the witness calculators, the
- * proving keys (native: parsed once per process and shared; snarkjs: the zkey bytes) and the
- * verification keys loaded. A job that outlives the timeout (or is interrupted) has its thread
- * cancelled (native), killed and replaced. Closing the scope terminates every thread, so nothing
- * keeps the process alive. Logs the engine it runs at start.
+ * Defence in depth: the witness calculator silently reduces values mod r, so inputs the core let
+ * through are checked again against the circuit's declared inputs (shape and bounds) and handed
+ * on as canonical decimal strings. The details name paths like `inputs.x.1.0`.
+ */
+export const checkInputs = (circuit: Circuit, inputs: CircuitInputs): Either.Either<Record<string, unknown>, string> => {
+  const modulus = BigInt(circuit.field_modulus)
+  const problems: Array<string> = []
+  const value = (v: unknown, kind: Circuit["inputs"][number]["kind"], path: string): string | undefined => {
+    const text = typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : v
+    if (typeof text !== "string" || !CANONICAL.test(text)) {
+      problems.push(`${path}: must be a non-negative decimal integer`)
+      return undefined
+    }
+    const limit = kind === "bit" ? 2n : kind === "uint64" ? UINT64_LIMIT : modulus
+    if (BigInt(text) >= limit) {
+      problems.push(`${path}: must be less than ${kind === "bit" ? "2" : kind === "uint64" ? "2^64" : "the field modulus r"}`)
+      return undefined
+    }
+    return text
+  }
+  const shaped = (v: unknown, input: Circuit["inputs"][number], depth: number, path: string): unknown => {
+    if (depth === input.dimensions.length) {
+      if (Array.isArray(v)) {
+        problems.push(`${path}: must be a single integer, not an array`)
+        return undefined
+      }
+      return value(v, input.kind, path)
+    }
+    const length = input.dimensions[depth]!
+    if (!Array.isArray(v) || v.length !== length) {
+      problems.push(`${path}: must be an array of exactly ${length} elements`)
+      return undefined
+    }
+    return v.map((element: unknown, i) => shaped(element, input, depth + 1, `${path}.${i}`))
+  }
+  const out: Record<string, unknown> = {}
+  for (const input of circuit.inputs) {
+    if (!Object.hasOwn(inputs, input.name)) problems.push(`inputs.${input.name}: is required`)
+    else out[input.name] = shaped(inputs[input.name], input, 0, `inputs.${input.name}`)
+  }
+  const known = new Set(circuit.inputs.map((input) => input.name))
+  for (const name of Object.keys(inputs)) if (!known.has(name)) problems.push(`inputs.${name}: is not an input of ${circuit.name}`)
+  return problems.length > 0 ? Either.left(problems.join("; ")) : Either.right(out)
+}
+
+/** The Groth16 prover with what its threads hold, for operators and tests. */
+export type Groth16Prover = Prover["Type"] & { readonly stats: Effect.Effect<ProverStats> }
+
+/**
+ * The Groth16 `Prover`: a warm pool of worker threads. Each thread loads a circuit on its first
+ * proof there (its files found by digest through `ArtifactFiles`: built-in ones from `build/`,
+ * uploaded ones from the database through the local disk cache) and keeps the least recently used
+ * circuits that fit its memory budget: witness calculators and proving keys (native: parsed once
+ * per process and shared; snarkjs: the zkey bytes). The built-in circuits are loaded at start.
+ * Verification needs no artifacts: the circuit record carries its key. A job that outlives the
+ * timeout (or is interrupted) has its thread cancelled (native), killed and replaced. Closing the
+ * scope terminates every thread, so nothing keeps the process alive. Logs the engine at start.
  */
 export const makeGroth16Prover = (
   options: Groth16ProverOptions = {}
-): Effect.Effect<Prover["Type"], ProverStartupError, Scope.Scope> =>
+): Effect.Effect<Groth16Prover, ProverStartupError, Scope.Scope | ArtifactFiles> =>
   Effect.gen(function*() {
+    const files = yield* ArtifactFiles
+    const filesOf = (circuit: Circuit): Effect.Effect<CircuitFiles, ProverFailure> =>
+      Effect.gen(function*() {
+        if (circuit.status !== "ready" || circuit.artifacts === null) {
+          return yield* new ProverFailure({ code: "internal", message: `Circuit ${circuit.name} is not ready (${circuit.status})` })
+        }
+        const { wasm, zkey } = circuit.artifacts
+        const [wasmPath, zkeyPath] = yield* Effect.all([files.path(wasm), files.path(zkey)], { concurrency: 2 })
+        return { wasm: { digest: wasm, path: wasmPath }, zkey: { digest: zkey, path: zkeyPath } }
+      })
+
     const cores = availableParallelism()
     const poolSize = Math.max(1, options.poolSize ?? cores)
     const timeout = Duration.decode(options.timeout ?? "60 seconds")
-    const names = options.circuits ?? CIRCUIT_SPECS.map((spec) => spec.circuit)
-    const requested = options.engine ?? (yield* ProverEngineConfig.pipe(
-      Effect.mapError((error) => new ProverStartupError({ message: `MZK_PROVER_ENGINE: ${error.message}` }))
-    ))
+    const startup = (name: string) => (error: ConfigError.ConfigError) => new ProverStartupError({ message: `${name}: ${error.message}` })
+    const requested = options.engine ?? (yield* ProverEngineConfig.pipe(Effect.mapError(startup("MZK_PROVER_ENGINE"))))
     const native = loadNativeProver()
     const choice = yield* chooseEngine(requested, native).pipe(
       Either.mapLeft((message) => new ProverStartupError({ message }))
     )
     const threadsPerProof = Math.max(1, Math.floor(options.threadsPerProof ?? cores / poolSize))
-    const priority = options.priority ?? (yield* ProverPriorityConfig.pipe(
-      Effect.mapError((error) => new ProverStartupError({ message: `MZK_PROVER_PRIORITY: ${error.message}` }))
-    ))
+    const priority = options.priority ?? (yield* ProverPriorityConfig.pipe(Effect.mapError(startup("MZK_PROVER_PRIORITY"))))
+    const memoryBudgetBytes = options.memoryBudgetBytes ?? (yield* ProverMemoryConfig.pipe(Effect.mapError(startup("MZK_PROVER_MEMORY"))))
+    const preload = yield* Effect.forEach(options.preload ?? BUILTIN_CIRCUITS.map((c) => c.name), (name) =>
+      builtinCircuit(name).pipe(
+        Effect.mapError(() => new ProverStartupError({ message: `No built-in circuit ${JSON.stringify(name)} to preload` })),
+        Effect.flatMap((circuit) => filesOf(circuit)),
+        Effect.mapError((error) => new ProverStartupError({ message: error.message }))
+      ))
     yield* Effect.logInfo(
       choice.engine === "native"
         ? `prover engine: native (${poolSize * threadsPerProof} threads: ${poolSize} proofs at once × ${threadsPerProof} each, ` +
           `${choice.kernel} kernel, ${priority} priority; ${choice.why})`
         : `prover engine: snarkjs (${poolSize} threads; ${choice.why})`
     )
+
     const workerData = {
       engine: choice.engine,
       threadsPerProof,
       priority,
+      memoryBudgetBytes,
+      // A key's precomputed tables never take more than a thread may hold in all.
+      tableBudgetMB: Math.min(1024, Math.floor(memoryBudgetBytes / 2 ** 20)),
       // Native: the first thread to load a key builds its tables (the others wait and share them).
       loadThreads: cores,
       // ffjavascript imports the `web-worker` package, which assumes that every non-main thread is
@@ -220,10 +354,12 @@ export const makeGroth16Prover = (
       type: "module",
       name: "mzk-prover",
       singleThreadedCurve: true,
-      circuits: names.map((name) => ({ name, ...artifactsOf(name, options.buildDir ?? BUILD_DIR) }))
+      preload
     }
-    const loaded = new Set(names)
     const live = new Set<Worker>()
+    const slots = new Set<Slot>()
+    // Counters of threads that were replaced, so the totals never go backwards.
+    let retired = NO_STATS
     const idle = yield* Queue.unbounded<Slot>()
     const scope = yield* Effect.scope
 
@@ -233,18 +369,29 @@ export const makeGroth16Prover = (
       )
     )
 
-    const slots = yield* Effect.all(Array.from({ length: poolSize }, () => spawn(workerData, live)), { concurrency: "unbounded" })
-    yield* Queue.offerAll(idle, slots)
+    const started = (slot: Slot) => Effect.sync(() => slots.add(slot))
+    const first = yield* Effect.all(Array.from({ length: poolSize }, () => spawn(workerData, live).pipe(Effect.tap(started))), {
+      concurrency: "unbounded"
+    })
+    yield* Queue.offerAll(idle, first)
 
     const replace = (slot: Slot) =>
       Effect.gen(function*() {
         slot.cancel()
         live.delete(slot.worker)
+        slots.delete(slot)
+        retired = {
+          ...retired,
+          loads: retired.loads + slot.stats.loads,
+          hits: retired.hits + slot.stats.hits,
+          evictions: retired.evictions + slot.stats.evictions
+        }
         slot.detach()
         yield* Effect.promise(() => slot.worker.terminate())
         yield* spawn(workerData, live).pipe(
           Effect.tapError((error) => Effect.logWarning(error.message)),
           Effect.retry(Schedule.spaced("1 second")),
+          Effect.tap(started),
           Effect.flatMap((fresh) => Queue.offer(idle, fresh)),
           Effect.forkIn(scope)
         )
@@ -263,39 +410,62 @@ export const makeGroth16Prover = (
         (slot) => (slot.busy || slot.dead ? replace(slot) : Queue.offer(idle, slot))
       )
 
-    const unknown = (circuit: string) =>
-      new ProverFailure({ code: "invalid_inputs", message: `Unknown circuit ${JSON.stringify(circuit)}` })
-
-    const prove = (circuit: string, inputs: CircuitInputs): Effect.Effect<ProverOutput, ProverFailure> =>
+    const proveOnce = (circuit: Circuit, inputs: Record<string, unknown>) =>
       Effect.gen(function*() {
-        const spec = specOfCircuit(circuit)
-        if (Option.isNone(spec) || !loaded.has(circuit)) return yield* unknown(circuit)
-        // Defence in depth: the witness calculator would silently reduce non-canonical values.
-        const checked = validateInputs({ type: spec.value.type, inputs })
-        if (Either.isLeft(checked)) {
-          return yield* new ProverFailure({
-            code: "invalid_inputs",
-            message: checked.left.map((d) => `${d.path}: ${d.message}`).join("; ")
-          })
+        const reply = yield* withSlot({ op: "prove", circuit: yield* filesOf(circuit), inputs })
+        if (!reply.ok && reply.corrupt !== undefined) {
+          yield* files.invalidate(reply.corrupt)
+          return Option.none<Reply>()
         }
-        const reply = yield* withSlot({ op: "prove", circuit, inputs: checked.right.inputs })
+        return Option.some(reply)
+      })
+
+    const prove = (circuit: Circuit, inputs: CircuitInputs): Effect.Effect<ProverOutput, ProverFailure> =>
+      Effect.gen(function*() {
+        const checked = checkInputs(circuit, inputs)
+        if (Either.isLeft(checked)) return yield* new ProverFailure({ code: "invalid_inputs", message: checked.left })
+        // A cached file found corrupt by the thread is dropped and fetched again, once.
+        let attempt = yield* proveOnce(circuit, checked.right)
+        if (Option.isNone(attempt)) attempt = yield* proveOnce(circuit, checked.right)
+        if (Option.isNone(attempt)) {
+          return yield* new ProverFailure({ code: "internal", message: `The artifacts of ${circuit.name} are still corrupt after a fresh fetch` })
+        }
+        const reply = attempt.value
         if (!reply.ok) return yield* failure(reply)
         if (!("proof" in reply)) return yield* new ProverFailure({ code: "internal", message: "Unexpected prover reply" })
         return { proof: reply.proof, public_signals: reply.publicSignals }
       })
 
-    const verify = (circuit: string, proof: Groth16Proof, publicSignals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
+    const verify = (circuit: Circuit, proof: Groth16Proof, publicSignals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
       Effect.gen(function*() {
-        if (!loaded.has(circuit)) return yield* unknown(circuit)
-        const reply = yield* withSlot({ op: "verify", circuit, proof, publicSignals })
+        if (circuit.verification_key === null || circuit.verification_key === undefined) {
+          return yield* new ProverFailure({ code: "internal", message: `Circuit ${circuit.name} has no verification key` })
+        }
+        const reply = yield* withSlot({ op: "verify", vkey: circuit.verification_key, proof, publicSignals })
         if (!reply.ok) return yield* failure(reply)
         if (!("valid" in reply)) return yield* new ProverFailure({ code: "internal", message: "Unexpected prover reply" })
         return reply.valid
       })
 
-    return { capacity: poolSize, prove, verify }
+    const stats = Effect.sync((): ProverStats =>
+      [...slots].reduce(
+        (sum, slot) => ({
+          loads: sum.loads + slot.stats.loads,
+          hits: sum.hits + slot.stats.hits,
+          evictions: sum.evictions + slot.stats.evictions,
+          entries: sum.entries + slot.stats.entries,
+          bytes: sum.bytes + slot.stats.bytes
+        }),
+        retired
+      )
+    )
+
+    return { capacity: poolSize, prove, verify, stats }
   })
 
-/** The Groth16 prover as a scoped layer: threads start (warm) when it is built, stop when it closes. */
-export const Groth16ProverLive = (options: Groth16ProverOptions = {}): Layer.Layer<Prover, ProverStartupError> =>
+/**
+ * The Groth16 prover as a scoped layer: threads start (warm, with the built-in circuits) when it
+ * is built, stop when it closes. It finds artifacts through `ArtifactFiles` (`ArtifactFilesLive`).
+ */
+export const Groth16ProverLive = (options: Groth16ProverOptions = {}): Layer.Layer<Prover, ProverStartupError, ArtifactFiles> =>
   Layer.scoped(Prover, makeGroth16Prover(options))

@@ -1,12 +1,13 @@
 // One prover thread of the pool in prover.ts. Plain JavaScript on purpose: `new Worker(url)` loads
 // it as is, under vitest, tsx and plain node alike, with no TypeScript loader in the thread.
 //
-// It loads everything once and keeps it: one witness calculator per circuit, the proving keys and
-// the verification keys. A proof then costs witness calculation (circom's WebAssembly) plus the
-// Groth16 prover, never file reads or WebAssembly compilation. The prover is either the native
-// addon (@mzk/prover-native: zkeys parsed once per process, in native memory, shared by every
-// thread) or snarkjs (a single-threaded bn128 curve per thread).
+// Circuits are loaded on demand, by the digests of their wasm and zkey, and kept in a least
+// recently used cache under this thread's memory budget: one witness calculator per circuit plus
+// its proving key (native: parsed once per process, in native memory, shared by every thread that
+// holds it; snarkjs: the zkey bytes). A proof of a circuit in the cache costs witness calculation
+// (circom's WebAssembly) plus the Groth16 prover, never file reads or WebAssembly compilation.
 import { loadNativeProver } from "@mzk/prover-native"
+import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -54,16 +55,82 @@ const ensureCurve = async () => {
 }
 if (addon === undefined || workerData.engine !== "native") await ensureCurve()
 
-const circuits = new Map()
-for (const c of workerData.circuits) {
-  const zkeyBytes = readFileSync(c.zkey)
-  circuits.set(c.name, {
-    calculator: await WitnessCalculatorBuilder(readFileSync(c.wasm)),
-    zkey: workerData.engine === "native" ? undefined : new Uint8Array(zkeyBytes),
-    handle: workerData.engine === "native" ? addon.loadZkey(zkeyBytes, { threads: workerData.loadThreads }) : undefined,
-    vkey: JSON.parse(readFileSync(c.vkey, "utf8"))
-  })
+/** A file that does not hold the bytes of its digest: the pool drops it from the disk cache and retries. */
+class CorruptArtifact extends Error {
+  constructor(digest) {
+    super(`artifact ${digest} does not match its digest`)
+    this.digest = digest
+  }
 }
+
+const readChecked = ({ digest, path }) => {
+  const bytes = readFileSync(path)
+  if (createHash("sha256").update(bytes).digest("hex") !== digest) throw new CorruptArtifact(digest)
+  return bytes
+}
+
+// Insertion order is recency: a hit moves its entry to the end, eviction takes from the front.
+const loaded = new Map()
+const counters = { loads: 0, hits: 0, evictions: 0 }
+let residentBytes = 0
+
+const stats = () => ({ ...counters, entries: loaded.size, bytes: residentBytes })
+
+const unload = (key) => {
+  const entry = loaded.get(key)
+  loaded.delete(key)
+  residentBytes -= entry.bytes
+  counters.evictions++
+  // Native keys are freed now (once no other thread holds them), not at some later collection.
+  if (entry.handle !== undefined) addon.unloadZkey(entry.handle)
+}
+
+/** Evicts the least recently used circuits until `incoming` more bytes fit (or nothing is left). */
+const makeRoom = (incoming, keep) => {
+  for (const key of loaded.keys()) {
+    if (residentBytes + incoming <= workerData.memoryBudgetBytes) return
+    if (key !== keep) unload(key)
+  }
+}
+
+/** The circuit's calculator and key: from the cache, else loaded from its files. */
+const circuitOf = async ({ wasm, zkey }) => {
+  const key = `${wasm.digest}:${zkey.digest}`
+  const cached = loaded.get(key)
+  if (cached !== undefined) {
+    loaded.delete(key)
+    loaded.set(key, cached)
+    counters.hits++
+    return cached
+  }
+  const wasmBytes = readChecked(wasm)
+  const zkeyBytes = readChecked(zkey)
+  // Room is made before loading, from the file sizes, so the old and the new never peak together.
+  makeRoom(wasmBytes.length + zkeyBytes.length, key)
+  const calculator = await WitnessCalculatorBuilder(wasmBytes)
+  const isNative = workerData.engine === "native"
+  const handle = isNative
+    ? addon.loadZkey(zkeyBytes, { threads: workerData.loadThreads, cacheKey: zkey.digest, tableBudgetMB: workerData.tableBudgetMB })
+    : undefined
+  const entry = {
+    calculator,
+    zkey: isNative ? undefined : new Uint8Array(zkeyBytes),
+    handle,
+    // What the circuit keeps alive in this thread; a native key is counted in full by every thread
+    // that holds it, though the process has one copy.
+    bytes: wasmBytes.length + (calculator.instance?.exports?.memory?.buffer?.byteLength ?? 0) + zkeyBytes.length +
+      (isNative ? addon.zkeyInfo(handle).tableBytes : 0)
+  }
+  makeRoom(entry.bytes, key)
+  loaded.set(key, entry)
+  residentBytes += entry.bytes
+  counters.loads++
+  return entry
+}
+
+// Warm start: the circuits the pool names (the built-in ones) are loaded before the thread says it
+// is ready, so their first proofs cost no more than the next ones.
+for (const circuit of workerData.preload) await circuitOf(circuit)
 
 const cancel = workerData.cancelFlag
 
@@ -80,8 +147,7 @@ const firstLine = (text) => (text.split("\n").find((l) => l.trim() !== "")?.trim
 
 const handlers = {
   async prove({ circuit, inputs }) {
-    const c = circuits.get(circuit)
-    if (c === undefined) return { ok: false, code: "invalid_inputs", message: `Unknown circuit ${circuit}` }
+    const c = await circuitOf(circuit)
     const wtns = await c.calculator.calculateWTNSBin(inputs, 0)
     if (c.handle !== undefined) {
       Atomics.store(cancel, 0, 0)
@@ -91,13 +157,11 @@ const handlers = {
     const { proof, publicSignals } = await snarkjs.groth16.prove(c.zkey, wtns)
     return { ok: true, proof, publicSignals }
   },
-  async verify({ circuit, proof, publicSignals }) {
-    const c = circuits.get(circuit)
-    if (c === undefined) return { ok: false, code: "invalid_inputs", message: `Unknown circuit ${circuit}` }
+  async verify({ vkey, proof, publicSignals }) {
     await ensureCurve()
     let valid
     try {
-      valid = await snarkjs.groth16.verify(c.vkey, publicSignals, proof)
+      valid = await snarkjs.groth16.verify(vkey, publicSignals, proof)
     } catch {
       // A malformed proof (points off the curve, wrong shape) is simply not a valid proof.
       valid = false
@@ -111,9 +175,11 @@ parentPort.on("message", async (message) => {
   try {
     reply = await handlers[message.op](message)
   } catch (error) {
-    reply = { ok: false, ...classify(error) }
+    reply = error instanceof CorruptArtifact
+      ? { ok: false, code: "internal", message: error.message, corrupt: error.digest }
+      : { ok: false, ...classify(error) }
   }
-  parentPort.postMessage({ id: message.id, ...reply })
+  parentPort.postMessage({ id: message.id, ...reply, stats: stats() })
 })
 
-parentPort.postMessage({ ready: true })
+parentPort.postMessage({ ready: true, stats: stats() })

@@ -1,23 +1,26 @@
 // The native engine end to end: every proof it makes (each circuit, many random valid inputs) is
 // verified by snarkjs with the committed verification key; malformed keys and witnesses are
 // refused with clear errors and never crash the process; the pool runs it (engine choice,
-// MZK_PROVER_ENGINE, the start-up log line, timeouts); roots of unity agree with ffjavascript's.
+// MZK_PROVER_ENGINE, the start-up log line, timeouts); unloaded keys are freed; roots of unity agree
+// with ffjavascript's.
 // Where the addon is not built these tests are skipped (the suite then runs on snarkjs); where
 // CI=true the addon must have loaded.
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Prover } from "@mzk/core"
+import { ArtifactsRepo, type Circuit, type Digest, Prover } from "@mzk/core"
 import { loadNativeProver, type NativeLoad, type NativeProverAddon, type ZkeyHandle } from "@mzk/prover-native"
 import { buildPoseidon, type Poseidon } from "circomlibjs"
 import { ConfigProvider, Effect, Either, Exit, Fiber, Layer, Logger, Option, TestClock } from "effect"
 import fc from "fast-check"
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
-import { artifactsOf, BUILD_DIR, FIELD_MODULUS } from "../src/catalog.js"
-import { chooseEngine, Groth16ProverLive } from "../src/prover.js"
+import { ArtifactFilesLive } from "../src/artifacts/files.js"
+import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../src/catalog.js"
+import { chooseEngine, type Groth16ProverOptions, Groth16ProverLive } from "../src/prover.js"
 
 const native = loadNativeProver()
 const addon: NativeProverAddon | undefined = native.ok ? native.addon : undefined
@@ -27,9 +30,27 @@ const esm = (name: string) => import(pathToFileURL(join(dirname(fromSnarkjs.reso
 type Calculator = { calculateWTNSBin: (inputs: unknown, sanityCheck: number) => Promise<Uint8Array> }
 
 const CIRCUITS = ["multiplier", "range", "hash_preimage", "merkle_membership"] as const
-type Circuit = (typeof CIRCUITS)[number]
-const vkeyOf = (circuit: string) => JSON.parse(readFileSync(artifactsOf(circuit).vkey, "utf8")) as unknown
-const zkeyBytes = (circuit: string) => new Uint8Array(readFileSync(artifactsOf(circuit).zkey))
+type CircuitName = (typeof CIRCUITS)[number]
+const vkeyOf = (circuit: string) => JSON.parse(readFileSync(buildFilesOf(circuit).vkey, "utf8")) as unknown
+const zkeyBytes = (circuit: string) => new Uint8Array(readFileSync(buildFilesOf(circuit).zkey))
+const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
+
+// Artifacts that are not built-in come from this store (a Map: the port's contract is all a
+// prover needs), cached in a fresh directory per file.
+const stored = new Map<string, Uint8Array>()
+const put = (bytes: Uint8Array) => {
+  const digest = createHash("sha256").update(bytes).digest("hex") as Digest
+  stored.set(digest, bytes)
+  return digest
+}
+const cacheDir = mkdtempSync(join(tmpdir(), "mzk-native-cache-"))
+const ArtifactsInMemory = Layer.succeed(ArtifactsRepo, {
+  put: (bytes) => Effect.sync(() => put(bytes)),
+  get: (digest) => Effect.sync(() => Option.fromNullable(stored.get(digest))),
+  size: (digest) => Effect.sync(() => Option.fromNullable(stored.get(digest)?.length))
+})
+const pool = (options: Groth16ProverOptions) =>
+  Groth16ProverLive(options).pipe(Layer.provide(ArtifactFilesLive({ cacheDir })), Layer.provide(ArtifactsInMemory))
 
 let poseidon: Poseidon
 const calculators = new Map<string, Calculator>()
@@ -41,12 +62,13 @@ beforeAll(async () => {
   const { WitnessCalculatorBuilder } = (await esm("circom_runtime")) as {
     WitnessCalculatorBuilder: (wasm: Uint8Array) => Promise<Calculator>
   }
-  for (const circuit of CIRCUITS) calculators.set(circuit, await WitnessCalculatorBuilder(readFileSync(artifactsOf(circuit).wasm)))
+  for (const circuit of CIRCUITS) calculators.set(circuit, await WitnessCalculatorBuilder(readFileSync(buildFilesOf(circuit).wasm)))
   if (addon !== undefined) for (const circuit of CIRCUITS) handles.set(circuit, addon.loadZkey(zkeyBytes(circuit), { threads: 2 }))
   witnesses.set("multiplier", await calculators.get("multiplier")!.calculateWTNSBin({ a: "3", b: "11" }, 0))
   witnesses.set("range", await calculators.get("range")!.calculateWTNSBin({ value: "5", min: "1", max: "9" }, 0))
 })
 afterAll(async () => {
+  rmSync(cacheDir, { recursive: true, force: true })
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
 })
 
@@ -59,7 +81,7 @@ interface Case {
   readonly inputs: Record<string, string | ReadonlyArray<string>>
   readonly publicSignals: () => ReadonlyArray<string>
 }
-const cases: Record<Circuit, fc.Arbitrary<Case>> = {
+const cases: Record<CircuitName, fc.Arbitrary<Case>> = {
   multiplier: fc.tuple(field.filter((x) => x !== 1n), field.filter((x) => x !== 1n)).map(([a, b]) => ({
     inputs: { a: a.toString(), b: b.toString() },
     publicSignals: () => [((a * b) % FIELD_MODULUS).toString()]
@@ -84,13 +106,13 @@ const cases: Record<Circuit, fc.Arbitrary<Case>> = {
   )
 }
 /** Fills in the inputs that are hashes (only known once Poseidon is built). */
-const complete = (circuit: Circuit, c: Case) => {
+const complete = (circuit: CircuitName, c: Case) => {
   const signals = c.publicSignals()
   if (circuit === "hash_preimage") return { inputs: { ...c.inputs, hash: signals[0]! }, signals }
   if (circuit === "merkle_membership") return { inputs: { ...c.inputs, root: signals[0]! }, signals }
   return { inputs: c.inputs, signals }
 }
-const RUNS: Record<Circuit, number> = { multiplier: 25, range: 25, hash_preimage: 20, merkle_membership: 8 }
+const RUNS: Record<CircuitName, number> = { multiplier: 25, range: 25, hash_preimage: 20, merkle_membership: 8 }
 
 describe("native prover availability", () => {
   it("loads where the build ran (required where CI=true)", () => {
@@ -274,21 +296,69 @@ describe.skipIf(addon === undefined)("native prover: malformed inputs", () => {
     await expect(addon!.proveAsync(handles.get("range")!, witnesses.get("range")!, { cancel: flag })).rejects.toMatchObject({ code: "MZK_CANCELLED" })
   })
 
-  it("the pool refuses to start on a corrupt zkey with the parser's reason", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "mzk-native-"))
-    try {
-      cpSync(join(BUILD_DIR, "multiplier"), join(dir, "multiplier"), { recursive: true })
-      const zkey = join(dir, "multiplier", "multiplier.zkey")
-      writeFileSync(zkey, readFileSync(zkey).subarray(0, 1000))
-      const exit = await Effect.runPromiseExit(
-        Effect.scoped(Layer.build(Groth16ProverLive({ engine: "native", poolSize: 1, circuits: ["multiplier"], buildDir: dir })))
-      )
-      expect(Exit.isFailure(exit)).toBe(true)
-      expect(JSON.stringify(exit)).toContain("ProverStartupError")
-      expect(JSON.stringify(exit)).toMatch(/A prover thread failed to start: zkey: section \d+ claims \d+ bytes but only \d+ remain/)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
+  it("a corrupt uploaded zkey fails its proofs with the parser's reason; the pool goes on", async () => {
+    const multiplier = builtin("multiplier")
+    const corrupt: Circuit = {
+      ...multiplier,
+      owner: "acc_corrupt" as Circuit["owner"],
+      artifacts: { ...multiplier.artifacts!, zkey: put(zkeyBytes("multiplier").subarray(0, 1000)) }
     }
+    const [failure, out] = await Effect.runPromise(
+      Effect.gen(function*() {
+        const prover = yield* Prover
+        const failure = yield* Effect.flip(prover.prove(corrupt, { a: "3", b: "11" }))
+        const out = yield* prover.prove(multiplier, { a: "3", b: "11" })
+        expect(yield* prover.verify(multiplier, out.proof, out.public_signals)).toBe(true)
+        return [failure, out] as const
+      }).pipe(Effect.provide(pool({ engine: "native", poolSize: 1, preload: [] })))
+    )
+    expect(failure).toMatchObject({ _tag: "ProverFailure", code: "internal" })
+    expect(failure.message).toMatch(/zkey: section \d+ claims \d+ bytes but only \d+ remain/)
+    expect(await snarkjs.groth16.verify(vkeyOf("multiplier"), out.public_signals, out.proof)).toBe(true)
+  })
+})
+
+describe.skipIf(addon === undefined)("native prover: unloading keys", () => {
+  it("unloadZkey frees a key nobody else holds at once; the handle is refused afterwards", async () => {
+    const before = addon!.memoryStats()
+    // An unshared copy with tables, so its memory is this handle's alone.
+    const handle = addon!.loadZkey(zkeyBytes("range"), { cache: false, threads: 2 })
+    const { tableBytes } = addon!.zkeyInfo(handle)
+    expect(tableBytes).toBeGreaterThan(0)
+    expect(addon!.memoryStats()).toEqual({ zkeys: before.zkeys + 1, tableBytes: before.tableBytes + tableBytes })
+    const out = addon!.prove(handle, witnesses.get("range")!)
+    expect(await snarkjs.groth16.verify(vkeyOf("range"), out.publicSignals, out.proof)).toBe(true)
+    addon!.unloadZkey(handle)
+    expect(addon!.memoryStats()).toEqual(before)
+    expect(() => addon!.prove(handle, witnesses.get("range")!)).toThrow(expect.objectContaining({ code: "MZK_INVALID_INPUT", message: "the zkey handle was unloaded" }))
+    expect(() => addon!.zkeyInfo(handle)).toThrow(/unloaded/)
+    expect(() => addon!.proveAsync(handle, witnesses.get("range")!)).toThrow(/unloaded/)
+    // Unloading twice is harmless.
+    addon!.unloadZkey(handle)
+    expect(() => addon!.unloadZkey({} as ZkeyHandle)).toThrow(/expected a zkey handle/)
+  })
+
+  it("a shared key (same cacheKey) lives until its last handle is unloaded; a proof in flight keeps it alive", async () => {
+    const before = addon!.memoryStats()
+    const cacheKey = `test-${Math.random()}`
+    const first = addon!.loadZkey(zkeyBytes("multiplier"), { cacheKey })
+    const second = addon!.loadZkey(zkeyBytes("multiplier"), { cacheKey })
+    expect(addon!.memoryStats().zkeys).toBe(before.zkeys + 1)
+    const pending = addon!.proveAsync(first, witnesses.get("multiplier")!)
+    addon!.unloadZkey(first)
+    addon!.unloadZkey(second)
+    const out = await pending
+    expect(await snarkjs.groth16.verify(vkeyOf("multiplier"), out.publicSignals, out.proof)).toBe(true)
+    // The async proof's hold is released when it settles.
+    expect(addon!.memoryStats()).toEqual(before)
+    // A cacheKey names the bytes: after every holder let go, the same name loads afresh.
+    const again = addon!.loadZkey(zkeyBytes("multiplier"), { cacheKey })
+    expect(addon!.memoryStats().zkeys).toBe(before.zkeys + 1)
+    const proof = addon!.prove(again, witnesses.get("multiplier")!)
+    expect(await snarkjs.groth16.verify(vkeyOf("multiplier"), proof.publicSignals, proof.proof)).toBe(true)
+    addon!.unloadZkey(again)
+    expect(addon!.memoryStats()).toEqual(before)
+    expect(() => addon!.loadZkey(zkeyBytes("multiplier"), { cacheKey: "" })).toThrow(/cacheKey must not be empty/)
   })
 })
 
@@ -307,17 +377,17 @@ describe.skipIf(addon === undefined)("the pool on the native engine", () => {
         expect(prover.capacity).toBe(2)
         const { inputs, signals } = complete("merkle_membership", fc.sample(cases.merkle_membership, { numRuns: 1, seed: 7 })[0]!)
         const outs = yield* Effect.all([
-          prover.prove("merkle_membership", inputs),
-          prover.prove("multiplier", { a: "6", b: "7" }),
-          prover.prove("multiplier", { a: "6", b: "7" })
+          prover.prove(builtin("merkle_membership"), inputs),
+          prover.prove(builtin("multiplier"), { a: "6", b: "7" }),
+          prover.prove(builtin("multiplier"), { a: "6", b: "7" })
         ], { concurrency: "unbounded" })
         expect(outs[0].public_signals).toEqual(signals)
         expect(outs[1].proof).not.toEqual(outs[2].proof)
         for (const [i, circuit] of ["merkle_membership", "multiplier", "multiplier"].entries()) {
           expect(yield* Effect.promise(() => snarkjs.groth16.verify(vkeyOf(circuit), outs[i]!.public_signals, outs[i]!.proof))).toBe(true)
-          expect(yield* prover.verify(circuit, outs[i]!.proof, outs[i]!.public_signals)).toBe(true)
+          expect(yield* prover.verify(builtin(circuit), outs[i]!.proof, outs[i]!.public_signals)).toBe(true)
         }
-      }).pipe(Effect.provide(Groth16ProverLive({ engine: "native", poolSize: 2, circuits: ["multiplier", "merkle_membership"] }).pipe(Layer.provide(logged(logs)))))
+      }).pipe(Effect.provide(pool({ engine: "native", poolSize: 2, preload: ["multiplier", "merkle_membership"] }).pipe(Layer.provide(logged(logs)))))
       expect(logs.join("\n")).toMatch(/prover engine: native \(2 threads: 2 proofs at once × 1 each, (adx|generic) kernel, low priority; requested\)/)
     }), 120_000)
 
@@ -327,22 +397,23 @@ describe.skipIf(addon === undefined)("the pool on the native engine", () => {
       const { inputs } = complete("merkle_membership", fc.sample(cases.merkle_membership, { numRuns: 1, seed: 8 })[0]!)
       // The timeout runs on the TestClock: it is moved on until the proof (which takes real
       // milliseconds) has failed.
-      const slow = yield* Effect.fork(Effect.flip(prover.prove("merkle_membership", inputs)))
+      const slow = yield* Effect.fork(Effect.flip(prover.prove(builtin("merkle_membership"), inputs)))
       let exit = yield* Fiber.poll(slow)
       while (Option.isNone(exit)) {
         yield* TestClock.adjust("1 second")
         exit = yield* Fiber.poll(slow)
       }
       expect(exit.value).toEqual(Exit.succeed(expect.objectContaining({ _tag: "ProverFailure", code: "timeout" })))
-      const out = yield* prover.prove("multiplier", { a: "3", b: "11" })
+      const out = yield* prover.prove(builtin("multiplier"), { a: "3", b: "11" })
       expect(out.public_signals).toEqual(["33"])
-    }).pipe(Effect.provide(Groth16ProverLive({ engine: "native", poolSize: 1, timeout: "5 seconds", circuits: ["multiplier", "merkle_membership"] }))), 60_000)
+      expect(yield* prover.verify(builtin("multiplier"), out.proof, out.public_signals)).toBe(true)
+    }).pipe(Effect.provide(pool({ engine: "native", poolSize: 1, timeout: "5 seconds", preload: ["multiplier", "merkle_membership"] }))), 60_000)
 
   it.live("MZK_PROVER_ENGINE picks the engine when the option does not, and a bad value stops the start", () =>
     Effect.gen(function*() {
       const logs: Array<string> = []
       const start = (engine: string) =>
-        Effect.scoped(Layer.build(Groth16ProverLive({ poolSize: 1, circuits: ["multiplier"] }))).pipe(
+        Effect.scoped(Layer.build(pool({ poolSize: 1, preload: ["multiplier"] }))).pipe(
           Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MZK_PROVER_ENGINE", engine]]))),
           Effect.provide(logged(logs)),
           Effect.exit

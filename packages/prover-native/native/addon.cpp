@@ -1,5 +1,6 @@
-// Node-API glue for the native Groth16 prover: zkey handles, prove (sync, for worker threads, and
-// async on the libuv pool), thread priority, and the test entry points. All validation errors
+// Node-API glue for the native Groth16 prover: zkey handles (load, unload, the per-process cache),
+// prove (sync, for worker threads, and async on the libuv pool), thread priority, and the test
+// entry points. All validation errors
 // become JavaScript Errors with a `code`; nothing here aborts the process.
 #include <napi.h>
 
@@ -10,6 +11,7 @@
 #include <sched.h>
 #endif
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -107,6 +109,7 @@ Napi::Value guarded(Napi::Env env, Fn&& fn) {
 
 // --- ZKey handles ----------------------------------------------------------------------------
 
+/** A handle's `impl` is empty once unloaded: every later use is refused instead of proving. */
 struct Handle {
   std::shared_ptr<ZKeyImpl> impl;
   const Kernel* kernel;
@@ -114,9 +117,40 @@ struct Handle {
 
 const napi_type_tag ZKEY_TAG = {0x6d7a6b5f7a6b6579ULL, 0x1f6a3c0e9b2d4471ULL};
 
-/** Loaded keys by content, so every pool thread shares one copy (and one set of tables). */
+/**
+ * Loaded keys by content, so every pool thread shares one copy (and one set of tables). Entries
+ * are weak: a key lives while a handle (or a proof in flight) holds it, so a key every thread has
+ * unloaded is freed at once, not at the next garbage collection.
+ */
 std::mutex cacheMutex;
 std::map<std::string, std::weak_ptr<ZKeyImpl>> cache;
+
+/** Keys alive in the process and their table bytes, so callers can see that an unload freed memory. */
+std::atomic<int64_t> liveKeys{0};
+std::atomic<int64_t> liveTableBytes{0};
+
+/** Counts a freshly loaded key as live until its last owner lets go of it. */
+std::shared_ptr<ZKeyImpl> tracked(std::shared_ptr<ZKeyImpl> impl) {
+  const int64_t bytes = (int64_t)impl->info().tableBytes;
+  liveKeys++;
+  liveTableBytes += bytes;
+  ZKeyImpl* raw = impl.get();
+  struct Release {
+    std::shared_ptr<ZKeyImpl> owner;
+    int64_t bytes;
+    void operator()(ZKeyImpl*) {
+      owner.reset();
+      liveKeys--;
+      liveTableBytes -= bytes;
+    }
+  };
+  return std::shared_ptr<ZKeyImpl>(raw, Release{std::move(impl), bytes});
+}
+
+/** Drops the cache's entries for keys nobody holds any more (call with cacheMutex held). */
+void pruneCache() {
+  for (auto it = cache.begin(); it != cache.end();) it = it->second.expired() ? cache.erase(it) : std::next(it);
+}
 
 uint64_t contentHash(const uint8_t* p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL ^ n;
@@ -162,14 +196,21 @@ const Kernel& kernelOption(const Napi::Object& o) {
   return *k;
 }
 
-Handle& handleArg(const Napi::CallbackInfo& info) {
+Handle& anyHandleArg(const Napi::CallbackInfo& info) {
   if (info.Length() < 1 || !info[0].IsExternal() || !info[0].As<Napi::Object>().CheckTypeTag(&ZKEY_TAG)) {
     throw errorWithCode(info.Env(), "expected a zkey handle from loadZkey", "MZK_INVALID_INPUT");
   }
   return *info[0].As<Napi::External<Handle>>().Data();
 }
 
-/** loadZkey(bytes, { threads?, tableBudgetMB?, kernel?, cache?, forceC?, forceCopies? }) */
+/** A handle that still holds its key. */
+Handle& handleArg(const Napi::CallbackInfo& info) {
+  Handle& h = anyHandleArg(info);
+  if (!h.impl) throw errorWithCode(info.Env(), "the zkey handle was unloaded", "MZK_INVALID_INPUT");
+  return h;
+}
+
+/** loadZkey(bytes, { threads?, tableBudgetMB?, kernel?, cache?, cacheKey?, forceC?, forceCopies? }) */
 Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return guarded(env, [&]() -> Napi::Value {
@@ -181,13 +222,22 @@ Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
     options.forceC = (int)intOption(o, "forceC", 0, 0, 15);
     options.forceCopies = (int)intOption(o, "forceCopies", 0, 0, 64);
     const bool useCache = !(o.Has("cache") && o.Get("cache").ToBoolean() == false);
+    // The content hash below is fast but not collision-resistant: where keys come from uploads, the
+    // caller names the bytes by their SHA-256 so a crafted key cannot be served in another's place.
+    std::string cacheKey;
+    if (o.Has("cacheKey") && !o.Get("cacheKey").IsUndefined()) {
+      if (!o.Get("cacheKey").IsString()) throw errorWithCode(env, "option cacheKey must be a string", "MZK_INVALID_INPUT");
+      cacheKey = o.Get("cacheKey").As<Napi::String>().Utf8Value();
+      if (cacheKey.empty()) throw errorWithCode(env, "option cacheKey must not be empty", "MZK_INVALID_INPUT");
+    }
     const Kernel& kernel = kernelOption(o);
     const uint8_t* data = bytes.Data();
     const size_t length = bytes.ByteLength();
 
     std::shared_ptr<ZKeyImpl> impl;
     if (useCache) {
-      const std::string key = std::string(kernel.name) + ":" + std::to_string(length) + ":" + std::to_string(contentHash(data, length)) +
+      const std::string content = cacheKey.empty() ? "h" + std::to_string(contentHash(data, length)) : "k" + cacheKey;
+      const std::string key = std::string(kernel.name) + ":" + std::to_string(length) + ":" + content +
                               ":" + std::to_string(options.tableBudget) + ":" + std::to_string(options.forceC) + ":" +
                               std::to_string(options.forceCopies);
       // One load at a time: a second thread asking for the same key waits and then shares it.
@@ -195,16 +245,44 @@ Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
       auto it = cache.find(key);
       if (it != cache.end()) impl = it->second.lock();
       if (!impl) {
-        impl = kernel.load(data, length, options);
+        pruneCache();
+        impl = tracked(kernel.load(data, length, options));
         cache[key] = impl;
       }
     } else {
-      impl = kernel.load(data, length, options);
+      impl = tracked(kernel.load(data, length, options));
     }
     auto* handle = new Handle{impl, &kernel};
     Napi::External<Handle> ext = Napi::External<Handle>::New(env, handle, [](Napi::Env, Handle* h) { delete h; });
     ext.TypeTag(&ZKEY_TAG);
     return ext;
+  });
+}
+
+/**
+ * unloadZkey(handle): lets go of the handle's key at once instead of at garbage collection; the key
+ * is freed when no other handle (another thread's) and no proof in flight holds it. The handle is
+ * invalid afterwards; unloading it again does nothing.
+ */
+Napi::Value UnloadZkey(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    Handle& h = anyHandleArg(info);
+    h.impl.reset();
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    pruneCache();
+    return env.Undefined();
+  });
+}
+
+/** memoryStats(): the keys alive in this process (every thread's) and their MSM tables' bytes. */
+Napi::Value MemoryStats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("zkeys", (double)liveKeys.load());
+    o.Set("tableBytes", (double)liveTableBytes.load());
+    return o;
   });
 }
 
@@ -425,6 +503,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   if (kernelNamed("adx") != nullptr) kernels.Set(1u, Napi::String::New(env, "adx"));
   exports.Set("kernels", kernels);
   exports.Set("loadZkey", Napi::Function::New(env, LoadZkey, "loadZkey"));
+  exports.Set("unloadZkey", Napi::Function::New(env, UnloadZkey, "unloadZkey"));
+  exports.Set("memoryStats", Napi::Function::New(env, MemoryStats, "memoryStats"));
   exports.Set("zkeyInfo", Napi::Function::New(env, ZkeyInfo, "zkeyInfo"));
   exports.Set("prove", Napi::Function::New(env, Prove, "prove"));
   exports.Set("proveAsync", Napi::Function::New(env, ProveAsync, "proveAsync"));

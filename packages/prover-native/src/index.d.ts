@@ -29,6 +29,12 @@ export interface LoadOptions {
   readonly kernel?: string
   /** Share one parsed copy per process for identical bytes and options (default true). */
   readonly cache?: boolean
+  /**
+   * The bytes' name in that cache instead of their (fast, not collision-resistant) content hash:
+   * pass their SHA-256 where keys come from untrusted uploads, so a crafted key can never be served
+   * for another. The caller vouches that equal names mean equal bytes.
+   */
+  readonly cacheKey?: string
   /** Tuning and tests: a fixed digit width (2..15) and number of precomputed copies. */
   readonly forceC?: number
   readonly forceCopies?: number
@@ -51,6 +57,11 @@ export interface ZkeyInfo {
   readonly msm: Readonly<Record<"A" | "B1" | "B2" | "C" | "H", { readonly c: number; readonly copies: number; readonly rounds: number }>>
 }
 
+export interface MemoryStats {
+  readonly zkeys: number
+  readonly tableBytes: number
+}
+
 /**
  * The addon. Every failure is thrown as an Error with a `code`: MZK_INVALID_INPUT (malformed or
  * mismatched zkey / witness / arguments), MZK_CANCELLED, MZK_OUT_OF_MEMORY, MZK_INTERNAL.
@@ -61,6 +72,14 @@ export interface NativeProverAddon {
   readonly kernels: ReadonlyArray<string>
   /** Parses and checks a snarkjs Groth16 bn128 `.zkey` and builds its MSM tables. */
   loadZkey(zkey: Uint8Array, options?: LoadOptions): ZkeyHandle
+  /**
+   * Lets go of the handle's key now rather than at garbage collection. The key (and its tables) is
+   * freed once no other handle, in any thread, and no proof in flight holds it. Every later use of
+   * the handle throws MZK_INVALID_INPUT; unloading it again does nothing.
+   */
+  unloadZkey(zkey: ZkeyHandle): void
+  /** Keys alive in this process (all threads) and the bytes of their MSM tables. */
+  memoryStats(): MemoryStats
   zkeyInfo(zkey: ZkeyHandle): ZkeyInfo
   /** Proves a `.wtns` witness on the calling thread (blocking it: call from a worker thread). */
   prove(zkey: ZkeyHandle, wtns: Uint8Array, options?: ProveOptions): ProveResult
