@@ -1,5 +1,5 @@
 /**
- * The `mzk` command line: `serve`, `migrate`, `accounts create`. Run from the repository root as
+ * The `mzk` command line: `serve`, `worker`, `migrate`, `accounts create`, `circuits add|list|remove`. Run from the repository root as
  * `pnpm mzk <command>`. Options fall back to MZK_DATABASE_URL, MZK_PORT and MZK_HOST.
  */
 import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
@@ -8,30 +8,17 @@ import { migrate } from "@mzk/adapters-sql"
 import { openPostgres } from "@mzk/adapters-postgres"
 import { openSqlite } from "@mzk/adapters-sqlite"
 import { Accounts, ApiKeys, CreateAccountInput, decodeInput } from "@mzk/core"
-import { Config, Console, Effect, Either, Layer, Logger, LogLevel, Option, Redacted } from "effect"
-import { DEFAULT_DATABASE, type DatabaseTarget, parseDatabaseUrl, redactUrl } from "./database.js"
+import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { circuitsCommand } from "./cli/circuits.js"
+import { circuitSettings, circuitsOptions } from "./cli/circuitSettings.js"
+import { database, describeDatabase } from "./cli/database.js"
 import { MzkCore, MzkServer, MzkWorkerProcess } from "./mzk.js"
-
-const database = Options.text("database").pipe(
-  Options.withDescription("sqlite:<path> (default sqlite:./data/mzk.db) or postgres://user@host:5432/db"),
-  Options.withFallbackConfig(Config.string("MZK_DATABASE_URL")),
-  Options.withDefault(DEFAULT_DATABASE),
-  Options.mapEffect((text) =>
-    Either.match(parseDatabaseUrl(text), {
-      onLeft: (message) => Effect.fail(ValidationError.invalidValue(HelpDoc.p(message))),
-      onRight: Effect.succeed
-    })
-  )
-)
 
 // The engine's environment variable is read by the prover pool itself; the flag overrides it.
 const proverEngine = Options.choice("prover-engine", ["auto", "native", "snarkjs"]).pipe(
   Options.withDescription("Proof engine: auto (native where its addon is built, else snarkjs), native or snarkjs; default MZK_PROVER_ENGINE, else auto"),
   Options.optional
 )
-
-const describeDatabase = (target: DatabaseTarget) =>
-  target.kind === "sqlite" ? `sqlite:${target.filename}` : redactUrl(target.url)
 
 const serve = Command.make("serve", {
   port: Options.integer("port").pipe(Options.withFallbackConfig(Config.integer("MZK_PORT")), Options.withDefault(8080)),
@@ -46,14 +33,20 @@ const serve = Command.make("serve", {
   allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
     Options.withDescription("Development only: accept http:// and non-public webhook URLs")
   ),
-  proverEngine
+  proverEngine,
+  ...circuitSettings
 }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk starting").pipe(Effect.annotateLogs({
       database: describeDatabase(options.database),
       workers: !options.noWorkers
     }))
-    return yield* Layer.launch(MzkServer({ ...options, proverEngine: Option.getOrUndefined(options.proverEngine), workers: !options.noWorkers }))
+    return yield* Layer.launch(MzkServer({
+      ...options,
+      proverEngine: Option.getOrUndefined(options.proverEngine),
+      workers: !options.noWorkers,
+      circuits: circuitsOptions(options)
+    }))
   })).pipe(Command.withDescription("Run the HTTP API (and, by default, the background workers)"))
 
 const worker = Command.make("worker", {
@@ -61,11 +54,16 @@ const worker = Command.make("worker", {
   allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
     Options.withDescription("Development only: deliver to http:// and non-public webhook URLs")
   ),
-  proverEngine
+  proverEngine,
+  ...circuitSettings
 }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk worker starting").pipe(Effect.annotateLogs({ database: describeDatabase(options.database) }))
-    return yield* Layer.launch(MzkWorkerProcess({ ...options, proverEngine: Option.getOrUndefined(options.proverEngine) }))
+    return yield* Layer.launch(MzkWorkerProcess({
+      ...options,
+      proverEngine: Option.getOrUndefined(options.proverEngine),
+      circuits: circuitsOptions(options)
+    }))
   })).pipe(Command.withDescription("Run only the background loops (proof worker, webhook delivery, retention)"))
 
 const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
@@ -99,7 +97,7 @@ const accountsCreate = Command.make("create", {
 
 const accounts = Command.make("accounts").pipe(Command.withSubcommands([accountsCreate]))
 
-const mzk = Command.make("mzk").pipe(Command.withSubcommands([serve, worker, migrateCommand, accounts]))
+const mzk = Command.make("mzk").pipe(Command.withSubcommands([serve, worker, migrateCommand, accounts, circuitsCommand]))
 
 const cli = Command.run(mzk, { name: "mzk", version: "0.1.0" })
 

@@ -1,9 +1,13 @@
 import { HttpServer } from "@effect/platform"
 import { PostgresWakeups } from "@mzk/adapters-postgres"
 import { NodeHttpServer } from "@effect/platform-node"
-import { CircuitCatalogLive, Groth16ProverLive, type ProverEngine } from "@mzk/circuits"
+import { ArtifactFilesLive, BuiltinCircuitsLive, CircuitCompilerLive, Groth16ProverLive, type ProverEngine } from "@mzk/circuits"
 import {
+  CircuitBuilds,
+  CircuitsConfig,
+  type CircuitsConfigShape,
   CoreServices,
+  DEFAULT_CIRCUITS_CONFIG,
   DeliveryEngine,
   Prover,
   ProofLoops,
@@ -20,6 +24,21 @@ import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
 import { NodeApiKeyHashing } from "./keyHashing.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
+
+/** Where accounts' circuits are built and cached, and their limits (`CircuitsConfig`). */
+export interface CircuitsOptions extends Partial<CircuitsConfigShape> {
+  /** The operator's prepared (phase 2) powers of tau file, e.g. a Hermez `powersOfTau28_hez_final_<power>.ptau`. */
+  readonly ptau?: string | undefined
+  /**
+   * Development only: without `ptau`, make a powers of tau of this power once (cached in `dir`) and
+   * build with it; the circuits are marked `development_only`.
+   */
+  readonly developmentPtau?: { readonly power: number; readonly dir: string } | undefined
+  /** Where artifacts read from the database are kept on local disk (default: the OS's temp dir). */
+  readonly cacheDir?: string | undefined
+  /** The prover threads' memory budget for loaded circuits (default MZK_PROVER_MEMORY, else 1 GiB per thread). */
+  readonly proverMemoryBytes?: number | undefined
+}
 
 export interface MzkOptions {
   readonly database: DatabaseTarget
@@ -39,17 +58,19 @@ export interface MzkOptions {
    * worker, so no proof pays for it); `lazy` (default) on first use, so one-off commands start none.
    */
   readonly startProver?: "eager" | "lazy"
+  readonly circuits?: CircuitsOptions
 }
 
 /**
  * Builds `layer` the first time a proof is made or verified, in this layer's scope: commands that
  * never prove (`accounts create`, `migrate`, an API-only server) start no prover threads.
  */
-export const lazyProver = (layer: Layer.Layer<Prover, unknown>, capacity: number): Layer.Layer<Prover> =>
+export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: number): Layer.Layer<Prover, never, R> =>
   Layer.scoped(Prover, Effect.gen(function*() {
     const scope = yield* Effect.scope
+    const context = yield* Effect.context<R>()
     const get = yield* Effect.cached(
-      Layer.buildWithScope(layer, scope).pipe(Effect.map(Context.get(Prover)), Effect.orDie)
+      Layer.buildWithScope(layer, scope).pipe(Effect.map(Context.get(Prover)), Effect.provide(context), Effect.orDie)
     )
     return {
       capacity,
@@ -64,15 +85,27 @@ export const lazyProver = (layer: Layer.Layer<Prover, unknown>, capacity: number
  * running mzk (server, worker, CLI, embedding) starts here.
  */
 export const MzkCore = (options: MzkOptions) => {
-  const prover = options.prover ?? Groth16ProverLive(options.proverEngine === undefined ? {} : { engine: options.proverEngine })
+  const circuits = options.circuits ?? {}
+  const prover = options.prover ?? Groth16ProverLive({
+    ...(options.proverEngine === undefined ? {} : { engine: options.proverEngine }),
+    ...(circuits.proverMemoryBytes === undefined ? {} : { memoryBudgetBytes: circuits.proverMemoryBytes })
+  }).pipe(Layer.provide(ArtifactFilesLive(circuits.cacheDir === undefined ? {} : { cacheDir: circuits.cacheDir })))
+  const config = circuitsConfig(circuits)
   const core = CoreServices.pipe(
-    Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(
       options.startProver === "eager"
         ? Layer.orDie(prover)
         : lazyProver(prover, availableParallelism())
     ),
-    Layer.provideMerge(CircuitCatalogLive),
+    Layer.provideMerge(BuiltinCircuitsLive),
+    Layer.provideMerge(CircuitCompilerLive({
+      ptau: circuits.ptau,
+      developmentPtau: circuits.developmentPtau,
+      timeoutMs: config.buildTimeoutMs,
+      memoryBytes: config.buildMemoryBytes
+    })),
+    Layer.provideMerge(Layer.succeed(CircuitsConfig, config)),
+    Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(NodeHostResolver()),
     Layer.provideMerge(Layer.succeed(WebhookConfig, {
       ...DEFAULT_WEBHOOK_CONFIG,
@@ -88,9 +121,15 @@ export const MzkCore = (options: MzkOptions) => {
     : core
 }
 
-/** The background loops: proof worker, retention sweeper, webhook delivery engine. */
+/** The circuits settings over their defaults: only the limits and timings, not the build's files. */
+const circuitsConfig = ({ cacheDir: _c, developmentPtau: _d, proverMemoryBytes: _m, ptau: _p, ...limits }: CircuitsOptions): CircuitsConfigShape => ({
+  ...DEFAULT_CIRCUITS_CONFIG,
+  ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined))
+})
+
+/** The background loops: proof worker, retention sweeper, webhook delivery engine, circuit builds. */
 export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>
-  Layer.mergeAll(ProofLoops, DeliveryEngine.layer).pipe(
+  Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer).pipe(
     Layer.provide(NodeWebhookTransport({ allowInsecure: options.allowInsecureWebhooks ?? false }))
   )
 

@@ -1,0 +1,165 @@
+import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { AccountId, Accounts, type BuildInput, type Circuit, CircuitBuilds, Circuits, decodeInput } from "@mzk/core"
+import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { basename, join, relative, resolve, sep } from "node:path"
+import { MzkCore } from "../mzk.js"
+import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
+import { database } from "./database.js"
+
+const usage = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
+
+const decodeAccountId = decodeInput(AccountId)
+const account = Options.text("account").pipe(
+  Options.withDescription("The account (acct_…) the circuit belongs to"),
+  Options.mapEffect((text) => decodeAccountId(text).pipe(Effect.mapError(() => usage(`--account: ${JSON.stringify(text)} is not an account id (acct_…)`))))
+)
+
+/** Every `.circom` file under `dir`, by its path relative to `dir` (`/`-separated, as includes name it). */
+const circomFilesUnder = (dir: string): Array<readonly [string, string]> =>
+  (readdirSync(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".circom"))
+    .map((entry) => {
+      const path = join(entry.parentPath, entry.name)
+      return [relative(dir, path).split(sep).join("/"), path] as const
+    })
+
+interface SourceFlags {
+  readonly circom: Option.Option<string>
+  readonly include: ReadonlyArray<string>
+  readonly wasm: Option.Option<string>
+  readonly zkey: Option.Option<string>
+  readonly sym: Option.Option<string>
+  readonly r1cs: Option.Option<string>
+}
+
+/**
+ * The flags → what the core builds: a main circom file (at its file name) plus every circom file
+ * under each `--include` directory (at its path there, so `include "lib/x.circom"` finds it), or
+ * the three prebuilt artifacts.
+ */
+const buildInput = (flags: SourceFlags): Effect.Effect<BuildInput, ValidationError.ValidationError> => {
+  if (Option.isSome(flags.circom)) {
+    if (Option.isSome(flags.wasm) || Option.isSome(flags.zkey) || Option.isSome(flags.sym) || Option.isSome(flags.r1cs)) {
+      return Effect.fail(usage("Give either --circom (sources) or --wasm, --zkey and --sym (prebuilt artifacts), not both"))
+    }
+    const mainPath = resolve(flags.circom.value)
+    const main = basename(mainPath)
+    const files: Record<string, Uint8Array> = { [main]: readFileSync(mainPath) }
+    for (const dir of flags.include) {
+      for (const [path, file] of circomFilesUnder(dir)) {
+        if (resolve(file) === mainPath) continue
+        if (Object.hasOwn(files, path)) return Effect.fail(usage(`--include: two files would both be ${JSON.stringify(path)}`))
+        files[path] = readFileSync(file)
+      }
+    }
+    return Effect.succeed({ kind: "circom", main, files })
+  }
+  if (Option.isSome(flags.wasm) && Option.isSome(flags.zkey) && Option.isSome(flags.sym)) {
+    return Effect.succeed({
+      kind: "artifacts",
+      wasm: readFileSync(flags.wasm.value),
+      zkey: readFileSync(flags.zkey.value),
+      sym: readFileSync(flags.sym.value),
+      r1cs: Option.match(flags.r1cs, { onNone: () => null, onSome: (path) => readFileSync(path) })
+    })
+  }
+  return Effect.fail(usage("Give --circom main.circom [--include DIR …], or prebuilt --wasm F --zkey F --sym F [--r1cs F]"))
+}
+
+/** A circuit as `--json` prints it: the API's record, without its verification key. */
+const record = (circuit: Circuit) => ({
+  name: circuit.name,
+  owner: circuit.owner,
+  status: circuit.status,
+  error: circuit.error,
+  description: circuit.description,
+  constraints: circuit.constraints,
+  inputs: circuit.inputs,
+  public_signals: circuit.public_signals,
+  development_only: circuit.development_only,
+  created_at: circuit.created_at
+})
+
+const failure = (circuit: Circuit) => {
+  const error = circuit.error
+  if (error === null) return `Circuit ${circuit.name} failed`
+  const where = error.file === undefined ? "" : ` at ${error.file}${error.line === undefined ? "" : `:${error.line}`}`
+  return `Circuit ${circuit.name} failed: ${error.code}${where}: ${error.message}`
+}
+
+/** Ends the command with one line on stderr and a failing exit status. */
+const fail = (line: string) => Console.error(line).pipe(Effect.zipRight(Effect.sync(() => void (process.exitCode = 1))))
+
+const add = Command.make("add", {
+  name: Args.text({ name: "NAME" }).pipe(Args.withDescription("The circuit's name: the `type` of its proofs")),
+  account,
+  database,
+  circom: Options.file("circom", { exists: "yes" }).pipe(Options.withDescription("The main circuit file"), Options.optional),
+  include: Options.directory("include", { exists: "yes" }).pipe(
+    Options.withDescription("A directory of circom files the main file includes (repeatable); circomlib is always available"),
+    Options.repeated
+  ),
+  wasm: Options.file("wasm", { exists: "yes" }).pipe(Options.withDescription("Prebuilt witness generator (circom --wasm)"), Options.optional),
+  zkey: Options.file("zkey", { exists: "yes" }).pipe(Options.withDescription("Prebuilt Groth16 proving key (bn128)"), Options.optional),
+  sym: Options.file("sym", { exists: "yes" }).pipe(Options.withDescription("Prebuilt signal names (circom --sym)"), Options.optional),
+  r1cs: Options.file("r1cs", { exists: "yes" }).pipe(Options.withDescription("Prebuilt constraint system (circom --r1cs), optional"), Options.optional),
+  description: Options.text("description").pipe(Options.optional),
+  json: Options.boolean("json").pipe(Options.withDescription("Print the circuit record as JSON")),
+  ...circuitSettings
+}, (flags) =>
+  Effect.gen(function*() {
+    const source = yield* buildInput(flags)
+    const accounts = yield* Accounts
+    if (Option.isNone(yield* accounts.get(flags.account))) return yield* fail(`No account ${flags.account}; mzk accounts create makes one`)
+    const circuits = yield* Circuits
+    const created = yield* circuits.create(flags.account, {
+      name: flags.name,
+      source,
+      ...(Option.isSome(flags.description) ? { description: flags.description.value } : {})
+    }).pipe(Effect.either)
+    if (created._tag === "Left") return yield* fail(created.left.message)
+    // This process builds it (a server's worker on the same database may take it first: either way it settles).
+    const settled = yield* circuits.get(flags.account, flags.name).pipe(
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.dieMessage(`Circuit ${flags.name} disappeared while building`),
+        onSome: (circuit) => circuit.status === "compiling" ? Effect.fail("compiling" as const) : Effect.succeed(circuit)
+      })),
+      Effect.retry({ while: (e) => e === "compiling", schedule: Schedule.spaced(Duration.millis(200)) })
+    )
+    if (flags.json) yield* Console.log(JSON.stringify(record(settled)))
+    if (settled.status === "failed") return yield* fail(failure(settled))
+    if (!flags.json) {
+      yield* Console.log(
+        `Circuit ${settled.name} is ready: ${settled.constraints} constraints, public signals ${settled.public_signals.join(", ") || "(none)"}` +
+          (settled.development_only ? " (development-only setup: not for production)" : "")
+      )
+    }
+  }).pipe(
+    Effect.provide(CircuitBuilds.layer.pipe(Layer.provideMerge(MzkCore({ database: flags.database, circuits: circuitsOptions(flags) }))))
+  )).pipe(Command.withDescription("Add a circuit to an account: compile and set it up now (or check prebuilt artifacts)"))
+
+const list = Command.make("list", {
+  account,
+  database,
+  json: Options.boolean("json").pipe(Options.withDescription("Print the records as JSON"))
+}, ({ account, database, json }) =>
+  Effect.gen(function*() {
+    const circuits = yield* (yield* Circuits).list(account)
+    if (json) return yield* Console.log(JSON.stringify(circuits.map(record)))
+    const rows = circuits.map((c) => [c.name, c.status, c.constraints === null ? "-" : String(c.constraints), c.owner === "builtin" ? "builtin" : "account"])
+    const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length), 4))
+    for (const row of rows) yield* Console.log(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]! + 2) : cell)).join(""))
+  }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("List the circuits an account can prove with"))
+
+const remove = Command.make("remove", { name: Args.text({ name: "NAME" }), account, database }, ({ account, database, name }) =>
+  Effect.gen(function*() {
+    const removed = yield* (yield* Circuits).remove(account, name).pipe(Effect.either)
+    if (removed._tag === "Left") return yield* fail(removed.left.message)
+    yield* Console.log(`Removed circuit ${name}`)
+  }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Remove an account's circuit (refused while proofs of it are queued or running)"))
+
+export const circuitsCommand = Command.make("circuits").pipe(
+  Command.withDescription("Accounts' own circuits: add, list, remove"),
+  Command.withSubcommands([add, list, remove])
+)
