@@ -9,10 +9,12 @@
 //   out/                 circom's and snarkjs's outputs
 //   in/                  prebuilt artifacts (kind "artifacts")
 
+import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import process from "node:process";
 import * as snarkjs from "snarkjs";
 import {
   BN128_R,
@@ -85,6 +87,7 @@ async function compile(main) {
     wasm: path.join("out", `${base}_js`, `${base}.wasm`),
   };
   const produced = Object.values(files).every((f) => fs.existsSync(f));
+  // eslint-disable-next-line no-control-regex -- circom colours its output with ANSI escapes
   if (exitCode !== 0 || /(^|\n)(\x1b\[[0-9;]*m)*error(\[|:)/.test(output) || !produced) {
     const { message, file, line } = parseCircomErrors(output, ["src/", "./src/"]);
     const extra = {};

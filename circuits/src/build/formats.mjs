@@ -2,6 +2,8 @@
 // file, circom's error output, and the derivation of a circuit's inputs and public signals.
 // Plain JS so the build job (a bare `node` child process) and the TypeScript side share it.
 
+/* global WebAssembly */
+import { Buffer } from "node:buffer";
 import fs from "node:fs";
 
 /** bn128's base field prime q: a zkey or ptau for any other curve is refused. */
@@ -355,6 +357,7 @@ export function countsFromWasm(symText, nPublic, wasm) {
   return { nOutputs, nPubInputs, nPrvInputs: wasm.inputSize - nPubInputs };
 }
 
+// eslint-disable-next-line no-control-regex -- circom colours its output with ANSI escapes
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**
