@@ -246,6 +246,9 @@ export function mainSignals(symText) {
  */
 export function deriveSignals(symText, counts) {
   const { nOutputs, nPubInputs, nPrvInputs } = counts;
+  for (const n of [nOutputs, nPubInputs, nPrvInputs]) {
+    if (!Number.isInteger(n) || n < 0) throw new FormatError("impossible signal counts");
+  }
   const nIo = nOutputs + nPubInputs + nPrvInputs;
   const byWire = new Array(nIo + 1);
   for (const s of mainSignals(symText)) {
@@ -301,7 +304,7 @@ export function fnv64(name) {
 
 /**
  * A circom witness calculator's facts, read from its exports without computing a witness: witness
- * size, input count, field prime, and a lookup of input signals by name (-1 when not an input).
+ * size, input count, field prime, and a lookup of input signals' sizes by name (0 or -1 when not an input).
  */
 export async function inspectWitnessWasm(bytes) {
   let module;
@@ -348,12 +351,14 @@ export function countsFromWasm(symText, nPublic, wasm) {
   let nPubInputs = 0;
   for (const s of mainSignals(symText)) {
     if (s.wire > nPublic) continue;
-    if (wasm.inputSignalSize(s.base) >= 0) nPubInputs++;
+    // circom's lookup answers 0, not -1, for a name that is not an input
+    if (wasm.inputSignalSize(s.base) > 0) nPubInputs++;
     else nOutputs++;
   }
   if (nOutputs + nPubInputs !== nPublic) {
     throw new FormatError(`the sym file names ${nOutputs + nPubInputs} public signals, the zkey has ${nPublic}`);
   }
+  if (wasm.inputSize < nPubInputs) throw new FormatError(`the sym file names ${nPubInputs} public inputs, the wasm takes ${wasm.inputSize} inputs`);
   return { nOutputs, nPubInputs, nPrvInputs: wasm.inputSize - nPubInputs };
 }
 
