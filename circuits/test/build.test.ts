@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
-import { type CircuitCompilerOptions, makeCircuitCompiler, readPtauPower } from "../src/build/compiler.js"
+import { type CircuitCompilerOptions, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
 import { checkUpload, includesOf } from "../src/build/upload.js"
 
 const require = createRequire(import.meta.url)
@@ -124,6 +124,35 @@ describe("circom sources", () => {
     expect(await snarkjs.groth16.verify(built.verification_key, ["0", ...publicSignals.slice(1)], proof)).toBe(false)
   })
 
+  it("keep private inputs the optimiser took out of the witness, and outputs declared after inputs", async () => {
+    const source = tiny(`template T() {
+  signal input a;
+  signal input unused;
+  signal input p;
+  signal t;
+  t <== a;
+  signal output b;
+  signal output c;
+  signal input late[2];
+  b <== t * t;
+  c <== p + late[0] * late[1];
+}
+component main {public [p, late]} = T();
+`)
+    const out = await succeeded(source)
+    // --O2 drops `a` and `unused` from the witness (the sym gives them wire -1); they are still inputs.
+    expect(new TextDecoder().decode(out.sym!)).toMatch(/,-1,\d+,main\.unused/)
+    expect(out.inputs.map((i) => `${i.name}:${i.visibility}:${i.dimensions.join("x")}`)).toEqual(["p:public:", "late:public:2", "a:private:", "unused:private:"])
+    expect(out.public_signals).toEqual(["b", "c", "p", "late[0]", "late[1]"])
+    const { proof, publicSignals } = await snarkjs.groth16.fullProve({ a: "3", unused: "9", p: "1", late: ["2", "5"] }, out.wasm, out.zkey)
+    expect(publicSignals).toEqual(["9", "11", "1", "2", "5"])
+    expect(await snarkjs.groth16.verify(out.verification_key, publicSignals, proof)).toBe(true)
+    const prebuilt = await succeeded(artifacts(out, { r1cs: null }))
+    expect(prebuilt.inputs).toEqual(out.inputs)
+    expect(prebuilt.public_signals).toEqual(out.public_signals)
+    expect(prebuilt.constraints).toBe(out.constraints)
+  })
+
   it("set up with fresh entropy each time, and mark a development ptau's circuits development_only", async () => {
     const again = await succeeded(sample, { timeoutMs: 120_000, memoryBytes: 2 * GiB, developmentPtau: { power: 8, dir: dirname(ptau) } })
     expect(again.development_only).toBe(true)
@@ -142,7 +171,7 @@ describe("circom sources", () => {
     expect(first.development_only).toBe(true)
     expect(first.public_signals).toEqual(["c"])
     expect(first.inputs.map((i) => `${i.name}:${i.visibility}`)).toEqual(["a:private", "b:private"])
-    await Effect.runPromise(readPtauPower(file).pipe(Effect.map((h) => expect(h).toMatchObject({ power: 4, bn128: true, prepared: true }))))
+    await Effect.runPromise(inspectPtau(file).pipe(Effect.map((h) => expect(h).toMatchObject({ power: 4, bn128: true, prepared: true }))))
     await succeeded(input, opts)
     expect(statSync(file).mtimeMs).toBe(made)
   })

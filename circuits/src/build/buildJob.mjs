@@ -279,6 +279,11 @@ async function checkKeyPoints(vk) {
 async function run(job) {
   if (job.kind === "circom") return buildCircom(job);
   if (job.kind === "artifacts") return checkArtifacts();
+  if (job.kind === "devptau") {
+    const file = path.join(job.dir, `dev_pot${job.power}.ptau`);
+    if (!fs.existsSync(file)) await makeDevelopmentPtau(job.power, job.dir, file);
+    return { file };
+  }
   throw new Failure("internal", `unknown build job ${job.kind}`);
 }
 

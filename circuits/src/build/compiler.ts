@@ -1,8 +1,8 @@
 import { BuildFailure, type BuildInput, type BuildOutput, CircuitCompiler, type CircuitInput } from "@mzk/core"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cause, Duration, Effect, Layer, Schedule } from "effect"
 import { renderGroth16Verifier } from "../solidity/verifier.js"
@@ -30,7 +30,7 @@ const JOB = fileURLToPath(new URL("./buildJob.mjs", import.meta.url))
 const MEMORY_POLL = Duration.millis(50)
 
 /** The power of a powers-of-tau file (and whether it is usable: bn128, prepared for phase 2), read from its header. */
-export const readPtauPower = (path: string) =>
+export const inspectPtau = (path: string) =>
   Effect.try({
     try: () => readPtauHeader(path),
     catch: (e) => new BuildFailure({ code: "internal", message: `cannot read the powers of tau file ${path}: ${String(e)}` })
@@ -39,6 +39,7 @@ export const readPtauPower = (path: string) =>
 type JobSpec =
   | { readonly kind: "circom"; readonly main: string; readonly ptau: string | null; readonly developmentPtau: { power: number; dir: string } | null }
   | { readonly kind: "artifacts" }
+  | { readonly kind: "devptau"; readonly power: number; readonly dir: string }
 
 interface JobSuccess {
   readonly ok: true
@@ -58,6 +59,9 @@ interface JobFailure {
 }
 
 const internal = (message: string) => new BuildFailure({ code: "internal", message })
+
+/** Making a development ptau is server setup, not a build: it gets its own, longer limit. */
+const DEV_PTAU_MIN_TIMEOUT_MS = 60 * 60_000
 
 /** Resident set size of a live process in bytes (Linux); null once it is gone or on another OS. */
 const residentBytes = (pid: number): number | null => {
@@ -191,6 +195,9 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
         "this server has no powers of tau, so it cannot set up circom sources: start it with --ptau FILE (a phase-2 prepared ceremony file) or --dev-ptau (development only); prebuilt wasm + zkey uploads still work"
       ))
     }
+    if (options.ptau === undefined && options.developmentPtau !== undefined) {
+      yield* prepareDevelopmentPtau({ ...options, developmentPtau: options.developmentPtau })
+    }
     return yield* inTempDir(options, (dir) =>
       Effect.gen(function*() {
         yield* writeAll(dir, new Map([...upload.files].map(([path, bytes]) => [join("src", path), bytes])))
@@ -198,7 +205,9 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
           kind: "circom",
           main: upload.main,
           ptau: options.ptau ?? null,
-          developmentPtau: options.ptau === undefined ? options.developmentPtau ?? null : null
+          developmentPtau: options.ptau === undefined && options.developmentPtau !== undefined
+            ? { power: options.developmentPtau.power, dir: resolve(options.developmentPtau.dir) }
+            : null
         }, options)
         const files = result.files
         if (files === undefined) return yield* Effect.fail(internal("the build process returned no files"))
@@ -242,6 +251,33 @@ const checkArtifacts = (options: CircuitCompilerOptions, input: Extract<BuildInp
         development_only: false
       } satisfies BuildOutput
     }))
+
+// One generation at a time in this process, so concurrent first builds do not each spend minutes on it.
+const developmentPtauLock = Effect.unsafeMakeSemaphore(1)
+
+/**
+ * The development ptau's path, generated first when it is not cached (one local contribution,
+ * prepared for phase 2: minutes at power 12). Builds call it on their own; a server started with
+ * --dev-ptau can call it at start so the first upload does not wait.
+ */
+export const prepareDevelopmentPtau = (
+  options: CircuitCompilerOptions & { readonly developmentPtau: { readonly power: number; readonly dir: string } }
+): Effect.Effect<string, BuildFailure> => {
+  const { power, dir } = options.developmentPtau
+  const file = join(dir, `dev_pot${power}.ptau`)
+  if (!Number.isInteger(power) || power < 1 || power > 28) {
+    return Effect.fail(internal(`the development ptau power must be an integer from 1 to 28, not ${power}`))
+  }
+  return total(developmentPtauLock.withPermits(1)(
+    Effect.suspend(() =>
+      existsSync(file) ? Effect.succeed(file) : inTempDir(options, (work) =>
+        runJob(work, { kind: "devptau", power, dir: resolve(dir) }, {
+          ...options,
+          timeoutMs: Math.max(options.timeoutMs, DEV_PTAU_MIN_TIMEOUT_MS)
+        })).pipe(Effect.as(file))
+    )
+  ))
+}
 
 /** Every failure is a BuildFailure: a thrown exception or a defect becomes `internal`, never a crash. */
 const total = <A>(effect: Effect.Effect<A, BuildFailure>): Effect.Effect<A, BuildFailure> =>

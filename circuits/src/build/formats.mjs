@@ -219,7 +219,8 @@ export const requiredPower = (nConstraints, nPublic) => Math.max(1, (nConstraint
 
 /**
  * `main`'s own signals in a circom `.sym` file (`label,wire,component,name`): `main.x`, `main.x[1][0]`;
- * signals of sub-components (`main.c.x`) and signals optimised away (wire -1) are skipped.
+ * signals of sub-components (`main.c.x`) are skipped. `wire` is -1 for a signal the optimiser
+ * took out of the witness, which --O2 does even to private inputs nothing constrains.
  */
 export function mainSignals(symText) {
   const out = [];
@@ -228,21 +229,24 @@ export function mainSignals(symText) {
     if (line === "") continue;
     const parts = line.split(",");
     if (parts.length < 4) throw new FormatError("the sym file is not a circom symbol file");
+    const label = Number(parts[0]);
     const wire = Number(parts[1]);
     const name = parts.slice(3).join(",");
-    if (!Number.isInteger(wire)) throw new FormatError("the sym file is not a circom symbol file");
+    if (!Number.isInteger(label) || !Number.isInteger(wire)) throw new FormatError("the sym file is not a circom symbol file");
     const m = /^main\.([A-Za-z_$][A-Za-z0-9_$]*)((?:\[\d+\])*)$/.exec(name);
-    if (!m || wire < 1) continue;
+    if (!m || label < 1) continue;
     const indices = [...m[2].matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]));
-    out.push({ wire, base: m[1], indices, name: name.slice(5) });
+    out.push({ label, wire, base: m[1], indices, name: name.slice(5) });
   }
   return out;
 }
 
 /**
- * Inputs and public signals from the wire layout circom gives every circuit: wire 0 is the constant
- * 1, then the outputs, the public inputs and the private inputs, each array in row-major order.
- * Every one of those wires must be named by exactly one signal of `main` in the sym file.
+ * Inputs and public signals from the layout circom gives `main`'s signals: labels 1.. are the
+ * outputs, the public inputs and the private inputs, in that order, arrays in row-major order
+ * (the same order as their witness wires, where the optimiser kept them; public signals always
+ * keep theirs, and their order is the order snarkjs gives public signals in).
+ * Every one of those labels must name exactly one signal of `main` in the sym file.
  */
 export function deriveSignals(symText, counts) {
   const { nOutputs, nPubInputs, nPrvInputs } = counts;
@@ -250,19 +254,21 @@ export function deriveSignals(symText, counts) {
     if (!Number.isInteger(n) || n < 0) throw new FormatError("impossible signal counts");
   }
   const nIo = nOutputs + nPubInputs + nPrvInputs;
-  const byWire = new Array(nIo + 1);
+  const nPublic = nOutputs + nPubInputs;
+  const byLabel = new Array(nIo + 1);
   for (const s of mainSignals(symText)) {
-    if (s.wire > nIo) continue;
-    if (byWire[s.wire] !== undefined && byWire[s.wire].name !== s.name) {
-      throw new FormatError(`the sym file names wire ${s.wire} twice (${byWire[s.wire].name}, ${s.name})`);
+    if (s.label > nIo) continue;
+    if (byLabel[s.label] !== undefined) throw new FormatError(`the sym file names label ${s.label} twice`);
+    if (s.label <= nPublic && s.wire !== s.label) {
+      throw new FormatError(`public signal ${s.name} is not on wire ${s.label} of the witness`);
     }
-    byWire[s.wire] = s;
+    byLabel[s.label] = s;
   }
   const groups = [];
   const seen = new Map();
   for (let w = 1; w <= nIo; w++) {
-    const s = byWire[w];
-    if (s === undefined) throw new FormatError(`the sym file names no signal of main for wire ${w}`);
+    const s = byLabel[w];
+    if (s === undefined) throw new FormatError(`the sym file names no signal of main for label ${w}`);
     const role = w <= nOutputs ? "output" : w <= nOutputs + nPubInputs ? "public" : "private";
     let g = seen.get(s.base);
     if (g === undefined) {
@@ -270,7 +276,7 @@ export function deriveSignals(symText, counts) {
       seen.set(s.base, g);
       groups.push(g);
     } else if (g.role !== role || groups[groups.length - 1] !== g) {
-      throw new FormatError(`the sym file splits signal ${s.base} across the wire layout`);
+      throw new FormatError(`the sym file splits signal ${s.base} across the signal layout`);
     }
     g.elements.push(s);
   }
@@ -288,7 +294,7 @@ export function deriveSignals(symText, counts) {
     if (g.role !== "output") inputs.push({ name: g.base, visibility: g.role, kind: "field", dimensions: dims });
   }
   const publicSignals = [];
-  for (let w = 1; w <= nOutputs + nPubInputs; w++) publicSignals.push(byWire[w].name);
+  for (let w = 1; w <= nPublic; w++) publicSignals.push(byLabel[w].name);
   return { inputs, publicSignals };
 }
 
@@ -350,7 +356,7 @@ export function countsFromWasm(symText, nPublic, wasm) {
   let nOutputs = 0;
   let nPubInputs = 0;
   for (const s of mainSignals(symText)) {
-    if (s.wire > nPublic) continue;
+    if (s.label > nPublic) continue;
     // circom's lookup answers 0, not -1, for a name that is not an input
     if (wasm.inputSignalSize(s.base) > 0) nPubInputs++;
     else nOutputs++;
