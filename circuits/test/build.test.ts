@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
 import { type CircuitCompilerOptions, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
@@ -234,6 +234,15 @@ component main {public [p, late]} = T();
     expect(none.message).toMatch(/no powers of tau.*--ptau FILE.*--dev-ptau/)
     const prebuilt = await succeeded(artifacts(built), { timeoutMs: 60_000, memoryBytes: 2 * GiB })
     expect(prebuilt.development_only).toBe(false)
+  })
+
+  it("refuse an unusable ptau file, resolving a relative path from the server's directory", async () => {
+    const opts = { ...options, ptau: relative(process.cwd(), join(work, "p1.ptau")) }
+    const unprepared = await failed(sample, opts)
+    expect(unprepared.code).toBe("internal")
+    expect(unprepared.message).toMatch(/not prepared for phase 2/)
+    const missing = await failed(sample, { ...options, ptau: join(work, "missing.ptau") })
+    expect(missing.message).toMatch(/powers of tau file is unusable.*ENOENT/)
   })
 
   it("stop a build past its time limit", async () => {

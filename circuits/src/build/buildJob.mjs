@@ -145,13 +145,13 @@ function readPtau(file) {
 }
 
 async function buildCircom(job) {
+  const ptau = await resolvePtau(job);
+  const header = readPtau(ptau.file);
   const files = await compile(job.main);
   const r1csBytes = fs.readFileSync(files.r1cs);
   const r1cs = readR1csHeader(r1csBytes);
   const nPublic = r1cs.nOutputs + r1cs.nPubInputs;
   const need = requiredPower(r1cs.nConstraints, nPublic);
-  const ptau = await resolvePtau(job);
-  const header = readPtau(ptau.file);
   if (need > header.power) {
     throw new Failure(
       "circuit_too_large",
