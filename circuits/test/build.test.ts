@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BuildFailure, BuildInput, BuildOutput } from "@mzk/core"
 import { Effect, Either } from "effect"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -257,6 +257,40 @@ component main {public [p, late]} = T();
     const big = await failed(sample, { ...options, memoryBytes: 64 * 2 ** 20 })
     expect(big.code).toBe("compile_memory_exceeded")
     console.log(`memory ceiling: ${big.message}`)
+  })
+
+  it("end with the process that started them: a SIGKILLed worker leaves no build running", async () => {
+    const script = fileURLToPath(new URL("./fixtures/buildForever.ts", import.meta.url))
+    const worker = spawn(process.execPath, ["--import", "tsx", script, ptau, join(work, "orphans")], { stdio: "ignore" })
+    const children = () => {
+      try {
+        return readFileSync(`/proc/${worker.pid}/task/${worker.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+      } catch {
+        return []
+      }
+    }
+    let build: number | undefined
+    for (let i = 0; i < 200 && build === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      build = children().find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("buildJob.mjs"))
+    }
+    expect(build, "the build process never started").toBeDefined()
+    await new Promise((r) => setTimeout(r, 1000))
+    const running = () => existsSync(`/proc/${build}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${build}/status`, "utf8"))
+    expect(running(), "the build should still be compiling").toBe(true)
+    worker.kill("SIGKILL")
+    const gone = async () => {
+      for (let i = 0; i < 60; i++) {
+        if (!running()) return true
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      return false
+    }
+    try {
+      expect(await gone()).toBe(true)
+    } finally {
+      if (running()) process.kill(build!, "SIGKILL")
+    }
   })
 
   it("leave no build directory behind", () => {
