@@ -125,7 +125,7 @@ const cases = {
 const timings = {};
 try {
   for (const entry of catalog.circuits) {
-    const name = entry.circuit;
+    const name = entry.name;
     const c = cases[name];
     console.log(`\n== ${name}`);
     const { vkey } = artifacts(name);

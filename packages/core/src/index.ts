@@ -55,6 +55,7 @@ export * from "./circuits/upload.js"
 export * from "./circuits/wakeup.js"
 
 export * from "./proofs/blob.js"
+export * from "./proofs/calldata.js"
 export * from "./proofs/config.js"
 export * from "./proofs/inputs.js"
 export * from "./proofs/loops.js"
