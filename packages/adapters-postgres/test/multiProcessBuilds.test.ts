@@ -60,8 +60,9 @@ describePostgres("Postgres circuit builds across processes", () => {
   it.scopedLive("a worker killed with SIGKILL mid-build: another takes the build over once the lease lapses, and it is ready once", () =>
     Effect.gen(function*() {
       const { query, upload, url } = yield* setUp
-      // A builds for a minute; its claim holds for 3 s + 0.5 s, and it dies long before.
-      const a = yield* startCircuitWorker(url, { ...FAST, buildMs: 60_000, buildTimeoutMs: 3_000, leaseMarginMs: 500 })
+      // A builds for a minute; its claim holds for its 8 s time limit (no margin), and it dies long
+      // before. The lease leaves B time to start on a loaded machine.
+      const a = yield* startCircuitWorker(url, { ...FAST, buildMs: 60_000, buildTimeoutMs: 8_000, leaseMarginMs: 0 })
       yield* a.ready
       yield* upload("killed")
       type Row = { status: string; attempts: number; lease_expires_at: string | null; artifacts: string | null; updated_at: string }
