@@ -99,8 +99,8 @@ export const MzkCore = (options: MzkOptions) => {
     ),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
-      ptau: circuits.ptau,
-      developmentPtau: circuits.developmentPtau,
+      ...(circuits.ptau === undefined ? {} : { ptau: circuits.ptau }),
+      ...(circuits.developmentPtau === undefined ? {} : { developmentPtau: circuits.developmentPtau }),
       timeoutMs: config.buildTimeoutMs,
       memoryBytes: config.buildMemoryBytes
     })),
