@@ -1,7 +1,15 @@
 import { HttpServer } from "@effect/platform"
 import { PostgresWakeups } from "@mzk/adapters-postgres"
 import { NodeHttpServer } from "@effect/platform-node"
-import { ArtifactFilesLive, BuiltinCircuitsLive, CircuitCompilerLive, Groth16ProverLive, type ProverEngine } from "@mzk/circuits"
+import {
+  ArtifactFilesLive,
+  BuiltinCircuitsLive,
+  CircuitCompilerLive,
+  Groth16ProverLive,
+  inspectPtau,
+  prepareDevelopmentPtau,
+  type ProverEngine
+} from "@mzk/circuits"
 import {
   CircuitBuilds,
   CircuitsConfig,
@@ -18,7 +26,7 @@ import {
   DEFAULT_WEBHOOK_CONFIG
 } from "@mzk/core"
 import { createMzkNodeServer, makeNodeListener } from "@mzk/http"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
@@ -127,6 +135,38 @@ const circuitsConfig = ({ cacheDir: _c, developmentPtau: _d, proverMemoryBytes: 
   ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined))
 })
 
+/** The operator's ptau did not pass its check at start: not bn128, not prepared for phase 2, unreadable. */
+export class PtauError extends Schema.TaggedError<PtauError>()("PtauError", { message: Schema.String }) {}
+
+/**
+ * What a process that builds circuits checks and prepares at start: the operator's ptau is read
+ * (a wrong file fails the start, not the first upload), and a development ptau is made in the
+ * background so the first upload does not wait for it.
+ */
+const circuitsStartup = (circuits: CircuitsOptions = {}) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const config = circuitsConfig(circuits)
+    if (circuits.ptau !== undefined) {
+      const path = circuits.ptau
+      const header = yield* inspectPtau(path).pipe(Effect.mapError((failure) => new PtauError({ message: failure.message })))
+      if (!header.bn128 || !header.prepared) {
+        return yield* new PtauError({
+          message: `--ptau ${path}: ${!header.bn128 ? "not a bn128 powers of tau" : "not prepared for phase 2 (run snarkjs powersoftau prepare phase2, or use a Hermez final file)"}`
+        })
+      }
+      yield* Effect.logInfo(`circuits: powers of tau ${path} (power ${header.power}: circuits up to ${2 ** header.power} constraints)`)
+    } else if (circuits.developmentPtau !== undefined) {
+      const developmentPtau = circuits.developmentPtau
+      yield* prepareDevelopmentPtau({ developmentPtau, timeoutMs: config.buildTimeoutMs, memoryBytes: config.buildMemoryBytes }).pipe(
+        Effect.tap((path) => Effect.logWarning(`circuits: DEVELOPMENT powers of tau ${path} (power ${developmentPtau.power}); circuits built with it are development_only`)),
+        Effect.catchAll((failure) => Effect.logError(`circuits: the development powers of tau could not be made: ${failure.message}`)),
+        Effect.forkScoped
+      )
+    } else {
+      yield* Effect.logInfo("circuits: no powers of tau (--ptau or --dev-ptau); uploads of circom sources will fail, prebuilt uploads work")
+    }
+  }))
+
 /** The background loops: proof worker, retention sweeper, webhook delivery engine, circuit builds. */
 export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>
   Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer).pipe(
@@ -146,11 +186,11 @@ export const MzkServer = (options: ServeOptions) =>
     // The platform's Node server for listening, its address and a graceful close; mzk's own
     // listener for the requests (see @mzk/http's dispatcher).
     HttpServer.withLogAddress(NodeHttpServer.layer(() => createMzkNodeServer(listener), { port: options.port, host: options.host })))).pipe(
-    Layer.merge(options.workers === false ? Layer.empty : MzkWorkers(options)),
+    Layer.merge(options.workers === false ? Layer.empty : Layer.merge(MzkWorkers(options), circuitsStartup(options.circuits))),
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
     Layer.provideMerge(MzkCore({ ...options, startProver: options.workers === false ? "lazy" : "eager" }))
   )
 
 /** A process that only works: no HTTP, just the loops over the shared database. */
 export const MzkWorkerProcess = (options: MzkOptions) =>
-  MzkWorkers(options).pipe(Layer.provideMerge(MzkCore({ ...options, startProver: "eager" })))
+  Layer.merge(MzkWorkers(options), circuitsStartup(options.circuits)).pipe(Layer.provideMerge(MzkCore({ ...options, startProver: "eager" })))
