@@ -1,5 +1,7 @@
 import { Layer } from "effect"
 import { Accounts } from "./accounts/service.js"
+import { Circuits } from "./circuits/service.js"
+import { CircuitBuildWakeup } from "./circuits/wakeup.js"
 import { Events } from "./events/service.js"
 import { Ids } from "./kernel/ids.js"
 import { ApiKeys } from "./keys/service.js"
@@ -10,18 +12,22 @@ import { Webhooks } from "./webhooks/service.js"
 import { DeliveryWakeup } from "./webhooks/wakeup.js"
 
 /**
- * Every core service, built over whatever storage, `Entropy`, `Prover` and `CircuitCatalog` the
+ * Every core service, built over whatever storage, `Entropy`, `Prover` and `BuiltinCircuits` the
  * caller provides. The one place core services are wired to each other; adapters are chosen by the
- * composition root, and the background loops (`ProofLoops`, `DeliveryEngine.layer`) are built over
- * this layer by whichever process runs them.
+ * composition root, and the background loops (`ProofLoops`, `DeliveryEngine.layer`,
+ * `CircuitBuilds.layer` with a `CircuitCompiler`) are built over this layer by whichever process
+ * runs them.
  */
 export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer,
   Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
+  Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(Events.layer),
   // Shared by Events (which nudges) and a DeliveryEngine built over CoreServices (which listens).
   Layer.provideMerge(DeliveryWakeup.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).
   Layer.provideMerge(ProofWakeup.layer),
+  // Shared by Circuits (which nudges on uploads) and CircuitBuilds built over CoreServices (which listens).
+  Layer.provideMerge(CircuitBuildWakeup.layer),
   // One id maker for every service, so ids made in order sort in order.
   Layer.provideMerge(Ids.layer)
 )

@@ -1,4 +1,5 @@
 import type { AccountsRepo } from "./accounts/repo.js"
+import type { ArtifactsRepo, CircuitsRepo } from "./circuits/repo.js"
 import type { EventsRepo } from "./events/repo.js"
 import type { Transactor } from "./kernel/transaction.js"
 import type { KeysRepo } from "./keys/repo.js"
@@ -8,3 +9,4 @@ import type { DeliveriesRepo, WebhooksRepo } from "./webhooks/repo.js"
 
 /** Everything a store layer provides: one repository per aggregate and the `Transactor`. */
 export type Storage = Transactor | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo
+  | CircuitsRepo | ArtifactsRepo

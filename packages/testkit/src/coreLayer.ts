@@ -1,24 +1,31 @@
-import { CoreServices, type Prover, SessionAuthenticator, type Storage } from "@mzk/core"
+import { type CircuitCompiler, CoreServices, type Prover, SessionAuthenticator, type Storage } from "@mzk/core"
 import { Layer } from "effect"
 import { SeededEntropy } from "./entropy.js"
-import { FakeCircuitCatalog } from "./fakeCatalog.js"
+import { FakeBuiltinCircuits } from "./fakeCatalog.js"
+import { FakeCompiler } from "./fakeCompiler.js"
 import { FakeProver } from "./fakeProver.js"
 import { MemoryStore } from "./memoryStore.js"
 
 /**
  * The core services over a store (the in-memory one unless given), seeded entropy, no session
- * authenticator, the fake prover and catalog: what a test of code built on mzk needs, with
- * `TestClock` from the test runner.
+ * authenticator, the fake prover, compiler and built-in circuits: what a test of code built on mzk
+ * needs, with `TestClock` from the test runner. The background loops (`ProofLoops`,
+ * `CircuitBuilds.layer`, the delivery engine) are the test's to build over it.
  */
 export const testCore = <E = never, R = never>(
   store: Layer.Layer<Storage, E, R> = MemoryStore as Layer.Layer<Storage, E, R>,
-  options: { readonly seed?: string | number; readonly prover?: Layer.Layer<Prover> } = {}
+  options: {
+    readonly seed?: string | number
+    readonly prover?: Layer.Layer<Prover>
+    readonly compiler?: Layer.Layer<CircuitCompiler>
+  } = {}
 ) =>
   CoreServices.pipe(
     Layer.provideMerge(store),
-    // The fake prover and the real catalog's shapes unless a prover is given.
+    // The fakes, with the real built-in circuits' shapes, unless a prover or compiler is given.
     Layer.provideMerge(options.prover ?? FakeProver()),
-    Layer.provideMerge(FakeCircuitCatalog),
+    Layer.provideMerge(options.compiler ?? FakeCompiler()),
+    Layer.provideMerge(FakeBuiltinCircuits),
     Layer.provideMerge(SeededEntropy(options.seed ?? "mzk")),
     Layer.provideMerge(SessionAuthenticator.none)
   )

@@ -1,11 +1,24 @@
-import { type CircuitInputs, type Groth16Proof, Prover, ProverFailure, type ProofErrorCode, type ProverOutput } from "@mzk/core"
+import {
+  BN128_FIELD_MODULUS,
+  type Circuit,
+  type CircuitInputs,
+  type CircuitInputValue,
+  type Groth16Proof,
+  Prover,
+  ProverFailure,
+  type ProofErrorCode,
+  type ProverOutput
+} from "@mzk/core"
 import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
-import { FAKE_CIRCUIT_SPECS } from "./fakeCatalog.js"
+import { FAKE_BUILTIN_CIRCUITS } from "./fakeCatalog.js"
 
 export interface FakeProverCall {
   /** 0 for the first `prove` call of this prover, then counting up. */
   readonly index: number
+  /** The circuit's name. */
   readonly circuit: string
+  /** The circuit's id; null for a built-in one. */
+  readonly circuit_id: string | null
   readonly inputs: CircuitInputs
 }
 
@@ -25,7 +38,8 @@ export interface FakeProverOptions {
   readonly capacity?: number
 }
 
-const R = BigInt(FAKE_CIRCUIT_SPECS[0]!.field_modulus)
+const R = BigInt(BN128_FIELD_MODULUS)
+const BUILTIN_NAMES = new Set(FAKE_BUILTIN_CIRCUITS.map((c) => c.name))
 
 /** FNV-1a 64: a stable digest binding a fake proof to its circuit and public signals. */
 const digest = (text: string) => {
@@ -33,7 +47,8 @@ const digest = (text: string) => {
   for (let i = 0; i < text.length; i++) h = ((h ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & 0xffffffffffffffffn
   return h.toString(16).padStart(16, "0")
 }
-const seal = (circuit: string, signals: ReadonlyArray<string>) => digest(`${circuit}|${signals.join(",")}`)
+/** Binds a proof to one circuit record (a reused name is another circuit) and its public signals. */
+const seal = (circuit: Circuit, signals: ReadonlyArray<string>) => digest(`${circuit.id ?? "builtin"}:${circuit.name}|${signals.join(",")}`)
 
 const constraintFailure = (circuit: string, inputs: CircuitInputs): string | undefined => {
   const n = (name: string) => BigInt(String(inputs[name] ?? "0"))
@@ -42,11 +57,30 @@ const constraintFailure = (circuit: string, inputs: CircuitInputs): string | und
   return undefined
 }
 
-const publicSignals = (circuit: string, inputs: CircuitInputs): ReadonlyArray<string> => {
-  const spec = FAKE_CIRCUIT_SPECS.find((s) => s.circuit === circuit)!
-  return spec.public_signals.map((name) => {
-    if (circuit === "multiplier" && name === "c") return ((BigInt(String(inputs.a)) * BigInt(String(inputs.b))) % R).toString()
-    return String(inputs[name] ?? "0")
+const flatten = (value: CircuitInputValue): Array<string> => (typeof value === "string" ? [value] : value.flatMap(flatten))
+
+/** A public signal's value when it names an input or an input's element (`x`, `x[1][0]`). */
+const inputValue = (inputs: CircuitInputs, signal: string): string | undefined => {
+  const [, name, suffix] = /^([^[]+)((?:\[\d+\])*)$/.exec(signal) ?? []
+  let value: CircuitInputValue | undefined = name === undefined ? undefined : inputs[name]
+  for (const [, index] of (suffix ?? "").matchAll(/\[(\d+)\]/g)) {
+    value = value === undefined || typeof value === "string" ? undefined : value[Number(index)]
+  }
+  return typeof value === "string" ? value : undefined
+}
+
+/**
+ * The public signals the real circuits would emit (multiplier's `c = a·b mod r`, the public inputs
+ * of the others); for an account's circuit, its public inputs as given and every output the sum
+ * of all its inputs mod r.
+ */
+const publicSignals = (circuit: Circuit, inputs: CircuitInputs): ReadonlyArray<string> => {
+  const sum = Object.values(inputs).flatMap(flatten).reduce((total, v) => (total + BigInt(v)) % R, 0n).toString()
+  return circuit.public_signals.map((name) => {
+    if (circuit.id === null && circuit.name === "multiplier" && name === "c") {
+      return ((BigInt(String(inputs.a)) * BigInt(String(inputs.b))) % R).toString()
+    }
+    return inputValue(inputs, name) ?? (circuit.id === null ? "0" : sum)
   })
 }
 
@@ -64,14 +98,14 @@ export const FakeProver = (options: FakeProverOptions = {}): Layer.Layer<Prover 
     const calls = yield* Ref.make<ReadonlyArray<FakeProverCall>>([])
     const emulate = options.constraints ?? true
 
-    const prove = (circuit: string, inputs: CircuitInputs): Effect.Effect<ProverOutput, ProverFailure> =>
+    const prove = (circuit: Circuit, inputs: CircuitInputs): Effect.Effect<ProverOutput, ProverFailure> =>
       Effect.gen(function*() {
-        const all = yield* Ref.getAndUpdate(calls, (list) => [...list, { index: list.length, circuit, inputs }])
-        const call: FakeProverCall = { index: all.length, circuit, inputs }
+        const all = yield* Ref.getAndUpdate(calls, (list) => [...list, { index: list.length, circuit: circuit.name, circuit_id: circuit.id, inputs }])
+        const call: FakeProverCall = { index: all.length, circuit: circuit.name, circuit_id: circuit.id, inputs }
         const duration = typeof options.duration === "function" ? options.duration(call) : options.duration ?? "100 millis"
         yield* Effect.sleep(duration)
-        if (!FAKE_CIRCUIT_SPECS.some((s) => s.circuit === circuit)) {
-          return yield* new ProverFailure({ code: "invalid_inputs", message: `Unknown circuit ${JSON.stringify(circuit)}` })
+        if (circuit.status !== "ready" || (circuit.id === null && !BUILTIN_NAMES.has(circuit.name))) {
+          return yield* new ProverFailure({ code: "invalid_inputs", message: `Unknown circuit ${JSON.stringify(circuit.name)}` })
         }
         const scripted = Option.fromNullable(options.script?.[call.index]).pipe(
           Option.orElse(() => Option.fromNullable(options.failWhen?.(call)))
@@ -80,7 +114,7 @@ export const FakeProver = (options: FakeProverOptions = {}): Layer.Layer<Prover 
           const { code, message } = scripted.value
           return yield* new ProverFailure({ code, message: message ?? `Scripted ${code}` })
         }
-        const violated = emulate && Option.isNone(scripted) ? constraintFailure(circuit, inputs) : undefined
+        const violated = emulate && Option.isNone(scripted) && circuit.id === null ? constraintFailure(circuit.name, inputs) : undefined
         if (violated !== undefined) return yield* new ProverFailure({ code: "constraint_violation", message: violated })
         const signals = publicSignals(circuit, inputs)
         const sealed = seal(circuit, signals)
@@ -90,7 +124,7 @@ export const FakeProver = (options: FakeProverOptions = {}): Layer.Layer<Prover 
         }
       })
 
-    const verify = (circuit: string, proof: Groth16Proof, signals: ReadonlyArray<string>) =>
+    const verify = (circuit: Circuit, proof: Groth16Proof, signals: ReadonlyArray<string>) =>
       Effect.sync(() => proof.pi_a[0] === seal(circuit, signals))
 
     return Context.make(Prover, { capacity: options.capacity ?? 4, prove, verify }).pipe(

@@ -1,6 +1,7 @@
 export * from "./coreLayer.js"
 export * from "./entropy.js"
 export * from "./fakeCatalog.js"
+export * from "./fakeCompiler.js"
 export * from "./fakeProver.js"
 export * from "./httpClient.js"
 export * from "./memoryStore.js"

@@ -1,5 +1,7 @@
 import {
   AccountsRepo,
+  ArtifactsRepo,
+  CircuitsRepo,
   DeliveriesRepo,
   EventsRepo,
   KeysRepo,
@@ -11,6 +13,8 @@ import {
 } from "@mzk/core"
 import { Context, Effect, Layer } from "effect"
 import { memoryAccounts } from "./memory/accounts.js"
+import { memoryArtifacts } from "./memory/artifacts.js"
+import { memoryCircuits } from "./memory/circuits.js"
 import { makeMemoryDb } from "./memory/db.js"
 import { memoryDeliveries } from "./memory/deliveries.js"
 import { memoryEvents } from "./memory/events.js"
@@ -34,7 +38,9 @@ export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.m
     Context.add(EventsRepo, memoryEvents(db)),
     Context.add(DeliveriesRepo, memoryDeliveries(db)),
     Context.add(RateLimitsRepo, memoryRateLimits(db)),
-    Context.add(ProofsRepo, memoryProofs(db))
+    Context.add(ProofsRepo, memoryProofs(db)),
+    Context.add(CircuitsRepo, memoryCircuits(db)),
+    Context.add(ArtifactsRepo, memoryArtifacts(db))
   ))
 
 /** A fresh, empty in-memory store per build of the layer. */

@@ -132,3 +132,56 @@ export interface StoredCircuit extends Circuit {
   readonly lease_expires_at: Timestamp | null
   readonly attempts: number
 }
+
+/** `data` of `circuit.ready`: the build succeeded and proofs of the circuit may be requested. */
+export const CircuitReadyData = Schema.Struct({
+  name: Schema.String,
+  status: Schema.Literal("ready"),
+  constraints: Schema.Int,
+  development_only: Schema.Boolean,
+  created_at: Timestamp
+})
+
+/** `data` of `circuit.failed`: the build ended with `error`; the upload must be fixed and sent again. */
+export const CircuitFailedData = Schema.Struct({
+  name: Schema.String,
+  status: Schema.Literal("failed"),
+  error: CircuitError,
+  created_at: Timestamp
+})
+
+/**
+ * Every artifact a circuit refers to, each once: its upload's and, once built, its build's. What
+ * storage keeps while any live circuit refers to it, and may delete once none does.
+ */
+export const circuitDigests = (circuit: Pick<StoredCircuit, "source" | "artifacts">): ReadonlyArray<Digest> => {
+  const { artifacts, source } = circuit
+  const digests = source.kind === "circom"
+    ? Object.values(source.files)
+    : [source.wasm, source.zkey, source.sym, ...(source.r1cs === null ? [] : [source.r1cs])]
+  if (artifacts !== null) {
+    digests.push(artifacts.wasm, artifacts.zkey)
+    if (artifacts.r1cs !== null) digests.push(artifacts.r1cs)
+    if (artifacts.sym !== null) digests.push(artifacts.sym)
+  }
+  return [...new Set(digests)]
+}
+
+/** A stored circuit as the API shows it: without its upload and compile-job state. */
+export const toCircuit = (stored: Circuit): Circuit => ({
+  id: stored.id,
+  name: stored.name,
+  owner: stored.owner,
+  status: stored.status,
+  error: stored.error,
+  description: stored.description,
+  constraints: stored.constraints,
+  inputs: stored.inputs,
+  public_signals: stored.public_signals,
+  verification_key: stored.verification_key,
+  development_only: stored.development_only,
+  field_modulus: stored.field_modulus,
+  artifacts: stored.artifacts,
+  created_at: stored.created_at,
+  updated_at: stored.updated_at
+})

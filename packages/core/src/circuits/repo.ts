@@ -62,8 +62,14 @@ export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<Circuits
     readonly leaseUntil: Timestamp
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<StoredCircuit>, StorageError>
-  /** Settles a claimed build as `ready`, only while it is `compiling` with this `attempt`. */
+  /** Settles a claimed build as `ready`, only while it is live, `compiling` and claimed with this `attempt`. */
   readonly complete: (id: CircuitId, attempt: number, build: CircuitBuild) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
+  /**
+   * Hands a claimed build back, only while it is `compiling` with this `attempt`: no lease, and
+   * `attempts - 1`, since a worker that stops on purpose is not the build's fault. True when it was
+   * handed back; any worker may claim it at once.
+   */
+  readonly release: (id: CircuitId, attempt: number) => Effect.Effect<boolean, StorageError>
   /** Settles a claimed build as `failed` with `error`, only while it is `compiling` with this `attempt`. */
   readonly fail: (
     id: CircuitId,

@@ -1,16 +1,22 @@
-import { Context, type Effect, type Option } from "effect"
-import type {
+import { Context, Effect, Layer, Option } from "effect"
+import {
   CircuitInUse,
   CircuitLimitReached,
   CircuitNameTaken,
   CircuitNotFound,
   CompilationLimitReached,
-  InvalidRequest,
-  StorageError
+  type InvalidRequest,
+  type StorageError
 } from "../kernel/errors.js"
-import type { AccountId, CircuitId } from "../kernel/ids.js"
-import type { Circuit } from "./circuit.js"
+import { type AccountId, type CircuitId, Ids } from "../kernel/ids.js"
+import { now } from "../kernel/time.js"
+import { Transactor } from "../kernel/transaction.js"
+import { BN128_FIELD_MODULUS, type Circuit, type StoredCircuit, toCircuit } from "./circuit.js"
 import type { BuildInput } from "./compiler.js"
+import { CircuitsConfig } from "./config.js"
+import { ArtifactsRepo, type CircuitInsertRefusal, CircuitsRepo } from "./repo.js"
+import { checkBuildInput, decodeUploadFields, storeSource } from "./upload.js"
+import { CircuitBuildWakeup } from "./wakeup.js"
 
 /** An upload, decoded at the boundary (HTTP multipart, the CLI's files). */
 export interface CreateCircuitInput {
@@ -18,6 +24,37 @@ export interface CreateCircuitInput {
   readonly name: string
   readonly description?: string
   readonly source: BuildInput
+}
+
+/** The circuits `@mzk/circuits` ships, as records of owner `builtin`, visible to every account. */
+export class BuiltinCircuits extends Context.Tag("@mzk/core/BuiltinCircuits")<BuiltinCircuits, {
+  readonly list: ReadonlyArray<Circuit>
+  readonly get: (name: string) => Option.Option<Circuit>
+}>() {
+  static readonly fromCircuits = (circuits: ReadonlyArray<Circuit>): Layer.Layer<BuiltinCircuits> => {
+    const byName = new Map(circuits.map((circuit) => [circuit.name, circuit]))
+    return Layer.succeed(this, { list: circuits, get: (name) => Option.fromNullable(byName.get(name)) })
+  }
+}
+
+/** Why the store refused an insert, as the error the caller gets, naming the limit. */
+const refusalError = (
+  refusal: CircuitInsertRefusal,
+  name: string,
+  limits: { readonly maxCircuits: number; readonly maxCompiling: number }
+) => {
+  switch (refusal) {
+    case "name_taken":
+      return new CircuitNameTaken({ message: `This account already has a circuit named ${JSON.stringify(name)}; remove it first or choose another name` })
+    case "circuit_limit":
+      return new CircuitLimitReached({
+        message: `An account may hold at most ${limits.maxCircuits} circuits (the circuits-per-account limit); remove one first`
+      })
+    case "compilation_limit":
+      return new CompilationLimitReached({
+        message: `An account may have at most ${limits.maxCompiling} circuits compiling at once (the concurrent-compilations limit); wait for one to finish`
+      })
+  }
 }
 
 /**
@@ -38,10 +75,99 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
   readonly forProof: (id: CircuitId | null, name: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
   /** Removes the account's circuit; built-in circuits and circuits with queued or running proofs are refused. */
   readonly remove: (accountId: AccountId, name: string) => Effect.Effect<void, CircuitNotFound | CircuitInUse | StorageError>
-}>() {}
+}>() {
+  static readonly layer = Layer.effect(
+    this,
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const repo = yield* CircuitsRepo
+      const artifacts = yield* ArtifactsRepo
+      const builtins = yield* BuiltinCircuits
+      const wakeup = yield* CircuitBuildWakeup
+      const ids = yield* Ids
 
-/** The circuits `@mzk/circuits` ships, as records of owner `builtin`, visible to every account. */
-export class BuiltinCircuits extends Context.Tag("@mzk/core/BuiltinCircuits")<BuiltinCircuits, {
-  readonly list: ReadonlyArray<Circuit>
-  readonly get: (name: string) => Option.Option<Circuit>
-}>() {}
+      const builtinTaken = (name: string) =>
+        new CircuitNameTaken({ message: `${JSON.stringify(name)} is the name of a built-in circuit; choose another name` })
+
+      const create = (accountId: AccountId, input: CreateCircuitInput) =>
+        Effect.gen(function*() {
+          const fields = yield* decodeUploadFields(
+            input.description === undefined ? { name: input.name } : { name: input.name, description: input.description }
+          )
+          yield* checkBuildInput(input.source)
+          if (Option.isSome(builtins.get(fields.name))) return yield* builtinTaken(fields.name)
+          const config = yield* CircuitsConfig
+          const limits = { maxCircuits: config.maxCircuitsPerAccount, maxCompiling: config.maxCompilingPerAccount }
+          // Checked again atomically by the insert; this only spares storing an upload bound to be refused.
+          if (Option.isSome(yield* repo.getByName(accountId, fields.name))) return yield* refusalError("name_taken", fields.name, limits)
+          const id = yield* ids.make("circuit")
+          const at = yield* now
+          // The upload's artifacts and the row commit together: a refused upload leaves nothing stored.
+          const stored = yield* tx.transaction(Effect.gen(function*() {
+            const record: StoredCircuit = {
+              id,
+              name: fields.name,
+              owner: accountId,
+              status: "compiling",
+              error: null,
+              description: fields.description ?? null,
+              constraints: null,
+              inputs: [],
+              public_signals: [],
+              verification_key: null,
+              development_only: false,
+              field_modulus: BN128_FIELD_MODULUS,
+              artifacts: null,
+              created_at: at,
+              updated_at: at,
+              source: yield* storeSource(artifacts, input.source),
+              lease_expires_at: null,
+              attempts: 0
+            }
+            const refused = yield* repo.insert(record, limits)
+            if (Option.isSome(refused)) return yield* refusalError(refused.value, fields.name, limits)
+            yield* tx.afterCommit(wakeup.notify)
+            return record
+          }))
+          return toCircuit(stored)
+        })
+
+      const list = (accountId: AccountId) =>
+        Effect.gen(function*() {
+          const own: Array<Circuit> = []
+          let after: string | undefined
+          for (;;) {
+            const page = yield* repo.list(accountId, after === undefined ? { limit: 100 } : { limit: 100, startingAfter: after })
+            own.push(...page.items.map(toCircuit))
+            if (!page.has_more || page.items.length === 0) break
+            after = page.items[page.items.length - 1]!.id
+          }
+          return [...builtins.list, ...own]
+        })
+
+      const get = (accountId: AccountId, name: string) => {
+        const builtin = builtins.get(name)
+        return Option.isSome(builtin) ? Effect.succeed(builtin) : Effect.map(repo.getByName(accountId, name), Option.map(toCircuit))
+      }
+
+      const forProof = (id: CircuitId | null, name: string) =>
+        id === null ? Effect.succeed(builtins.get(name)) : Effect.map(repo.getById(id), Option.map(toCircuit))
+
+      const remove = (accountId: AccountId, name: string) =>
+        Effect.gen(function*() {
+          if (Option.isSome(builtins.get(name))) {
+            return yield* new CircuitInUse({ message: `${JSON.stringify(name)} is a built-in circuit; built-in circuits cannot be removed` })
+          }
+          const outcome = yield* repo.remove(accountId, name, yield* now)
+          if (outcome === "not_found") return yield* new CircuitNotFound({ message: `No circuit ${JSON.stringify(name)} in this account` })
+          if (outcome === "in_use") {
+            return yield* new CircuitInUse({
+              message: `Circuit ${JSON.stringify(name)} has queued or running proofs; remove it once they have finished`
+            })
+          }
+        })
+
+      return { create, list, get, forProof, remove }
+    })
+  )
+}

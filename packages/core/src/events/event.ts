@@ -8,7 +8,9 @@ export const EVENT_TYPES = [
   "proof.expired",
   "proof.verified",
   "key.created",
-  "key.revoked"
+  "key.revoked",
+  "circuit.ready",
+  "circuit.failed"
 ] as const
 export const EventType = Schema.Literal(...EVENT_TYPES).annotations({ identifier: "EventType" })
 export type EventType = typeof EventType.Type

@@ -1,4 +1,5 @@
 import type { Schema } from "effect"
+import { CircuitFailedData, CircuitReadyData } from "../circuits/circuit.js"
 import { KeyCreatedData, KeyRevokedData } from "../keys/apiKey.js"
 import type { EventType } from "./event.js"
 import { ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
@@ -10,7 +11,9 @@ export const EVENT_DATA = {
   "proof.expired": ProofExpiredData,
   "proof.verified": ProofVerifiedData,
   "key.created": KeyCreatedData,
-  "key.revoked": KeyRevokedData
+  "key.revoked": KeyRevokedData,
+  "circuit.ready": CircuitReadyData,
+  "circuit.failed": CircuitFailedData
 } as const satisfies Record<EventType, Schema.Schema.AnyNoContext>
 
 export type EventData<T extends EventType> = Schema.Schema.Type<(typeof EVENT_DATA)[T]>

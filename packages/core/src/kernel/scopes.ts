@@ -6,7 +6,9 @@ export const SCOPES = [
   "webhooks:read",
   "webhooks:write",
   "proofs:read",
-  "proofs:write"
+  "proofs:write",
+  "circuits:read",
+  "circuits:write"
 ] as const
 export const Scope = Schema.Literal(...SCOPES).annotations({ identifier: "Scope" })
 export type Scope = typeof Scope.Type

@@ -1,17 +1,24 @@
 import { Either, Option } from "effect"
+import type { Circuit, CircuitInput, CircuitInputKind } from "../circuits/circuit.js"
 import type { ErrorDetail } from "../kernel/errors.js"
-import type { CircuitInputKind, CircuitInputSpec, CircuitSpec } from "./circuits.js"
-import type { CircuitInputs, CreateProofInput } from "./proof.js"
+import type { CircuitInputs, CircuitInputValue, CreateProofInput } from "./proof.js"
 
 const UINT64_LIMIT = 2n ** 64n
 const CANONICAL_DECIMAL = /^(0|[1-9][0-9]*)$/
 
-/** A request that passed validation: the circuit inputs in canonical decimal form. */
-export interface ValidatedProofRequest {
-  readonly spec: CircuitSpec
+/** Inputs that passed validation against their circuit, in canonical decimal form. */
+export interface ValidatedInputs {
   readonly inputs: CircuitInputs
-  /** The public inputs known before proving (outputs such as `c` arrive with the proof). */
+  /**
+   * The public inputs known before proving (outputs arrive with the proof), named as the circuit's
+   * `public_signals` name them: `x` for a single value, `x[1][0]` for an array element.
+   */
   readonly public_inputs: Readonly<Record<string, string>>
+}
+
+/** A request that passed validation, with the circuit it is for. */
+export interface ValidatedProofRequest extends ValidatedInputs {
+  readonly circuit: Circuit
 }
 
 const bounds = (kind: CircuitInputKind, modulus: bigint): { readonly limit: bigint; readonly text: string } => {
@@ -47,89 +54,127 @@ const checkValue = (value: unknown, kind: CircuitInputKind, modulus: bigint): Ei
   return n < limit ? Either.right(n.toString()) : Either.left(text)
 }
 
-const checkInput = (
-  spec: CircuitInputSpec,
+/** What an array of these dimensions holds, in words: "3 integers", "2 arrays of 3 integers". */
+const shapeText = (dimensions: ReadonlyArray<number>): string =>
+  dimensions.length === 1
+    ? `${dimensions[0]} integer${dimensions[0] === 1 ? "" : "s"}`
+    : `${dimensions[0]} array${dimensions[0] === 1 ? "" : "s"} of ${shapeText(dimensions.slice(1))}`
+
+/**
+ * A value of `dimensions` (outermost first) → the same shape in canonical strings, or undefined
+ * after pushing one detail per problem. An array's elements are checked only once its length is
+ * right, so a wrong length is one detail, not one per element.
+ */
+const checkShaped = (
+  kind: CircuitInputKind,
+  dimensions: ReadonlyArray<number>,
   value: unknown,
   path: string,
   modulus: bigint,
   details: Array<ErrorDetail>
-): string | ReadonlyArray<string> | undefined => {
-  if (spec.length === undefined) {
+): CircuitInputValue | undefined => {
+  if (dimensions.length === 0) {
     if (Array.isArray(value)) {
       details.push({ path, message: "must be a single integer, not an array" })
       return undefined
     }
-    return Either.match(checkValue(value, spec.kind, modulus), {
+    return Either.match(checkValue(value, kind, modulus), {
       onLeft: (message) => void details.push({ path, message }),
       onRight: (canonical) => canonical
     })
   }
+  const [length, ...inner] = dimensions as [number, ...Array<number>]
   if (!Array.isArray(value)) {
-    details.push({ path, message: `must be an array of ${spec.length} integers` })
+    details.push({ path, message: `must be an array of ${shapeText(dimensions)}` })
     return undefined
   }
-  if (value.length !== spec.length) {
-    details.push({ path, message: `must have exactly ${spec.length} elements, got ${value.length}` })
+  if (value.length !== length) {
+    details.push({ path, message: `must have exactly ${length} elements, got ${value.length}` })
     return undefined
   }
-  const out: Array<string> = []
+  const out: Array<CircuitInputValue> = []
   let ok = true
   value.forEach((element, i) => {
-    Either.match(checkValue(element, spec.kind, modulus), {
-      onLeft: (message) => {
-        ok = false
-        details.push({ path: `${path}.${i}`, message })
-      },
-      onRight: (canonical) => void out.push(canonical)
-    })
+    const checked = checkShaped(kind, inner, element, `${path}.${i}`, modulus, details)
+    if (checked === undefined) ok = false
+    else out.push(checked)
   })
   return ok ? out : undefined
 }
 
-/** A request's circuit inputs checked against the catalog: its `details`, or the validated request. */
+/** Adds a public input's values under their signal names (`x`, `x[0]`, `x[1][0]`). */
+const flattenPublic = (name: string, value: CircuitInputValue, into: Record<string, string>) => {
+  if (typeof value === "string") into[name] = value
+  else value.forEach((element, i) => flattenPublic(`${name}[${i}]`, element, into))
+}
+
+/** What checking a circuit's inputs needs, worked out once per circuit record rather than per request. */
+interface Checker {
+  readonly modulus: bigint
+  readonly known: ReadonlySet<string>
+}
+const checkers = new WeakMap<Circuit, Checker>()
+const checkerOf = (circuit: Circuit): Checker => {
+  let checker = checkers.get(circuit)
+  if (checker === undefined) {
+    checker = { modulus: BigInt(circuit.field_modulus), known: new Set(circuit.inputs.map((i: CircuitInput) => i.name)) }
+    checkers.set(circuit, checker)
+  }
+  return checker
+}
+
+/**
+ * Checks a request's `inputs` against a ready circuit: every input present and none extra, each
+ * value canonical and in range, arrays of exactly the circuit's dimensions. `prefix` is prepended
+ * to every detail path (`proofs.3.` in a batch), so a client can find the offending value.
+ */
+export const validateCircuitInputs = (
+  circuit: Circuit,
+  inputs: CreateProofInput["inputs"],
+  prefix = ""
+): Either.Either<ValidatedInputs, ReadonlyArray<ErrorDetail>> => {
+  const details: Array<ErrorDetail> = []
+  const { known, modulus } = checkerOf(circuit)
+  const circuitInputs: Record<string, CircuitInputValue> = {}
+  const publicInputs: Record<string, string> = {}
+  for (const input of circuit.inputs) {
+    const path = `${prefix}inputs.${input.name}`
+    if (!Object.hasOwn(inputs, input.name)) {
+      details.push({ path, message: "is required" })
+      continue
+    }
+    const checked = checkShaped(input.kind, input.dimensions, inputs[input.name], path, modulus, details)
+    if (checked === undefined) continue
+    circuitInputs[input.name] = checked
+    if (input.visibility === "public") flattenPublic(input.name, checked, publicInputs)
+  }
+  for (const key of Object.keys(inputs)) {
+    if (!known.has(key)) details.push({ path: `${prefix}inputs.${key}`, message: `is not an input of ${circuit.name}` })
+  }
+  return details.length > 0 ? Either.left(details) : Either.right({ inputs: circuitInputs, public_inputs: publicInputs })
+}
+
+/** The detail of a request whose `type` names no circuit the caller can see. */
+export const unknownTypeDetail = (type: string, prefix = ""): ErrorDetail => ({
+  path: `${prefix}type`,
+  message: `unknown proof type ${JSON.stringify(type)}`
+})
+
+/** A request's circuit inputs checked against the circuits a lookup finds: its `details`, or the validated request. */
 export type ProofRequestValidator = (
   request: CreateProofInput,
   prefix?: string
 ) => Either.Either<ValidatedProofRequest, ReadonlyArray<ErrorDetail>>
 
 /**
- * Checks decoded `{type, inputs}` requests against the catalog: a known type, every input present
- * and none extra, each value canonical and in range. `prefix` is prepended to every detail path
- * (`proofs.3.` in a batch), so a client can find the offending value. What a circuit's check needs
- * (its field modulus, its input names) is worked out once per circuit, not per request.
+ * Checks decoded `{type, inputs}` requests against the circuits `lookup` finds (ready ones): a
+ * known type, then `validateCircuitInputs`. For callers whose circuits are at hand (the built-in
+ * ones); the proof service resolves accounts' circuits from storage first.
  */
-export const makeProofRequestValidator = (lookup: (type: string) => Option.Option<CircuitSpec>): ProofRequestValidator => {
-  const checkers = new WeakMap<CircuitSpec, { readonly modulus: bigint; readonly known: ReadonlySet<string> }>()
-  const checkerOf = (spec: CircuitSpec) => {
-    let checker = checkers.get(spec)
-    if (checker === undefined) {
-      checker = { modulus: BigInt(spec.field_modulus), known: new Set(spec.inputs.map((i) => i.name)) }
-      checkers.set(spec, checker)
-    }
-    return checker
-  }
-  return ({ inputs, type }, prefix = "") => {
-    const details: Array<ErrorDetail> = []
-    const found = lookup(type)
-    if (Option.isNone(found)) return Either.left([{ path: `${prefix}type`, message: `unknown proof type ${JSON.stringify(type)}` }])
-    const spec = found.value
-    const { known, modulus } = checkerOf(spec)
-    const circuitInputs: Record<string, string | ReadonlyArray<string>> = {}
-    const publicInputs: Record<string, string> = {}
-    for (const input of spec.inputs) {
-      const path = `${prefix}inputs.${input.name}`
-      if (!Object.hasOwn(inputs, input.name)) {
-        details.push({ path, message: "is required" })
-        continue
-      }
-      const checked = checkInput(input, inputs[input.name], path, modulus, details)
-      if (checked === undefined) continue
-      circuitInputs[input.name] = checked
-      if (input.visibility === "public" && typeof checked === "string") publicInputs[input.name] = checked
-    }
-    for (const key of Object.keys(inputs)) {
-      if (!known.has(key)) details.push({ path: `${prefix}inputs.${key}`, message: `is not an input of ${spec.type}` })
-    }
-    return details.length > 0 ? Either.left(details) : Either.right({ spec, inputs: circuitInputs, public_inputs: publicInputs })
-  }
+export const makeProofRequestValidator = (lookup: (type: string) => Option.Option<Circuit>): ProofRequestValidator =>
+({ inputs, type }, prefix = "") => {
+  const found = lookup(type)
+  if (Option.isNone(found)) return Either.left([unknownTypeDetail(type, prefix)])
+  const circuit = found.value
+  return Either.map(validateCircuitInputs(circuit, inputs, prefix), (valid) => ({ ...valid, circuit }))
 }

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AccountId, BatchId, ProofId } from "../kernel/ids.js"
+import { AccountId, BatchId, type CircuitId, ProofId } from "../kernel/ids.js"
 import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
 
@@ -14,8 +14,13 @@ export const ProofError = Schema.Struct({ code: ProofErrorCode, message: Schema.
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */
 export const PublicInputs = Schema.Record({ key: Schema.String, value: Schema.String })
 
-/** Input values: integers as JSON numbers or decimal strings; arrays for array inputs. */
-export const ProofInputValue = Schema.Union(Schema.String, Schema.Number, Schema.Array(Schema.Union(Schema.String, Schema.Number)))
+/** An input value: an integer as a JSON number or a decimal string; nested arrays for array inputs (outermost dimension first). */
+export type ProofInputValue = string | number | ReadonlyArray<ProofInputValue>
+export const ProofInputValue: Schema.Schema<ProofInputValue> = Schema.Union(
+  Schema.String,
+  Schema.Number,
+  Schema.Array(Schema.suspend((): Schema.Schema<ProofInputValue> => ProofInputValue))
+).annotations({ identifier: "ProofInputValue" })
 export const CreateProofInput = Schema.Struct({
   type: Schema.String,
   inputs: Schema.Record({ key: Schema.String, value: ProofInputValue })
@@ -44,8 +49,10 @@ export const Groth16Proof = Schema.Struct({
 })
 export type Groth16Proof = typeof Groth16Proof.Type
 
-/** Circuit input signals after validation: decimal strings, arrays for array signals. */
-export type CircuitInputs = Readonly<Record<string, string | ReadonlyArray<string>>>
+/** One input signal after validation: a decimal string, or nested arrays of them for an array signal. */
+export type CircuitInputValue = string | ReadonlyArray<CircuitInputValue>
+/** Circuit input signals after validation, by name. */
+export type CircuitInputs = Readonly<Record<string, CircuitInputValue>>
 
 export const Proof = Schema.Struct({
   proof_id: ProofId,
@@ -108,6 +115,11 @@ export interface ProofRecord {
   readonly batch_id: BatchId | null
   readonly type: string
   readonly circuit: string
+  /**
+   * The account's circuit the proof was made with; null for a built-in one. Kept after the circuit
+   * is removed, so the proof still verifies against its key (a new circuit may reuse the name).
+   */
+  readonly circuit_id: CircuitId | null
   readonly status: ProofStatus
   readonly inputs: CircuitInputs | null
   readonly public_inputs: Readonly<Record<string, string>>

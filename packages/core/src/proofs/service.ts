@@ -1,6 +1,9 @@
 import { Context, Effect, Either, Layer, Option, Schema } from "effect"
+import type { Circuit } from "../circuits/circuit.js"
+import { BuiltinCircuits, Circuits } from "../circuits/service.js"
 import { Events } from "../events/service.js"
 import {
+  CircuitNotReady,
   type ErrorDetail,
   InternalError,
   type InvalidRequest,
@@ -18,8 +21,7 @@ import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { type Metered, RateLimits } from "../rateLimits/service.js"
 import { decodeProofBlob } from "./blob.js"
-import { CircuitCatalog } from "./circuits.js"
-import { makeProofRequestValidator, type ValidatedProofRequest } from "./inputs.js"
+import { unknownTypeDetail, validateCircuitInputs, type ValidatedProofRequest } from "./inputs.js"
 import {
   type CreateProofBatchInput,
   type CreateProofInput,
@@ -42,18 +44,35 @@ export interface ProofList {
 
 const isProofId = Schema.is(ProofId)
 
+/** One request checked against the circuit its `type` names. */
+type Checked =
+  | { readonly _tag: "invalid"; readonly details: ReadonlyArray<ErrorDetail> }
+  | { readonly _tag: "unready"; readonly circuit: Circuit }
+  | { readonly _tag: "valid"; readonly request: ValidatedProofRequest }
+
+/** A circuit of the account's own that cannot be proven yet, or ever. */
+const notReady = (circuit: Circuit) =>
+  new CircuitNotReady({
+    message: circuit.status === "compiling"
+      ? `Circuit ${JSON.stringify(circuit.name)} is still compiling; request proofs once it is ready (the circuit.ready event)`
+      : `Circuit ${JSON.stringify(circuit.name)} failed to build (${circuit.error?.code ?? "internal"}); fix the upload and add it again`
+  })
+
 /**
- * The proof API: requests are validated against the catalog and refused whole before anything is
- * queued or charged; accepted proofs are queued and charged to the daily quota in one transaction,
+ * The proof API: requests are validated against the circuit their `type` names (a built-in one or
+ * the account's own, ready one) and refused whole before anything is queued or charged; accepted proofs are queued and charged to the daily quota in one transaction,
  * and the proof worker (`ProofWorker`) takes them from storage.
  */
 export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
-  readonly create: (principal: Principal, input: CreateProofInput) => Effect.Effect<Metered<Proof>, InvalidRequest | RateLimitExceeded | StorageError>
+  readonly create: (
+    principal: Principal,
+    input: CreateProofInput
+  ) => Effect.Effect<Metered<Proof>, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
   /** `{proofs: [{type, inputs}, …]}`, 1 to `maxBatchSize` items, accepted or refused as a whole. */
   readonly createBatch: (
     principal: Principal,
     input: CreateProofBatchInput
-  ) => Effect.Effect<Metered<ProofBatch>, InvalidRequest | RateLimitExceeded | StorageError>
+  ) => Effect.Effect<Metered<ProofBatch>, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Proof, ProofNotFound | StorageError>
   readonly list: (accountId: AccountId, query: ListProofsQuery) => Effect.Effect<ProofList, StorageError>
   /** Checks a completed proof against its verification key and records `proof.verified`. */
@@ -69,11 +88,31 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const repo = yield* ProofsRepo
       const events = yield* Events
       const rateLimits = yield* RateLimits
-      const catalog = yield* CircuitCatalog
+      const builtins = yield* BuiltinCircuits
+      const circuits = yield* Circuits
       const prover = yield* Prover
       const wakeup = yield* ProofWakeup
       const ids = yield* Ids
-      const validate = makeProofRequestValidator(catalog.get)
+
+      /** The circuit `type` names for the account: a built-in one at once, else its own from storage. */
+      const lookup = (accountId: AccountId, type: string) => {
+        const builtin = builtins.get(type)
+        return Option.isSome(builtin) ? Effect.succeed(builtin) : circuits.get(accountId, type)
+      }
+
+      /**
+       * One request against its circuit: refused as an unknown type when the caller cannot see it
+       * (so no other account's circuit is revealed), as not ready when its own is not built.
+       */
+      const check = (found: Option.Option<Circuit>, input: CreateProofInput, prefix = ""): Checked => {
+        if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix)] }
+        const circuit = found.value
+        if (circuit.status !== "ready") return { _tag: "unready", circuit }
+        return Either.match(validateCircuitInputs(circuit, input.inputs, prefix), {
+          onLeft: (details): Checked => ({ _tag: "invalid", details }),
+          onRight: (valid): Checked => ({ _tag: "valid", request: { ...valid, circuit } })
+        })
+      }
 
       // Creating a proof is the busiest write: its steps are plain combinators, not generators.
       const toRecord = (accountId: AccountId, batchId: BatchId | null, request: ValidatedProofRequest) =>
@@ -82,8 +121,9 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           id,
           account_id: accountId,
           batch_id: batchId,
-          type: request.spec.type,
-          circuit: request.spec.circuit,
+          type: request.circuit.name,
+          circuit: request.circuit.name,
+          circuit_id: request.circuit.id,
           status: "queued",
           inputs: request.inputs,
           public_inputs: request.public_inputs,
@@ -105,12 +145,16 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             repo.insertMany(records).pipe(Effect.zipRight(tx.afterCommit(wakeup.notify)), Effect.as(windows)))
         )
 
-      const create = (principal: Principal, input: CreateProofInput) => {
-        const checked = validate(input)
-        if (Either.isLeft(checked)) return Effect.fail(invalidRequest(checked.left))
-        return Effect.flatMap(toRecord(principal.account_id, null, checked.right), (record) =>
-          Effect.map(enqueue(principal, [record]), (rate_limits) => ({ value: toProof(record), rate_limits })))
-      }
+      const create = (principal: Principal, input: CreateProofInput) =>
+        Effect.flatMap(lookup(principal.account_id, input.type), (
+          found
+        ): Effect.Effect<Metered<Proof>, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError> => {
+          const checked = check(found, input)
+          if (checked._tag === "invalid") return Effect.fail(invalidRequest(checked.details))
+          if (checked._tag === "unready") return Effect.fail(notReady(checked.circuit))
+          return Effect.flatMap(toRecord(principal.account_id, null, checked.request), (record) =>
+            Effect.map(enqueue(principal, [record]), (rate_limits) => ({ value: toProof(record), rate_limits })))
+        })
 
       const createBatch = (principal: Principal, { proofs: items }: CreateProofBatchInput) =>
         Effect.gen(function*() {
@@ -118,15 +162,20 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           if (items.length < 1 || items.length > maxBatchSize) {
             return yield* invalidRequest([{ path: "proofs", message: `must hold 1 to ${maxBatchSize} proofs, got ${items.length}` }])
           }
+          const found = new Map<string, Option.Option<Circuit>>()
+          for (const { type } of items) if (!found.has(type)) found.set(type, yield* lookup(principal.account_id, type))
           const details: Array<ErrorDetail> = []
           const valid: Array<ValidatedProofRequest> = []
-          items.forEach((item, i) =>
-            Either.match(validate(item, `proofs.${i}.`), {
-              onLeft: (d) => void details.push(...d),
-              onRight: (v) => void valid.push(v)
-            })
-          )
+          let unready: Circuit | undefined
+          items.forEach((item, i) => {
+            const checked = check(found.get(item.type)!, item, `proofs.${i}.`)
+            if (checked._tag === "invalid") details.push(...checked.details)
+            else if (checked._tag === "unready") unready ??= checked.circuit
+            else valid.push(checked.request)
+          })
+          // A malformed request is refused as such first; a circuit that is not built makes the rest moot.
           if (details.length > 0) return yield* invalidRequest(details)
+          if (unready !== undefined) return yield* notReady(unready)
           const batchId = yield* ids.make("batch")
           const records: Array<ProofRecord> = []
           for (const request of valid) records.push(yield* toRecord(principal.account_id, batchId, request))
@@ -161,13 +210,14 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             return yield* new ProofNotReady({ message: `Proof ${id} is ${record.status}; only completed proofs can be verified` })
           }
           const rate_limits = yield* rateLimits.admitProofRequest(principal, { proofs: 0 })
-          const spec = catalog.get(record.type)
+          // The circuit the proof was made with, even if it was removed (or its name reused) since.
+          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit)
           const internal = new InternalError({ message: "The proof could not be verified" })
-          if (Option.isNone(spec)) return yield* internal
-          const signals = spec.value.public_signals.map((name) => record.public_inputs[name] ?? "")
+          if (Option.isNone(circuit)) return yield* internal
+          const signals = circuit.value.public_signals.map((name) => record.public_inputs[name] ?? "")
           const proof = decodeProofBlob(record.proof_blob)
           if (Option.isNone(proof)) return yield* internal
-          const valid = yield* prover.verify(record.circuit, proof.value, signals).pipe(
+          const valid = yield* prover.verify(circuit.value, proof.value, signals).pipe(
             Effect.tapError((e) => Effect.logError(`verify ${record.id}: ${e.code}: ${e.message}`)),
             Effect.mapError(() => internal)
           )

@@ -2,7 +2,8 @@ import { Clock, Context, Effect, Either, FiberSet, Layer, Option } from "effect"
 import type { ProofError, ProofRecord } from "./proof.js"
 import { Limits } from "../kernel/limits.js"
 import { ProofsConfig } from "./config.js"
-import { CircuitCatalog } from "./circuits.js"
+import type { Circuit } from "../circuits/circuit.js"
+import { Circuits } from "../circuits/service.js"
 import { ProofsRepo } from "./repo.js"
 import { Prover, ProverFailure, type ProverOutput } from "./prover.js"
 import { Transactor } from "../kernel/transaction.js"
@@ -29,7 +30,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const repo = yield* ProofsRepo
       const events = yield* Events
       const prover = yield* Prover
-      const catalog = yield* CircuitCatalog
+      const circuits = yield* Circuits
       const wakeup = yield* ProofWakeup
       const config = yield* ProofsConfig
       const limits = yield* Limits
@@ -45,14 +46,17 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
         announce: (settled: ProofRecord) => Effect.Effect<unknown, E2>
       ) => tx.transaction(Effect.flatMap(write, Option.match({ onNone: () => Effect.void, onSome: (settled) => Effect.asVoid(announce(settled)) })))
 
-      const settle = (record: ProofRecord, startedMs: number, result: Either.Either<ProverOutput, ProofError>) =>
+      const settle = (
+        record: ProofRecord,
+        startedMs: number,
+        result: Either.Either<{ readonly circuit: Circuit; readonly out: ProverOutput }, ProofError>
+      ) =>
         Effect.gen(function*() {
           const endMs = yield* Clock.currentTimeMillis
           const duration_ms = Math.max(0, Math.round(endMs - startedMs))
           const completed_at = timestampFromMillis(endMs)
           const expires_at = timestampFromMillis(endMs + config.retentionMs)
-          const outcome = Either.flatMap(result, (out) => {
-            const names = Option.match(catalog.get(record.type), { onNone: () => [], onSome: (spec) => spec.public_signals })
+          const outcome = Either.flatMap(result, ({ circuit: { public_signals: names }, out }) => {
             return names.length === out.public_signals.length
               ? Either.right({
                 public_inputs: Object.fromEntries(names.map((name, i) => [name, out.public_signals[i]!])),
@@ -93,7 +97,13 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           if (record.inputs === null) {
             return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's inputs are missing" }))
           }
-          const result = yield* prover.prove(record.circuit, record.inputs).pipe(
+          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit)
+          if (Option.isNone(circuit)) {
+            return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's circuit is missing" }))
+          }
+          const inputs = record.inputs
+          const result = yield* prover.prove(circuit.value, inputs).pipe(
+            Effect.map((out) => ({ circuit: circuit.value, out })),
             Effect.timeoutFail({
               duration: config.timeoutMs,
               onTimeout: () => new ProverFailure({ code: "timeout", message: `Proof generation exceeded ${config.timeoutMs / 1000} s` })

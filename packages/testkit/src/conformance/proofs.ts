@@ -19,6 +19,7 @@ const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord> = {})
       batch_id: null,
       type: "range",
       circuit: "range",
+      circuit_id: null,
       status: "queued",
       inputs: { value: "5", min: "1", max: "9", list: ["1", "0"] },
       public_inputs: { min: "1", max: "9" },

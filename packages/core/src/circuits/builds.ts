@@ -1,0 +1,169 @@
+import { Clock, Context, Effect, Either, FiberSet, Layer, Option, Schema } from "effect"
+import { Events } from "../events/service.js"
+import { timestampFromMillis } from "../kernel/time.js"
+import { Transactor } from "../kernel/transaction.js"
+import type { CircuitError, StoredCircuit } from "./circuit.js"
+import { BuildFailure, type BuildOutput, CircuitCompiler } from "./compiler.js"
+import { CircuitsConfig } from "./config.js"
+import { ArtifactsRepo, CircuitsRepo } from "./repo.js"
+import { loadSource } from "./upload.js"
+import { CircuitBuildWakeup } from "./wakeup.js"
+
+/** The build's claim was lost (taken over, or the circuit removed) before it settled: its writes are undone. */
+class ClaimLost extends Schema.TaggedError<ClaimLost>()("ClaimLost", {}) {}
+
+const circuitError = (failure: BuildFailure): CircuitError => ({
+  code: failure.code,
+  message: failure.message,
+  ...(failure.file === undefined ? {} : { file: failure.file }),
+  ...(failure.line === undefined ? {} : { line: failure.line })
+})
+
+/**
+ * The build loop: a scoped background loop that claims compiling circuits from storage, builds
+ * them with the `CircuitCompiler` and settles each as `ready` or `failed` with its event in one
+ * transaction. Like the proof worker it claims no more than it runs (`buildConcurrency`), so a
+ * claim's lease (the build time limit plus a margin) measures building, not waiting; a worker that
+ * dies mid-build has its builds taken over when their leases lapse, and a build claimed more than
+ * `maxAttempts` times (one that keeps killing its workers) fails as `internal`. It wakes on
+ * in-process uploads or else every `pollIntervalMs`.
+ */
+export class CircuitBuilds extends Context.Tag("@mzk/core/CircuitBuilds")<CircuitBuilds, {
+  /** Builds this process is working on now. */
+  readonly inFlight: Effect.Effect<number>
+}>() {
+  static readonly layer = Layer.scoped(
+    this,
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const repo = yield* CircuitsRepo
+      const artifacts = yield* ArtifactsRepo
+      const compiler = yield* CircuitCompiler
+      const events = yield* Events
+      const wakeup = yield* CircuitBuildWakeup
+      const config = yield* CircuitsConfig
+      const capacity = Math.max(1, config.buildConcurrency)
+      let inFlight = 0
+      // Made before the claim loop is forked, so on shutdown the loop stops first and only then
+      // are the running builds interrupted (and handed back): none is claimed after the hand-back.
+      const running = yield* FiberSet.make<void>()
+
+      /**
+       * Stores what the build made and marks the circuit ready, with its event, in one transaction;
+       * when the claim was lost the artifacts are rolled back too, so nothing is left unreferenced.
+       */
+      const settleReady = (circuit: StoredCircuit, out: BuildOutput) =>
+        tx.transaction(Effect.gen(function*() {
+          const built = {
+            wasm: yield* artifacts.put(out.wasm),
+            zkey: yield* artifacts.put(out.zkey),
+            r1cs: out.r1cs === null ? null : yield* artifacts.put(out.r1cs),
+            sym: out.sym === null ? null : yield* artifacts.put(out.sym)
+          }
+          const settled = yield* repo.complete(circuit.id, circuit.attempts, {
+            artifacts: built,
+            constraints: out.constraints,
+            inputs: out.inputs,
+            public_signals: out.public_signals,
+            verification_key: out.verification_key,
+            development_only: out.development_only,
+            updated_at: timestampFromMillis(yield* Clock.currentTimeMillis)
+          })
+          if (Option.isNone(settled)) return yield* new ClaimLost()
+          yield* events.record(circuit.owner, "circuit.ready", {
+            name: circuit.name,
+            status: "ready",
+            constraints: out.constraints,
+            development_only: out.development_only,
+            created_at: circuit.created_at
+          })
+        })).pipe(Effect.catchTag("ClaimLost", () => Effect.void))
+
+      const settleFailed = (circuit: StoredCircuit, error: CircuitError) =>
+        tx.transaction(Effect.gen(function*() {
+          const at = timestampFromMillis(yield* Clock.currentTimeMillis)
+          const settled = yield* repo.fail(circuit.id, circuit.attempts, error, at)
+          if (Option.isNone(settled)) return
+          yield* events.record(circuit.owner, "circuit.failed", { name: circuit.name, status: "failed", error, created_at: circuit.created_at })
+        }))
+
+      const build = (circuit: StoredCircuit) =>
+        loadSource(
+          artifacts,
+          circuit.source,
+          (digest) => new BuildFailure({ code: "internal", message: `The upload's file ${digest} is missing from storage` })
+        ).pipe(
+          Effect.flatMap(compiler.build),
+          // The compiler enforces the limit in its child process; this bounds a compiler that does not return.
+          Effect.timeoutFail({
+            duration: config.buildTimeoutMs,
+            onTimeout: () =>
+              new BuildFailure({ code: "compile_timeout", message: `Compilation exceeded the time limit of ${config.buildTimeoutMs / 1000} s` })
+          }),
+          Effect.catchAllDefect((defect) =>
+            Effect.zipRight(
+              Effect.logError("circuit compiler defect", defect),
+              Effect.fail(new BuildFailure({ code: "internal", message: "The compiler failed unexpectedly" }))
+            )
+          ),
+          Effect.map(Either.right),
+          Effect.catchTag("BuildFailure", (failure) => Effect.succeed(Either.left(failure)))
+        )
+
+      const run = (circuit: StoredCircuit) =>
+        Effect.gen(function*() {
+          if (circuit.attempts > config.maxAttempts) {
+            return yield* settleFailed(circuit, {
+              code: "internal",
+              message: `The build was interrupted ${circuit.attempts - 1} times; giving up`
+            })
+          }
+          const result = yield* build(circuit)
+          yield* Either.match(result, {
+            onLeft: (failure) => settleFailed(circuit, circuitError(failure)),
+            onRight: (out) => settleReady(circuit, out)
+          })
+        }).pipe(
+          // Stopping (shutdown, a redeploy) hands the build back so any worker takes it over at
+          // once, instead of after its lease lapses.
+          Effect.onInterrupt(() =>
+            repo.release(circuit.id, circuit.attempts).pipe(
+              Effect.catchAllCause((cause) => Effect.logWarning(`circuit ${circuit.id} could not be handed back; its lease will lapse`, cause))
+            )
+          ),
+          // A storage failure leaves the build claimed; its lease lapses and a worker retries it.
+          Effect.catchAllCause((cause) => Effect.logError(`circuit ${circuit.id} could not be settled`, cause)),
+          Effect.ensuring(Effect.zipRight(Effect.sync(() => void inFlight--), wakeup.notify))
+        )
+
+      /**
+       * Claims what fits; true when it may be worth claiming again at once. Claiming and starting
+       * are not interrupted in between, so no claimed build is left without a fiber to hand it back.
+       */
+      const claimOnce = Effect.uninterruptible(Effect.gen(function*() {
+        const free = capacity - inFlight
+        if (free <= 0) return false
+        const nowMs = yield* Clock.currentTimeMillis
+        const claimed = yield* repo.claimBuilds({
+          now: timestampFromMillis(nowMs),
+          leaseUntil: timestampFromMillis(nowMs + config.buildTimeoutMs + config.leaseMarginMs),
+          limit: free
+        })
+        inFlight += claimed.length
+        for (const circuit of claimed) yield* FiberSet.run(running, Effect.interruptible(run(circuit)))
+        return claimed.length === free
+      }))
+
+      const idle = Effect.raceFirst(wakeup.take, Effect.sleep(config.pollIntervalMs))
+
+      yield* Effect.gen(function*() {
+        const more = yield* claimOnce.pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logError("circuit builds: claim failed", cause), false))
+        )
+        if (!more) yield* idle
+      }).pipe(Effect.forever, Effect.forkScoped)
+
+      return { inFlight: Effect.sync(() => inFlight) }
+    })
+  )
+}
