@@ -60,8 +60,12 @@ describe("compiling an API for the dispatcher", () => {
       "proofs.list": ["proofs:read", "-"],
       "proofs.get": ["proofs:read", "-"],
       "proofs.verify": ["proofs:read", "metered"],
-      "circuits.list": ["-", "-"],
-      "circuits.get": ["-", "-"]
+      "proofs.calldata": ["proofs:read", "-"],
+      "circuits.create": ["circuits:write", "-"],
+      "circuits.list": ["circuits:read", "-"],
+      "circuits.get": ["circuits:read", "-"],
+      "circuits.remove": ["circuits:write", "-"],
+      "circuits.verifier": ["circuits:read", "-"]
     })
   })
 

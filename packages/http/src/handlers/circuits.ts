@@ -139,12 +139,15 @@ export const CircuitsHandlers = Effect.gen(function*() {
     get: ({ path, principal }) => find(principal.account_id, path.name),
     remove: ({ path, principal }) => circuits.remove(principal.account_id, path.name),
     verifier: ({ path, principal }) =>
-      Effect.flatMap(find(principal.account_id, path.name), (circuit) =>
-        circuit.status !== "ready"
-          ? Effect.fail(new CircuitNotReady({ message: `Circuit ${JSON.stringify(circuit.name)} is ${circuit.status}; only a ready circuit has a verifier` }))
-          : compiler.solidityVerifier(circuit.verification_key).pipe(
-            Effect.tapError((failure) => Effect.logError(`verifier.sol of ${circuit.name}: ${failure.code}: ${failure.message}`)),
-            Effect.mapError(() => new InternalError({ message: "The verifier contract could not be made" }))
-          ))
+      Effect.gen(function*() {
+        const circuit = yield* find(principal.account_id, path.name)
+        if (circuit.status !== "ready") {
+          return yield* new CircuitNotReady({ message: `Circuit ${JSON.stringify(circuit.name)} is ${circuit.status}; only a ready circuit has a verifier` })
+        }
+        return yield* compiler.solidityVerifier(circuit.verification_key).pipe(
+          Effect.tapError((failure) => Effect.logError(`verifier.sol of ${circuit.name}: ${failure.code}: ${failure.message}`)),
+          Effect.mapError(() => new InternalError({ message: "The verifier contract could not be made" }))
+        )
+      })
   })
 })

@@ -6,10 +6,10 @@ import {
   ProofNotFound,
   ProofNotReady,
   Proofs,
-  ProofsRepo,
-  proofCalldata
+  ProofsRepo
 } from "@mzk/core"
 import { Effect, Option, Schema } from "effect"
+import { proofCalldata } from "./calldataPending.js"
 import { implement } from "./handler.js"
 
 const isProofId = Schema.is(ProofId)

@@ -1,7 +1,9 @@
 import { type HttpApi, OpenApi } from "@effect/platform"
 import {
   type ApiKeys,
-  type CircuitCatalog,
+  type CircuitCompiler,
+  type Circuits,
+  CircuitsConfig,
   InternalError,
   InvalidRequest,
   invalidRequestFromParseError,
@@ -9,6 +11,7 @@ import {
   missingScope,
   type Principal,
   type Proofs,
+  type ProofsRepo,
   type RateLimitWindow,
   type SessionAuthenticator,
   type Webhooks
@@ -32,7 +35,7 @@ import { makeRouter } from "./router.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | Proofs | CircuitCatalog | SessionAuthenticator
+export type HttpServices = ApiKeys | Webhooks | Proofs | ProofsRepo | Circuits | CircuitCompiler | SessionAuthenticator
 
 interface StaticRoute {
   readonly _tag: "Static"
@@ -310,9 +313,9 @@ export const makeDispatcherFor = (
     return dispatch
   })
 
-/** The dispatcher of MzkApi over the core services: what every transport serves. */
+/** The dispatcher of MzkApi over the core services: what every transport serves, uploads up to `CircuitsConfig.maxUploadBytes`. */
 export const makeDispatcher: Effect.Effect<Dispatch, never, HttpServices> = Effect.flatMap(
-  MzkHandlers,
-  (implementations) => makeDispatcherFor(MzkApi, implementations)
+  Effect.all([MzkHandlers, CircuitsConfig]),
+  ([implementations, config]) => makeDispatcherFor(MzkApi, implementations, { uploadLimitBytes: config.maxUploadBytes })
 )
 
