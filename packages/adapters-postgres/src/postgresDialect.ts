@@ -9,7 +9,7 @@ import { notifyWork } from "./wakeups.js"
  * account), and new work is announced with NOTIFY to the loops of the other processes.
  */
 export const postgresSqlDialect: SqlDialect = {
-  columnTypes: { int64: "bigint" },
+  columnTypes: { int64: "bigint", bytes: "bytea" },
   lockRows: forUpdate,
   takeRows: forUpdateSkipLocked,
   lockAccounts,

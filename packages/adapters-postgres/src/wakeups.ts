@@ -1,11 +1,15 @@
 import type { SqlConnection, WorkKind } from "@mzk/adapters-sql"
-import { DeliveryWakeup, ProofWakeup, type StorageError } from "@mzk/core"
+import { CircuitBuildWakeup, DeliveryWakeup, ProofWakeup, type StorageError, type Wakeup } from "@mzk/core"
 import { Effect, Layer, Runtime, Schedule } from "effect"
 import { sql } from "kysely"
 import pg from "pg"
 
 /** The channel each kind of work is announced on: NOTIFY below, LISTEN in `PostgresWakeups`. */
-export const WORK_CHANNELS: Readonly<Record<WorkKind, string>> = { proofs: "mzk_proofs", deliveries: "mzk_deliveries" }
+export const WORK_CHANNELS: Readonly<Record<WorkKind, string>> = {
+  proofs: "mzk_proofs",
+  deliveries: "mzk_deliveries",
+  circuits: "mzk_circuits"
+}
 
 /**
  * `SqlDialect.announce`: a NOTIFY on the work's channel. Postgres delivers a notice sent inside a
@@ -16,25 +20,31 @@ export const notifyWork = (conn: SqlConnection, work: WorkKind): Effect.Effect<v
 
 /**
  * Wakes this process's idle loops when another process writes work: a dedicated connection
- * LISTENs on the channels the repositories NOTIFY (at commit) when they insert proofs or
- * deliveries, and turns each notice into the local nudge. Polling stays as the fallback, so a
+ * LISTENs on the channels the repositories NOTIFY (at commit) when they insert proofs,
+ * deliveries or circuits to build, and turns each notice into the local nudge. Polling stays as the fallback, so a
  * lost connection only costs latency; it is re-opened every second until it holds again.
  */
-export const PostgresWakeups = (options: { readonly connectionString: string }): Layer.Layer<never, never, ProofWakeup | DeliveryWakeup> =>
+export const PostgresWakeups = (
+  options: { readonly connectionString: string }
+): Layer.Layer<never, never, ProofWakeup | DeliveryWakeup | CircuitBuildWakeup> =>
   Layer.scopedDiscard(Effect.gen(function*() {
-    const proofs = yield* ProofWakeup
-    const deliveries = yield* DeliveryWakeup
+    const wakeups: Readonly<Record<WorkKind, Wakeup>> = {
+      proofs: yield* ProofWakeup,
+      deliveries: yield* DeliveryWakeup,
+      circuits: yield* CircuitBuildWakeup
+    }
+    const byChannel = new Map(Object.entries(WORK_CHANNELS).map(([work, channel]) => [channel, wakeups[work as WorkKind]]))
     const run = Runtime.runFork(yield* Effect.runtime<never>())
 
     const listen = Effect.acquireRelease(
       Effect.tryPromise(async () => {
         const client = new pg.Client({ connectionString: options.connectionString })
         client.on("notification", (notice) => {
-          run(notice.channel === WORK_CHANNELS.proofs ? proofs.notify : deliveries.notify)
+          const wakeup = byChannel.get(notice.channel)
+          if (wakeup !== undefined) run(wakeup.notify)
         })
         await client.connect()
-        await client.query(`listen ${WORK_CHANNELS.proofs}`)
-        await client.query(`listen ${WORK_CHANNELS.deliveries}`)
+        for (const channel of Object.values(WORK_CHANNELS)) await client.query(`listen ${channel}`)
         return client
       }),
       (client) => Effect.promise(() => client.end().catch(() => undefined))

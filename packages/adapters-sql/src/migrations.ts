@@ -133,6 +133,74 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
         await db.schema.createIndex("delivery_attempts_by_webhook").on("delivery_attempts")
           .columns(["account_id", "webhook_id", "id"]).execute()
       }
+    },
+    "0004_circuits": {
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.createTable("circuits")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("status", "text", (c) => c.notNull())
+          .addColumn("error", "text")
+          .addColumn("description", "text")
+          .addColumn("constraints", "integer")
+          .addColumn("inputs", "text", (c) => c.notNull())
+          .addColumn("public_signals", "text", (c) => c.notNull())
+          .addColumn("verification_key", "text")
+          .addColumn("development_only", "integer", (c) => c.notNull())
+          .addColumn("field_modulus", "text", (c) => c.notNull())
+          .addColumn("artifacts", "text")
+          .addColumn("source", "text", (c) => c.notNull())
+          .addColumn("lease_expires_at", "text")
+          .addColumn("attempts", "integer", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .addColumn("removed_at", "text")
+          .execute()
+        // A name is taken only by a live circuit: a removed one frees it, its row kept for its proofs.
+        await db.schema.createIndex("circuits_live_name").on("circuits").columns(["account_id", "name"]).unique()
+          .where(sql.ref("removed_at"), "is", null).execute()
+        await db.schema.createIndex("circuits_by_account").on("circuits").columns(["account_id", "id"]).execute()
+        // The build claim's scan: compiling circuits in id order.
+        await db.schema.createIndex("circuits_work").on("circuits").columns(["status", "id"]).execute()
+
+        await db.schema.createTable("circuit_artifacts")
+          .addColumn("circuit_id", "text", (c) => c.notNull())
+          .addColumn("digest", "text", (c) => c.notNull())
+          .addPrimaryKeyConstraint("circuit_artifacts_pk", ["circuit_id", "digest"])
+          .execute()
+        await db.schema.createIndex("circuit_artifacts_by_digest").on("circuit_artifacts").columns(["digest", "circuit_id"]).execute()
+
+        await db.schema.createTable("artifacts")
+          .addColumn("digest", "text", (c) => c.primaryKey())
+          .addColumn("size", columnTypes.int64, (c) => c.notNull())
+          .addColumn("chunks", "integer", (c) => c.notNull())
+          .execute()
+        await db.schema.createTable("artifact_chunks")
+          .addColumn("digest", "text", (c) => c.notNull())
+          .addColumn("idx", "integer", (c) => c.notNull())
+          .addColumn("data", columnTypes.bytes, (c) => c.notNull())
+          .addPrimaryKeyConstraint("artifact_chunks_pk", ["digest", "idx"])
+          .execute()
+
+        // Null for proofs of built-in circuits, and for every proof made before accounts had circuits.
+        await db.schema.alterTable("proofs").addColumn("circuit_id", "text").execute()
+        // Removal's check for queued or running proofs of the circuit.
+        await db.schema.createIndex("proofs_by_circuit").on("proofs").columns(["circuit_id", "status"]).execute()
+      }
+    },
+    "0005_circuits_read_scope": {
+      // Reading circuits needed no scope before `circuits:read` existed, so every key had that
+      // power already: granting the scope keeps it and gives no key anything new. `circuits:write`
+      // is a new power and is not granted.
+      up: async (db: Kysely<unknown>) => {
+        const keys = await sql<{ id: string; scopes: string }>`select id, scopes from api_keys`.execute(db)
+        for (const key of keys.rows) {
+          const scopes = JSON.parse(key.scopes) as Array<string>
+          if (scopes.includes("circuits:read")) continue
+          await sql`update api_keys set scopes = ${JSON.stringify([...scopes, "circuits:read"])} where id = ${key.id}`.execute(db)
+        }
+      }
     }
   }
 }
@@ -142,12 +210,16 @@ export interface MigrationReport {
   readonly applied: ReadonlyArray<string>
 }
 
-/** Applies the pending migrations over the connection's root handle, in its dialect's column types. */
-export const migrate = (conn: SqlConnection): Effect.Effect<MigrationReport, StorageError> =>
+/**
+ * Applies the pending migrations over the connection's root handle, in its dialect's column types:
+ * all of them, or those up to and including `upTo` (for tests of a migration over older data).
+ */
+export const migrate = (conn: SqlConnection, upTo?: string): Effect.Effect<MigrationReport, StorageError> =>
   Effect.gen(function*() {
     const provider: MigrationProvider = { getMigrations: async () => migrations(conn.dialect) }
+    const migrator = new Migrator({ db: conn.db as Kysely<unknown>, provider })
     const { error, results } = yield* Effect.tryPromise({
-      try: () => new Migrator({ db: conn.db as Kysely<unknown>, provider }).migrateToLatest(),
+      try: () => (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo)),
       catch: (cause) => new StorageError({ message: "Database migration failed", cause })
     })
     if (error !== undefined) return yield* new StorageError({ message: "Database migration failed", cause: error })

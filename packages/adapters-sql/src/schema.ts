@@ -89,6 +89,7 @@ export interface ProofsTable {
   batch_id: string | null
   type: string
   circuit: string
+  circuit_id: string | null
   status: string
   inputs: string | null
   public_inputs: string
@@ -103,7 +104,55 @@ export interface ProofsTable {
   expires_at: string | null
 }
 
+/** Accounts' circuits; JSON text for the structured fields, as elsewhere. Removed rows stay, with `removed_at`. */
+export interface CircuitsTable {
+  id: string
+  account_id: string
+  name: string
+  status: string
+  error: string | null
+  description: string | null
+  constraints: number | null
+  inputs: string
+  public_signals: string
+  verification_key: string | null
+  development_only: number
+  field_modulus: string
+  artifacts: string | null
+  source: string
+  lease_expires_at: string | null
+  attempts: number
+  created_at: string
+  updated_at: string
+  removed_at: string | null
+}
+
+/** Which artifacts each circuit refers to: what decides, on removal, which artifacts nothing needs any more. */
+export interface CircuitArtifactsTable {
+  circuit_id: string
+  digest: string
+}
+
+/** Content-addressed bytes: one row per digest, the bytes in `artifact_chunks`. */
+export interface ArtifactsTable {
+  digest: string
+  // A 64-bit column: a driver may return it as text.
+  size: ColumnType<number | string, number, number>
+  chunks: number
+}
+
+export interface ArtifactChunksTable {
+  digest: string
+  /** The chunk's place, from 0. */
+  idx: number
+  data: Uint8Array
+}
+
 export interface Database {
+  circuits: CircuitsTable
+  circuit_artifacts: CircuitArtifactsTable
+  artifacts: ArtifactsTable
+  artifact_chunks: ArtifactChunksTable
   proofs: ProofsTable
   delivery_attempts: DeliveryAttemptsTable
   accounts: AccountsTable

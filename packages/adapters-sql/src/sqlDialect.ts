@@ -4,7 +4,7 @@ import type { ColumnDataType, SelectQueryBuilder } from "kysely"
 import type { SqlConnection } from "./connection.js"
 
 /** The work a write can announce to the idle loops of other processes. */
-export type WorkKind = "proofs" | "deliveries"
+export type WorkKind = "proofs" | "deliveries" | "circuits"
 
 /** What `DeliveriesRepo.claimDue` asks for: due deliveries, at most `maxPerWebhook` of each webhook. */
 export type DeliveryClaim = Parameters<Context.Tag.Service<typeof DeliveriesRepo>["claimDue"]>[0]
@@ -26,6 +26,8 @@ export interface SqlDialect {
   readonly columnTypes: {
     /** A 64-bit integer (epoch milliseconds). */
     readonly int64: ColumnDataType
+    /** Raw bytes (artifact chunks). */
+    readonly bytes: ColumnDataType
   }
   /**
    * For a read whose rows the transaction goes on to write: other writers of those rows wait until

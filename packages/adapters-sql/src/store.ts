@@ -1,7 +1,9 @@
-import { AccountsRepo, DeliveriesRepo, EventsRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, Transactor, WebhooksRepo } from "@mzk/core"
+import { AccountsRepo, ArtifactsRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, Transactor, WebhooksRepo } from "@mzk/core"
 import { Context } from "effect"
 import type { SqlConnection } from "./connection.js"
 import { sqlAccounts } from "./repos/accounts.js"
+import { sqlArtifacts } from "./repos/artifacts.js"
+import { sqlCircuits } from "./repos/circuits.js"
 import { sqlDeliveries } from "./repos/deliveries.js"
 import { sqlEvents } from "./repos/events.js"
 import { sqlKeys } from "./repos/keys.js"
@@ -19,5 +21,7 @@ export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
     Context.add(EventsRepo, sqlEvents(conn)),
     Context.add(DeliveriesRepo, sqlDeliveries(conn)),
     Context.add(RateLimitsRepo, sqlRateLimits(conn)),
-    Context.add(ProofsRepo, sqlProofs(conn))
+    Context.add(ProofsRepo, sqlProofs(conn)),
+    Context.add(CircuitsRepo, sqlCircuits(conn)),
+    Context.add(ArtifactsRepo, sqlArtifacts(conn))
   )

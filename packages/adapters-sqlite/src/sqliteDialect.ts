@@ -10,7 +10,7 @@ import { scannedDeliveryPick, scannedProofPick } from "./claims.js"
  */
 export const sqliteSqlDialect: SqlDialect = {
   // SQLite's integers are 64-bit whatever the declared name; `integer` is what the schema has declared since its first release.
-  columnTypes: { int64: "integer" },
+  columnTypes: { int64: "integer", bytes: "blob" },
   lockRows: (query) => query,
   takeRows: (query) => query,
   lockAccounts: () => Effect.void,

@@ -19,6 +19,33 @@ describe("SQLite store", () => {
       expect(journal).toEqual([{ journal_mode: "memory" }])
     }))
 
+  it.scoped("the circuits migrations grant circuits:read (not circuits:write) to existing keys and leave old proofs on built-ins", () =>
+    Effect.gen(function*() {
+      const conn = yield* openSqlite({ filename: ":memory:" })
+      expect((yield* migrate(conn, "0003_delivery_engine")).applied).toHaveLength(3)
+      const at = "2026-01-01T00:00:00.000Z"
+      const old = ["keys:read", "keys:write", "webhooks:read", "webhooks:write", "proofs:read", "proofs:write"]
+      yield* conn.query(async (db) => {
+        await db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute()
+        for (const [id, scopes] of [["key_1", old], ["key_2", ["proofs:read"]]] as const) {
+          await db.insertInto("api_keys").values({
+            id, account_id: "acct_1", name: id, description: null, prefix: `mzk_${id}`, scopes: JSON.stringify(scopes),
+            hash: `hash-${id}`, created_at: at, last_used_at: null, revoked_at: null
+          } as never).execute()
+        }
+        await db.insertInto("proofs").values({
+          id: "proof_1", account_id: "acct_1", batch_id: null, type: "multiplier", circuit: "multiplier", status: "completed",
+          inputs: null, public_inputs: "{}", proof_blob: null, error: null, duration_ms: 1, attempts: 1, lease_expires_at: null,
+          created_at: at, started_at: at, completed_at: at, expires_at: null
+        } as never).execute()
+      })
+      expect((yield* migrate(conn)).applied).toEqual(["0004_circuits", "0005_circuits_read_scope"])
+      const keys = yield* conn.query((db) => db.selectFrom("api_keys").select(["id", "scopes"]).orderBy("id").execute())
+      expect(keys.map((k) => [k.id, JSON.parse(k.scopes)])).toEqual([["key_1", [...old, "circuits:read"]], ["key_2", ["proofs:read", "circuits:read"]]])
+      const proofs = yield* conn.query((db) => db.selectFrom("proofs").select(["id", "circuit_id"]).execute())
+      expect(proofs).toEqual([{ id: "proof_1", circuit_id: null }])
+    }))
+
   it.effect("data survives closing and reopening the file (WAL mode on disk)", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "mzk-reopen-"))

@@ -2,6 +2,7 @@ import { layer } from "@effect/vitest"
 import type { Storage } from "@mzk/core"
 import type { Layer } from "effect"
 import { testCore } from "../coreLayer.js"
+import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
 import { proofTests } from "./proofs.js"
@@ -27,5 +28,6 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     concurrencyTests(it, timeout)
     deliveryTests(it, timeout)
     proofTests(it, timeout)
+    circuitTests(it, timeout)
   })
 }

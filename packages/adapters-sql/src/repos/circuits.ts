@@ -1,0 +1,201 @@
+import {
+  circuitDigests,
+  type CircuitInsertRefusal,
+  CircuitsRepo,
+  type Digest,
+  type StoredCircuit,
+  type Timestamp
+} from "@mzk/core"
+import { Effect, Option } from "effect"
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from "kysely"
+import type { SqlConnection } from "../connection.js"
+import type { CircuitsTable, Database } from "../schema.js"
+import { page } from "./paging.js"
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
+const parsed = (text: string | null) => (text === null ? null : JSON.parse(text))
+
+const toStored = (row: Selectable<CircuitsTable>): StoredCircuit =>
+  ({
+    id: row.id,
+    name: row.name,
+    owner: row.account_id,
+    status: row.status,
+    error: parsed(row.error),
+    description: row.description,
+    constraints: row.constraints,
+    inputs: JSON.parse(row.inputs),
+    public_signals: JSON.parse(row.public_signals),
+    verification_key: parsed(row.verification_key),
+    development_only: row.development_only === 1,
+    field_modulus: row.field_modulus,
+    artifacts: parsed(row.artifacts),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    source: JSON.parse(row.source),
+    lease_expires_at: row.lease_expires_at,
+    attempts: row.attempts
+  }) as StoredCircuit
+
+const toRow = (circuit: StoredCircuit): Insertable<CircuitsTable> => ({
+  id: circuit.id,
+  account_id: circuit.owner,
+  name: circuit.name,
+  status: circuit.status,
+  error: json(circuit.error),
+  description: circuit.description,
+  constraints: circuit.constraints,
+  inputs: JSON.stringify(circuit.inputs),
+  public_signals: JSON.stringify(circuit.public_signals),
+  verification_key: json(circuit.verification_key),
+  development_only: circuit.development_only ? 1 : 0,
+  field_modulus: circuit.field_modulus,
+  artifacts: json(circuit.artifacts),
+  source: JSON.stringify(circuit.source),
+  lease_expires_at: circuit.lease_expires_at,
+  attempts: circuit.attempts,
+  created_at: circuit.created_at,
+  updated_at: circuit.updated_at,
+  removed_at: null
+})
+
+/** A live circuit that is compiling and held by no claim at `now`. */
+const claimable = (now: Timestamp) => (eb: ExpressionBuilder<Database, "circuits">) =>
+  eb.and([
+    eb("status", "=", "compiling"),
+    eb("removed_at", "is", null),
+    eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)])
+  ])
+
+export const sqlCircuits = (conn: SqlConnection) => {
+  const { dialect } = conn
+
+  const refer = (circuitId: string, digests: ReadonlyArray<Digest>) =>
+    digests.length === 0
+      ? Effect.void
+      : Effect.asVoid(conn.execute((db) =>
+        db.insertInto("circuit_artifacts").values(digests.map((digest) => ({ circuit_id: circuitId, digest })))
+          .onConflict((oc) => oc.columns(["circuit_id", "digest"]).doNothing())
+      ))
+
+  /** A write on a claimed build: only while it is live, compiling and claimed with this `attempt`. */
+  const settle = (id: string, attempt: number, set: Updateable<CircuitsTable>) =>
+    conn.first((db) =>
+      db.updateTable("circuits").set(set)
+        .where("id", "=", id).where("status", "=", "compiling").where("removed_at", "is", null).where("attempts", "=", attempt)
+        .returningAll()
+    ).pipe(Effect.map(Option.map(toStored)))
+
+  /**
+   * Deletes the artifacts among `digests` that no live circuit refers to. They are held first, so
+   * an upload putting the same bytes now either commits its circuit before the check below sees
+   * it, or waits for the deletion and writes the bytes again (see `ArtifactsRepo.put`).
+   */
+  const deleteUnreferenced = (digests: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      if (digests.length === 0) return
+      yield* conn.execute((db) => db.selectFrom("artifacts").select("digest").where("digest", "in", digests).orderBy("digest").$call(dialect.lockRows))
+      const shared = yield* conn.rows((db) =>
+        db.selectFrom("circuit_artifacts").innerJoin("circuits", "circuits.id", "circuit_artifacts.circuit_id")
+          .select("circuit_artifacts.digest").distinct()
+          .where("circuit_artifacts.digest", "in", digests).where("circuits.removed_at", "is", null)
+      )
+      const kept = new Set(shared.map((row) => row.digest))
+      const orphans = digests.filter((digest) => !kept.has(digest))
+      if (orphans.length === 0) return
+      yield* conn.execute((db) => db.deleteFrom("artifact_chunks").where("digest", "in", orphans))
+      yield* conn.execute((db) => db.deleteFrom("artifacts").where("digest", "in", orphans))
+    })
+
+  return CircuitsRepo.of({
+    /** Holding the account serialises its inserts, so the name and both limits are checked with nothing in between. */
+    insert: (circuit, { maxCircuits, maxCompiling }) =>
+      conn.transaction(Effect.gen(function*() {
+        yield* dialect.lockAccounts(conn, [circuit.owner])
+        const live = yield* conn.rows((db) =>
+          db.selectFrom("circuits").select(["name", "status"]).where("account_id", "=", circuit.owner).where("removed_at", "is", null)
+        )
+        const refusal: CircuitInsertRefusal | undefined = live.some((c) => c.name === circuit.name)
+          ? "name_taken"
+          : live.length >= maxCircuits
+          ? "circuit_limit"
+          : live.filter((c) => c.status === "compiling").length >= maxCompiling
+          ? "compilation_limit"
+          : undefined
+        if (refusal !== undefined) return Option.some(refusal)
+        yield* conn.execute((db) => db.insertInto("circuits").values(toRow(circuit)))
+        yield* refer(circuit.id, circuitDigests(circuit))
+        if (circuit.status === "compiling") yield* dialect.announce(conn, "circuits")
+        return Option.none()
+      })),
+    getByName: (owner, name) =>
+      conn.first((db) =>
+        db.selectFrom("circuits").selectAll().where("account_id", "=", owner).where("name", "=", name).where("removed_at", "is", null)
+      ).pipe(Effect.map(Option.map(toStored))),
+    getById: (id) => conn.first((db) => db.selectFrom("circuits").selectAll().where("id", "=", id)).pipe(Effect.map(Option.map(toStored))),
+    list: (owner, request) =>
+      page(conn, request, (db) => db.selectFrom("circuits").where("account_id", "=", owner).where("removed_at", "is", null), toStored),
+    remove: (owner, name, now) =>
+      conn.transaction(Effect.gen(function*() {
+        // Held until the removal commits: a build settling or a second removal waits for it.
+        const found = yield* conn.first((db) =>
+          db.selectFrom("circuits").select("id").where("account_id", "=", owner).where("name", "=", name).where("removed_at", "is", null)
+            .$call(dialect.lockRows)
+        )
+        if (Option.isNone(found)) return "not_found" as const
+        const id = found.value.id
+        const busy = yield* conn.first((db) =>
+          db.selectFrom("proofs").select("id").where("circuit_id", "=", id).where("status", "in", ["queued", "running"]).limit(1)
+        )
+        if (Option.isSome(busy)) return "in_use" as const
+        yield* conn.execute((db) => db.updateTable("circuits").set({ removed_at: now, lease_expires_at: null }).where("id", "=", id))
+        const referred = yield* conn.rows((db) => db.selectFrom("circuit_artifacts").select("digest").where("circuit_id", "=", id))
+        // A removed circuit keeps no artifact: its proofs verify with the key kept in its row.
+        yield* conn.execute((db) => db.deleteFrom("circuit_artifacts").where("circuit_id", "=", id))
+        yield* deleteUnreferenced(referred.map((row) => row.digest).sort())
+        return "removed" as const
+      })),
+    claimBuilds: ({ leaseUntil, limit, now }) =>
+      limit <= 0
+        ? Effect.succeed([])
+        : conn.transaction(Effect.gen(function*() {
+          const picked = yield* conn.rows((db) =>
+            db.selectFrom("circuits").select("id").where(claimable(now)).orderBy("id").limit(limit).$call(dialect.takeRows)
+          )
+          if (picked.length === 0) return []
+          const rows = yield* conn.rows((db) =>
+            db.updateTable("circuits")
+              .set((eb) => ({ lease_expires_at: leaseUntil, attempts: eb("attempts", "+", 1) }))
+              .where("id", "in", picked.map((row) => row.id))
+              // A second guard besides the pick: only rows that are still claimable.
+              .where(claimable(now))
+              .returningAll()
+          )
+          return rows.map(toStored).sort((a, b) => (a.id < b.id ? -1 : 1))
+        })),
+    complete: (id, attempt, build) =>
+      conn.transaction(Effect.gen(function*() {
+        const settled = yield* settle(id, attempt, {
+          status: "ready",
+          error: null,
+          artifacts: JSON.stringify(build.artifacts),
+          constraints: build.constraints,
+          inputs: JSON.stringify(build.inputs),
+          public_signals: JSON.stringify(build.public_signals),
+          verification_key: json(build.verification_key),
+          development_only: build.development_only ? 1 : 0,
+          updated_at: build.updated_at,
+          lease_expires_at: null
+        })
+        if (Option.isSome(settled)) yield* refer(id, circuitDigests(settled.value))
+        return settled
+      })),
+    release: (id, attempt) =>
+      settle(id, attempt, { lease_expires_at: null, attempts: attempt - 1 }).pipe(
+        Effect.map(Option.isSome),
+        Effect.tap((released) => (released ? dialect.announce(conn, "circuits") : Effect.void))
+      ),
+    fail: (id, attempt, error, now) =>
+      settle(id, attempt, { status: "failed", error: JSON.stringify(error), updated_at: now, lease_expires_at: null })
+  })
+}

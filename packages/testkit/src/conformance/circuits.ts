@@ -1,0 +1,398 @@
+import { expect } from "@effect/vitest"
+import {
+  type AccountId,
+  ArtifactsRepo,
+  BN128_FIELD_MODULUS,
+  type CircuitBuild,
+  CircuitsRepo,
+  type Digest,
+  makeId,
+  type ProofRecord,
+  ProofsRepo,
+  type StoredCircuit,
+  type Timestamp,
+  Transactor
+} from "@mzk/core"
+import { Effect, Option } from "effect"
+import type { ConformanceIt } from "./env.js"
+import { freshAccount } from "./fixtures.js"
+
+const at = (iso: string) => iso as Timestamp
+const FOREVER = at("9999-12-31T23:59:59.999Z")
+const T0 = at("2030-01-01T00:00:00.000Z")
+const T30 = at("2030-01-01T00:00:30.000Z")
+const T60 = at("2030-01-01T00:01:00.000Z")
+const T90 = at("2030-01-01T00:01:30.000Z")
+const ROOMY = { maxCircuits: 1000, maxCompiling: 1000 }
+
+const bytesOf = (text: string) => new TextEncoder().encode(text)
+
+/** Bytes no other test stores, so a test's artifacts are its own to delete. */
+const uniqueBytes = (label: string) => Effect.map(makeId("circuit"), (id) => bytesOf(`${label}:${id}`))
+
+/** `n` bytes of a pattern that a chunk boundary cannot hide: every byte depends on its position. */
+const patterned = (n: number, seed: number) => {
+  const bytes = new Uint8Array(n)
+  for (let i = 0; i < n; i++) bytes[i] = (i * 31 + seed + (i >> 20)) & 0xff
+  return bytes
+}
+
+/** Byte equality without the test runner's element-by-element deep equality (slow on megabytes). */
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
+
+/** A compiling circuit uploaded as prebuilt artifacts, whose files are stored for real. */
+const circuitRecord = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
+  Effect.gen(function*() {
+    const artifacts = yield* ArtifactsRepo
+    const id = yield* makeId("circuit")
+    const record: StoredCircuit = {
+      id,
+      name: `circuit-${id.slice(-8)}`,
+      owner,
+      status: "compiling",
+      error: null,
+      description: "A circuit of the conformance suite",
+      constraints: null,
+      inputs: [],
+      public_signals: [],
+      verification_key: null,
+      development_only: false,
+      field_modulus: BN128_FIELD_MODULUS,
+      artifacts: null,
+      created_at: T0,
+      updated_at: T0,
+      source: {
+        kind: "artifacts",
+        wasm: yield* artifacts.put(yield* uniqueBytes("wasm")),
+        zkey: yield* artifacts.put(yield* uniqueBytes("zkey")),
+        sym: yield* artifacts.put(yield* uniqueBytes("sym")),
+        r1cs: null
+      },
+      lease_expires_at: null,
+      attempts: 0,
+      ...overrides
+    }
+    return record
+  })
+
+const inserted = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
+  Effect.gen(function*() {
+    const record = yield* circuitRecord(owner, overrides)
+    expect(yield* (yield* CircuitsRepo).insert(record, ROOMY)).toEqual(Option.none())
+    return record
+  })
+
+const buildOf = (wasm: Digest, zkey: Digest): CircuitBuild => ({
+  artifacts: { wasm, zkey, r1cs: null, sym: null },
+  constraints: 7,
+  inputs: [
+    { name: "a", visibility: "private", kind: "field", dimensions: [] },
+    { name: "x", visibility: "public", kind: "field", dimensions: [2, 1] }
+  ],
+  public_signals: ["out", "x[0][0]", "x[1][0]"],
+  verification_key: { protocol: "groth16", curve: "bn128", nPublic: 3, IC: [["1", "2", "1"]] },
+  development_only: true,
+  updated_at: T30
+})
+
+const claimBuilds = (now: Timestamp, limit: number, leaseUntil = T60) =>
+  Effect.flatMap(CircuitsRepo, (repo) => repo.claimBuilds({ now, leaseUntil, limit }))
+
+/**
+ * The store is shared by every conformance test and `claimBuilds` works across accounts, so each
+ * claim test first takes every earlier test's claimable builds out of the way (leased until the
+ * year 9999, so they never come back).
+ */
+const isolate = Effect.gen(function*() {
+  while ((yield* claimBuilds(T90, 1000, FOREVER)).length > 0) { /* drain */ }
+})
+
+const proofOf = (account: AccountId, circuit: StoredCircuit, status: ProofRecord["status"]) =>
+  Effect.gen(function*() {
+    const proof: ProofRecord = {
+      id: yield* makeId("proof"),
+      account_id: account,
+      batch_id: null,
+      type: circuit.name,
+      circuit: circuit.name,
+      circuit_id: circuit.id,
+      status,
+      inputs: status === "queued" || status === "running" ? { a: "1" } : null,
+      public_inputs: {},
+      proof_blob: null,
+      error: null,
+      duration_ms: null,
+      attempts: 0,
+      lease_expires_at: null,
+      created_at: T0,
+      started_at: null,
+      completed_at: null,
+      expires_at: null
+    }
+    yield* (yield* ProofsRepo).insertMany([proof])
+    return proof
+  })
+
+const count = <A>(results: ReadonlyArray<Option.Option<A>>) => {
+  const tally: Record<string, number> = {}
+  for (const result of results) {
+    const label = Option.isNone(result) ? "ok" : String(result.value)
+    tally[label] = (tally[label] ?? 0) + 1
+  }
+  return tally
+}
+
+export const circuitTests = (it: ConformanceIt, timeout: number) => {
+  it.effect("artifacts: put returns the SHA-256 and get gives the bytes back; unknown digests are none", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const digest = yield* artifacts.put(bytesOf("hello"))
+      expect(digest).toBe("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+      expect(yield* artifacts.get(digest)).toEqual(Option.some(bytesOf("hello")))
+      expect(yield* artifacts.size(digest)).toEqual(Option.some(5))
+      const empty = yield* artifacts.put(new Uint8Array(0))
+      expect(empty).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+      expect(yield* artifacts.get(empty)).toEqual(Option.some(new Uint8Array(0)))
+      const unknown = "0".repeat(64) as Digest
+      expect(yield* artifacts.get(unknown)).toEqual(Option.none())
+      expect(yield* artifacts.size(unknown)).toEqual(Option.none())
+    }), timeout)
+
+  it.effect("artifacts: more than 1 MiB round-trips exactly across chunks; putting the same bytes again stores them once", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const big = patterned(2 * 1024 * 1024 + 12_345, 7)
+      const [first, second] = yield* Effect.all([artifacts.put(big), artifacts.put(Uint8Array.from(big))], { concurrency: 2 })
+      expect(second).toBe(first)
+      expect(yield* artifacts.put(big)).toBe(first)
+      const back = yield* artifacts.get(first)
+      expect(Option.map(back, (bytes) => bytes.length)).toEqual(Option.some(big.length))
+      expect(Option.map(back, (bytes) => sameBytes(bytes, big))).toEqual(Option.some(true))
+      expect(yield* artifacts.size(first)).toEqual(Option.some(big.length))
+      // Exactly one chunk boundary's worth.
+      const exact = patterned(1024 * 1024, 3)
+      expect(Option.map(yield* artifacts.get(yield* artifacts.put(exact)), (bytes) => sameBytes(bytes, exact))).toEqual(Option.some(true))
+    }), timeout)
+
+  it.effect("artifacts: a put inside a rolled-back transaction leaves nothing", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const bytes = yield* uniqueBytes("rolled back")
+      const failed = yield* Effect.flip((yield* Transactor).transaction(Effect.zipRight(artifacts.put(bytes), Effect.fail("boom" as const))))
+      expect(failed).toBe("boom")
+      const digest = yield* artifacts.put(bytes)
+      yield* Effect.flip((yield* Transactor).transaction(Effect.zipRight(artifacts.put(bytes), Effect.fail("boom" as const))))
+      expect(yield* artifacts.get(digest)).toEqual(Option.some(bytes))
+    }), timeout)
+
+  it.effect("circuits: insert, then getByName, getById and list within the owning account only", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const other = yield* freshAccount
+      const first = yield* inserted(account, { description: null })
+      const second = yield* inserted(account, { source: { kind: "circom", main: "main.circom", files: { "main.circom": first.source.kind === "artifacts" ? first.source.sym : ("" as Digest) } } })
+      yield* inserted(other)
+      expect(yield* repo.getByName(account, first.name)).toEqual(Option.some(first))
+      expect(yield* repo.getById(second.id)).toEqual(Option.some(second))
+      expect(yield* repo.getByName(other, first.name)).toEqual(Option.none())
+      const listed = yield* repo.list(account, { limit: 1 })
+      expect([listed.items, listed.total, listed.has_more]).toEqual([[first], 2, true])
+      const rest = yield* repo.list(account, { limit: 10, startingAfter: first.id })
+      expect([rest.items, rest.has_more]).toEqual([[second], false])
+    }), timeout)
+
+  it.effect("circuits: insert refuses a live name, then the circuit limit, then the compiling limit", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const a = yield* inserted(account)
+      expect(yield* repo.insert(yield* circuitRecord(account, { name: a.name }), ROOMY)).toEqual(Option.some("name_taken"))
+      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 1, maxCompiling: 10 })).toEqual(Option.some("circuit_limit"))
+      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Option.some("compilation_limit"))
+      // Settled circuits do not count as compiling.
+      const [claimed] = (yield* claimBuilds(T0, 1000, FOREVER)).filter((c) => c.id === a.id)
+      yield* repo.fail(a.id, claimed!.attempts, { code: "compile_error", message: "x" }, T30)
+      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Option.none())
+      expect((yield* repo.list(account, { limit: 10 })).total).toBe(2)
+    }), timeout)
+
+  it.effect("circuits: limits hold under concurrency (20 uploads, room for 5; 10 compiling, room for 2; one name, 8 tries)", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const tryAll = (records: ReadonlyArray<StoredCircuit>, limits: { maxCircuits: number; maxCompiling: number }) =>
+        Effect.all(records.map((r) => repo.insert(r, limits)), { concurrency: "unbounded" })
+
+      const many = yield* freshAccount
+      const twenty = yield* Effect.all(Array.from({ length: 20 }, () => circuitRecord(many)))
+      expect(count(yield* tryAll(twenty, { maxCircuits: 5, maxCompiling: 100 }))).toEqual({ ok: 5, circuit_limit: 15 })
+      expect((yield* repo.list(many, { limit: 100 })).total).toBe(5)
+
+      const compiling = yield* freshAccount
+      const ten = yield* Effect.all(Array.from({ length: 10 }, () => circuitRecord(compiling)))
+      expect(count(yield* tryAll(ten, { maxCircuits: 100, maxCompiling: 2 }))).toEqual({ ok: 2, compilation_limit: 8 })
+
+      const named = yield* freshAccount
+      const eight = yield* Effect.all(Array.from({ length: 8 }, () => circuitRecord(named, { name: "same" })))
+      expect(count(yield* tryAll(eight, ROOMY))).toEqual({ ok: 1, name_taken: 7 })
+      expect((yield* repo.list(named, { limit: 100 })).items.map((c) => c.name)).toEqual(["same"])
+    }), timeout)
+
+  it.effect("circuits: a removed circuit frees its name, stays readable by id, and leaves listings", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const old = yield* inserted(account, { name: "reused" })
+      expect(yield* repo.remove(account, "reused", T30)).toBe("removed")
+      expect(yield* repo.getByName(account, "reused")).toEqual(Option.none())
+      expect(Option.map(yield* repo.getById(old.id), (c) => c.id)).toEqual(Option.some(old.id))
+      expect(yield* repo.remove(account, "reused", T30)).toBe("not_found")
+      // Removed circuits count against no limit.
+      const fresh = yield* circuitRecord(account, { name: "reused" })
+      expect(yield* repo.insert(fresh, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Option.none())
+      expect(yield* repo.getByName(account, "reused")).toEqual(Option.some(fresh))
+      expect((yield* repo.list(account, { limit: 10 })).items).toEqual([fresh])
+    }), timeout)
+
+  it.effect("circuits: remove is refused while proofs of the circuit are queued or running, never for another account's", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const proofs = yield* ProofsRepo
+      const account = yield* freshAccount
+      const circuit = yield* inserted(account)
+      expect(yield* repo.remove(yield* freshAccount, circuit.name, T30)).toBe("not_found")
+      expect(yield* repo.remove(account, "no-such-circuit", T30)).toBe("not_found")
+      yield* proofOf(account, circuit, "completed")
+      const proof = yield* proofOf(account, circuit, "queued")
+      expect(yield* repo.remove(account, circuit.name, T30)).toBe("in_use")
+      const [running] = (yield* proofs.claimNext({ now: T0, leaseUntil: FOREVER, maxRunningPerAccount: 1000, limit: 1000 }))
+        .filter((p) => p.id === proof.id)
+      expect(running?.status).toBe("running")
+      expect(yield* repo.remove(account, circuit.name, T30)).toBe("in_use")
+      yield* proofs.complete(proof.id, running!.attempts, { proof_blob: "e30=", public_inputs: {}, duration_ms: 1, completed_at: T30, expires_at: T90 })
+      expect(yield* repo.remove(account, circuit.name, T30)).toBe("removed")
+    }), timeout)
+
+  it.effect("circuits: remove deletes the artifacts no live circuit refers to, and keeps shared ones", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const artifacts = yield* ArtifactsRepo
+      const account = yield* freshAccount
+      const other = yield* freshAccount
+      const removed = yield* inserted(account)
+      if (removed.source.kind !== "artifacts") return expect.fail("an artifacts upload")
+      // Another account's circuit shares the wasm.
+      const sharing = yield* inserted(other, {
+        source: {
+          ...removed.source,
+          zkey: yield* artifacts.put(yield* uniqueBytes("other zkey")),
+          sym: yield* artifacts.put(yield* uniqueBytes("other sym"))
+        }
+      })
+      expect(yield* repo.remove(account, removed.name, T30)).toBe("removed")
+      expect(Option.isSome(yield* artifacts.get(removed.source.wasm))).toBe(true)
+      expect(yield* artifacts.get(removed.source.zkey)).toEqual(Option.none())
+      expect(yield* artifacts.get(removed.source.sym)).toEqual(Option.none())
+      // The same bytes can be stored again afterwards.
+      expect(Option.isSome(yield* artifacts.get(yield* artifacts.put(bytesOf("reput"))))).toBe(true)
+      expect(yield* repo.remove(other, sharing.name, T30)).toBe("removed")
+      expect(yield* artifacts.get(removed.source.wasm)).toEqual(Option.none())
+    }), timeout)
+
+  it.effect("circuits: a built circuit's artifacts are kept while it lives and deleted with it", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* CircuitsRepo
+      const artifacts = yield* ArtifactsRepo
+      const account = yield* freshAccount
+      const circuit = yield* inserted(account)
+      const [claimed] = yield* claimBuilds(T0, 1)
+      const wasm = yield* artifacts.put(yield* uniqueBytes("built wasm"))
+      const zkey = yield* artifacts.put(yield* uniqueBytes("built zkey"))
+      expect(Option.isSome(yield* repo.complete(circuit.id, claimed!.attempts, buildOf(wasm, zkey)))).toBe(true)
+      expect(yield* repo.remove(account, circuit.name, T60)).toBe("removed")
+      expect(yield* artifacts.get(wasm)).toEqual(Option.none())
+      expect(yield* artifacts.get(zkey)).toEqual(Option.none())
+    }), timeout)
+
+  it.effect("builds: claimBuilds takes the oldest compiling circuits with a lease and attempts + 1, and no live lease twice", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const rows = [yield* inserted(account), yield* inserted(account), yield* inserted(account)]
+      const claimed = yield* claimBuilds(T0, 2)
+      expect(claimed).toEqual(rows.slice(0, 2).map((r) => ({ ...r, lease_expires_at: T60, attempts: 1 })))
+      expect(yield* repo.getById(rows[0]!.id)).toEqual(Option.some(claimed[0]))
+      expect((yield* claimBuilds(T30, 5)).map((r) => r.id)).toEqual([rows[2]!.id])
+      expect(yield* claimBuilds(T30, 5)).toEqual([])
+      expect(yield* claimBuilds(T30, 0)).toEqual([])
+    }), timeout)
+
+  it.effect("builds: concurrent claims never take the same circuit", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const account = yield* freshAccount
+      const rows = yield* Effect.all(Array.from({ length: 6 }, () => inserted(account)))
+      const results = yield* Effect.all(Array.from({ length: 12 }, () => claimBuilds(T0, 1)), { concurrency: "unbounded" })
+      const ids = results.flat().map((c) => c.id)
+      expect(ids.sort()).toEqual(rows.map((r) => r.id).sort())
+    }), timeout)
+
+  it.effect("builds: a lapsed lease is taken over and the old claim can no longer settle; removed circuits are not claimed", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const circuit = yield* inserted(account)
+      const gone = yield* inserted(account)
+      expect(yield* repo.remove(account, gone.name, T0)).toBe("removed")
+      const [first] = yield* claimBuilds(T0, 5, T60)
+      expect([first?.id, first?.attempts]).toEqual([circuit.id, 1])
+      expect(yield* claimBuilds(T30, 5)).toEqual([])
+      const [taken] = yield* claimBuilds(T60, 5, T90)
+      expect(taken).toEqual({ ...circuit, lease_expires_at: T90, attempts: 2 })
+      const build = buildOf(circuit.source.kind === "artifacts" ? circuit.source.wasm : ("" as Digest), ("a".repeat(64)) as Digest)
+      expect(yield* repo.complete(circuit.id, 1, build)).toEqual(Option.none())
+      expect(yield* repo.fail(circuit.id, 1, { code: "compile_timeout", message: "late" }, T90)).toEqual(Option.none())
+      const ready = yield* repo.complete(circuit.id, 2, build)
+      const expected: StoredCircuit = {
+        ...taken!,
+        status: "ready",
+        artifacts: build.artifacts,
+        constraints: build.constraints,
+        inputs: build.inputs,
+        public_signals: build.public_signals,
+        verification_key: build.verification_key,
+        development_only: true,
+        updated_at: T30,
+        lease_expires_at: null
+      }
+      expect(ready).toEqual(Option.some(expected))
+      expect(yield* repo.getByName(account, circuit.name)).toEqual(Option.some(expected))
+      expect(yield* repo.complete(circuit.id, 2, build)).toEqual(Option.none())
+    }), timeout)
+
+  it.effect("builds: fail settles with the error (file and line kept); release hands a claim back uncounted", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const failing = yield* inserted(account)
+      const released = yield* inserted(account)
+      const removed = yield* inserted(account)
+      const claimed = yield* claimBuilds(T0, 3)
+      expect(claimed.map((c) => c.id)).toEqual([failing.id, released.id, removed.id])
+      const error = { code: "compile_error" as const, message: "syntax error", file: "main.circom", line: 3 }
+      expect(yield* repo.fail(failing.id, 1, error, T30)).toEqual(Option.some({ ...failing, status: "failed", error, updated_at: T30, attempts: 1 }))
+      expect(yield* repo.release(released.id, 2)).toBe(false)
+      expect(yield* repo.release(released.id, 1)).toBe(true)
+      expect(yield* repo.getById(released.id)).toEqual(Option.some({ ...released, lease_expires_at: null, attempts: 0 }))
+      expect(yield* repo.release(released.id, 1)).toBe(false)
+      // A build of a circuit removed meanwhile cannot settle.
+      expect(yield* repo.remove(account, removed.name, T30)).toBe("removed")
+      expect(yield* repo.fail(removed.id, 1, error, T30)).toEqual(Option.none())
+      expect(yield* repo.release(removed.id, 1)).toBe(false)
+      expect((yield* claimBuilds(T30, 5)).map((c) => c.id)).toEqual([released.id])
+    }), timeout)
+}
