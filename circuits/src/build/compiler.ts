@@ -1,0 +1,303 @@
+import { BuildFailure, type BuildInput, type BuildOutput, CircuitCompiler, type CircuitInput } from "@mzk/core"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { renderGroth16Verifier } from "../solidity/verifier.js"
+import { readPtauHeader } from "./formats.mjs"
+import { checkUpload } from "./upload.js"
+
+export interface CircuitCompilerOptions {
+  /** The operator's powers of tau, prepared for phase 2 (e.g. a Hermez `powersOfTau28_hez_final_<power>.ptau`). */
+  readonly ptau?: string
+  /**
+   * Explicit opt-in to a locally made powers of tau when there is no `ptau`: generated on first use
+   * (one contribution, prepared for phase 2) and cached as `dir/dev_pot<power>.ptau`. Circuits set
+   * up against it are `development_only`.
+   */
+  readonly developmentPtau?: { readonly power: number; readonly dir: string }
+  /** A build's time limit; the build process is killed past it (`compile_timeout`). */
+  readonly timeoutMs: number
+  /** A build's memory ceiling (resident set of its process); killed past it (`compile_memory_exceeded`). */
+  readonly memoryBytes: number
+  /** Where builds get their temp directories (default: the OS temp dir). */
+  readonly workDir?: string
+}
+
+const JOB = fileURLToPath(new URL("./buildJob.mjs", import.meta.url))
+const MEMORY_POLL = Duration.millis(50)
+
+/** The power of a powers-of-tau file (and whether it is usable: bn128, prepared for phase 2), read from its header. */
+export const inspectPtau = (path: string) =>
+  Effect.try({
+    try: () => readPtauHeader(path),
+    catch: (e) => new BuildFailure({ code: "internal", message: `cannot read the powers of tau file ${path}: ${String(e)}` })
+  })
+
+type JobSpec =
+  | { readonly kind: "circom"; readonly main: string; readonly ptau: string | null; readonly developmentPtau: { power: number; dir: string } | null }
+  | { readonly kind: "artifacts" }
+  | { readonly kind: "devptau"; readonly power: number; readonly dir: string }
+
+interface JobSuccess {
+  readonly ok: true
+  readonly files?: { readonly wasm: string; readonly zkey: string; readonly r1cs: string; readonly sym: string }
+  readonly constraints: number
+  readonly inputs: ReadonlyArray<CircuitInput>
+  readonly public_signals: ReadonlyArray<string>
+  readonly verification_key: unknown
+  readonly development_only: boolean
+}
+interface JobFailure {
+  readonly ok: false
+  readonly code: BuildFailure["code"]
+  readonly message: string
+  readonly file?: string
+  readonly line?: number
+}
+
+const internal = (message: string) => new BuildFailure({ code: "internal", message })
+
+/** Making a development ptau is server setup, not a build: it gets its own, longer limit. */
+const DEV_PTAU_MIN_TIMEOUT_MS = 60 * 60_000
+
+/** Resident set size of a live process in bytes (Linux); null once it is gone or on another OS. */
+const residentBytes = (pid: number): number | null => {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return match ? Number(match[1]) * 1024 : null
+  } catch {
+    return null
+  }
+}
+
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null
+
+/**
+ * Runs one build job in a fresh `node` process inside `dir`, and owns its limits: a memory
+ * watcher polls the child's resident set and kills it past the ceiling (V8's heap limit alone
+ * cannot see WebAssembly memory, where circom and the curve arithmetic live), and the time limit
+ * is Effect's, so interruption also kills the child.
+ */
+const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
+  Effect.acquireUseRelease(
+    Effect.try({
+      try: () =>
+        spawn(process.execPath, [`--max-old-space-size=${Math.max(16, Math.floor(options.memoryBytes / 2 ** 20))}`, JOB], {
+          cwd: dir,
+          // The child compiles untrusted sources: give it none of the server's environment (secrets).
+          env: { PATH: process.env["PATH"] ?? "" },
+          stdio: ["ignore", "ignore", "pipe", "ipc"],
+          serialization: "advanced"
+        }),
+      catch: (e) => internal(`cannot start the build process: ${String(e)}`)
+    }),
+    (child) => {
+      let stderr = ""
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString("utf8")).slice(-8192)
+      })
+      const outcome = Effect.async<JobSuccess, BuildFailure>((resume) => {
+        let answer: JobSuccess | JobFailure | null = null
+        child.on("message", (message) => {
+          answer = message as JobSuccess | JobFailure
+        })
+        child.on("error", (e) => resume(Effect.fail(internal(`build process error: ${e.message}`))))
+        child.on("close", (code, signal) => {
+          if (answer?.ok === true) return resume(Effect.succeed(answer))
+          if (answer !== null && answer.ok === false) {
+            const { code: failureCode, message, file, line } = answer
+            return resume(Effect.fail(new BuildFailure({
+              code: failureCode,
+              message,
+              ...(file !== undefined ? { file } : {}),
+              ...(line !== undefined ? { line } : {})
+            })))
+          }
+          if (/heap out of memory|Reached heap limit|Cannot allocate|Out of memory/i.test(stderr)) {
+            return resume(Effect.fail(new BuildFailure({
+              code: "compile_memory_exceeded",
+              message: `the build ran out of memory (limit ${options.memoryBytes} bytes)`
+            })))
+          }
+          if (signal === "SIGKILL") {
+            return resume(Effect.fail(new BuildFailure({
+              code: "compile_memory_exceeded",
+              message: "the build process was killed by the system (most likely out of memory)"
+            })))
+          }
+          resume(Effect.fail(internal(`the build process exited (${signal ?? code}) without an answer: ${stderr.trim().slice(-2000)}`)))
+        })
+        child.send(spec)
+      })
+      const watchMemory = Effect.suspend(() => {
+        const rss = child.pid === undefined ? null : residentBytes(child.pid)
+        if (rss !== null && rss > options.memoryBytes && alive(child)) {
+          child.kill("SIGKILL")
+          return Effect.fail(new BuildFailure({
+            code: "compile_memory_exceeded",
+            message: `the build used more than ${options.memoryBytes} bytes of memory (${rss} resident) and was stopped`
+          }))
+        }
+        return Effect.void
+      }).pipe(Effect.repeat(Schedule.spaced(MEMORY_POLL)), Effect.zipRight(Effect.never))
+      return Effect.raceFirst(outcome, watchMemory).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(options.timeoutMs),
+          onTimeout: () => new BuildFailure({ code: "compile_timeout", message: `the build took longer than its limit of ${options.timeoutMs} ms and was stopped` })
+        })
+      )
+    },
+    (child) => Effect.sync(() => {
+      if (alive(child)) child.kill("SIGKILL")
+    })
+  )
+
+const bytesOf = (path: string): Uint8Array => {
+  const buffer = readFileSync(path)
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+}
+
+const inTempDir = <A>(options: CircuitCompilerOptions, use: (dir: string) => Effect.Effect<A, BuildFailure>) =>
+  Effect.acquireUseRelease(
+    Effect.try({
+      try: () => {
+        const base = options.workDir ?? tmpdir()
+        mkdirSync(base, { recursive: true })
+        return mkdtempSync(join(base, "mzk-build-"))
+      },
+      catch: (e) => internal(`cannot create a build directory: ${String(e)}`)
+    }),
+    use,
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+const writeAll = (dir: string, files: ReadonlyMap<string, Uint8Array>) =>
+  Effect.try({
+    try: () => {
+      for (const [path, bytes] of files) {
+        const target = join(dir, path)
+        mkdirSync(dirname(target), { recursive: true })
+        writeFileSync(target, bytes)
+      }
+    },
+    catch: (e) => internal(`cannot write the upload: ${String(e)}`)
+  })
+
+const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput, { kind: "circom" }>) =>
+  Effect.gen(function*() {
+    const upload = checkUpload(input.main, input.files)
+    if ("code" in upload) return yield* Effect.fail(new BuildFailure(upload))
+    if (options.ptau === undefined && options.developmentPtau === undefined) {
+      return yield* Effect.fail(internal(
+        "this server has no powers of tau, so it cannot set up circom sources: start it with --ptau FILE (a phase-2 prepared ceremony file) or --dev-ptau (development only); prebuilt wasm + zkey uploads still work"
+      ))
+    }
+    if (options.ptau === undefined && options.developmentPtau !== undefined) {
+      yield* prepareDevelopmentPtau({ ...options, developmentPtau: options.developmentPtau })
+    }
+    return yield* inTempDir(options, (dir) =>
+      Effect.gen(function*() {
+        yield* writeAll(dir, new Map([...upload.files].map(([path, bytes]) => [join("src", path), bytes])))
+        const result = yield* runJob(dir, {
+          kind: "circom",
+          main: upload.main,
+          ptau: options.ptau ?? null,
+          developmentPtau: options.ptau === undefined && options.developmentPtau !== undefined
+            ? { power: options.developmentPtau.power, dir: resolve(options.developmentPtau.dir) }
+            : null
+        }, options)
+        const files = result.files
+        if (files === undefined) return yield* Effect.fail(internal("the build process returned no files"))
+        return yield* Effect.try({
+          try: (): BuildOutput => ({
+            wasm: bytesOf(join(dir, files.wasm)),
+            zkey: bytesOf(join(dir, files.zkey)),
+            r1cs: bytesOf(join(dir, files.r1cs)),
+            sym: bytesOf(join(dir, files.sym)),
+            constraints: result.constraints,
+            inputs: result.inputs,
+            public_signals: result.public_signals,
+            verification_key: result.verification_key,
+            development_only: result.development_only
+          }),
+          catch: (e) => internal(`cannot read the build's outputs: ${String(e)}`)
+        })
+      }))
+  })
+
+const checkArtifacts = (options: CircuitCompilerOptions, input: Extract<BuildInput, { kind: "artifacts" }>) =>
+  inTempDir(options, (dir) =>
+    Effect.gen(function*() {
+      const files = new Map<string, Uint8Array>([
+        ["in/circuit.wasm", input.wasm],
+        ["in/circuit.zkey", input.zkey],
+        ["in/circuit.sym", input.sym]
+      ])
+      if (input.r1cs !== null) files.set("in/circuit.r1cs", input.r1cs)
+      yield* writeAll(dir, files)
+      const result = yield* runJob(dir, { kind: "artifacts" }, options)
+      return {
+        wasm: input.wasm,
+        zkey: input.zkey,
+        r1cs: input.r1cs,
+        sym: input.sym,
+        constraints: result.constraints,
+        inputs: result.inputs,
+        public_signals: result.public_signals,
+        verification_key: result.verification_key,
+        development_only: false
+      } satisfies BuildOutput
+    }))
+
+// One generation at a time in this process, so concurrent first builds do not each spend minutes on it.
+const developmentPtauLock = Effect.unsafeMakeSemaphore(1)
+
+/**
+ * The development ptau's path, generated first when it is not cached (one local contribution,
+ * prepared for phase 2: minutes at power 12). Builds call it on their own; a server started with
+ * --dev-ptau can call it at start so the first upload does not wait.
+ */
+export const prepareDevelopmentPtau = (
+  options: CircuitCompilerOptions & { readonly developmentPtau: { readonly power: number; readonly dir: string } }
+): Effect.Effect<string, BuildFailure> => {
+  const { power, dir } = options.developmentPtau
+  const file = join(dir, `dev_pot${power}.ptau`)
+  if (!Number.isInteger(power) || power < 1 || power > 28) {
+    return Effect.fail(internal(`the development ptau power must be an integer from 1 to 28, not ${power}`))
+  }
+  return total(developmentPtauLock.withPermits(1)(
+    Effect.suspend(() =>
+      existsSync(file) ? Effect.succeed(file) : inTempDir(options, (work) =>
+        runJob(work, { kind: "devptau", power, dir: resolve(dir) }, {
+          ...options,
+          timeoutMs: Math.max(options.timeoutMs, DEV_PTAU_MIN_TIMEOUT_MS)
+        })).pipe(Effect.as(file))
+    )
+  ))
+}
+
+/** Every failure is a BuildFailure: a thrown exception or a defect becomes `internal`, never a crash. */
+const total = <A>(effect: Effect.Effect<A, BuildFailure>): Effect.Effect<A, BuildFailure> =>
+  effect.pipe(Effect.catchAllDefect((defect) => Effect.fail(internal(`build failed: ${Cause.pretty(Cause.die(defect))}`))))
+
+export const makeCircuitCompiler = (options: CircuitCompilerOptions): typeof CircuitCompiler.Service =>
+  CircuitCompiler.of({
+    build: (input) => total(input.kind === "circom" ? buildCircom(options, input) : checkArtifacts(options, input)),
+    solidityVerifier: (verificationKey) =>
+      total(Effect.try({
+        try: () => renderGroth16Verifier(verificationKey),
+        catch: (e) => new BuildFailure({ code: "invalid_artifacts", message: e instanceof Error ? e.message : String(e) })
+      }))
+  })
+
+/**
+ * The `CircuitCompiler` port: circom sources are compiled with circom2 (WebAssembly) and set up
+ * for Groth16 against the operator's powers of tau with one fresh phase-2 contribution; prebuilt
+ * wasm + zkey + sym are checked against each other. Each build runs in its own child process under
+ * `timeoutMs` and `memoryBytes`.
+ */
+export const CircuitCompilerLive = (options: CircuitCompilerOptions): Layer.Layer<CircuitCompiler> =>
+  Layer.succeed(CircuitCompiler, makeCircuitCompiler(options))

@@ -1,0 +1,43 @@
+// Types for formats.mjs (plain JS so the build job, a bare node process, can load it).
+export declare const BN128_Q: bigint
+export declare const BN128_R: bigint
+export declare class FormatError extends Error {}
+export interface PtauHeader {
+  readonly curve: string
+  readonly bn128: boolean
+  readonly power: number
+  readonly ceremonyPower: number
+  readonly prepared: boolean
+}
+export declare function readPtauHeader(path: string): PtauHeader
+export declare const requiredPower: (nConstraints: number, nPublic: number) => number
+export interface R1csHeader {
+  readonly prime: bigint
+  readonly nVars: number
+  readonly nOutputs: number
+  readonly nPubInputs: number
+  readonly nPrvInputs: number
+  readonly nLabels: number
+  readonly nConstraints: number
+}
+export declare function readR1csHeader(bytes: Uint8Array): R1csHeader
+export interface ZkeyInfo {
+  readonly protocol: "groth16"
+  readonly curve: "bn128"
+  readonly nVars: number
+  readonly nPublic: number
+  readonly domainSize: number
+  readonly nConstraints: number
+}
+export declare function readZkeyInfo(bytes: Uint8Array): ZkeyInfo
+export declare function deriveSignals(
+  symText: string,
+  counts: { readonly nOutputs: number; readonly nPubInputs: number; readonly nPrvInputs: number }
+): {
+  readonly inputs: ReadonlyArray<{ name: string; visibility: "public" | "private"; kind: "field"; dimensions: Array<number> }>
+  readonly publicSignals: ReadonlyArray<string>
+}
+export declare function parseCircomErrors(
+  output: string,
+  prefixes: ReadonlyArray<string>
+): { readonly message: string; readonly file: string | undefined; readonly line: number | undefined }

@@ -1,0 +1,415 @@
+// Readers for the binary headers of circom/snarkjs files (r1cs, zkey, ptau), the circom `.sym`
+// file, circom's error output, and the derivation of a circuit's inputs and public signals.
+// Plain JS so the build job (a bare `node` child process) and the TypeScript side share it.
+
+/* global WebAssembly */
+import { Buffer } from "node:buffer";
+import fs from "node:fs";
+
+/** bn128's base field prime q: a zkey or ptau for any other curve is refused. */
+export const BN128_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
+/** bn128's scalar field r: the field every mzk circuit computes in. */
+export const BN128_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+const BLS12_381_Q = BigInt(
+  "0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
+);
+
+export class FormatError extends Error {}
+
+const le = (bytes, offset, length) => {
+  let v = 0n;
+  for (let i = length - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[offset + i]);
+  return v;
+};
+
+/** A reader over bytes in memory or a file descriptor, so a large ptau is never read whole. */
+export const bytesReader = (bytes) => ({
+  size: bytes.length,
+  read: (pos, len) => {
+    if (pos < 0 || pos + len > bytes.length) throw new FormatError("truncated file");
+    return bytes.subarray(pos, pos + len);
+  },
+});
+
+export const fileReader = (fd) => {
+  const size = fs.fstatSync(fd).size;
+  return {
+    size,
+    read: (pos, len) => {
+      if (pos < 0 || pos + len > size) throw new FormatError("truncated file");
+      const buf = Buffer.alloc(len);
+      let got = 0;
+      while (got < len) {
+        const n = fs.readSync(fd, buf, got, len - got, pos + got);
+        if (n === 0) throw new FormatError("truncated file");
+        got += n;
+      }
+      return buf;
+    },
+  };
+};
+
+/**
+ * The section table of an iden3 binary file (`magic`, version, sections of type + u64 size). Every
+ * section must lie inside the file and the sections must fill it exactly: a truncated or padded
+ * upload is caught here rather than deep inside snarkjs.
+ */
+export function readSections(reader, magic) {
+  if (reader.size < 12) throw new FormatError(`not a ${magic} file (too short)`);
+  const head = reader.read(0, 12);
+  const found = Buffer.from(head.subarray(0, 4)).toString("latin1");
+  if (found !== magic) throw new FormatError(`not a ${magic} file`);
+  const version = Number(le(head, 4, 4));
+  const nSections = Number(le(head, 8, 4));
+  const sections = new Map();
+  let pos = 12;
+  for (let i = 0; i < nSections; i++) {
+    if (pos + 12 > reader.size) throw new FormatError(`${magic} file truncated in its section table`);
+    const h = reader.read(pos, 12);
+    const type = Number(le(h, 0, 4));
+    const size = le(h, 4, 8);
+    pos += 12;
+    if (BigInt(pos) + size > BigInt(reader.size)) throw new FormatError(`${magic} file truncated (section ${type})`);
+    const list = sections.get(type) ?? [];
+    list.push({ start: pos, size: Number(size) });
+    sections.set(type, list);
+    pos += Number(size);
+  }
+  if (pos !== reader.size) throw new FormatError(`${magic} file has ${reader.size - pos} bytes after its last section`);
+  return { version, sections };
+}
+
+const only = (sections, type, magic) => {
+  const list = sections.get(type);
+  if (!list || list.length !== 1) throw new FormatError(`${magic} file has no single section ${type}`);
+  return list[0];
+};
+
+export function readR1csHeader(bytes) {
+  const reader = bytesReader(bytes);
+  const { sections } = readSections(reader, "r1cs");
+  const s = only(sections, 1, "r1cs");
+  const h = reader.read(s.start, s.size);
+  const n8 = Number(le(h, 0, 4));
+  if (s.size < 4 + n8 + 28) throw new FormatError("r1cs header too short");
+  let o = 4;
+  const prime = le(h, o, n8);
+  o += n8;
+  const u32 = () => {
+    const v = Number(le(h, o, 4));
+    o += 4;
+    return v;
+  };
+  const nVars = u32();
+  const nOutputs = u32();
+  const nPubInputs = u32();
+  const nPrvInputs = u32();
+  const nLabels = Number(le(h, o, 8));
+  o += 8;
+  const nConstraints = u32();
+  return { prime, nVars, nOutputs, nPubInputs, nPrvInputs, nLabels, nConstraints };
+}
+
+export const curveName = (q) => (q === BN128_Q ? "bn128" : q === BLS12_381_Q ? "bls12-381" : `unknown (q = ${q})`);
+
+/**
+ * A Groth16 zkey's header, checked for shape: the protocol, the curve, and every section's size
+ * against the header's counts (snarkjs's zkey layout). The number of r1cs constraints is
+ * recovered from the coefficient section: snarkjs appends one constraint per public signal (and
+ * one for the constant) after the circuit's own, so the highest constraint index is
+ * nConstraints + nPublic.
+ */
+export function readZkeyInfo(bytes) {
+  const reader = bytesReader(bytes);
+  const { sections } = readSections(reader, "zkey");
+  const s1 = only(sections, 1, "zkey");
+  if (s1.size !== 4) throw new FormatError("zkey protocol section has the wrong size");
+  const protocol = Number(le(reader.read(s1.start, 4), 0, 4));
+  if (protocol !== 1) {
+    const names = { 2: "plonk", 10: "fflonk" };
+    throw new FormatError(`the zkey is for ${names[protocol] ?? `protocol ${protocol}`}, not Groth16`);
+  }
+  const s2 = only(sections, 2, "zkey");
+  const h = reader.read(s2.start, s2.size);
+  let o = 0;
+  const u32 = () => {
+    if (o + 4 > h.length) throw new FormatError("zkey header too short");
+    const v = Number(le(h, o, 4));
+    o += 4;
+    return v;
+  };
+  const n8q = u32();
+  if (o + n8q > h.length) throw new FormatError("zkey header too short");
+  const q = le(h, o, n8q);
+  o += n8q;
+  const n8r = u32();
+  if (o + n8r > h.length) throw new FormatError("zkey header too short");
+  const r = le(h, o, n8r);
+  o += n8r;
+  const nVars = u32();
+  const nPublic = u32();
+  const domainSize = u32();
+  if (q !== BN128_Q || r !== BN128_R) {
+    throw new FormatError(`the zkey is for curve ${curveName(q)}; mzk proves on bn128 only`);
+  }
+  const sG1 = 2 * n8q;
+  const sG2 = 4 * n8q;
+  // alpha1, beta1, beta2, gamma2, delta1, delta2 follow the counts
+  if (s2.size !== o + 3 * sG1 + 3 * sG2) throw new FormatError("zkey header has the wrong size");
+  if (nPublic + 1 > nVars) throw new FormatError("zkey header: more public signals than variables");
+  if (domainSize === 0 || (domainSize & (domainSize - 1)) !== 0) throw new FormatError("zkey header: domain size is not a power of two");
+  const expected = {
+    3: (nPublic + 1) * sG1,
+    5: nVars * sG1,
+    6: nVars * sG1,
+    7: nVars * sG2,
+    8: (nVars - nPublic - 1) * sG1,
+    9: domainSize * sG1,
+  };
+  for (const [type, size] of Object.entries(expected)) {
+    const s = only(sections, Number(type), "zkey");
+    if (s.size !== size) throw new FormatError(`zkey section ${type} has ${s.size} bytes, expected ${size}`);
+  }
+  only(sections, 10, "zkey");
+  const s4 = only(sections, 4, "zkey");
+  const coeffs = reader.read(s4.start, s4.size);
+  if (coeffs.length < 4) throw new FormatError("zkey coefficient section too short");
+  const nCoeffs = Number(le(coeffs, 0, 4));
+  const entry = 12 + n8r;
+  if (coeffs.length !== 4 + nCoeffs * entry) throw new FormatError("zkey coefficient section has the wrong size");
+  let maxConstraint = -1;
+  for (let i = 0, p = 4; i < nCoeffs; i++, p += entry) {
+    const c = coeffs[p + 4] | (coeffs[p + 5] << 8) | (coeffs[p + 6] << 16) | (coeffs[p + 7] * 2 ** 24);
+    if (c > maxConstraint) maxConstraint = c;
+  }
+  const nConstraints = maxConstraint - nPublic;
+  if (nConstraints < 0 || nConstraints + nPublic + 1 > domainSize) throw new FormatError("zkey coefficients do not match its header");
+  return { protocol: "groth16", curve: "bn128", nVars, nPublic, domainSize, nConstraints };
+}
+
+/** A powers-of-tau file's curve and power, and whether it is prepared for phase 2. */
+export function readPtauHeader(path) {
+  let fd;
+  try {
+    fd = fs.openSync(path, "r");
+  } catch (e) {
+    throw new FormatError(`cannot open the powers of tau file ${path}: ${e.code ?? e.message}`);
+  }
+  try {
+    const reader = fileReader(fd);
+    const { sections } = readSections(reader, "ptau");
+    const s = only(sections, 1, "ptau");
+    const h = reader.read(s.start, Math.min(s.size, 4 + 64 + 8));
+    const n8 = Number(le(h, 0, 4));
+    if (h.length < 4 + n8 + 8) throw new FormatError("ptau header too short");
+    const q = le(h, 4, n8);
+    const power = Number(le(h, 4 + n8, 4));
+    const ceremonyPower = Number(le(h, 8 + n8, 4));
+    return { curve: curveName(q), bn128: q === BN128_Q, power, ceremonyPower, prepared: sections.has(12) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The power of tau snarkjs's newZKey demands: the domain must hold the constraints plus one per
+ * public signal plus one, i.e. the bit length of nConstraints + nPublic (its `log2(n) + 1`).
+ */
+export const requiredPower = (nConstraints, nPublic) => Math.max(1, (nConstraints + nPublic).toString(2).length);
+
+/**
+ * `main`'s own signals in a circom `.sym` file (`label,wire,component,name`): `main.x`, `main.x[1][0]`;
+ * signals of sub-components (`main.c.x`) are skipped. `wire` is -1 for a signal the optimiser
+ * took out of the witness, which --O2 does even to private inputs nothing constrains.
+ */
+export function mainSignals(symText) {
+  const out = [];
+  for (const raw of symText.split("\n")) {
+    const line = raw.trim();
+    if (line === "") continue;
+    const parts = line.split(",");
+    if (parts.length < 4) throw new FormatError("the sym file is not a circom symbol file");
+    const label = Number(parts[0]);
+    const wire = Number(parts[1]);
+    const name = parts.slice(3).join(",");
+    if (!Number.isInteger(label) || !Number.isInteger(wire)) throw new FormatError("the sym file is not a circom symbol file");
+    const m = /^main\.([A-Za-z_$][A-Za-z0-9_$]*)((?:\[\d+\])*)$/.exec(name);
+    if (!m || label < 1) continue;
+    const indices = [...m[2].matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]));
+    out.push({ label, wire, base: m[1], indices, name: name.slice(5) });
+  }
+  return out;
+}
+
+/**
+ * Inputs and public signals from the layout circom gives `main`'s signals: labels 1.. are the
+ * outputs, the public inputs and the private inputs, in that order, arrays in row-major order
+ * (the same order as their witness wires, where the optimiser kept them; public signals always
+ * keep theirs, and their order is the order snarkjs gives public signals in).
+ * Every one of those labels must name exactly one signal of `main` in the sym file.
+ */
+export function deriveSignals(symText, counts) {
+  const { nOutputs, nPubInputs, nPrvInputs } = counts;
+  for (const n of [nOutputs, nPubInputs, nPrvInputs]) {
+    if (!Number.isInteger(n) || n < 0) throw new FormatError("impossible signal counts");
+  }
+  const nIo = nOutputs + nPubInputs + nPrvInputs;
+  const nPublic = nOutputs + nPubInputs;
+  const byLabel = new Array(nIo + 1);
+  for (const s of mainSignals(symText)) {
+    if (s.label > nIo) continue;
+    if (byLabel[s.label] !== undefined) throw new FormatError(`the sym file names label ${s.label} twice`);
+    if (s.label <= nPublic && s.wire !== s.label) {
+      throw new FormatError(`public signal ${s.name} is not on wire ${s.label} of the witness`);
+    }
+    byLabel[s.label] = s;
+  }
+  const groups = [];
+  const seen = new Map();
+  for (let w = 1; w <= nIo; w++) {
+    const s = byLabel[w];
+    if (s === undefined) throw new FormatError(`the sym file names no signal of main for label ${w}`);
+    const role = w <= nOutputs ? "output" : w <= nOutputs + nPubInputs ? "public" : "private";
+    let g = seen.get(s.base);
+    if (g === undefined) {
+      g = { base: s.base, role, elements: [] };
+      seen.set(s.base, g);
+      groups.push(g);
+    } else if (g.role !== role || groups[groups.length - 1] !== g) {
+      throw new FormatError(`the sym file splits signal ${s.base} across the signal layout`);
+    }
+    g.elements.push(s);
+  }
+  const inputs = [];
+  for (const g of groups) {
+    const rank = g.elements[0].indices.length;
+    const dims = new Array(rank).fill(0);
+    for (const e of g.elements) {
+      if (e.indices.length !== rank) throw new FormatError(`signal ${g.base} has elements of different ranks`);
+      e.indices.forEach((i, k) => (dims[k] = Math.max(dims[k], i + 1)));
+    }
+    if (dims.reduce((a, b) => a * b, 1) !== g.elements.length) {
+      throw new FormatError(`signal ${g.base} does not fill its array`);
+    }
+    if (g.role !== "output") inputs.push({ name: g.base, visibility: g.role, kind: "field", dimensions: dims });
+  }
+  const publicSignals = [];
+  for (let w = 1; w <= nPublic; w++) publicSignals.push(byLabel[w].name);
+  return { inputs, publicSignals };
+}
+
+/** circom's FNV-1a 64 hash of a signal name, as the witness calculator looks inputs up. */
+export function fnv64(name) {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < name.length; i++) {
+    h ^= BigInt(name.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h;
+}
+
+/**
+ * A circom witness calculator's facts, read from its exports without computing a witness: witness
+ * size, input count, field prime, and a lookup of input signals' sizes by name (0 or -1 when not an input).
+ */
+export async function inspectWitnessWasm(bytes) {
+  let module;
+  try {
+    module = await WebAssembly.compile(bytes);
+  } catch (e) {
+    throw new FormatError(`the wasm does not compile: ${e.message}`);
+  }
+  const imports = {};
+  for (const d of WebAssembly.Module.imports(module)) {
+    if (d.kind !== "function") throw new FormatError("the wasm is not a circom witness calculator (unexpected import)");
+    (imports[d.module] ??= {})[d.name] = () => 0;
+  }
+  let exports;
+  try {
+    exports = (await WebAssembly.instantiate(module, imports)).exports;
+  } catch (e) {
+    throw new FormatError(`the wasm does not instantiate: ${e.message}`);
+  }
+  for (const name of ["getWitnessSize", "getInputSize", "getInputSignalSize", "getFieldNumLen32", "getRawPrime", "readSharedRWMemory"]) {
+    if (typeof exports[name] !== "function") throw new FormatError(`the wasm is not a circom 2 witness calculator (no ${name})`);
+  }
+  const n32 = exports.getFieldNumLen32();
+  exports.getRawPrime();
+  let prime = 0n;
+  for (let i = n32 - 1; i >= 0; i--) prime = (prime << 32n) | BigInt(exports.readSharedRWMemory(i) >>> 0);
+  return {
+    witnessSize: exports.getWitnessSize(),
+    inputSize: exports.getInputSize(),
+    prime,
+    inputSignalSize: (name) => {
+      const h = fnv64(name);
+      return exports.getInputSignalSize(Number(h >> 32n), Number(h & 0xffffffffn));
+    },
+  };
+}
+
+/**
+ * Outputs and public/private input counts of a prebuilt circuit that came without its r1cs: the
+ * zkey gives the public count, the witness calculator tells inputs from outputs.
+ */
+export function countsFromWasm(symText, nPublic, wasm) {
+  let nOutputs = 0;
+  let nPubInputs = 0;
+  for (const s of mainSignals(symText)) {
+    if (s.label > nPublic) continue;
+    // circom's lookup answers 0, not -1, for a name that is not an input
+    if (wasm.inputSignalSize(s.base) > 0) nPubInputs++;
+    else nOutputs++;
+  }
+  if (nOutputs + nPubInputs !== nPublic) {
+    throw new FormatError(`the sym file names ${nOutputs + nPubInputs} public signals, the zkey has ${nPublic}`);
+  }
+  if (wasm.inputSize < nPubInputs) throw new FormatError(`the sym file names ${nPubInputs} public inputs, the wasm takes ${wasm.inputSize} inputs`);
+  return { nOutputs, nPubInputs, nPrvInputs: wasm.inputSize - nPubInputs };
+}
+
+// eslint-disable-next-line no-control-regex -- circom colours its output with ANSI escapes
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * circom's diagnostics (`error[P1008]: Missing semicolon` then `┌─ "src/main.circom":6:18`) as a
+ * message and the first error's file and line, with the build directory's prefix taken off so the
+ * file is the upload's own path.
+ */
+export function parseCircomErrors(output, prefixes) {
+  const text = output.replace(ANSI, "").replace(/\r/g, "");
+  const strip = (file) => {
+    for (const p of prefixes) if (file.startsWith(p)) return file.slice(p.length);
+    return file;
+  };
+  const lines = text.split("\n");
+  const blocks = [];
+  let current = null;
+  for (const line of lines) {
+    if (/^error(\[[A-Z0-9]+\])?:/.test(line)) {
+      current = [line];
+      blocks.push(current);
+    } else if (/^(warning(\[[A-Z0-9]+\])?:|previous errors were found|Everything went okay)/.test(line)) {
+      current = null;
+    } else if (current !== null) {
+      current.push(line);
+    }
+  }
+  let file;
+  let line;
+  for (const b of blocks) {
+    for (const l of b) {
+      const m = /"([^"]+)":(\d+):(\d+)/.exec(l);
+      if (m) {
+        file = strip(m[1]);
+        line = Number(m[2]);
+        break;
+      }
+    }
+    if (file !== undefined) break;
+  }
+  const body = blocks.map((b) => b.join("\n").trimEnd()).join("\n\n") || text.trim();
+  let message = body.replace(/"([^"]+)":(\d+)/g, (_, f, l) => `"${strip(f)}":${l}`);
+  if (message.length > 4000) message = `${message.slice(0, 4000)}…`;
+  return { message: message === "" ? "circom failed without a message" : message, file, line };
+}

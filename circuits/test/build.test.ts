@@ -1,0 +1,382 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import type { BuildFailure, BuildInput, BuildOutput } from "@mzk/core"
+import { Effect, Either } from "effect"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as snarkjs from "snarkjs"
+import { type CircuitCompilerOptions, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
+import { checkUpload, includesOf } from "../src/build/upload.js"
+
+const require = createRequire(import.meta.url)
+const enc = (text: string) => new TextEncoder().encode(text)
+const GiB = 2 ** 30
+
+// Not one of the built-in four: a public array, a public matrix, outputs, a circomlib include and
+// an include of another uploaded file.
+const MAIN = `pragma circom 2.1.0;
+include "circomlib/circuits/comparators.circom";
+include "lib/sum.circom";
+
+template Sample(n) {
+  signal input xs[n];
+  signal input m[2][2];
+  signal input secret;
+  signal output lt;
+  signal output s[2];
+  component c = LessThan(16);
+  c.in[0] <== secret;
+  c.in[1] <== xs[0];
+  lt <== c.out;
+  s[0] <== Sum()(xs[1], m[1][0]);
+  s[1] <== secret * m[0][1];
+}
+component main {public [xs, m]} = Sample(3);
+`
+const SUM = `pragma circom 2.1.0;
+template Sum() { signal input a; signal input b; signal output c; c <== a + b; }
+`
+const sample: BuildInput = { kind: "circom", main: "main.circom", files: { "main.circom": enc(MAIN), "lib/sum.circom": enc(SUM) } }
+const sampleInputs = { xs: ["5", "6", "7"], m: [["1", "2"], ["3", "4"]], secret: "3" }
+// lt = 3 < 5, s[0] = 6 + 3, s[1] = 3 * 2; then the public inputs in order
+const sampleSignals = ["1", "9", "6", "5", "6", "7", "1", "2", "3", "4"]
+
+const tiny = (body: string): BuildInput => ({
+  kind: "circom",
+  main: "main.circom",
+  files: { "main.circom": enc(`pragma circom 2.1.0;\n${body}`) }
+})
+
+let work: string
+let ptau: string
+let options: CircuitCompilerOptions
+let built: BuildOutput
+
+const run = <A>(effect: Effect.Effect<A, BuildFailure>) => Effect.runPromise(Effect.either(effect))
+const build = (input: BuildInput, opts: CircuitCompilerOptions = options) => run(makeCircuitCompiler(opts).build(input))
+const succeeded = async (input: BuildInput, opts?: CircuitCompilerOptions) => {
+  const result = await build(input, opts)
+  if (Either.isLeft(result)) throw new Error(`build failed: ${JSON.stringify(result.left)}`)
+  return result.right
+}
+const failed = async (input: BuildInput, opts?: CircuitCompilerOptions) => {
+  const result = await build(input, opts)
+  if (Either.isRight(result)) throw new Error("build succeeded where it should have failed")
+  const { code, message, file, line } = result.left
+  return { code, message, file, line }
+}
+const artifacts = (out: BuildOutput, overrides: Partial<Extract<BuildInput, { kind: "artifacts" }>> = {}): BuildInput => ({
+  kind: "artifacts",
+  wasm: out.wasm,
+  zkey: out.zkey,
+  sym: out.sym!,
+  r1cs: out.r1cs,
+  ...overrides
+})
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "mzk-build-test-"))
+  // The same steps a server with --dev-ptau takes (buildJob.mjs), made here once and shared, at
+  // power 8: enough for circuits of up to 255 constraints + public signals.
+  const started = Date.now()
+  const curve = await snarkjs.curves.getCurveFromName("bn128")
+  mkdirSync(join(work, "ptau"))
+  await snarkjs.powersOfTau.newAccumulator(curve, 8, join(work, "p0.ptau"))
+  await snarkjs.powersOfTau.contribute(join(work, "p0.ptau"), join(work, "p1.ptau"), "test", "test entropy")
+  ptau = join(work, "ptau", "dev_pot8.ptau")
+  await snarkjs.powersOfTau.preparePhase2(join(work, "p1.ptau"), ptau)
+  console.log(`development ptau, power 8: ${Date.now() - started} ms`)
+  options = { ptau, timeoutMs: 120_000, memoryBytes: 2 * GiB, workDir: join(work, "builds") }
+  const t = Date.now()
+  built = await succeeded(sample)
+  console.log(`sample circuit build: ${Date.now() - t} ms`)
+}, 120_000)
+
+afterAll(async () => {
+  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
+  rmSync(work, { recursive: true, force: true })
+})
+
+describe("circom sources", () => {
+  it("derive inputs, dimensions and public signals in wire order", () => {
+    expect(built.inputs).toEqual([
+      { name: "xs", visibility: "public", kind: "field", dimensions: [3] },
+      { name: "m", visibility: "public", kind: "field", dimensions: [2, 2] },
+      { name: "secret", visibility: "private", kind: "field", dimensions: [] }
+    ])
+    expect(built.public_signals).toEqual(["lt", "s[0]", "s[1]", "xs[0]", "xs[1]", "xs[2]", "m[0][0]", "m[0][1]", "m[1][0]", "m[1][1]"])
+    expect(built.constraints).toBeGreaterThan(16)
+    expect(built.constraints).toBeLessThan(40)
+    expect(built.development_only).toBe(false)
+    expect(built.r1cs?.length).toBeGreaterThan(0)
+    expect(new TextDecoder().decode(built.sym!)).toContain("main.m[1][1]")
+    expect(new TextDecoder().decode(built.wasm.subarray(0, 4))).toBe("\0asm")
+    expect((built.verification_key as { nPublic: number }).nPublic).toBe(10)
+  })
+
+  it("make a zkey that snarkjs proves with and the returned verification key verifies", async () => {
+    const { proof, publicSignals } = await snarkjs.groth16.fullProve(sampleInputs, built.wasm, built.zkey)
+    expect(publicSignals).toEqual(sampleSignals)
+    expect(await snarkjs.groth16.verify(built.verification_key, publicSignals, proof)).toBe(true)
+    expect(await snarkjs.groth16.verify(built.verification_key, ["0", ...publicSignals.slice(1)], proof)).toBe(false)
+  })
+
+  it("keep private inputs the optimiser took out of the witness, and outputs declared after inputs", async () => {
+    const source = tiny(`template T() {
+  signal input a;
+  signal input unused;
+  signal input p;
+  signal t;
+  t <== a;
+  signal output b;
+  signal output c;
+  signal input late[2];
+  b <== t * t;
+  c <== p + late[0] * late[1];
+}
+component main {public [p, late]} = T();
+`)
+    const out = await succeeded(source)
+    // --O2 drops `a` and `unused` from the witness (the sym gives them wire -1); they are still inputs.
+    expect(new TextDecoder().decode(out.sym!)).toMatch(/,-1,\d+,main\.unused/)
+    expect(out.inputs.map((i) => `${i.name}:${i.visibility}:${i.dimensions.join("x")}`)).toEqual(["p:public:", "late:public:2", "a:private:", "unused:private:"])
+    expect(out.public_signals).toEqual(["b", "c", "p", "late[0]", "late[1]"])
+    const { proof, publicSignals } = await snarkjs.groth16.fullProve({ a: "3", unused: "9", p: "1", late: ["2", "5"] }, out.wasm, out.zkey)
+    expect(publicSignals).toEqual(["9", "11", "1", "2", "5"])
+    expect(await snarkjs.groth16.verify(out.verification_key, publicSignals, proof)).toBe(true)
+    const prebuilt = await succeeded(artifacts(out, { r1cs: null }))
+    expect(prebuilt.inputs).toEqual(out.inputs)
+    expect(prebuilt.public_signals).toEqual(out.public_signals)
+    expect(prebuilt.constraints).toBe(out.constraints)
+  })
+
+  it("set up with fresh entropy each time, and mark a development ptau's circuits development_only", async () => {
+    const again = await succeeded(sample, { timeoutMs: 120_000, memoryBytes: 2 * GiB, developmentPtau: { power: 8, dir: dirname(ptau) } })
+    expect(again.development_only).toBe(true)
+    expect(again.wasm).toEqual(built.wasm)
+    const delta = (out: BuildOutput) => (out.verification_key as { vk_delta_2: unknown }).vk_delta_2
+    expect(delta(again)).not.toEqual(delta(built))
+  })
+
+  it("generate the development ptau on first use and reuse it after", async () => {
+    const dir = join(work, "devptau")
+    const opts = { timeoutMs: 120_000, memoryBytes: 2 * GiB, developmentPtau: { power: 4, dir } }
+    const input = tiny("template M() { signal input a; signal input b; signal output c; c <== a * b; }\ncomponent main = M();\n")
+    const first = await succeeded(input, opts)
+    const file = join(dir, "dev_pot4.ptau")
+    const made = statSync(file).mtimeMs
+    expect(first.development_only).toBe(true)
+    expect(first.public_signals).toEqual(["c"])
+    expect(first.inputs.map((i) => `${i.name}:${i.visibility}`)).toEqual(["a:private", "b:private"])
+    await Effect.runPromise(inspectPtau(file).pipe(Effect.map((h) => expect(h).toMatchObject({ power: 4, bn128: true, prepared: true }))))
+    await succeeded(input, opts)
+    expect(statSync(file).mtimeMs).toBe(made)
+  })
+
+  it("fail with the compiler's message and the upload's file and line", async () => {
+    const syntax = await failed(tiny("template T() {\n  signal input a;\n  signal output b\n  b <== a * a;\n}\ncomponent main = T();\n"))
+    expect(syntax).toMatchObject({ code: "compile_error", file: "main.circom", line: 4 })
+    expect(syntax.message).toMatch(/Missing semicolon/)
+    expect(syntax.message).toContain("\"main.circom\":4")
+    expect(syntax.message).not.toMatch(/src\//)
+
+    const nested = await failed({
+      kind: "circom",
+      main: "main.circom",
+      files: {
+        "main.circom": enc("pragma circom 2.1.0;\ninclude \"gadgets/cube.circom\";\ntemplate T() { signal input a; signal output b; b <== Cube()(a); }\ncomponent main = T();\n"),
+        "gadgets/cube.circom": enc("pragma circom 2.1.0;\n\ntemplate Cube() {\n  signal input a; signal output b; b <== a * a * a;\n}\n")
+      }
+    })
+    expect(nested).toMatchObject({ code: "compile_error", file: "gadgets/cube.circom", line: 4 })
+    expect(nested.message).toMatch(/Non quadratic/)
+
+    const missing = await failed(tiny("include \"nothere.circom\";\ntemplate T() { signal input a; signal output b; b <== a; }\ncomponent main = T();\n"))
+    expect(missing.code).toBe("compile_error")
+    expect(missing.message).toMatch(/nothere\.circom.*not been found/)
+  })
+
+  it("refuse an include that leaves the upload before running circom, naming file and line", async () => {
+    const t = Date.now()
+    const escape = await failed({
+      kind: "circom",
+      main: "main.circom",
+      files: {
+        "main.circom": enc("pragma circom 2.1.0;\ninclude \"sub/a.circom\";\ncomponent main = A();\n"),
+        "sub/a.circom": enc("pragma circom 2.1.0;\n// include \"../../commented.circom\";\n\ninclude \"../../../etc/passwd\";\ntemplate A() { signal input a; signal output b; b <== a; }\n")
+      }
+    })
+    expect(escape).toMatchObject({ code: "include_outside_upload", file: "sub/a.circom", line: 4 })
+    expect(escape.message).toContain("../../../etc/passwd")
+    expect(Date.now() - t).toBeLessThan(1000)
+
+    const absolute = await failed(tiny("include \"/etc/passwd\";\ntemplate T() { signal input a; signal output b; b <== a; }\ncomponent main = T();\n"))
+    expect(absolute).toMatchObject({ code: "include_outside_upload", file: "main.circom", line: 2 })
+
+    const path = await failed({ kind: "circom", main: "main.circom", files: { "main.circom": enc(MAIN), "../lib/sum.circom": enc(SUM) } })
+    expect(path.code).toBe("include_outside_upload")
+    expect(path.message).toContain("../lib/sum.circom")
+  })
+
+  it("refuse a circuit too large for the ptau, naming both powers", async () => {
+    const large = await failed(tiny("include \"circomlib/circuits/bitify.circom\";\ntemplate T() { signal input a; signal output b[300]; b <== Num2Bits(300)(a); }\ncomponent main = T();\n"))
+    expect(large.code).toBe("circuit_too_large")
+    expect(large.message).toMatch(/power 10\b/)
+    expect(large.message).toMatch(/ptau has power 8\b/)
+  })
+
+  it("refuse circom sources when the server has no powers of tau", async () => {
+    const none = await failed(sample, { timeoutMs: 60_000, memoryBytes: 2 * GiB })
+    expect(none.code).toBe("internal")
+    expect(none.message).toMatch(/no powers of tau.*--ptau FILE.*--dev-ptau/)
+    const prebuilt = await succeeded(artifacts(built), { timeoutMs: 60_000, memoryBytes: 2 * GiB })
+    expect(prebuilt.development_only).toBe(false)
+  })
+
+  it("stop a build past its time limit", async () => {
+    const t = Date.now()
+    const slow = await failed(sample, { ...options, timeoutMs: 300 })
+    expect(slow.code).toBe("compile_timeout")
+    expect(slow.message).toMatch(/300 ms/)
+    expect(Date.now() - t).toBeLessThan(3000)
+  })
+
+  it("stop a build past its memory ceiling", async () => {
+    const big = await failed(sample, { ...options, memoryBytes: 64 * 2 ** 20 })
+    expect(big.code).toBe("compile_memory_exceeded")
+    console.log(`memory ceiling: ${big.message}`)
+  })
+
+  it("leave no build directory behind", () => {
+    const left = existsSync(options.workDir!) ? spawnSync("ls", ["-A", options.workDir!], { encoding: "utf8" }).stdout.trim() : ""
+    expect(left).toBe("")
+  })
+})
+
+describe("prebuilt artifacts", () => {
+  it("are checked and described like a build, with or without the r1cs", async () => {
+    for (const r1cs of [built.r1cs, null]) {
+      const out = await succeeded(artifacts(built, { r1cs }))
+      expect(out.inputs).toEqual(built.inputs)
+      expect(out.public_signals).toEqual(built.public_signals)
+      expect(out.constraints).toBe(built.constraints)
+      expect(out.verification_key).toEqual(built.verification_key)
+      expect(out.development_only).toBe(false)
+      expect(out.zkey).toBe(built.zkey)
+      expect(out.r1cs).toBe(r1cs)
+    }
+  })
+
+  it("refuse a corrupt zkey", async () => {
+    const truncated = await failed(artifacts(built, { zkey: built.zkey.subarray(0, built.zkey.length - 100) }))
+    expect(truncated.code).toBe("invalid_artifacts")
+    expect(truncated.message).toMatch(/truncated/)
+
+    const noise = await failed(artifacts(built, { zkey: enc("definitely not a zkey, just some text") }))
+    expect(noise).toMatchObject({ code: "invalid_artifacts" })
+
+    // Flip a byte inside alpha1 (section 2 of the zkey): the layout still parses, the point is off the curve.
+    const flipped = built.zkey.slice()
+    const view = new DataView(flipped.buffer, flipped.byteOffset)
+    let pos = 12
+    while (view.getUint32(pos, true) !== 2) pos += 12 + Number(view.getBigUint64(pos + 4, true))
+    const alpha1 = pos + 12 + 4 + 32 + 4 + 32 + 12
+    flipped[alpha1 + 5] = flipped[alpha1 + 5]! ^ 0x01
+    const offCurve = await failed(artifacts(built, { zkey: flipped }))
+    expect(offCurve.code).toBe("invalid_artifacts")
+    expect(offCurve.message).toMatch(/corrupt|curve/)
+
+    const wasm = await failed(artifacts(built, { wasm: enc("not wasm") }))
+    expect(wasm.code).toBe("invalid_artifacts")
+  })
+
+  it("refuse a zkey that is not for bn128", async () => {
+    const t = Date.now()
+    const zkey = await bls12381Zkey()
+    console.log(`bls12-381 zkey: ${Date.now() - t} ms`)
+    const other = await failed(artifacts(built, { zkey }))
+    expect(other.code).toBe("invalid_artifacts")
+    expect(other.message).toMatch(/bls12-381.*bn128/)
+  }, 60_000)
+
+  it("refuse a zkey, sym or r1cs that does not match the wasm", async () => {
+    const builtin = (name: string, ext: string) =>
+      new Uint8Array(readFileSync(fileURLToPath(new URL(`../build/${name}/${name}.${ext}`, import.meta.url))))
+    const otherZkey = await failed(artifacts(built, { zkey: builtin("multiplier", "zkey"), r1cs: null }))
+    expect(otherZkey.code).toBe("artifact_mismatch")
+    expect(otherZkey.message).toMatch(/wires/)
+
+    const otherWasm = await failed(artifacts(built, { wasm: builtin("range", "wasm"), r1cs: null }))
+    expect(otherWasm.code).toBe("artifact_mismatch")
+
+    const otherSym = await failed(artifacts(built, { sym: enc("1,1,0,main.out\n2,2,0,main.in\n"), r1cs: null }))
+    expect(otherSym.code).toBe("artifact_mismatch")
+
+    const small = await succeeded(tiny("template M() { signal input a; signal input b; signal output c; c <== a * b; }\ncomponent main = M();\n"))
+    const otherR1cs = await failed(artifacts(built, { r1cs: small.r1cs }))
+    expect(otherR1cs.code).toBe("artifact_mismatch")
+  })
+})
+
+describe("solidityVerifier", () => {
+  const compiler = () => makeCircuitCompiler(options)
+
+  it("renders snarkjs's Groth16 template for the key", async () => {
+    const source = await Effect.runPromise(compiler().solidityVerifier(built.verification_key))
+    expect(source).toContain("contract Groth16Verifier")
+    expect(source).toContain("uint[10] calldata _pubSignals")
+    expect(source).toContain(`uint256 constant IC10x = ${(built.verification_key as { IC: Array<Array<string>> }).IC[10]![0]};`)
+  })
+
+  it("refuses what is not a Groth16 bn128 key, and never pastes unchecked text into the source", async () => {
+    const vk = built.verification_key as Record<string, unknown>
+    for (const bad of [null, "x", { ...vk, curve: "bls12381" }, { ...vk, protocol: "plonk" }, { ...vk, nPublic: 3 },
+      { ...vk, vk_alpha_1: ["1; } contract X { ", "2", "1"] }]) {
+      const result = await run(compiler().solidityVerifier(bad))
+      expect(Either.isLeft(result) && result.left.code, JSON.stringify(bad)?.slice(0, 60)).toBe("invalid_artifacts")
+    }
+  })
+})
+
+describe("upload checks", () => {
+  it("find includes outside comments, with their lines", () => {
+    expect(includesOf("// include \"a\";\n/* include \"b\"\n*/ include \"c\";\ninclude\"d\"; log(\"include\");")).toEqual([
+      { target: "c", line: 3 },
+      { target: "d", line: 4 }
+    ])
+  })
+
+  it("normalise upload paths and resolve includes against the including file", () => {
+    const ok = checkUpload("./main.circom", {
+      "./main.circom": enc("include \"sub/../lib/x.circom\";"),
+      "lib/x.circom": enc("include \"../circomlib/circuits/poseidon.circom\";")
+    })
+    expect("code" in ok ? ok : [...ok.files.keys()]).toEqual(["main.circom", "lib/x.circom"])
+    expect(checkUpload("main.circom", { "a.circom": enc("") })).toMatchObject({ code: "compile_error" })
+    expect(checkUpload("main.circom", { "main.circom": enc(""), "/etc/x": enc("") })).toMatchObject({ code: "include_outside_upload" })
+    expect(checkUpload("main.circom", { "main.circom": enc(""), "a\\..\\..\\x": enc("") })).toMatchObject({ code: "include_outside_upload" })
+    expect(checkUpload("main.circom", { "main.circom": enc("include \"C:/x\";") })).toMatchObject({ code: "include_outside_upload", line: 1 })
+  })
+})
+
+/** A real Groth16 zkey on bls12-381: circom2 with --prime bls12381, a tiny bls12-381 ptau, snarkjs newZKey. */
+async function bls12381Zkey(): Promise<Uint8Array> {
+  const dir = join(work, "bls")
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "m.circom"), "pragma circom 2.1.0;\ntemplate M() { signal input a; signal input b; signal output c; c <== a * b; }\ncomponent main = M();\n")
+  const circom = spawnSync(process.execPath, [require.resolve("circom2/cli.js"), "m.circom", "--r1cs", "--prime", "bls12381", "-o", "."], {
+    cwd: dir,
+    encoding: "utf8"
+  })
+  expect(circom.status, circom.stdout + circom.stderr).toBe(0)
+  const curve = await snarkjs.curves.getCurveFromName("bls12381")
+  await snarkjs.powersOfTau.newAccumulator(curve, 3, join(dir, "0.ptau"))
+  await snarkjs.powersOfTau.contribute(join(dir, "0.ptau"), join(dir, "1.ptau"), "t", "t")
+  await snarkjs.powersOfTau.preparePhase2(join(dir, "1.ptau"), join(dir, "final.ptau"))
+  await snarkjs.zKey.newZKey(join(dir, "m.r1cs"), join(dir, "final.ptau"), join(dir, "m.zkey"))
+  await curve.terminate()
+  return new Uint8Array(readFileSync(join(dir, "m.zkey")))
+}
