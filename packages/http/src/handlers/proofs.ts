@@ -8,8 +8,10 @@ import {
   Proofs,
   ProofsRepo
 } from "@mzk/core"
-import { Effect, Option, Schema } from "effect"
-import { proofCalldata } from "./calldataPending.js"
+import { Effect, Either, Option, Schema } from "effect"
+// @mzk/core does not export calldata.ts from its index yet (c17-build wrote it, the index is c17-core's):
+// once it does, import groth16Calldata from "@mzk/core".
+import { groth16Calldata } from "../../../core/src/proofs/calldata.js"
 import { implement } from "./handler.js"
 
 const isProofId = Schema.is(ProofId)
@@ -41,7 +43,14 @@ export const ProofsHandlers = Effect.gen(function*() {
         if (proof === undefined || signals === undefined || signals.some((signal) => signal === undefined)) {
           return yield* new InternalError({ message: "The proof's calldata could not be made" })
         }
-        return proofCalldata(proof, signals as ReadonlyArray<string>)
+        return yield* Either.match(groth16Calldata(proof, signals as ReadonlyArray<string>), {
+          onLeft: (error) =>
+            Effect.zipRight(
+              Effect.logError(`calldata of ${record.id}: ${error.message}`),
+              Effect.fail(new InternalError({ message: "The proof's calldata could not be made" }))
+            ),
+          onRight: Effect.succeed
+        })
       })
   })
 })
