@@ -108,7 +108,7 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
   )
   .add(
     HttpApiEndpoint.get("verifier")`/circuits/${circuitName}/verifier.sol`
-      .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" }).annotations({ description: "The Solidity source" }))
       .addError(CircuitNotFoundWire)
       .addError(CircuitNotReadyWire)
       .pipe(requires("circuits:read"))
