@@ -168,10 +168,16 @@ describe("POST /api/v1/circuits (multipart/form-data)", () => {
     const { key } = await h.newAccount()
     const withSource = (filename: string | undefined) =>
       circomParts("paths").map((p) => (p.name === "sources" ? (filename === undefined ? { name: p.name, value: p.value } : { ...p, filename }) : p))
-    for (const filename of ["/etc/passwd", "../up.circom", "lib/../../up.circom", "lib//mul.circom", "./mul.circom", "C:\\lib\\mul.circom", "c:/mul.circom", undefined]) {
+    for (const filename of ["/etc/passwd", "../up.circom", "lib/../../up.circom", "lib//mul.circom", "./mul.circom", "C:\\lib\\mul.circom", "c:/mul.circom"]) {
       const reply = await upload(key, withSource(filename))
       expectEnvelope(reply, 400, "invalid_request")
-      expect(detailPaths(reply), String(filename)).toEqual(["sources.0"])
+      expect(detailPaths(reply), filename).toEqual(["sources.0"])
+    }
+    // Without a filename (or an empty one) a part is a form field (RFC 7578), not a file.
+    for (const filename of [undefined, ""]) {
+      const unnamed = await upload(key, withSource(filename))
+      expectEnvelope(unnamed, 400, "invalid_request")
+      expect(detailPaths(unnamed)).toEqual(["sources"])
     }
     const twice = await upload(key, [...circomParts("paths"), { name: "sources", filename: "lib/mul.circom", value: "// again" }])
     expect(detailPaths(twice)).toEqual(["sources.1"])

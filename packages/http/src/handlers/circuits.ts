@@ -23,24 +23,17 @@ const REQUIRED_PREBUILT = ["wasm", "zkey", "sym"] as const
 
 /**
  * The media types a part may declare: what browsers, curl and HTTP libraries send for such a file
- * (`application/octet-stream` for an extension they do not know). Anything else is most likely the
- * wrong file in the wrong part.
+ * (`application/octet-stream` for an extension they do not know; `text/plain`, RFC 7578's default,
+ * where a part declares none). Anything else is most likely the wrong file in the wrong part.
  */
-const ACCEPTED_TYPES: Record<(typeof CIRCOM_PARTS)[number] | (typeof PREBUILT_PARTS)[number], (type: string) => boolean> = {
-  main: (type) => type.startsWith("text/") || type === "application/octet-stream",
-  sources: (type) => type.startsWith("text/") || type === "application/octet-stream",
-  wasm: (type) => type === "application/wasm" || type === "application/octet-stream",
-  zkey: (type) => type === "application/octet-stream",
-  sym: (type) => type === "text/plain" || type === "application/octet-stream",
-  r1cs: (type) => type === "application/octet-stream"
-}
-const ACCEPTED_TEXT = {
-  main: "a text type or application/octet-stream",
-  sources: "a text type or application/octet-stream",
-  wasm: "application/wasm or application/octet-stream",
-  zkey: "application/octet-stream",
-  sym: "text/plain or application/octet-stream",
-  r1cs: "application/octet-stream"
+const isText = (type: string) => type.startsWith("text/")
+const ACCEPTED: Record<(typeof CIRCOM_PARTS)[number] | (typeof PREBUILT_PARTS)[number], readonly [(type: string) => boolean, string]> = {
+  main: [(type) => isText(type) || type === "application/octet-stream", "a text type or application/octet-stream"],
+  sources: [(type) => isText(type) || type === "application/octet-stream", "a text type or application/octet-stream"],
+  wasm: [(type) => ["application/wasm", "application/octet-stream", "text/plain"].includes(type), "application/wasm or application/octet-stream"],
+  zkey: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"],
+  sym: [(type) => ["application/octet-stream", "text/plain"].includes(type), "text/plain or application/octet-stream"],
+  r1cs: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"]
 }
 
 /**
@@ -85,10 +78,9 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
     ])
   }
   const details: Array<ErrorDetail> = []
-  const typed = (part: keyof typeof ACCEPTED_TYPES, path: string, file: UploadedFile) => {
-    if (!ACCEPTED_TYPES[part](file.contentType)) {
-      details.push({ path, message: `must be sent as ${ACCEPTED_TEXT[part]}, not ${file.contentType}` })
-    }
+  const typed = (part: keyof typeof ACCEPTED, path: string, file: UploadedFile) => {
+    const [accepts, accepted] = ACCEPTED[part]
+    if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })
   }
   const fields = { name: upload.name, ...(upload.description === undefined ? {} : { description: upload.description }) }
   if (circom.length > 0) {

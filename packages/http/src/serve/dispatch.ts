@@ -105,10 +105,8 @@ const readForm = (request: MzkRequest, upload: NonNullable<CompiledEndpoint["upl
     const parser = makeFormParser(header(request, "content-type") ?? "", upload.form)
     return request.stream(upload.limitBytes, parser.write).pipe(
       Effect.mapError((error) => (error._tag === "BodyTooLarge" ? uploadTooLarge(upload.limitBytes) : notForm())),
-      Effect.flatMap(() => {
-        const form = parser.end()
-        return form instanceof InvalidRequest ? Effect.fail(form) : Effect.succeed(form)
-      })
+      Effect.tapError(() => Effect.sync(parser.abort)),
+      Effect.zipRight(parser.end)
     )
   })
 

@@ -1,11 +1,12 @@
 import { type ErrorDetail, InvalidRequest } from "@mzk/core"
-import * as Multipasta from "multipasta"
+import busboy from "busboy"
+import { Effect } from "effect"
 
 /** One file part of a `multipart/form-data` body, whole in memory (the route's body limit bounds it). */
 export interface FormFile {
-  /** The part's `filename` (`filename*` decoded), as the client sent it; checking it is the endpoint's business. */
+  /** The part's `filename` (`filename*` decoded), path included, as the client sent it; checking it is the endpoint's business. */
   readonly filename: string | undefined
-  /** Lower case, without parameters; `application/octet-stream` where a file part declares none (RFC 7578 §4.4). */
+  /** Lower case, without parameters; `text/plain` where the part declares none (RFC 7578 §4.4). */
   readonly contentType: string
   readonly bytes: Uint8Array
 }
@@ -29,44 +30,28 @@ export interface FormParser {
   /** Feeds the next chunk of the body; after a failure the rest is ignored (it is still read, within the limit). */
   readonly write: (chunk: Uint8Array) => void
   /** The form once the body has ended, or why it is refused, naming the part. */
-  readonly end: () => Form | InvalidRequest
+  readonly end: Effect.Effect<Form, InvalidRequest>
+  /** Drops what was parsed so far (the body was refused). */
+  readonly abort: () => void
 }
 
 const refusal = (message: string, details: ReadonlyArray<ErrorDetail>) => new InvalidRequest({ message, details })
 
 const BAD_BODY = "The multipart/form-data body is malformed"
-
-const multipastaFailure = (error: Multipasta.MultipartError, spec: FormSpec, part: string | undefined): InvalidRequest => {
-  switch (error._tag) {
-    case "InvalidBoundary":
-      return refusal(BAD_BODY, [{ path: "body", message: "Content-Type multipart/form-data needs a boundary parameter" }])
-    case "BadHeaders":
-      return refusal(BAD_BODY, [{ path: part ?? "body", message: "a part's headers are malformed" }])
-    case "InvalidDisposition":
-      return refusal(BAD_BODY, [{ path: "body", message: "every part needs Content-Disposition: form-data; name=\"…\"" }])
-    case "EndNotReached":
-      return refusal(BAD_BODY, [{ path: "body", message: "the body ends before the closing boundary" }])
-    case "ReachedLimit":
-      return error.limit === "MaxParts"
-        ? refusal(BAD_BODY, [{ path: "body", message: `more than ${spec.maxParts} parts` }])
-        : refusal("A form field is too long", [{ path: part ?? "body", message: `a form field holds at most ${spec.maxFieldBytes} bytes` }])
-  }
-}
-
-const UTF8 = new TextDecoder("utf-8", { fatal: true })
+const malformed = (path: string, message: string) => refusal(BAD_BODY, [{ path, message }])
 
 /**
- * A streaming `multipart/form-data` parser (multipasta, the parser @effect/platform uses) for one
- * endpoint's form: file parts are kept as bytes, text fields as strings, and anything the form
- * does not declare is refused with the part's name in `details` rather than silently dropped, as
- * JSON bodies refuse excess properties. Chunks are fed as the transport reads them, so a body is
- * never held twice (raw and parsed).
+ * A streaming `multipart/form-data` parser (busboy) for one endpoint's form: file parts are kept
+ * as bytes, text fields as strings, and anything the form does not declare is refused with the
+ * part's name in `details` rather than silently dropped, as JSON bodies refuse excess properties.
+ * Chunks are fed as the transport reads them, so a body is never held twice (raw and parsed).
+ *
+ * busboy rather than multipasta (the parser @effect/platform uses): multipasta 0.2.8 fails valid
+ * bodies whose chunks happen to split a part's leading CRLF or headers (a test feeds every split).
  */
 export const makeFormParser = (contentType: string, spec: FormSpec): FormParser => {
   const form: Form = {}
   let failure: InvalidRequest | undefined
-  let current: string | undefined
-  let done = false
   const fail = (error: InvalidRequest) => {
     failure ??= error
   }
@@ -79,87 +64,78 @@ export const makeFormParser = (contentType: string, spec: FormSpec): FormParser 
     } else if (seen === undefined) form[name] = [value]
     else (seen as Array<string | FormFile>).push(value)
   }
-  const parser = Multipasta.make({
-    headers: { "content-type": contentType },
-    maxParts: spec.maxParts,
-    maxFieldSize: spec.maxFieldBytes,
-    // Declared file parts are files even without a filename (curl's `-F wasm=<file`); undeclared
-    // parts go through the file path too, so their bytes are dropped instead of collected.
-    isFile: (info) => info.filename !== undefined || spec.parts.get(info.name)?.file !== false,
-    onField: (info, value) => {
-      current = info.name
-      if (failure !== undefined) return
-      if (info.contentType !== "text/plain") {
-        return fail(refusal("A form field must be text/plain", [{ path: info.name, message: `a text field, not ${info.contentType}` }]))
-      }
-      const charset = info.contentTypeParameters.charset?.toLowerCase()
-      if (charset !== undefined && charset !== "utf-8" && charset !== "us-ascii") {
-        return fail(refusal("A form field must be UTF-8", [{ path: info.name, message: `charset ${charset} is not supported; send UTF-8` }]))
-      }
-      let text: string
-      try {
-        text = UTF8.decode(value)
-      } catch {
-        return fail(refusal("A form field must be UTF-8", [{ path: info.name, message: "not valid UTF-8" }]))
-      }
-      add(info.name, text)
-    },
-    onFile: (info) => {
-      current = info.name
-      const declared = spec.parts.get(info.name)
-      if (failure === undefined) {
-        if (declared === undefined) {
-          const known = [...spec.parts.keys()].join(", ")
-          fail(refusal("The form has a part it does not take", [{ path: info.name || "body", message: `unknown part; the form takes ${known}` }]))
-        } else if (!declared.file) {
-          fail(refusal("A form field is sent as a file", [{ path: info.name, message: "a text field, not a file" }]))
-        }
-      }
-      if (failure !== undefined) return () => undefined
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      return (chunk) => {
-        if (chunk !== null) {
-          // Views of the transport's chunks, which it hands over for good (see MzkRequest.stream).
-          chunks.push(chunk)
-          size += chunk.length
-          return
-        }
-        if (failure !== undefined) return
-        const bytes = chunks.length === 1 ? chunks[0]! : new Uint8Array(size)
-        if (chunks.length !== 1) {
-          let at = 0
-          for (const piece of chunks) {
-            bytes.set(piece, at)
-            at += piece.length
-          }
-        }
-        add(info.name, { filename: info.filename, contentType: info.contentType, bytes })
-      }
-    },
-    onError: (error) => fail(multipastaFailure(error, spec, current)),
-    onDone: () => {
-      done = true
-    }
-  })
-  const guarded = (step: () => void) => {
-    try {
-      step()
-    } catch {
-      // A malformed `filename*` (bad percent-encoding) throws from inside the parser.
-      fail(refusal(BAD_BODY, [{ path: current ?? "body", message: "a part's headers are malformed" }]))
-    }
+  const known = [...spec.parts.keys()].join(", ")
+  const unknown = (name: string | undefined) =>
+    refusal("The form has a part it does not take", [{ path: name || "body", message: `unknown part; the form takes ${known}` }])
+
+  let parser: busboy.Busboy
+  try {
+    parser = busboy({
+      headers: { "content-type": contentType },
+      // Source files' paths in the upload are their filenames (`lib/util.circom`).
+      preservePath: true,
+      defParamCharset: "utf8",
+      limits: { parts: spec.maxParts, fieldSize: spec.maxFieldBytes }
+    })
+  } catch {
+    const failed = malformed("body", "Content-Type multipart/form-data needs a boundary parameter")
+    return { write: () => undefined, end: Effect.fail(failed), abort: () => undefined }
   }
+  parser.on("field", (name, value, info) => {
+    if (failure !== undefined) return
+    const declared = spec.parts.get(name)
+    if (declared === undefined) return fail(unknown(name))
+    if (declared.file) return fail(refusal("A file is sent as a form field", [{ path: name, message: "a file part: send it with a filename" }]))
+    if (info.valueTruncated) {
+      return fail(refusal("A form field is too long", [{ path: name, message: `a form field holds at most ${spec.maxFieldBytes} bytes` }]))
+    }
+    if (info.mimeType !== "text/plain") {
+      return fail(refusal("A form field must be text/plain", [{ path: name, message: `a text field, not ${info.mimeType}` }]))
+    }
+    add(name, value)
+  })
+  parser.on("file", (name, stream, info) => {
+    const declared = spec.parts.get(name)
+    if (failure === undefined) {
+      if (declared === undefined) fail(unknown(name))
+      else if (!declared.file) fail(refusal("A form field is sent as a file", [{ path: name, message: "a text field, not a file" }]))
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    // A body cut short fails the file's stream as well as the form; the form's error is the one answered.
+    stream.on("error", () => undefined)
+    stream.on("data", (chunk: Buffer) => {
+      if (failure !== undefined) return
+      chunks.push(chunk)
+      size += chunk.length
+    })
+    stream.on("end", () => {
+      if (failure !== undefined) return
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+      add(name, { filename: info.filename, contentType: info.mimeType, bytes })
+    })
+  })
+  parser.on("partsLimit", () => fail(malformed("body", `more than ${spec.maxParts} parts`)))
+  const ended = new Promise<void>((resolve) => {
+    parser.on("error", (error: Error) => {
+      fail(malformed("body", /header/i.test(error.message) ? "a part's headers are malformed" : "the body ends before the closing boundary"))
+      resolve()
+    })
+    parser.on("close", resolve)
+  })
   return {
     write: (chunk) => {
-      if (failure === undefined) guarded(() => parser.write(chunk))
+      // busboy reads Buffers; a web transport's chunks are plain Uint8Arrays (viewed, not copied).
+      if (failure === undefined) parser.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
     },
-    end: () => {
-      if (failure === undefined) guarded(() => parser.end())
-      if (failure !== undefined) return failure
-      if (!done) return multipastaFailure({ _tag: "EndNotReached" }, spec, undefined)
-      return form
-    }
+    end: Effect.flatMap(
+      Effect.promise(() => {
+        parser.end()
+        return ended
+      }),
+      () => (failure !== undefined ? Effect.fail(failure) : Effect.succeed(form))
+    ),
+    abort: () => void parser.destroy()
   }
 }
 
