@@ -1,5 +1,5 @@
 import { PostgresStore, PostgresWakeups } from "@mzk/adapters-postgres"
-import { Accounts, ApiKeys, DeliveryWakeup, Events, type KeyId, now, ProofWakeup, Proofs, Webhooks } from "@mzk/core"
+import { Accounts, ApiKeys, CircuitBuildWakeup, Circuits, DeliveryWakeup, Events, type KeyId, now, ProofWakeup, Proofs, Webhooks } from "@mzk/core"
 import { testCore } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -10,7 +10,7 @@ import { describePostgres, freshDatabaseUrl } from "./freshDatabase.js"
  * loops at once (LISTEN/NOTIFY), not at its next poll.
  */
 describePostgres("Postgres wake-ups across processes", () => {
-  it.scopedLive("queued proofs and new deliveries written by one process wake the other's loops", () =>
+  it.scopedLive("queued proofs, new deliveries and uploaded circuits written by one process wake the other's loops", () =>
     Effect.gen(function*() {
       const { url } = yield* freshDatabaseUrl
       const writer = yield* Layer.build(testCore(PostgresStore({ connectionString: url }), { seed: "writer" }))
@@ -43,5 +43,11 @@ describePostgres("Postgres wake-ups across processes", () => {
       }))
       const deliveryWake = yield* deliveryFiber.await.pipe(Effect.timeout("3 seconds"))
       expect(deliveryWake._tag).toBe("Success")
+
+      const buildFiber = yield* Effect.fork(Context.get(listener, CircuitBuildWakeup).take)
+      yield* inWriter(Effect.flatMap(Circuits, (c) =>
+        c.create(account.id, { name: "shared", source: { kind: "circom", main: "m.circom", files: { "m.circom": new TextEncoder().encode("component main = T();") } } })))
+      const buildWake = yield* buildFiber.await.pipe(Effect.timeout("3 seconds"))
+      expect(buildWake._tag).toBe("Success")
     }), 30_000)
 })

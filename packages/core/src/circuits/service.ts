@@ -85,6 +85,9 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
       const builtins = yield* BuiltinCircuits
       const wakeup = yield* CircuitBuildWakeup
       const ids = yield* Ids
+      // Read once, as the loops read theirs: the composition root sets it where it builds the layer.
+      const config = yield* CircuitsConfig
+      const limits = { maxCircuits: config.maxCircuitsPerAccount, maxCompiling: config.maxCompilingPerAccount }
 
       const builtinTaken = (name: string) =>
         new CircuitNameTaken({ message: `${JSON.stringify(name)} is the name of a built-in circuit; choose another name` })
@@ -96,8 +99,6 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
           )
           yield* checkBuildInput(input.source)
           if (Option.isSome(builtins.get(fields.name))) return yield* builtinTaken(fields.name)
-          const config = yield* CircuitsConfig
-          const limits = { maxCircuits: config.maxCircuitsPerAccount, maxCompiling: config.maxCompilingPerAccount }
           // Checked again atomically by the insert; this only spares storing an upload bound to be refused.
           if (Option.isSome(yield* repo.getByName(accountId, fields.name))) return yield* refusalError("name_taken", fields.name, limits)
           const id = yield* ids.make("circuit")
