@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BuildFailure, BuildInput, BuildOutput } from "@mzk/core"
 import { Effect, Either } from "effect"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
 import { type CircuitCompilerOptions, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
@@ -236,6 +236,15 @@ component main {public [p, late]} = T();
     expect(prebuilt.development_only).toBe(false)
   })
 
+  it("refuse an unusable ptau file, resolving a relative path from the server's directory", async () => {
+    const opts = { ...options, ptau: relative(process.cwd(), join(work, "p1.ptau")) }
+    const unprepared = await failed(sample, opts)
+    expect(unprepared.code).toBe("internal")
+    expect(unprepared.message).toMatch(/not prepared for phase 2/)
+    const missing = await failed(sample, { ...options, ptau: join(work, "missing.ptau") })
+    expect(missing.message).toMatch(/powers of tau file is unusable.*ENOENT/)
+  })
+
   it("stop a build past its time limit", async () => {
     const t = Date.now()
     const slow = await failed(sample, { ...options, timeoutMs: 300 })
@@ -248,6 +257,40 @@ component main {public [p, late]} = T();
     const big = await failed(sample, { ...options, memoryBytes: 64 * 2 ** 20 })
     expect(big.code).toBe("compile_memory_exceeded")
     console.log(`memory ceiling: ${big.message}`)
+  })
+
+  it("end with the process that started them: a SIGKILLed worker leaves no build running", async () => {
+    const script = fileURLToPath(new URL("./fixtures/buildForever.ts", import.meta.url))
+    const worker = spawn(process.execPath, ["--import", "tsx", script, ptau, join(work, "orphans")], { stdio: "ignore" })
+    const children = () => {
+      try {
+        return readFileSync(`/proc/${worker.pid}/task/${worker.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+      } catch {
+        return []
+      }
+    }
+    let build: number | undefined
+    for (let i = 0; i < 200 && build === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      build = children().find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("buildJob.mjs"))
+    }
+    expect(build, "the build process never started").toBeDefined()
+    await new Promise((r) => setTimeout(r, 1000))
+    const running = () => existsSync(`/proc/${build}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${build}/status`, "utf8"))
+    expect(running(), "the build should still be compiling").toBe(true)
+    worker.kill("SIGKILL")
+    const gone = async () => {
+      for (let i = 0; i < 60; i++) {
+        if (!running()) return true
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      return false
+    }
+    try {
+      expect(await gone()).toBe(true)
+    } finally {
+      if (running()) process.kill(build!, "SIGKILL")
+    }
   })
 
   it("leave no build directory behind", () => {

@@ -9,12 +9,13 @@
 //   out/                 circom's and snarkjs's outputs
 //   in/                  prebuilt artifacts (kind "artifacts")
 
-import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import process from "node:process";
+import { URL } from "node:url";
+import { Worker } from "node:worker_threads";
 import * as snarkjs from "snarkjs";
 import {
   BN128_R,
@@ -39,36 +40,21 @@ class Failure extends Error {
   }
 }
 
-// circom2's own CLI preopens every parent directory of its cwd for WASI, so a source could read
-// any file on the host; running its runner here with only "." preopened keeps circom inside the
-// build directory.
-async function runCircom(args) {
-  const { CircomRunner, bindings } = require("circom2");
-  let output = "";
-  const capture = {
-    ...fs,
-    writeSync(fd, buf, offset, length, position) {
-      if (fd === 1 || fd === 2) {
-        const view = typeof buf === "string" ? Buffer.from(buf) : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-        const start = offset ?? 0;
-        const len = length ?? view.length - start;
-        output += view.subarray(start, start + len).toString("utf8");
-        return len;
-      }
-      return fs.writeSync(fd, buf, offset, length, position);
-    },
-  };
-  const runner = new CircomRunner({ args, env: {}, preopens: { ".": "." }, bindings: { ...bindings, fs: capture } });
-  const wasm = fs.readFileSync(require.resolve("circom2/circom.wasm"));
-  let exitCode = 0;
-  try {
-    await runner.execute(wasm);
-  } catch (e) {
-    if (e && typeof e.code === "number") exitCode = e.code;
-    else if (e instanceof RangeError) throw new Failure("compile_memory_exceeded", `circom ran out of memory: ${e.message}`);
-    else throw new Failure("compile_error", `circom crashed: ${e?.message ?? e}\n${output}`.trim());
-  }
-  return { exitCode, output };
+function runCircom(args) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./circomWorker.mjs", import.meta.url), { workerData: { args } });
+    let answer = null;
+    worker.on("message", (m) => (answer = m));
+    worker.on("error", (e) =>
+      reject(e instanceof RangeError ? new Failure("compile_memory_exceeded", `circom ran out of memory: ${e.message}`) : e),
+    );
+    worker.on("exit", () => {
+      if (answer === null) return reject(new Failure("internal", "circom stopped without an answer"));
+      if (answer.error === undefined) return resolve(answer);
+      if (answer.rangeError) return reject(new Failure("compile_memory_exceeded", `circom ran out of memory: ${answer.error}`));
+      reject(new Failure("compile_error", `circom crashed: ${answer.error}\n${answer.output}`.trim()));
+    });
+  });
 }
 
 function copyCircomlib() {
@@ -145,13 +131,13 @@ function readPtau(file) {
 }
 
 async function buildCircom(job) {
+  const ptau = await resolvePtau(job);
+  const header = readPtau(ptau.file);
   const files = await compile(job.main);
   const r1csBytes = fs.readFileSync(files.r1cs);
   const r1cs = readR1csHeader(r1csBytes);
   const nPublic = r1cs.nOutputs + r1cs.nPubInputs;
   const need = requiredPower(r1cs.nConstraints, nPublic);
-  const ptau = await resolvePtau(job);
-  const header = readPtau(ptau.file);
   if (need > header.power) {
     throw new Failure(
       "circuit_too_large",
@@ -290,6 +276,10 @@ async function run(job) {
 function answer(message) {
   process.send(message, () => process.exit(0));
 }
+
+// A worker that dies (SIGKILL, crash) closes the IPC channel; its build must not run on as an
+// orphan, since another worker takes the build over.
+process.on("disconnect", () => process.exit(1));
 
 process.once("message", async (job) => {
   try {

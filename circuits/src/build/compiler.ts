@@ -204,7 +204,7 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
         const result = yield* runJob(dir, {
           kind: "circom",
           main: upload.main,
-          ptau: options.ptau ?? null,
+          ptau: options.ptau === undefined ? null : resolve(options.ptau),
           developmentPtau: options.ptau === undefined && options.developmentPtau !== undefined
             ? { power: options.developmentPtau.power, dir: resolve(options.developmentPtau.dir) }
             : null
