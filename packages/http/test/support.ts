@@ -72,7 +72,8 @@ export const harnessOver = async (runtime: ManagedRuntime.ManagedRuntime<Core, n
 export const coreWithBuilds = (core: Layer.Layer<Core> = testCore(), config: Partial<CircuitsConfigShape> = {}) =>
   Layer.provideMerge(
     CircuitBuilds.layer,
-    Layer.merge(core, Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, buildConcurrency: 16, ...config }))
+    // Provided to the core, whose services read their settings when built, and kept for the dispatcher.
+    Layer.provideMerge(core, Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, buildConcurrency: 16, ...config }))
   )
 
 /** The harness over the in-memory core; `sessions` plugs in an embedding app's authenticator. */

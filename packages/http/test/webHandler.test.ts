@@ -90,7 +90,7 @@ describe("makeWebHandler", () => {
   // An upload streams through the parser; past the limit the handler stops pulling and cancels.
   it("stops reading an upload once it passes the limit: 413 upload_too_large, the rest never pulled", async () => {
     const LIMIT = 256 * 1024
-    const small = ManagedRuntime.make(Layer.merge(testCore(), Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, maxUploadBytes: LIMIT })))
+    const small = ManagedRuntime.make(Layer.provideMerge(testCore(), Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, maxUploadBytes: LIMIT })))
     const limited = makeWebHandler(Layer.succeedContext((await small.runtime()).context))
     try {
       const { key } = await newAccountIn((effect) => small.runPromise(effect))()
