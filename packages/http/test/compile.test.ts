@@ -1,7 +1,20 @@
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema } from "@effect/platform"
-import { Authentication, compileApi, makeDispatcherFor, metered, MeteredEndpoint, MzkApi, MzkHandlers, RateLimitExceededWire, requires, UnservableApi } from "@mzk/http"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, Multipart } from "@effect/platform"
+import {
+  Authentication,
+  compileApi,
+  makeDispatcherFor,
+  metered,
+  MeteredEndpoint,
+  MzkApi,
+  MzkHandlers,
+  RateLimitExceededWire,
+  requires,
+  UnservableApi,
+  UploadedFile,
+  UploadTooLargeWire
+} from "@mzk/http"
 import { testCore } from "@mzk/testkit"
-import { Cause, Effect, Exit, Schema } from "effect"
+import { Cause, Effect, Exit, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 
 class Tracing extends HttpApiMiddleware.Tag<Tracing>()("test/Tracing") {}
@@ -47,8 +60,12 @@ describe("compiling an API for the dispatcher", () => {
       "proofs.list": ["proofs:read", "-"],
       "proofs.get": ["proofs:read", "-"],
       "proofs.verify": ["proofs:read", "metered"],
-      "circuits.list": ["-", "-"],
-      "circuits.get": ["-", "-"]
+      "proofs.calldata": ["proofs:read", "-"],
+      "circuits.create": ["circuits:write", "-"],
+      "circuits.list": ["circuits:read", "-"],
+      "circuits.get": ["circuits:read", "-"],
+      "circuits.remove": ["circuits:write", "-"],
+      "circuits.verifier": ["circuits:read", "-"]
     })
   })
 
@@ -66,11 +83,43 @@ describe("compiling an API for the dispatcher", () => {
     expect(refusal(grouped.api, grouped.implementations)).toMatch(/things\.list.*test\/Tracing/)
   })
 
-  it("refuses multipart and other non-JSON bodies clearly rather than leaving them unread", () => {
-    const upload = apiWith(HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.Multipart(Schema.Struct({}))).addSuccess(Ok))
-    expect(refusal(upload.api, upload.implementations)).toMatch(/things\.upload.*multipart/)
+  it("serves multipart forms of UploadedFiles with their 413, and refuses what it cannot serve, naming the endpoint", () => {
+    const form = HttpApiSchema.Multipart(Schema.Struct({ title: Schema.String, file: UploadedFile, more: Schema.optional(Schema.Array(UploadedFile)) }))
+    const served = apiWith(HttpApiEndpoint.post("upload", "/things").setPayload(form).addSuccess(Ok).addError(UploadTooLargeWire))
+    const [endpoint] = compileApi(served.api, served.implementations, { uploadLimitBytes: 1234 }).endpoints
+    expect(endpoint!.upload?.limitBytes).toBe(1234)
+    expect(Object.fromEntries(endpoint!.upload!.form.parts)).toEqual({
+      title: { file: false, repeated: false },
+      file: { file: true, repeated: false },
+      more: { file: true, repeated: true }
+    })
+    const without413 = apiWith(HttpApiEndpoint.post("upload", "/things").setPayload(form).addSuccess(Ok))
+    expect(refusal(without413.api, without413.implementations)).toMatch(/things\.upload.*UploadTooLargeWire/)
+    const persisted = apiWith(
+      HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.FileSchema })))
+        .addSuccess(Ok).addError(UploadTooLargeWire)
+    )
+    expect(refusal(persisted.api, persisted.implementations)).toMatch(/things\.upload.*file.*UploadedFile/)
+    const stream = apiWith(
+      HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.MultipartStream(Schema.Struct({}))).addSuccess(Ok).addError(UploadTooLargeWire)
+    )
+    expect(refusal(stream.api, stream.implementations)).toMatch(/things\.upload.*multipart stream/)
+    const capped = apiWith(
+      HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.Multipart(Schema.Struct({}), { maxTotalSize: Option.some(10) }))
+        .addSuccess(Ok).addError(UploadTooLargeWire)
+    )
+    expect(refusal(capped.api, capped.implementations)).toMatch(/things\.upload.*maxTotalSize/)
     const text = apiWith(HttpApiEndpoint.post("text", "/things").setPayload(HttpApiSchema.Text()).addSuccess(Ok))
-    expect(refusal(text.api, text.implementations)).toMatch(/things\.text.*JSON bodies only/)
+    expect(refusal(text.api, text.implementations)).toMatch(/things\.text.*JSON bodies and multipart forms only/)
+  })
+
+  it("answers a text success body with its content type, and refuses other encodings", () => {
+    const text = apiWith(HttpApiEndpoint.get("source", "/things").addSuccess(HttpApiSchema.Text()))
+    const [endpoint] = compileApi(text.api, text.implementations).endpoints
+    expect(endpoint!.successHeaders).toEqual({ "content-type": "text/plain; charset=utf-8" })
+    expect(endpoint!.successBody("contract Verifier {}")).toBe("contract Verifier {}")
+    const bytes = apiWith(HttpApiEndpoint.get("bytes", "/things").addSuccess(HttpApiSchema.Uint8Array()))
+    expect(refusal(bytes.api, bytes.implementations)).toMatch(/things\.bytes.*Uint8Array/)
   })
 
   it("refuses a missing handler and a handler for no endpoint", () => {

@@ -285,7 +285,10 @@ describe("fuzz findings", () => {
     ["GET", `/api/v1/proofs/proof_${long}`, "proof_not_found"],
     ["GET", `/api/v1/proofs/proof_${long}/verify`, "proof_not_found"],
     ["DELETE", `/api/v1/keys/key_${long}`, "key_not_found"],
-    ["GET", `/api/v1/circuits/${long}`, "not_found"]
+    ["GET", `/api/v1/circuits/${long}`, "circuit_not_found"],
+    ["DELETE", `/api/v1/circuits/${long}`, "circuit_not_found"],
+    ["GET", `/api/v1/circuits/${long}/verifier.sol`, "circuit_not_found"],
+    ["GET", `/api/v1/proofs/proof_${long}/calldata`, "proof_not_found"]
   ] as const) {
     it(`${method} with a 120+ character id is 404 ${code}, not 405`, async () => {
       const reply = await h.call(method, path, { token: mainKey })

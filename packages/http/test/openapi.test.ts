@@ -1,4 +1,5 @@
 import { HttpApi } from "@effect/platform"
+import { EVENT_TYPES } from "@mzk/core"
 import { MzkApi } from "@mzk/http"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -38,5 +39,27 @@ describe("the OpenAPI document", () => {
     expect(JSON.stringify(doc.components.securitySchemes)).toContain("bearer")
     const createKey = doc.paths["/api/v1/keys"].post
     expect(Object.keys(createKey.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "403", "409", "413", "415"]))
+  })
+
+  it("describes every event type in its webhooks section: the envelope with that type's data, signed with Service-Signature", async () => {
+    const doc = (await h.call("GET", "/api/v1/openapi.json")).json
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort())
+    const resolve = (schema: { $ref?: string }) => (schema.$ref === undefined ? schema : doc.components.schemas[schema.$ref.split("/").pop()!])
+    for (const type of EVENT_TYPES) {
+      const operation = doc.webhooks[type].post
+      const event = resolve(operation.requestBody.content["application/json"].schema)
+      expect(event.required, type).toEqual(["id", "type", "created_at", "data"])
+      expect(event.properties.type, type).toEqual({ type: "string", enum: [type] })
+      const data = resolve(event.properties.data)
+      expect(data.type, type).toBe("object")
+      expect(Object.keys(data.properties ?? {}).length, type).toBeGreaterThan(0)
+      const signature = operation.parameters.find((p: { name: string }) => p.name === "Service-Signature")
+      expect(signature, type).toMatchObject({ in: "header", required: true })
+      expect(signature.description).toContain("HMAC-SHA256")
+      expect(signature.description).toContain("<t>.<body>")
+      expect(Object.keys(operation.responses)).toEqual(["2XX"])
+    }
+    const completed = resolve(resolve(doc.webhooks["proof.completed"].post.requestBody.content["application/json"].schema).properties.data)
+    expect(completed.required).toEqual(expect.arrayContaining(["proof_id", "status"]))
   })
 })

@@ -347,8 +347,11 @@ describe("proofs: authentication and scopes", () => {
       ["GET", "/api/v1/proofs", undefined],
       ["GET", `/api/v1/proofs/${proof_id}`, undefined],
       ["GET", `/api/v1/proofs/${proof_id}/verify`, undefined],
+      ["GET", `/api/v1/proofs/${proof_id}/calldata`, undefined],
       ["GET", "/api/v1/circuits", undefined],
-      ["GET", "/api/v1/circuits/multiplier", undefined]
+      ["GET", "/api/v1/circuits/multiplier", undefined],
+      ["GET", "/api/v1/circuits/multiplier/verifier.sol", undefined],
+      ["DELETE", "/api/v1/circuits/multiplier", undefined]
     ]
     for (const token of [undefined, "", "bearer-nonsense", "mzk_" + "z".repeat(49)]) {
       for (const [method, path, body] of calls) {
@@ -358,7 +361,7 @@ describe("proofs: authentication and scopes", () => {
     expect(await listTotal(key)).toBe(1)
   })
 
-  it("403 insufficient_scope: create and batch need proofs:write; list, get and verify need proofs:read", async () => {
+  it("403 insufficient_scope: create and batch need proofs:write; list, get, verify and calldata need proofs:read", async () => {
     const { key } = await h.newAccount()
     const { proof_id } = await createProof(h, key)
     const noWrite = await keyWithScopes(h, key, allBut("proofs:write"), "no-write")
@@ -371,46 +374,8 @@ describe("proofs: authentication and scopes", () => {
       expectEnvelope(await h.call("GET", "/api/v1/proofs", { token }), 403, "insufficient_scope")
       expectEnvelope(await h.call("GET", `/api/v1/proofs/${proof_id}`, { token }), 403, "insufficient_scope")
       expectEnvelope(await h.call("GET", `/api/v1/proofs/${proof_id}/verify`, { token }), 403, "insufficient_scope")
+      expectEnvelope(await h.call("GET", `/api/v1/proofs/${proof_id}/calldata`, { token }), 403, "insufficient_scope")
     }
     expect(await listTotal(key)).toBe(1)
-  })
-})
-
-describe("circuits", () => {
-  it("GET /api/v1/circuits lists the proof types without verification keys", async () => {
-    const { key } = await h.newAccount()
-    const reply = await h.call("GET", "/api/v1/circuits", { token: key })
-    expect(reply.status).toBe(200)
-    expectRequestId(reply)
-    const types = reply.json.circuits.map((c: { type: string }) => c.type).sort()
-    expect(types).toEqual(["hash_preimage", "merkle_membership", "multiplier", "range"])
-    for (const circuit of reply.json.circuits) {
-      expect(Object.keys(circuit).sort()).toEqual(["circuit", "description", "inputs", "public_signals", "type", "version"])
-    }
-    const multiplier = reply.json.circuits.find((c: { type: string }) => c.type === "multiplier")
-    expect(multiplier.inputs).toEqual([
-      { name: "a", visibility: "private", kind: "field" },
-      { name: "b", visibility: "private", kind: "field" }
-    ])
-    expect(multiplier.public_signals).toEqual(["c"])
-  })
-
-  it("GET /api/v1/circuits/:name carries the verification key; an unknown name is 404 not_found", async () => {
-    const { key } = await h.newAccount()
-    const reply = await h.call("GET", "/api/v1/circuits/range", { token: key })
-    expect(reply.status).toBe(200)
-    expect(reply.json).toMatchObject({ type: "range", circuit: "range", public_signals: ["min", "max"] })
-    expect("verification_key" in reply.json).toBe(true)
-    expect("field_modulus" in reply.json).toBe(false)
-    for (const name of ["sudoku", "MULTIPLIER", "%20"]) {
-      expectEnvelope(await h.call("GET", `/api/v1/circuits/${name}`, { token: key }), 404, "not_found")
-    }
-  })
-
-  it("any valid key may read the catalog, whatever its scopes", async () => {
-    const { key } = await h.newAccount()
-    const narrow = await keyWithScopes(h, key, ["keys:read"], "narrow")
-    expect((await h.call("GET", "/api/v1/circuits", { token: narrow })).status).toBe(200)
-    expect((await h.call("GET", "/api/v1/circuits/multiplier", { token: narrow })).status).toBe(200)
   })
 })

@@ -1,7 +1,19 @@
 import { encodeProofBlob, now, ProofsRepo, SCOPES } from "@mzk/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { allBut, createProof, createWebhook, type Harness, keyWithScopes, MULTIPLIER, type ScopeName } from "./helpers.js"
+import {
+  allBut,
+  circomParts,
+  createProof,
+  createWebhook,
+  type Harness,
+  keyWithScopes,
+  multipart,
+  MULTIPLIER,
+  type ScopeName,
+  settled,
+  uploadCircuit
+} from "./helpers.js"
 import { makeHarness, type Reply } from "./support.js"
 
 /**
@@ -29,7 +41,7 @@ beforeAll(async () => {
     const at = yield* now
     const [claimed] = yield* repo.claimNext({ now: at, leaseUntil: at, maxRunningPerAccount: 10, limit: 1 })
     yield* repo.complete(claimed!.id, claimed!.attempts, {
-      proof_blob: encodeProofBlob({ pi_a: ["1", "2", "1"], pi_b: [], pi_c: [], protocol: "groth16", curve: "bn128" }),
+      proof_blob: encodeProofBlob({ pi_a: ["1", "2", "1"], pi_b: [["3", "4"], ["5", "6"], ["1", "0"]], pi_c: ["7", "8", "1"], protocol: "groth16", curve: "bn128" }),
       public_inputs: { c: "33" },
       duration_ms: 1,
       completed_at: at,
@@ -38,8 +50,13 @@ beforeAll(async () => {
   }))
   const other = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "other" } })
   ids.keys = other.json.id
-  ids.circuits = "multiplier"
-  for (const scope of SCOPES) keysWithout[scope] = await keyWithScopes(h, key, allBut(scope), `without-${scope.replace(":", "-")}`)
+  // An own circuit, ready, so that its verifier answers and DELETE (run last) removes it.
+  ids.circuits = (await uploadCircuit(h, key, circomParts("documented"))).name
+  await settled(h, key, ids.circuits)
+  // In an account of their own, so the documented one keeps room under its 10 active keys; the
+  // scope is checked before any handler looks the resource up.
+  const scoped = (await h.newAccount("Scoped")).key
+  for (const scope of SCOPES) keysWithout[scope] = await keyWithScopes(h, scoped, allBut(scope), `without-${scope.replace(":", "-")}`)
 })
 afterAll(() => h.close())
 
@@ -72,7 +89,17 @@ const pathOf = (op: Operation, real: boolean) =>
     return real ? ids[resource]! : "nope"
   })
 
-/** A valid body for each operation that takes one. */
+/** The request body of an upload operation (multipart/form-data), as `h.call` options. */
+const isUpload = (op: Operation) => doc.paths[op.template][op.method.toLowerCase()].requestBody?.content["multipart/form-data"] !== undefined
+
+/** A valid body for each operation that takes one (with its headers for an upload). */
+const validRequest = (op: Operation): { body?: unknown; headers?: Record<string, string> } =>
+  !op.hasBody ? {} : isUpload(op) ? multipart(circomParts(`up-${Math.random().toString(36).slice(2, 8)}`)) : { body: validBody(op) }
+
+/** A body of the right kind that fails validation. */
+const invalidRequest = (op: Operation) =>
+  isUpload(op) ? multipart([...circomParts("x"), { name: "unexpected", value: "true" }]) : { body: { unexpected: true } }
+
 const validBody = (op: Operation): unknown => {
   switch (`${op.method} ${op.template}`) {
     case "POST /api/v1/keys":
@@ -101,20 +128,20 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(16)
+    expect(operations().length).toBe(20)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
     for (const op of operations()) {
-      const body = op.hasBody ? validBody(op) : undefined
-      expectDocumented(op, await h.call(op.method, pathOf(op, true), { body }), "no key")
-      expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: "mzk_not-a-key", body }), "a malformed key")
+      const body = validRequest(op)
+      expectDocumented(op, await h.call(op.method, pathOf(op, true), { ...body }), "no key")
+      expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: "mzk_not-a-key", ...body }), "a malformed key")
       if (op.scope !== undefined) {
-        expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: keysWithout[op.scope], body }), "a key without its scope")
+        expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: keysWithout[op.scope], ...body }), "a key without its scope")
       }
-      expectDocumented(op, await h.call(op.method, pathOf(op, false), { token: key, body }), "an unknown id")
+      expectDocumented(op, await h.call(op.method, pathOf(op, false), { token: key, ...body }), "an unknown id")
       if (op.hasBody) {
-        expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: key, body: { unexpected: true } }), "an invalid body")
+        expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: key, ...invalidRequest(op) }), "an invalid body")
         expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: key, body: "{not json" }), "malformed JSON")
         expectDocumented(
           op,
@@ -123,8 +150,8 @@ describe("the served API against its OpenAPI document", () => {
         )
         expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: key, body: "x".repeat(1024 * 1024 + 1) }), "a body over 1 MiB")
       }
-      expectDocumented(op, await h.call(op.method, `${pathOf(op, true)}?limit=0`, { token: key, body }), "a bad query")
-      expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: key, body }), "a valid request")
+      expectDocumented(op, await h.call(op.method, `${pathOf(op, true)}?limit=0`, { token: key, ...body }), "a bad query")
+      expectDocumented(op, await h.call(op.method, pathOf(op, true), { token: key, ...validRequest(op) }), "a valid request")
     }
     // A metered operation asked past its limit: the 429 must be documented too.
     const metered = operations().find((op) => op.metered && op.method === "POST" && op.template === "/api/v1/proofs")!
@@ -158,7 +185,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(14)
+    expect(scoped.length).toBe(20)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",

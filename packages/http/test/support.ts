@@ -1,4 +1,13 @@
-import { Accounts, ApiKeys, type AccountId, type SessionAuthenticator } from "@mzk/core"
+import {
+  Accounts,
+  ApiKeys,
+  type AccountId,
+  CircuitBuilds,
+  CircuitsConfig,
+  type CircuitsConfigShape,
+  DEFAULT_CIRCUITS_CONFIG,
+  type SessionAuthenticator
+} from "@mzk/core"
 import { makeNodeListener } from "@mzk/http"
 import { type HttpReply, makeHttpClient, type SendOptions, testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, ManagedRuntime, Redacted } from "effect"
@@ -10,7 +19,7 @@ export type Reply = HttpReply
 export type Core = Layer.Layer.Success<ReturnType<typeof testCore>>
 export type CoreRun = <A, E>(effect: Effect.Effect<A, E, Core>) => Promise<A>
 
-export type CallOptions = Pick<SendOptions, "token" | "body" | "headers">
+export type CallOptions = Pick<SendOptions, "token" | "body" | "headers" | "chunkedBytes">
 
 /** A new account with its first all-scope key, made through the core (as `accounts create` does). */
 export const newAccountIn = (run: CoreRun) => (name = "Acme") =>
@@ -52,12 +61,24 @@ export const harnessOver = async (runtime: ManagedRuntime.ManagedRuntime<Core, n
   }
 
   const call = (method: string, path: string, options: CallOptions = {}): Promise<Reply> => client.send(method, path, options)
-  return { call, run, newAccount: newAccountIn(run), close }
+  return { call, run, newAccount: newAccountIn(run), close, baseUrl: `http://127.0.0.1:${server.port}` }
 }
+
+/**
+ * The in-memory core with its circuit build loop running (over the fake compiler), as `mzk serve`
+ * runs one; with room for many builds at once, so a test's deliberately endless build does not
+ * hold up the others'.
+ */
+export const coreWithBuilds = (core: Layer.Layer<Core> = testCore(), config: Partial<CircuitsConfigShape> = {}) =>
+  Layer.provideMerge(
+    CircuitBuilds.layer,
+    // Provided to the core, whose services read their settings when built, and kept for the dispatcher.
+    Layer.provideMerge(core, Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, buildConcurrency: 16, ...config }))
+  )
 
 /** The harness over the in-memory core; `sessions` plugs in an embedding app's authenticator. */
 export const makeHarness = (sessions?: Layer.Layer<SessionAuthenticator>) =>
-  harnessOver(ManagedRuntime.make(sessions === undefined ? testCore() : Layer.merge(testCore(), sessions)))
+  harnessOver(ManagedRuntime.make(sessions === undefined ? coreWithBuilds() : Layer.merge(coreWithBuilds(), sessions)))
 
 /** Every error answer must carry the envelope and the response's own request id. */
 export const expectEnvelope = (reply: Reply, status: number, code: string) => {

@@ -1,7 +1,9 @@
+import { CircuitsConfig, DEFAULT_CIRCUITS_CONFIG } from "@mzk/core"
 import { makeWebHandler } from "@mzk/http"
 import { testCore } from "@mzk/testkit"
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { circomParts, multipart } from "./helpers.js"
 import { type CallOptions, expectEnvelope, newAccountIn, type Reply } from "./support.js"
 
 /**
@@ -75,5 +77,51 @@ describe("makeWebHandler", () => {
     } as RequestInit)
     expect(request.headers.has("content-length")).toBe(false)
     expectEnvelope(await handle(request), 413, "payload_too_large")
+  })
+
+  it("takes a multipart upload: 202 with the circuit compiling", async () => {
+    const { key } = await newAccount()
+    const { body, headers } = multipart(circomParts("embedded"))
+    const reply = await call("POST", "/api/v1/circuits", { token: key, body, headers })
+    expect(reply.status).toBe(202)
+    expect(reply.json).toMatchObject({ name: "embedded", status: "compiling" })
+  })
+
+  // An upload streams through the parser; past the limit the handler stops pulling and cancels.
+  it("stops reading an upload once it passes the limit: 413 upload_too_large, the rest never pulled", async () => {
+    const LIMIT = 256 * 1024
+    const small = ManagedRuntime.make(Layer.provideMerge(testCore(), Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, maxUploadBytes: LIMIT })))
+    const limited = makeWebHandler(Layer.succeedContext((await small.runtime()).context))
+    try {
+      const { key } = await newAccountIn((effect) => small.runPromise(effect))()
+      const chunk = new TextEncoder().encode("1".repeat(64 * 1024))
+      let pulled = 0
+      let cancelled = false
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += chunk.length
+          controller.enqueue(chunk)
+          if (pulled >= 64 * 1024 * 1024) controller.close()
+        },
+        cancel() {
+          cancelled = true
+        }
+      }, { highWaterMark: 0 })
+      const response = await limited.handler(new Request("http://mzk.test/api/v1/circuits", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, ...multipart([]).headers },
+        body,
+        duplex: "half"
+      } as RequestInit))
+      expect(response.status).toBe(413)
+      const json = (await response.json()) as { error: { code: string; message: string } }
+      expect(json.error.code).toBe("upload_too_large")
+      expect(json.error.message).toContain(`${LIMIT} bytes`)
+      expect(cancelled).toBe(true)
+      expect(pulled).toBeLessThanOrEqual(LIMIT + 4 * chunk.length)
+    } finally {
+      await limited.dispose()
+      await small.dispose()
+    }
   })
 })

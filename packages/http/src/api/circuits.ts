@@ -1,39 +1,122 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import { Authentication } from "./annotations.js"
-import { NotFoundWire } from "./errors.js"
+import { CircuitError, CircuitInput, CircuitName, CircuitStatus, Timestamp } from "@mzk/core"
+import { Option, Schema } from "effect"
+import { Authentication, requires } from "./annotations.js"
+import {
+  CircuitInUseWire,
+  CircuitLimitReachedWire,
+  CircuitNameTakenWire,
+  CircuitNotFoundWire,
+  CircuitNotReadyWire,
+  CompilationLimitReachedWire,
+  UploadTooLargeWire
+} from "./errors.js"
+import { UploadedFile } from "./upload.js"
 
-export const CircuitInput = Schema.Struct({
-  name: Schema.String,
-  visibility: Schema.Literal("public", "private"),
-  kind: Schema.Literal("field", "uint64", "bit"),
-  length: Schema.optionalWith(Schema.Int, { exact: true })
-})
+/** A circuit as clients see it: never its artifacts' digests nor its sources. */
 export const Circuit = Schema.Struct({
-  type: Schema.String,
-  circuit: Schema.String,
-  version: Schema.String,
-  description: Schema.String,
-  inputs: Schema.Array(CircuitInput),
-  public_signals: Schema.Array(Schema.String)
+  name: Schema.String.annotations({ description: "The circuit's name: the `type` of its proofs" }),
+  owner: Schema.String.annotations({ description: "`builtin`, or the id of the account that uploaded it" }),
+  status: CircuitStatus,
+  error: Schema.NullOr(CircuitError).annotations({ description: "Why the build failed; `file` and `line` locate a compiler error" }),
+  description: Schema.NullOr(Schema.String),
+  constraints: Schema.NullOr(Schema.Int).annotations({ description: "R1CS constraints; null until the circuit is ready" }),
+  inputs: Schema.Array(CircuitInput).annotations({
+    description: "The input signals of `main`; an array input takes nested JSON arrays, outermost dimension first"
+  }),
+  public_signals: Schema.Array(Schema.String).annotations({
+    description: "Public signal names in the order proofs list them: outputs, then public inputs (`x[0]`, `x[1][0]` for arrays)"
+  }),
+  development_only: Schema.Boolean.annotations({
+    description: "Built with a trusted setup nobody can rely on (a development powers-of-tau): for testing only"
+  }),
+  created_at: Timestamp
 }).annotations({ identifier: "Circuit" })
+
 export const CircuitWithKey = Schema.Struct({
   ...Circuit.fields,
-  verification_key: Schema.Unknown.annotations({ description: "The Groth16 verification key as snarkjs exports it" })
+  verification_key: Schema.Unknown.annotations({ description: "The Groth16 verification key as snarkjs exports it; null until ready" })
 }).annotations({ identifier: "CircuitWithKey" })
+
 export const CircuitList = Schema.Struct({ circuits: Schema.Array(Circuit) }).annotations({ identifier: "CircuitList" })
+
+const file = (description: string) => Schema.optional(UploadedFile.annotations({ description }))
+
+/** `POST /circuits`: circom sources (`main` + `sources`) or prebuilt artifacts (`wasm` + `zkey` + `sym`, `r1cs` optional). */
+export const CircuitUpload = HttpApiSchema.Multipart(
+  Schema.Struct({
+    name: CircuitName,
+    description: Schema.optional(Schema.String.annotations({ description: "At most 1024 characters" })),
+    main: file("Circom sources: the main circuit file. Its filename is its path in the upload (`circuit.circom`)"),
+    sources: Schema.optional(
+      Schema.Array(UploadedFile).annotations({
+        description: "Circom sources: every other file `main` includes, repeated; each filename its relative path (`lib/util.circom`)"
+      })
+    ),
+    wasm: file("Prebuilt: the witness calculator circom wrote (`--wasm`)"),
+    zkey: file("Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`)"),
+    sym: file("Prebuilt: the signal names circom wrote (`--sym`)"),
+    r1cs: file("Prebuilt, optional: the constraint system circom wrote (`--r1cs`)")
+  }),
+  { maxParts: Option.some(1000), maxFieldSize: 64 * 1024 }
+)
+
+const circuitName = HttpApiSchema.param("name", Schema.String)
 
 export class CircuitsGroup extends HttpApiGroup.make("circuits")
   .add(
-    HttpApiEndpoint.get("list", "/circuits")
-      .addSuccess(CircuitList)
-      .annotate(OpenApi.Description, "The proof types on offer, with their inputs (public or private) and public signal order.")
+    HttpApiEndpoint.post("create", "/circuits")
+      .setPayload(CircuitUpload)
+      .addSuccess(Circuit, { status: 202 })
+      .addError(CircuitNameTakenWire)
+      .addError(CircuitLimitReachedWire)
+      .addError(CompilationLimitReachedWire)
+      .addError(UploadTooLargeWire)
+      .pipe(requires("circuits:write"))
+      .annotate(
+        OpenApi.Description,
+        "Upload a circuit as `multipart/form-data`: a `name` field (optionally `description`) and either circom sources " +
+          "(the file part `main`, plus any files it includes as repeated `sources` parts, each filename its relative path) " +
+          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs`). Answers 202 with the circuit `compiling`; " +
+          "the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event."
+      )
   )
   .add(
-    HttpApiEndpoint.get("get")`/circuits/${HttpApiSchema.param("name", Schema.String)}`
+    HttpApiEndpoint.get("list", "/circuits")
+      .addSuccess(CircuitList)
+      .pipe(requires("circuits:read"))
+      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, oldest first.")
+  )
+  .add(
+    HttpApiEndpoint.get("get")`/circuits/${circuitName}`
       .addSuccess(CircuitWithKey)
-      .addError(NotFoundWire)
-      .annotate(OpenApi.Description, "One proof type by its `type` name, with its verification key, so anyone can verify proofs independently.")
+      .addError(CircuitNotFoundWire)
+      .pipe(requires("circuits:read"))
+      .annotate(OpenApi.Description, "One circuit by name, with its verification key, so anyone can verify its proofs independently.")
+  )
+  .add(
+    HttpApiEndpoint.del("remove")`/circuits/${circuitName}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(CircuitNotFoundWire)
+      .addError(CircuitInUseWire)
+      .pipe(requires("circuits:write"))
+      .annotate(
+        OpenApi.Description,
+        "Remove one of the account's circuits; its name is free again. Refused while proofs of it are queued or running; " +
+          "built-in circuits cannot be removed. Its proofs stay verifiable."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("verifier")`/circuits/${circuitName}/verifier.sol`
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" }).annotations({ description: "The Solidity source" }))
+      .addError(CircuitNotFoundWire)
+      .addError(CircuitNotReadyWire)
+      .pipe(requires("circuits:read"))
+      .annotate(
+        OpenApi.Description,
+        "A Solidity contract that verifies the circuit's Groth16 proofs on chain (`verifyProof`, as " +
+          "`GET /proofs/{id}/calldata` calls it). Only for a ready circuit."
+      )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Circuits")

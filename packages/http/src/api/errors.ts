@@ -1,5 +1,11 @@
 import { HttpApiSchema } from "@effect/platform"
 import {
+  CircuitInUse,
+  CircuitLimitReached,
+  CircuitNameTaken,
+  CircuitNotFound,
+  CircuitNotReady,
+  CompilationLimitReached,
   ErrorDetail,
   InsufficientScope,
   InternalError,
@@ -24,6 +30,8 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", message
 /** A route has this path, but not for this method. */
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", message) {}
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", message) {}
+/** An upload over its endpoint's limit (a setting), unlike `PayloadTooLarge`, the 1 MiB of every JSON body. */
+export class UploadTooLarge extends Schema.TaggedError<UploadTooLarge>()("UploadTooLarge", message) {}
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", message) {}
 /** The server is stopping; the request was not served. */
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", message) {}
@@ -113,8 +121,25 @@ export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed",
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
 export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
 export const ProofNotReadyWire = wire(ProofNotReady, "proof_not_ready", 409, "The proof is not completed")
+export const CircuitNotFoundWire = wire(CircuitNotFound, "circuit_not_found", 404, "No circuit of this name among the built-in ones and the account's")
+export const CircuitNameTakenWire = wire(CircuitNameTaken, "circuit_name_taken", 409, "The account, or the built-in circuits, already have a circuit of this name")
+export const CircuitLimitReachedWire = wire(CircuitLimitReached, "circuit_limit_reached", 409, "The account already has as many circuits as it may hold")
+export const CompilationLimitReachedWire = wire(
+  CompilationLimitReached,
+  "compilation_limit_reached",
+  409,
+  "The account already has as many circuits compiling as it may at once"
+)
+export const CircuitInUseWire = wire(
+  CircuitInUse,
+  "circuit_in_use",
+  409,
+  "The circuit has queued or running proofs, or is built in; built-in circuits cannot be removed"
+)
+export const CircuitNotReadyWire = wire(CircuitNotReady, "circuit_not_ready", 409, "The circuit is still compiling, or failed to build")
 export const PayloadTooLargeWire = wire(PayloadTooLarge, "payload_too_large", 413, "The request body is over 1 MiB")
-export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "unsupported_media_type", 415, "The request body is not application/json")
+export const UploadTooLargeWire = wire(UploadTooLarge, "upload_too_large", 413, "The upload is over this server's upload limit (a setting; 50 MiB by default)")
+export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "unsupported_media_type", 415, "The request body is not of the type the endpoint takes: application/json, or multipart/form-data for uploads")
 export const RateLimitExceededWire = wire(
   RateLimitExceeded,
   "rate_limit_exceeded",

@@ -11,7 +11,7 @@ import {
   UnsupportedMediaTypeWire
 } from "./errors.js"
 import { KeysGroup } from "./keys.js"
-import { describeAnnotations } from "./openapi.js"
+import { describeAnnotations, describeWebhooks } from "./openapi.js"
 import { ProofsGroup } from "./proofs.js"
 import { WebhooksGroup } from "./webhooks.js"
 
@@ -33,7 +33,8 @@ const Definition = HttpApi.make("mzk")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Groth16 proofs as a service: API keys, webhooks, proofs. Every error has the body {\"error\": {\"code\", \"message\", \"request_id\"}}."
+    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits. Every error has the body " +
+      "{\"error\": {\"code\", \"message\", \"request_id\"}}. The `webhooks` section describes the signed events mzk POSTs to webhooks."
   )
 
 /**
@@ -42,11 +43,15 @@ const Definition = HttpApi.make("mzk")
  * refused before it is read (413, 415), a path no route has (404 `not_found`) or a method its path
  * does not take (405), a storage outage or a stopping server (503), a defect (500).
  */
-export class MzkApi extends Definition.annotate(OpenApi.Transform, (spec) => describeAnnotations(Definition)(spec as OpenApi.OpenAPISpec)) {}
+export class MzkApi extends Definition.annotate(
+  OpenApi.Transform,
+  (spec) => describeWebhooks(describeAnnotations(Definition)(spec as OpenApi.OpenAPISpec))
+) {}
 
 export * from "./annotations.js"
 export * from "./circuits.js"
 export * from "./errors.js"
 export * from "./keys.js"
 export * from "./proofs.js"
+export * from "./upload.js"
 export * from "./webhooks.js"

@@ -1,5 +1,6 @@
-import { HttpApi, type OpenApi } from "@effect/platform"
-import { Context, Option } from "effect"
+import { HttpApi, type OpenApi, OpenApiJsonSchema } from "@effect/platform"
+import { DEFAULT_WEBHOOK_CONFIG, EVENT_DATA, EVENT_TYPES, EventId, type EventType, SIGNATURE_HEADER, Timestamp } from "@mzk/core"
+import { Context, Option, Schema } from "effect"
 import { MeteredEndpoint, RequiredScope } from "./annotations.js"
 
 const RATE_LIMIT_HEADERS = {
@@ -82,4 +83,62 @@ export const describeAnnotations = (api: HttpApi.HttpApi.Any) => (spec: OpenApi.
     }
   })
   return spec
+}
+
+/** `proof.completed` → `ProofCompletedEvent`: a component name for the event's payload. */
+const eventSchemaName = (type: EventType) =>
+  `${type.split(/[._]/).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("")}Event`
+
+const seconds = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`)
+
+const SIGNATURE_DESCRIPTION = "`t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the webhook's " +
+  "whole signing secret (`whsec_…`, as returned when the webhook was created), of `<t>.<body>`, the body exactly as received. " +
+  "Recompute it before parsing the JSON, compare in constant time, and refuse a `t` more than 300 seconds from your clock. " +
+  "Each attempt is signed anew with its own `t`."
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: one entry per event type mzk delivers, its body the event
+ * envelope with that type's `data` (from the core's `EVENT_DATA`, so a new event type is documented
+ * as soon as it exists), and how a receiver checks the `Service-Signature` header and acknowledges.
+ */
+export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
+  const defs = spec.components.schemas as Record<string, unknown>
+  const { retryScheduleMs, timeoutMs, userAgent } = DEFAULT_WEBHOOK_CONFIG
+  const webhooks: Record<string, unknown> = {}
+  for (const type of EVENT_TYPES) {
+    const event = Schema.Struct({
+      id: EventId.annotations({ description: "The event's id (`evt_…`), the same on every attempt: deduplicate on it" }),
+      type: Schema.Literal(type),
+      created_at: Timestamp,
+      data: EVENT_DATA[type] as Schema.Schema<unknown, unknown>
+    }).annotations({ identifier: eventSchemaName(type), description: `The body of a \`${type}\` delivery` })
+    webhooks[type] = {
+      post: {
+        operationId: `webhooks.${type}`,
+        summary: `${type} event`,
+        description: `Sent as a POST to every active webhook of the account subscribed to \`${type}\`.`,
+        parameters: [
+          {
+            name: SIGNATURE_HEADER,
+            in: "header",
+            required: true,
+            description: SIGNATURE_DESCRIPTION,
+            schema: { type: "string", pattern: "^t=\\d+,v1=[0-9a-f]{64}$" }
+          },
+          { name: "User-Agent", in: "header", required: true, schema: { type: "string", example: userAgent } }
+        ],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: OpenApiJsonSchema.makeWithDefs(event, { defs, defsPath: "#/components/schemas/" }) } }
+        },
+        responses: {
+          "2XX": {
+            description: `Acknowledged. Any other status, or no answer within ${seconds(timeoutMs)}, fails the attempt; ` +
+              `it is retried ${retryScheduleMs.map(seconds).join(", ")} after the first failure, then given up.`
+          }
+        }
+      }
+    }
+  }
+  return { ...spec, webhooks } as OpenApi.OpenAPISpec
 }

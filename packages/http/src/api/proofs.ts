@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { CreateProofBatchInput, CreateProofInput, ListProofsQuery, Proof, ProofBatch, ProofVerification } from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, metered, requires } from "./annotations.js"
-import { ProofNotFoundWire, ProofNotReadyWire } from "./errors.js"
+import { CircuitNotReadyWire, ProofNotFoundWire, ProofNotReadyWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
 export const ProofList = Schema.Struct({ proofs: Schema.Array(Proof), total: Schema.Int, has_more: Schema.Boolean })
@@ -10,21 +10,41 @@ export const ProofList = Schema.Struct({ proofs: Schema.Array(Proof), total: Sch
 
 const proofId = HttpApiSchema.param("id", Schema.String)
 
+const Uint256 = Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)$/)).annotations({ description: "A uint256 as a decimal string" })
+
+/** A completed proof as the arguments of its circuit's Solidity verifier (`GET /circuits/{name}/verifier.sol`). */
+export const ProofCalldata = Schema.Struct({
+  function: Schema.String.annotations({
+    description: "The verifier's function: `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])`, N the public signals"
+  }),
+  arguments: Schema.Tuple(
+    Schema.Array(Uint256).annotations({ description: "a" }),
+    Schema.Array(Schema.Array(Uint256)).annotations({ description: "b, each pair in the order the EVM pairing precompile takes" }),
+    Schema.Array(Uint256).annotations({ description: "c" }),
+    Schema.Array(Uint256).annotations({ description: "the public signals, in the circuit's `public_signals` order" })
+  ),
+  calldata: Schema.String.pipe(Schema.pattern(/^0x[0-9a-f]*$/)).annotations({
+    description: "The ABI-encoded call (selector and arguments), ready to send to the verifier contract"
+  })
+}).annotations({ identifier: "ProofCalldata" })
+
 export class ProofsGroup extends HttpApiGroup.make("proofs")
   .add(
     HttpApiEndpoint.post("create", "/proofs")
       .setPayload(strictBody(CreateProofInput))
       .addSuccess(Proof, { status: 202 })
+      .addError(CircuitNotReadyWire)
       .pipe(metered, requires("proofs:write"))
       .annotate(
         OpenApi.Description,
-        "Queue a proof of `type` over `inputs` (integers as numbers or decimal strings). Inputs are checked before anything is queued."
+        "Queue a proof of `type` (a circuit the account can see: built in, or its own once ready) over `inputs` (integers as numbers or decimal strings, nested arrays for array inputs). Inputs are checked before anything is queued."
       )
   )
   .add(
     HttpApiEndpoint.post("createBatch", "/proofs/batch")
       .setPayload(strictBody(CreateProofBatchInput))
       .addSuccess(ProofBatch, { status: 202 })
+      .addError(CircuitNotReadyWire)
       .pipe(metered, requires("proofs:write"))
       .annotate(
         OpenApi.Description,
@@ -52,6 +72,17 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
       .addError(ProofNotReadyWire)
       .pipe(metered, requires("proofs:read"))
       .annotate(OpenApi.Description, "Verify a completed proof against its circuit's verification key; fires proof.verified.")
+  )
+  .add(
+    HttpApiEndpoint.get("calldata")`/proofs/${proofId}/calldata`
+      .addSuccess(ProofCalldata)
+      .addError(ProofNotFoundWire)
+      .addError(ProofNotReadyWire)
+      .pipe(requires("proofs:read"))
+      .annotate(
+        OpenApi.Description,
+        "A completed proof as the call of its circuit's Solidity verifier: the function, its arguments and the ABI-encoded calldata."
+      )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Proofs")

@@ -1,17 +1,145 @@
-import { CircuitCatalog } from "@mzk/core"
+import {
+  type AccountId,
+  type BuildInput,
+  CircuitCompiler,
+  CircuitNotFound,
+  CircuitNotReady,
+  Circuits,
+  type CreateCircuitInput,
+  type ErrorDetail,
+  InternalError,
+  InvalidRequest
+} from "@mzk/core"
 import { Effect, Option } from "effect"
-import { NotFound } from "../api/errors.js"
+import type { CircuitUpload } from "../api/circuits.js"
+import type { UploadedFile } from "../api/upload.js"
 import { implement } from "./handler.js"
 
-export const CircuitsHandlers = Effect.map(CircuitCatalog, (catalog) => {
-  const describe = ({ field_modulus: _r, verification_key: _key, ...circuit }: CircuitCatalog["Type"]["list"][number]) => circuit
+type Upload = typeof CircuitUpload.Type
+
+const CIRCOM_PARTS = ["main", "sources"] as const
+const PREBUILT_PARTS = ["wasm", "zkey", "sym", "r1cs"] as const
+const REQUIRED_PREBUILT = ["wasm", "zkey", "sym"] as const
+
+/**
+ * The media types a part may declare: what browsers, curl and HTTP libraries send for such a file
+ * (`application/octet-stream` for an extension they do not know; `text/plain`, RFC 7578's default,
+ * where a part declares none). Anything else is most likely the wrong file in the wrong part.
+ */
+const isText = (type: string) => type.startsWith("text/")
+const ACCEPTED: Record<(typeof CIRCOM_PARTS)[number] | (typeof PREBUILT_PARTS)[number], readonly [(type: string) => boolean, string]> = {
+  main: [(type) => isText(type) || type === "application/octet-stream", "a text type or application/octet-stream"],
+  sources: [(type) => isText(type) || type === "application/octet-stream", "a text type or application/octet-stream"],
+  wasm: [(type) => ["application/wasm", "application/octet-stream", "text/plain"].includes(type), "application/wasm or application/octet-stream"],
+  zkey: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"],
+  sym: [(type) => ["application/octet-stream", "text/plain"].includes(type), "text/plain or application/octet-stream"],
+  r1cs: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"]
+}
+
+/**
+ * Why a source's filename cannot be its path in the upload, or undefined: relative paths of
+ * non-empty segments only, so no file lands outside the build's directory (includes that leave the
+ * upload are the compiler's to refuse).
+ */
+const pathProblem = (filename: string | undefined): string | undefined => {
+  if (filename === undefined || filename === "") return "needs a filename: its path in the upload, such as lib/util.circom"
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(filename)) return `the filename ${JSON.stringify(filename)} holds control characters`
+  if (filename.includes("\\")) return `the filename ${JSON.stringify(filename)} uses \\; separate directories with /`
+  if (filename.startsWith("/") || /^[A-Za-z]:/.test(filename)) {
+    return `the filename ${JSON.stringify(filename)} is absolute; give its path relative to the upload`
+  }
+  if (filename.split("/").some((segment) => segment === "" || segment === "." || segment === "..")) {
+    return `the filename ${JSON.stringify(filename)} has an empty, . or .. segment; give its path inside the upload`
+  }
+  if (filename.length > 255) return "the filename is over 255 characters"
+  return undefined
+}
+
+const refuse = (message: string, details: ReadonlyArray<ErrorDetail>) => Effect.fail(new InvalidRequest({ message, details }))
+
+/**
+ * The upload's parts as a build input, or 400 `invalid_request` naming each part at fault: one kind
+ * (circom sources or prebuilt artifacts) with its required parts, each of an acceptable media type,
+ * sources under distinct, relative paths.
+ */
+export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, InvalidRequest> => {
+  const circom = CIRCOM_PARTS.filter((part) => upload[part] !== undefined)
+  const prebuilt = PREBUILT_PARTS.filter((part) => upload[part] !== undefined)
+  if (circom.length > 0 && prebuilt.length > 0) {
+    return refuse(
+      "An upload is either circom sources (main, sources) or prebuilt artifacts (wasm, zkey, sym, r1cs), not both",
+      prebuilt.map((part) => ({ path: part, message: `cannot be sent with ${circom.join(" and ")}` }))
+    )
+  }
+  if (circom.length === 0 && prebuilt.length === 0) {
+    return refuse("The upload holds no circuit: send main (and its sources), or wasm, zkey and sym", [
+      { path: "main", message: "missing: the main circom file (or send the prebuilt wasm, zkey and sym)" }
+    ])
+  }
+  const details: Array<ErrorDetail> = []
+  const typed = (part: keyof typeof ACCEPTED, path: string, file: UploadedFile) => {
+    const [accepts, accepted] = ACCEPTED[part]
+    if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })
+  }
+  const fields = { name: upload.name, ...(upload.description === undefined ? {} : { description: upload.description }) }
+  if (circom.length > 0) {
+    const main = upload.main
+    if (main === undefined) details.push({ path: "main", message: "missing: the main circom file, which the sources are included from" })
+    const files: Record<string, Uint8Array> = {}
+    const add = (part: "main" | "sources", path: string, file: UploadedFile) => {
+      typed(part, path, file)
+      const problem = pathProblem(file.filename)
+      if (problem !== undefined) return void details.push({ path, message: problem })
+      if (Object.hasOwn(files, file.filename!)) {
+        return void details.push({ path, message: `the path ${JSON.stringify(file.filename)} is sent more than once` })
+      }
+      files[file.filename!] = file.bytes
+    }
+    if (main !== undefined) add("main", "main", main)
+    upload.sources?.forEach((file, i) => add("sources", `sources.${i}`, file))
+    if (details.length > 0) return refuse("The upload's circom sources are not acceptable", details)
+    const source: BuildInput = { kind: "circom", main: main!.filename!, files }
+    return Effect.succeed({ ...fields, source })
+  }
+  for (const part of REQUIRED_PREBUILT) {
+    if (upload[part] === undefined) details.push({ path: part, message: `missing: a prebuilt upload sends wasm, zkey and sym` })
+  }
+  for (const part of prebuilt) typed(part, part, upload[part]!)
+  if (details.length > 0) return refuse("The upload's prebuilt artifacts are not acceptable", details)
+  const source: BuildInput = {
+    kind: "artifacts",
+    wasm: upload.wasm!.bytes,
+    zkey: upload.zkey!.bytes,
+    sym: upload.sym!.bytes,
+    r1cs: upload.r1cs?.bytes ?? null
+  }
+  return Effect.succeed({ ...fields, source })
+}
+
+const notFound = (name: string) =>
+  new CircuitNotFound({ message: `No circuit named ${JSON.stringify(name)}; GET /api/v1/circuits lists the ones this account can use` })
+
+export const CircuitsHandlers = Effect.gen(function*() {
+  const circuits = yield* Circuits
+  const compiler = yield* CircuitCompiler
+  const find = (accountId: AccountId, name: string) =>
+    Effect.flatMap(circuits.get(accountId, name), Option.match({ onNone: () => Effect.fail(notFound(name)), onSome: Effect.succeed }))
   return implement("circuits", {
-    list: () => Effect.succeed({ circuits: catalog.list.map(describe) }),
-    get: ({ path }) =>
-      Option.match(catalog.get(path.name), {
-        onNone: () => Effect.fail(new NotFound({ message: `No proof type ${JSON.stringify(path.name)}; GET /api/v1/circuits lists them` })),
-        onSome: (spec) => Effect.succeed({ ...describe(spec), verification_key: spec.verification_key })
+    create: ({ payload, principal }) => Effect.flatMap(buildInputOf(payload), (input) => circuits.create(principal.account_id, input)),
+    list: ({ principal }) => Effect.map(circuits.list(principal.account_id), (list) => ({ circuits: list })),
+    get: ({ path, principal }) => find(principal.account_id, path.name),
+    remove: ({ path, principal }) => circuits.remove(principal.account_id, path.name),
+    verifier: ({ path, principal }) =>
+      Effect.gen(function*() {
+        const circuit = yield* find(principal.account_id, path.name)
+        if (circuit.status !== "ready") {
+          return yield* new CircuitNotReady({ message: `Circuit ${JSON.stringify(circuit.name)} is ${circuit.status}; only a ready circuit has a verifier` })
+        }
+        return yield* compiler.solidityVerifier(circuit.verification_key).pipe(
+          Effect.tapError((failure) => Effect.logError(`verifier.sol of ${circuit.name}: ${failure.code}: ${failure.message}`)),
+          Effect.mapError(() => new InternalError({ message: "The verifier contract could not be made" }))
+        )
       })
   })
 })
-

@@ -3,7 +3,10 @@ import type { Scope } from "@mzk/core"
 import { Context, type Effect, Option, type ParseResult, Schema, type SchemaAST as AST } from "effect"
 import { Authentication, MeteredEndpoint, RequiredScope } from "../api/annotations.js"
 import { wireErrorOf } from "../api/errors.js"
+import { isUploadedFileAst } from "../api/upload.js"
 import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
+import { JSON_HEADERS, TEXT_HEADERS } from "../wire/message.js"
+import type { FormPartSpec, FormSpec } from "../wire/multipart.js"
 import { makeErrorEncoder, makeResponseBody, type ErrorEncoder } from "./encode.js"
 
 type Decode = (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
@@ -22,12 +25,26 @@ export interface CompiledEndpoint {
   readonly decodePath: Decode | undefined
   readonly decodeUrlParams: Decode | undefined
   readonly decodePayload: Decode | undefined
+  /**
+   * Where the body is a `multipart/form-data` upload: its form and its size limit. Undefined for
+   * every other endpoint, whose body (if any) is JSON within `MAX_BODY_BYTES`.
+   */
+  readonly upload: { readonly form: FormSpec; readonly limitBytes: number } | undefined
   readonly successBody: (value: unknown) => string
+  /** The success answer's headers: its content type (JSON, or text for a text body). */
+  readonly successHeaders: Readonly<Record<string, string>>
   readonly status: number
   /** Answers without a body (204). */
   readonly empty: boolean
   readonly handler: AnyHandler
 }
+
+export interface CompileOptions {
+  /** The size limit of every multipart upload (default 50 MiB, as `CircuitsConfig.maxUploadBytes`). */
+  readonly uploadLimitBytes?: number
+}
+
+export const DEFAULT_UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024
 
 export interface CompiledApi {
   readonly endpoints: ReadonlyArray<CompiledEndpoint>
@@ -48,6 +65,43 @@ const decoder = (schema: Option.Option<Schema.Schema.Any>): Decode | undefined =
 const declaresTag = (errors: ReadonlyMap<number, { readonly ast: Option.Option<AST.AST> }>, tag: string) => {
   const has = (ast: AST.AST): boolean => wireErrorOf(ast)?.tag === tag || (ast._tag === "Union" && ast.types.some(has))
   return [...errors.values()].some(({ ast }) => Option.isSome(ast) && has(ast.value))
+}
+
+const DEFAULT_MAX_PARTS = 1000
+const DEFAULT_MAX_FIELD_BYTES = 64 * 1024
+
+const withoutUndefined = (ast: AST.AST): AST.AST => {
+  if (ast._tag !== "Union") return ast
+  const types = ast.types.filter((type) => type._tag !== "UndefinedKeyword")
+  return types.length === 1 ? types[0]! : ast
+}
+
+/**
+ * The form of a multipart payload, from its schema: each property a text field or an
+ * `UploadedFile`, an array of either a repeated part. Throws the reason it cannot be served.
+ */
+const formOf = (ast: AST.AST, limits: NonNullable<ReturnType<typeof HttpApiSchema.getMultipart>>): FormSpec => {
+  if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) throw "its multipart form is not a struct of named parts"
+  if (limits.maxFileSize !== undefined || limits.maxTotalSize !== undefined || limits.fieldMimeTypes !== undefined) {
+    throw "its multipart form sets maxFileSize, maxTotalSize or fieldMimeTypes; an upload's size is its endpoint's limit, a setting"
+  }
+  const parts = new Map<string, FormPartSpec>()
+  for (const property of ast.propertySignatures) {
+    const type = withoutUndefined(property.type)
+    const repeated = type._tag === "TupleType" && type.elements.length === 0 && type.rest.length === 1
+    const item = repeated ? withoutUndefined((type as AST.TupleType).rest[0]!.type) : type
+    const file = isUploadedFileAst(item)
+    if (!file && item._tag === "Declaration") {
+      throw `its form part ${String(property.name)} is a file of another kind than UploadedFile (uploads are kept in memory, not persisted)`
+    }
+    parts.set(String(property.name), { file, repeated })
+  }
+  const maxFieldSize = limits.maxFieldSize === undefined ? DEFAULT_MAX_FIELD_BYTES : Number(limits.maxFieldSize)
+  return {
+    parts,
+    maxParts: Option.getOrElse(limits.maxParts ?? Option.none(), () => DEFAULT_MAX_PARTS),
+    maxFieldBytes: Number.isFinite(maxFieldSize) ? maxFieldSize : DEFAULT_MAX_FIELD_BYTES
+  }
 }
 
 /**
@@ -72,13 +126,18 @@ const untaggedError = (errors: ReadonlyMap<number, { readonly ast: Option.Option
 /**
  * Reads `api` through `HttpApi.reflect` and pairs every endpoint with its handler, building its
  * decoders and encoders once. Whatever the API declares that this dispatcher does not serve (header
- * schemas, bodies other than JSON such as multipart uploads, middleware other than
+ * schemas, bodies other than JSON and multipart forms of `UploadedFile`s, middleware other than
  * `Authentication`, several success statuses, optional path parameters, error schemas without the
  * envelope) is refused here, at start-up, with the endpoint's name, instead of compiling into the
  * OpenAPI document and the client and then misbehaving at run time. So are a missing or an extra
  * handler.
  */
-export const compileApi = (api: HttpApi.HttpApi.Any, implementations: ReadonlyArray<GroupImplementation>): CompiledApi => {
+export const compileApi = (
+  api: HttpApi.HttpApi.Any,
+  implementations: ReadonlyArray<GroupImplementation>,
+  options: CompileOptions = {}
+): CompiledApi => {
+  const uploadLimitBytes = options.uploadLimitBytes ?? DEFAULT_UPLOAD_LIMIT_BYTES
   const handlers = new Map<string, AnyHandler>()
   for (const { group, handlers: byName } of implementations) {
     for (const [name, handler] of Object.entries(byName)) handlers.set(`${group}.${name}`, handler)
@@ -96,17 +155,29 @@ export const compileApi = (api: HttpApi.HttpApi.Any, implementations: ReadonlyAr
       for (const used of middleware) {
         if (!SERVED_MIDDLEWARE.has(used)) refuse(name, `it uses the middleware ${used.key}, which the dispatcher does not implement`)
       }
+      let upload: CompiledEndpoint["upload"]
       for (const [contentType, { ast, encoding }] of payloads) {
-        if (HttpApiSchema.getMultipart(ast) !== undefined || HttpApiSchema.getMultipartStream(ast) !== undefined) {
-          refuse(name, "its body is multipart; the dispatcher reads JSON bodies only (multipart uploads are not served yet)")
+        if (HttpApiSchema.getMultipartStream(ast) !== undefined) {
+          refuse(name, "its body is a multipart stream; the dispatcher reads multipart forms whole (HttpApiSchema.Multipart)")
         }
-        if (encoding.kind !== "Json") refuse(name, `its body is ${contentType} (${encoding.kind}); the dispatcher reads JSON bodies only`)
+        const multipart = HttpApiSchema.getMultipart(ast)
+        if (multipart !== undefined) {
+          try {
+            upload = { form: formOf(ast, multipart), limitBytes: uploadLimitBytes }
+          } catch (why) {
+            refuse(name, String(why))
+          }
+        } else if (encoding.kind !== "Json") {
+          refuse(name, `its body is ${contentType} (${encoding.kind}); the dispatcher reads JSON bodies and multipart forms only`)
+        }
+      }
+      if (upload !== undefined && !declaresTag(errors, "UploadTooLarge")) {
+        refuse(name, "it takes an upload but does not declare its 413 (UploadTooLargeWire)")
       }
       if (successes.size !== 1) refuse(name, `it declares ${successes.size} success responses; the dispatcher answers with one`)
       const success = [...successes.values()][0]!
-      if (Option.isSome(success.ast) && HttpApiSchema.getEncoding(success.ast.value).kind !== "Json") {
-        refuse(name, "its success body is not JSON")
-      }
+      const successKind = Option.isSome(success.ast) ? HttpApiSchema.getEncoding(success.ast.value).kind : "Json"
+      if (successKind !== "Json" && successKind !== "Text") refuse(name, `its success body is ${successKind}; the dispatcher answers JSON or text`)
       if (/:\w+\?/.test(e.path)) refuse(name, "it has an optional path parameter; the router matches required ones only")
       const untagged = untaggedError(errors)
       if (untagged !== undefined) refuse(name, `it declares an error schema (${String(untagged)}) without mzk's error envelope`)
@@ -132,7 +203,9 @@ export const compileApi = (api: HttpApi.HttpApi.Any, implementations: ReadonlyAr
         // Every query parameter is one string; a repeated key arrives as an array and fails its schema.
         decodeUrlParams: decoder(e.urlParamsSchema),
         decodePayload: decoder(e.payloadSchema),
-        successBody: makeResponseBody(e.successSchema),
+        upload,
+        successBody: successKind === "Text" ? (value) => value as string : makeResponseBody(e.successSchema),
+        successHeaders: successKind === "Text" ? TEXT_HEADERS : JSON_HEADERS,
         status: HttpApiSchema.getStatusSuccess(e.successSchema),
         empty: HttpApiSchema.isVoid(e.successSchema.ast),
         handler: handler!

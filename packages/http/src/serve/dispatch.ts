@@ -1,7 +1,9 @@
 import { type HttpApi, OpenApi } from "@effect/platform"
 import {
   type ApiKeys,
-  type CircuitCatalog,
+  type CircuitCompiler,
+  type Circuits,
+  CircuitsConfig,
   InternalError,
   InvalidRequest,
   invalidRequestFromParseError,
@@ -9,20 +11,22 @@ import {
   missingScope,
   type Principal,
   type Proofs,
+  type ProofsRepo,
   type RateLimitWindow,
   type SessionAuthenticator,
   type Webhooks
 } from "@mzk/core"
 import { Cause, Effect, Option, ParseResult, Redacted } from "effect"
-import { MethodNotAllowed, NotFound, ServiceUnavailable, UnsupportedMediaType } from "../api/errors.js"
+import { MethodNotAllowed, NotFound, type PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, UploadTooLarge } from "../api/errors.js"
 import { MzkApi } from "../api/index.js"
 import type { GroupImplementation } from "../handlers/handler.js"
 import { MzkHandlers } from "../handlers/index.js"
 import { header, JSON_HEADERS, type MzkRequest, type MzkResponse } from "../wire/message.js"
-import { precheck, tooLarge } from "../wire/precheck.js"
+import { makeFormParser } from "../wire/multipart.js"
+import { MULTIPART_BODY, precheck, tooLarge } from "../wire/precheck.js"
 import { rateLimitHeaders } from "../wire/rateLimit.js"
 import { makeRequestIds } from "../wire/requestId.js"
-import { type CompiledEndpoint, compileApi, UnservableApi } from "./compile.js"
+import { type CompiledEndpoint, compileApi, type CompileOptions, UnservableApi } from "./compile.js"
 import { DOCS_PATH, docsPage, OPENAPI_PATH } from "./docs.js"
 import type { DeclaredError } from "./encode.js"
 import { makeRouter } from "./router.js"
@@ -31,7 +35,7 @@ import { makeRouter } from "./router.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | Proofs | CircuitCatalog | SessionAuthenticator
+export type HttpServices = ApiKeys | Webhooks | Proofs | ProofsRepo | Circuits | CircuitCompiler | SessionAuthenticator
 
 interface StaticRoute {
   readonly _tag: "Static"
@@ -85,6 +89,40 @@ const readJson = (request: MzkRequest) =>
     Effect.flatMap((text) => Effect.try({ try: () => JSON.parse(text) as unknown, catch: notJson }))
   )
 
+const MIB = 1024 * 1024
+
+export const uploadTooLarge = (limitBytes: number) =>
+  new UploadTooLarge({
+    message: `The upload is over this server's upload limit of ${limitBytes} bytes` +
+      (limitBytes % MIB === 0 ? ` (${limitBytes / MIB} MiB)` : "")
+  })
+
+const notForm = () => new InvalidRequest({ message: "The request body could not be read" })
+
+/** An upload's form, parsed as the body streams in, refused past the endpoint's limit. */
+const readForm = (request: MzkRequest, upload: NonNullable<CompiledEndpoint["upload"]>) =>
+  Effect.suspend(() => {
+    const parser = makeFormParser(header(request, "content-type") ?? "", upload.form)
+    return request.stream(upload.limitBytes, parser.write).pipe(
+      Effect.mapError((error) => (error._tag === "BodyTooLarge" ? uploadTooLarge(upload.limitBytes) : notForm())),
+      Effect.tapError(() => Effect.sync(parser.abort)),
+      Effect.zipRight(parser.end)
+    )
+  })
+
+/**
+ * What an upload endpoint, or a multipart body anywhere, meets once routed (as `precheck` before
+ * routing): a body other than multipart where an upload is due, a multipart body where none is
+ * (415), or one declared over the endpoint's limit (413 `upload_too_large`, before it is read).
+ */
+const uploadRefusal = (route: CompiledEndpoint | StaticRoute, multipart: boolean, request: MzkRequest) => {
+  const upload = route._tag === "Endpoint" ? route.upload : undefined
+  if (upload === undefined) return new UnsupportedMediaType({ message: "Send request bodies as Content-Type: application/json" })
+  if (!multipart) return new UnsupportedMediaType({ message: `Send ${route.method} ${route.path} as Content-Type: multipart/form-data` })
+  const length = Number(header(request, "content-length") ?? "0")
+  return Number.isFinite(length) && length > upload.limitBytes ? uploadTooLarge(upload.limitBytes) : undefined
+}
+
 /** Errors the dispatcher itself answers with, whatever the endpoint: the API must declare each. */
 const DISPATCHER_ERRORS: ReadonlyArray<DeclaredError> = [
   new InvalidRequest({ message: "" }),
@@ -113,9 +151,13 @@ const isRateLimited = (error: unknown): error is { readonly windows: ReadonlyArr
  * machinery cost about 130 µs of CPU a request, more than the work of a key listing (see
  * docs/performance.md). The request path is plain combinators, not generators, for the same reason.
  */
-export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: ReadonlyArray<GroupImplementation>) =>
+export const makeDispatcherFor = (
+  api: HttpApi.HttpApi.Any,
+  implementations: ReadonlyArray<GroupImplementation>,
+  options: CompileOptions = {}
+) =>
   Effect.gen(function*() {
-    const compiled = compileApi(api, implementations)
+    const compiled = compileApi(api, implementations, options)
     const undeclared = DISPATCHER_ERRORS.filter((error) => compiled.errors(error, "") === undefined).map((error) => error._tag)
     if (undeclared.length > 0) {
       throw new UnservableApi(`The API does not declare errors the dispatcher answers with: ${undeclared.join(", ")}`)
@@ -184,10 +226,13 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
         const token = Redacted.make(bearerToken(header(request, "authorization")))
         steps.push(Effect.map(authenticate(token), (principal) => void (input.principal = principal)))
       }
-      const { decodePath, decodePayload, decodeUrlParams, scope } = endpoint
+      const { decodePath, decodePayload, decodeUrlParams, scope, upload } = endpoint
       if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
       if (decodePayload !== undefined) {
-        steps.push(Effect.map(Effect.flatMap(readJson(request), decodePayload), (payload) => void (input.payload = payload)))
+        const body: Effect.Effect<unknown, InvalidRequest | PayloadTooLarge | UploadTooLarge> = upload === undefined
+          ? readJson(request)
+          : readForm(request, upload)
+        steps.push(Effect.map(Effect.flatMap(body, decodePayload), (payload) => void (input.payload = payload)))
       }
       if (decodeUrlParams !== undefined) {
         steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
@@ -207,7 +252,7 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
           }
           return endpoint.empty
             ? { status: endpoint.status, headers: {}, body: undefined }
-            : { status: endpoint.status, headers: JSON_HEADERS, body: endpoint.successBody(value) }
+            : { status: endpoint.status, headers: endpoint.successHeaders, body: endpoint.successBody(value) }
         }
       )
       const all = steps.reduceRight<Effect.Effect<MzkResponse, unknown>>((next, step) => Effect.zipRight(step, next), answer)
@@ -232,7 +277,9 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
         const requestId = nextRequestId(clock)
         const notes: Notes = {}
         const early = precheck(request)
-        if (early !== undefined) return Effect.map(encodeError(early, requestId), (response) => finish(response, requestId, notes))
+        if (early !== undefined && early !== MULTIPART_BODY) {
+          return Effect.map(encodeError(early, requestId), (response) => finish(response, requestId, notes))
+        }
         const target = requestTarget(request.url)
         const queryAt = target.indexOf("?")
         const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
@@ -247,6 +294,10 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
           const refused = encodeError(new MethodNotAllowed({ message: `${request.method} is not allowed on ${pathname}; allowed: ${allowed}` }), requestId)
           return Effect.map(refused, (response) => finish({ ...response, headers: { ...response.headers, allow: allowed } }, requestId, notes))
         }
+        if (early === MULTIPART_BODY || (match.route._tag === "Endpoint" && match.route.upload !== undefined)) {
+          const refused = uploadRefusal(match.route, early === MULTIPART_BODY, request)
+          if (refused !== undefined) return Effect.map(encodeError(refused, requestId), (response) => finish(response, requestId, notes))
+        }
         const served = match.route._tag === "Static"
           ? match.route.response
           // Suspended, so code that throws while the steps are built (an embedder's session check)
@@ -260,9 +311,9 @@ export const makeDispatcherFor = (api: HttpApi.HttpApi.Any, implementations: Rea
     return dispatch
   })
 
-/** The dispatcher of MzkApi over the core services: what every transport serves. */
+/** The dispatcher of MzkApi over the core services: what every transport serves, uploads up to `CircuitsConfig.maxUploadBytes`. */
 export const makeDispatcher: Effect.Effect<Dispatch, never, HttpServices> = Effect.flatMap(
-  MzkHandlers,
-  (implementations) => makeDispatcherFor(MzkApi, implementations)
+  Effect.all([MzkHandlers, CircuitsConfig]),
+  ([implementations, config]) => makeDispatcherFor(MzkApi, implementations, { uploadLimitBytes: config.maxUploadBytes })
 )
 

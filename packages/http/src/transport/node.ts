@@ -5,7 +5,7 @@ import type { Duplex } from "node:stream"
 import { MzkApi } from "../api/index.js"
 import { type Dispatch, type HttpServices, makeDispatcher } from "../serve/dispatch.js"
 import { makeErrorEncoder } from "../serve/encode.js"
-import type { BodyError, MzkResponse } from "../wire/message.js"
+import type { BodyError, MzkRequest, MzkResponse } from "../wire/message.js"
 import { MAX_BODY_BYTES, sendsAcceptableBody } from "../wire/precheck.js"
 import { makeRequestIds } from "../wire/requestId.js"
 
@@ -80,6 +80,68 @@ const collectBody = (request: IncomingMessage, response: ServerResponse, held: H
 const bodyOnDemand = (request: IncomingMessage, response: ServerResponse, held: Held): BodyResult =>
   Effect.async<string, BodyError>((resume) => Effect.sync(collectBody(request, response, held, resume)))
 
+/**
+ * An upload, each chunk handed to `sink` as it arrives and none kept here; past `limitBytes` it is
+ * refused at once and the rest discarded as for a JSON body over 1 MiB, so memory never holds more
+ * than the limit whatever the client sends.
+ */
+const streamBody = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  held: Held,
+  limitBytes: number,
+  sink: (chunk: Uint8Array) => void
+): Effect.Effect<void, BodyError> =>
+  Effect.async<void, BodyError>((resume) => {
+    let size = 0
+    const stop = () => {
+      request.off("data", onData)
+      request.off("end", onEnd)
+      request.off("error", onFailure)
+      request.off("close", onFailure)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limitBytes) return sink(chunk)
+      stop()
+      discardRest(request, response, held)
+      resume(Effect.fail({ _tag: "BodyTooLarge" }))
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.void)
+    }
+    const onFailure = () => {
+      stop()
+      resume(Effect.fail({ _tag: "BodyUnreadable" }))
+    }
+    request.on("data", onData).on("end", onEnd).on("error", onFailure).on("close", onFailure)
+    return Effect.sync(stop)
+  })
+
+/**
+ * A Node request as the dispatcher sees it. A class, so that `stream`, which only uploads use, is
+ * a method on its prototype rather than a closure made for every request.
+ */
+class NodeRequest implements MzkRequest {
+  readonly method: string
+  readonly url: string
+  readonly headers: MzkRequest["headers"]
+  constructor(
+    private readonly incoming: IncomingMessage,
+    private readonly response: ServerResponse,
+    private readonly held: Held,
+    readonly body: BodyResult
+  ) {
+    this.method = incoming.method ?? "GET"
+    this.url = incoming.url ?? "/"
+    this.headers = incoming.headers
+  }
+  stream(limitBytes: number, sink: (chunk: Uint8Array) => void) {
+    return streamBody(this.incoming, this.response, this.held, limitBytes, sink)
+  }
+}
+
 const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
   const waiting = held.get(response)
   if (waiting !== undefined) return void waiting.push(() => write(response, answer, held))
@@ -108,7 +170,7 @@ export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatc
   const runFork = Runtime.runFork(runtime)
   const held: Held = new WeakMap()
   const start = (request: IncomingMessage, response: ServerResponse, body: BodyResult) => {
-    const fiber = runFork(dispatch({ method: request.method ?? "GET", url: request.url ?? "/", headers: request.headers, body }))
+    const fiber = runFork(dispatch(new NodeRequest(request, response, held, body)))
     fiber.addObserver((exit) => {
       // `dispatch` answers every failure itself; an exit that is not a success means a defect in mzk.
       if (Exit.isSuccess(exit)) write(response, exit.value, held)

@@ -34,6 +34,27 @@ const webBody = (request: Request): Effect.Effect<string, BodyError> =>
     catch: (error): BodyError => (error === TOO_LARGE ? TOO_LARGE : { _tag: "BodyUnreadable" })
   })
 
+/** An upload, each chunk handed to `sink` as it arrives, the stream cancelled once it passes `limitBytes`. */
+const webStream = (request: Request) => (limitBytes: number, sink: (chunk: Uint8Array) => void): Effect.Effect<void, BodyError> =>
+  Effect.tryPromise({
+    try: async () => {
+      if (request.body === null) return
+      const reader = request.body.getReader()
+      let size = 0
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return
+        size += value.byteLength
+        if (size > limitBytes) {
+          await reader.cancel()
+          throw TOO_LARGE
+        }
+        sink(value)
+      }
+    },
+    catch: (error): BodyError => (error === TOO_LARGE ? TOO_LARGE : { _tag: "BodyUnreadable" })
+  })
+
 /**
  * A fetch-style handler, `(Request) => Promise<Response>`, for embedding in any framework that
  * speaks web requests. `core` supplies the core services (see `@mzk/server` for the default wiring).
@@ -49,7 +70,8 @@ export const makeWebHandler = <E>(core: Layer.Layer<HttpServices, E>) => {
       method: request.method,
       url: url.pathname + url.search,
       headers: Object.fromEntries(request.headers),
-      body: webBody(request)
+      body: webBody(request),
+      stream: webStream(request)
     }))
     return new Response(request.method === "HEAD" ? null : answer.body ?? null, { status: answer.status, headers: answer.headers })
   }

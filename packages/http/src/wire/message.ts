@@ -9,6 +9,12 @@ export interface MzkRequest {
   readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   /** The whole body as text, read on demand, refused past `MAX_BODY_BYTES`. */
   readonly body: Effect.Effect<string, BodyError>
+  /**
+   * The body as it arrives, each chunk handed to `sink` (for good: the transport does not reuse
+   * it), refused once more than `limitBytes` have arrived: an upload, parsed as it streams and
+   * never buffered past its endpoint's limit. Read at most once, and only if `body` is not.
+   */
+  readonly stream: (limitBytes: number, sink: (chunk: Uint8Array) => void) => Effect.Effect<void, BodyError>
 }
 
 export type BodyError = { readonly _tag: "BodyTooLarge" } | { readonly _tag: "BodyUnreadable" }
@@ -21,6 +27,7 @@ export interface MzkResponse {
 }
 
 export const JSON_HEADERS = { "content-type": "application/json" } as const
+export const TEXT_HEADERS = { "content-type": "text/plain; charset=utf-8" } as const
 
 export const header = (request: Pick<MzkRequest, "headers">, name: string): string | undefined => {
   const value = request.headers[name]

@@ -1,0 +1,145 @@
+import { type ErrorDetail, InvalidRequest } from "@mzk/core"
+import busboy from "busboy"
+import { Effect } from "effect"
+
+/** One file part of a `multipart/form-data` body, whole in memory (the route's body limit bounds it). */
+export interface FormFile {
+  /** The part's `filename` (`filename*` decoded), path included, as the client sent it; checking it is the endpoint's business. */
+  readonly filename: string | undefined
+  /** Lower case, without parameters; `text/plain` where the part declares none (RFC 7578 §4.4). */
+  readonly contentType: string
+  readonly bytes: Uint8Array
+}
+
+/** What the form of an endpoint takes, by part name: a text field or a file, once or repeated. */
+export interface FormPartSpec {
+  readonly file: boolean
+  readonly repeated: boolean
+}
+
+export interface FormSpec {
+  readonly parts: ReadonlyMap<string, FormPartSpec>
+  readonly maxParts: number
+  readonly maxFieldBytes: number
+}
+
+/** A parsed form: each part by name, a repeated part as an array, in the shape the endpoint's schema decodes. */
+export type Form = Record<string, string | FormFile | Array<string | FormFile>>
+
+export interface FormParser {
+  /** Feeds the next chunk of the body; after a failure the rest is ignored (it is still read, within the limit). */
+  readonly write: (chunk: Uint8Array) => void
+  /** The form once the body has ended, or why it is refused, naming the part. */
+  readonly end: Effect.Effect<Form, InvalidRequest>
+  /** Drops what was parsed so far (the body was refused). */
+  readonly abort: () => void
+}
+
+const refusal = (message: string, details: ReadonlyArray<ErrorDetail>) => new InvalidRequest({ message, details })
+
+const BAD_BODY = "The multipart/form-data body is malformed"
+const malformed = (path: string, message: string) => refusal(BAD_BODY, [{ path, message }])
+
+/**
+ * A streaming `multipart/form-data` parser (busboy) for one endpoint's form: file parts are kept
+ * as bytes, text fields as strings, and anything the form does not declare is refused with the
+ * part's name in `details` rather than silently dropped, as JSON bodies refuse excess properties.
+ * Chunks are fed as the transport reads them, so a body is never held twice (raw and parsed).
+ *
+ * busboy rather than multipasta (the parser @effect/platform uses): multipasta 0.2.8 fails valid
+ * bodies whose chunks happen to split a part's leading CRLF or headers (a test feeds every split).
+ */
+export const makeFormParser = (contentType: string, spec: FormSpec): FormParser => {
+  const form: Form = {}
+  let failure: InvalidRequest | undefined
+  const fail = (error: InvalidRequest) => {
+    failure ??= error
+  }
+  const add = (name: string, value: string | FormFile) => {
+    const declared = spec.parts.get(name)!
+    const seen = form[name]
+    if (!declared.repeated) {
+      if (seen !== undefined) fail(refusal("A form part is sent more than once", [{ path: name, message: "send this part once" }]))
+      form[name] = value
+    } else if (seen === undefined) form[name] = [value]
+    else (seen as Array<string | FormFile>).push(value)
+  }
+  const known = [...spec.parts.keys()].join(", ")
+  const unknown = (name: string | undefined) =>
+    refusal("The form has a part it does not take", [{ path: name || "body", message: `unknown part; the form takes ${known}` }])
+
+  let parser: busboy.Busboy
+  try {
+    parser = busboy({
+      headers: { "content-type": contentType },
+      // Source files' paths in the upload are their filenames (`lib/util.circom`).
+      preservePath: true,
+      defParamCharset: "utf8",
+      limits: { parts: spec.maxParts, fieldSize: spec.maxFieldBytes }
+    })
+  } catch {
+    const failed = malformed("body", "Content-Type multipart/form-data needs a boundary parameter")
+    return { write: () => undefined, end: Effect.fail(failed), abort: () => undefined }
+  }
+  parser.on("field", (name, value, info) => {
+    if (failure !== undefined) return
+    const declared = spec.parts.get(name)
+    if (declared === undefined) return fail(unknown(name))
+    if (declared.file) return fail(refusal("A file is sent as a form field", [{ path: name, message: "a file part: send it with a filename" }]))
+    if (info.valueTruncated) {
+      return fail(refusal("A form field is too long", [{ path: name, message: `a form field holds at most ${spec.maxFieldBytes} bytes` }]))
+    }
+    if (info.mimeType !== "text/plain") {
+      return fail(refusal("A form field must be text/plain", [{ path: name, message: `a text field, not ${info.mimeType}` }]))
+    }
+    add(name, value)
+  })
+  parser.on("file", (name, stream, info) => {
+    const declared = spec.parts.get(name)
+    if (failure === undefined) {
+      if (declared === undefined) fail(unknown(name))
+      else if (!declared.file) fail(refusal("A form field is sent as a file", [{ path: name, message: "a text field, not a file" }]))
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    // A body cut short fails the file's stream as well as the form; the form's error is the one answered.
+    stream.on("error", () => undefined)
+    stream.on("data", (chunk: Buffer) => {
+      if (failure !== undefined) return
+      chunks.push(chunk)
+      size += chunk.length
+    })
+    stream.on("end", () => {
+      if (failure !== undefined) return
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+      add(name, { filename: info.filename, contentType: info.mimeType, bytes })
+    })
+  })
+  parser.on("partsLimit", () => fail(malformed("body", `more than ${spec.maxParts} parts`)))
+  const ended = new Promise<void>((resolve) => {
+    parser.on("error", (error: Error) => {
+      fail(malformed("body", /header/i.test(error.message) ? "a part's headers are malformed" : "the body ends before the closing boundary"))
+      resolve()
+    })
+    parser.on("close", resolve)
+  })
+  return {
+    write: (chunk) => {
+      // busboy reads Buffers; a web transport's chunks are plain Uint8Arrays (viewed, not copied).
+      if (failure === undefined) parser.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    },
+    end: Effect.flatMap(
+      Effect.promise(() => {
+        parser.end()
+        return ended
+      }),
+      () => (failure !== undefined ? Effect.fail(failure) : Effect.succeed(form))
+    ),
+    abort: () => void parser.destroy()
+  }
+}
+
+const MULTIPART = /^multipart\/form-data\s*(?:;|$)/i
+
+/** The request declares a `multipart/form-data` body. */
+export const isMultipart = (contentType: string | undefined): boolean => contentType !== undefined && MULTIPART.test(contentType.trim())
