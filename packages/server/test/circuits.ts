@@ -27,11 +27,11 @@ export const uploadCircuit = async (
   form.append("main", new Blob([files.main]), "main.circom")
   for (const [path, text] of Object.entries(files.sources ?? {})) form.append("sources", new Blob([text]), path)
   const response = await fetch(`${baseUrl}/api/v1/circuits`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } })
-  return { status: response.status, json: await response.json() as Record<string, any> } // eslint-disable-line @typescript-eslint/no-explicit-any
+  return { status: response.status, json: await response.json() as Record<string, any> }
 }
 
 /** Polls `GET path` until `done` holds for its body (a build or a proof settling). */
-export const settle = async (client: HttpClient, path: string, done: (body: any) => boolean, withinMs = 60_000) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+export const settle = async (client: HttpClient, path: string, done: (body: any) => boolean, withinMs = 60_000) => {
   let last: unknown
   await eventually(async () => {
     const reply = await client.send("GET", path)
@@ -40,5 +40,5 @@ export const settle = async (client: HttpClient, path: string, done: (body: any)
   }, withinMs, 100).catch((error: unknown) => {
     throw new Error(`${path} did not settle: ${JSON.stringify(last)} (${String(error)})`)
   })
-  return last as any // eslint-disable-line @typescript-eslint/no-explicit-any
+  return last as any
 }

@@ -38,7 +38,7 @@ describe("the whole journey over a real port", () => {
       expect(webhook.json.secret).toMatch(/^whsec_/)
 
       const circuits = yield* Effect.promise(() => ci("GET", "/api/v1/circuits"))
-      expect(circuits.json.circuits.map((c: { type: string }) => c.type)).toEqual(expect.arrayContaining(["multiplier", "range", "hash_preimage", "merkle_membership"]))
+      expect(circuits.json.circuits.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(["multiplier", "range", "hash_preimage", "merkle_membership"]))
 
       const proof = yield* Effect.promise(() => ci("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 3, b: "11" } }))
       expect(proof.status).toBe(202)

@@ -21,6 +21,7 @@ import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { type Metered, RateLimits } from "../rateLimits/service.js"
 import { decodeProofBlob } from "./blob.js"
+import { groth16Calldata, type SolidityCalldata } from "./calldata.js"
 import { unknownTypeDetail, validateCircuitInputs, type ValidatedProofRequest } from "./inputs.js"
 import {
   type CreateProofBatchInput,
@@ -80,6 +81,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
     principal: Principal,
     id: string
   ) => Effect.Effect<Metered<ProofVerification>, ProofNotFound | ProofNotReady | RateLimitExceeded | InternalError | StorageError>
+  /** A completed proof as the call of a Solidity verifier (`verifyProof(a, b, c, public_signals)`). */
+  readonly calldata: (accountId: AccountId, id: string) => Effect.Effect<SolidityCalldata, ProofNotFound | ProofNotReady | InternalError | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -201,23 +204,35 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           (page) => ({ proofs: page.items.map(toProof), total: page.total, has_more: page.has_more })
         )
 
+      const completed = (accountId: AccountId, id: string, only: string) =>
+        Effect.flatMap(find(accountId, id), (record) =>
+          record.status === "completed" && record.proof_blob !== null
+            ? Effect.succeed({ ...record, proof_blob: record.proof_blob })
+            : Effect.fail(new ProofNotReady({ message: `Proof ${id} is ${record.status}; only completed proofs ${only}` })))
+
+      /**
+       * A completed proof with the circuit it was made with (even if removed, or its name reused,
+       * since) and its public signals in that circuit's order: what verifying and calldata take.
+       */
+      const provenWith = (record: ProofRecord & { readonly proof_blob: string }, internal: InternalError) =>
+        Effect.gen(function*() {
+          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit)
+          const proof = decodeProofBlob(record.proof_blob)
+          if (Option.isNone(circuit) || Option.isNone(proof)) return yield* internal
+          const signals = circuit.value.public_signals.map((name) => record.public_inputs[name])
+          if (signals.some((signal) => signal === undefined)) return yield* internal
+          return { circuit: circuit.value, proof: proof.value, signals: signals as ReadonlyArray<string> }
+        })
+
       const verify = (principal: Principal, id: string) =>
         Effect.gen(function*() {
           // Only a verification that runs is charged: an unknown or unfinished proof costs nothing,
           // so every charged request is one whose response carries the RateLimit fields.
-          const record = yield* find(principal.account_id, id)
-          if (record.status !== "completed" || record.proof_blob === null) {
-            return yield* new ProofNotReady({ message: `Proof ${id} is ${record.status}; only completed proofs can be verified` })
-          }
+          const record = yield* completed(principal.account_id, id, "can be verified")
           const rate_limits = yield* rateLimits.admitProofRequest(principal, { proofs: 0 })
-          // The circuit the proof was made with, even if it was removed (or its name reused) since.
-          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit)
           const internal = new InternalError({ message: "The proof could not be verified" })
-          if (Option.isNone(circuit)) return yield* internal
-          const signals = circuit.value.public_signals.map((name) => record.public_inputs[name] ?? "")
-          const proof = decodeProofBlob(record.proof_blob)
-          if (Option.isNone(proof)) return yield* internal
-          const valid = yield* prover.verify(circuit.value, proof.value, signals).pipe(
+          const { circuit, proof, signals } = yield* provenWith(record, internal)
+          const valid = yield* prover.verify(circuit, proof, signals).pipe(
             Effect.tapError((e) => Effect.logError(`verify ${record.id}: ${e.code}: ${e.message}`)),
             Effect.mapError(() => internal)
           )
@@ -231,7 +246,18 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           return { value: verification, rate_limits }
         })
 
-      return { create, createBatch, get, list, verify }
+      const calldata = (accountId: AccountId, id: string) =>
+        Effect.gen(function*() {
+          const record = yield* completed(accountId, id, "have calldata")
+          const internal = new InternalError({ message: "The proof's calldata could not be made" })
+          const { proof, signals } = yield* provenWith(record, internal)
+          return yield* Either.match(groth16Calldata(proof, signals), {
+            onLeft: (error) => Effect.zipRight(Effect.logError(`calldata of ${record.id}: ${error.message}`), Effect.fail(internal)),
+            onRight: Effect.succeed
+          })
+        })
+
+      return { calldata, create, createBatch, get, list, verify }
     })
   )
 }

@@ -11,7 +11,6 @@ import {
   missingScope,
   type Principal,
   type Proofs,
-  type ProofsRepo,
   type RateLimitWindow,
   type SessionAuthenticator,
   type Webhooks
@@ -35,7 +34,7 @@ import { makeRouter } from "./router.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | Proofs | ProofsRepo | Circuits | CircuitCompiler | SessionAuthenticator
+export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator
 
 interface StaticRoute {
   readonly _tag: "Static"
