@@ -64,9 +64,10 @@ describe("an account's own circuit over a real port", () => {
         status: "ready",
         constraints: 51,
         development_only: true,
+        // In the circuit's wire order: public inputs, then private ones.
         inputs: [
-          { name: "xs", visibility: "private", kind: "field", dimensions: [3] },
-          { name: "bound", visibility: "public", kind: "field", dimensions: [] }
+          { name: "bound", visibility: "public", kind: "field", dimensions: [] },
+          { name: "xs", visibility: "private", kind: "field", dimensions: [3] }
         ],
         public_signals: ["total", "bound"]
       })

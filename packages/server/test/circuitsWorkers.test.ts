@@ -37,7 +37,7 @@ describePostgres("accounts' circuits built by `mzk worker` processes on one Post
         "--cache-dir", join(dir, cache), "--build-timeout", "20"
       ]
 
-      const server = yield* serveProcess(url, { args: ["--no-workers"] })
+      const server = yield* serveProcess(url, { args: ["--no-workers", "--max-compiling-per-account", "4"] })
       const { api_key } = createAccount(url, "Workers")
       const api = server.client(api_key)
       const query = async (sql: string) => {

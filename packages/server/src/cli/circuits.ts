@@ -85,7 +85,8 @@ const failure = (circuit: Circuit) => {
   const error = circuit.error
   if (error === null) return `Circuit ${circuit.name} failed`
   const where = error.file === undefined ? "" : ` at ${error.file}${error.line === undefined ? "" : `:${error.line}`}`
-  return `Circuit ${circuit.name} failed: ${error.code}${where}: ${error.message}`
+  // The compiler's message goes on with a code frame; its first line names the mistake.
+  return `Circuit ${circuit.name} failed: ${error.code}${where}: ${error.message.split("\n")[0]}`
 }
 
 /** Ends the command with one line on stderr and a failing exit status. */
@@ -110,6 +111,9 @@ const add = Command.make("add", {
 }, (flags) =>
   Effect.gen(function*() {
     const source = yield* buildInput(flags)
+    if (source.kind === "circom" && Option.isNone(flags.ptau) && !flags.devPtau) {
+      return yield* Effect.fail(usage("Building circom sources needs a powers of tau: --ptau FILE (MZK_PTAU), or --dev-ptau for development"))
+    }
     const accounts = yield* Accounts
     if (Option.isNone(yield* accounts.get(flags.account))) return yield* fail(`No account ${flags.account}; mzk accounts create makes one`)
     const circuits = yield* Circuits
