@@ -181,10 +181,7 @@ describe("Prover timeout", () => {
 })
 
 describe("Proofs over the real prover", () => {
-  // Waits for the core's proof worker to hand the prover the `Circuit` record (issue 17's core
-  // change) and for `testCore` to take the real built-in circuits; until then the worker passes a
-  // circuit name.
-  it.live.skip("a proof requested through the core completes, and its proof_blob verifies with snarkjs", () =>
+  it.live("a proof requested through the core completes, and its proof_blob verifies with snarkjs", () =>
     Effect.gen(function*() {
       const account = yield* (yield* Accounts).create({ name: "e2e" })
       const principal: Principal = { account_id: account.id, scopes: SCOPES, via: { kind: "session" } }
@@ -201,7 +198,7 @@ describe("Proofs over the real prover", () => {
       const events = (yield* (yield* EventsRepo).list(account.id, { limit: 10 })).items.map((e) => e.type)
       expect(events).toEqual(["proof.completed", "proof.verified"])
     }).pipe(Effect.provide(ProofLoops.pipe(
-      Layer.provideMerge(testCore(undefined, { prover: pool({ poolSize: 1, preload: ["multiplier"] }).pipe(Layer.orDie) })),
+      Layer.provideMerge(testCore(undefined, { prover: pool({ poolSize: 1, preload: ["multiplier"] }).pipe(Layer.orDie), builtins: BuiltinCircuitsLive })),
       Layer.provide(Layer.succeed(ProofsConfig, { ...DEFAULT_PROOFS_CONFIG, pollIntervalMs: 20 }))
     ))), 60_000)
 })

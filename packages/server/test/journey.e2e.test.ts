@@ -28,7 +28,7 @@ describe("the whole journey over a real port", () => {
       const first = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { name: "bootstrap" })).pipe(Effect.provide(context))
       const call = http(baseUrl, Redacted.value(first.secret))
 
-      const key = yield* Effect.promise(() => call("POST", "/api/v1/keys", { name: "ci-pipeline", scopes: ["proofs:write", "proofs:read", "webhooks:write"] }))
+      const key = yield* Effect.promise(() => call("POST", "/api/v1/keys", { name: "ci-pipeline", scopes: ["proofs:write", "proofs:read", "webhooks:write", "circuits:read"] }))
       expect(key.status).toBe(201)
       const ci = http(baseUrl, key.json.key)
 

@@ -1,4 +1,4 @@
-import { type CircuitCompiler, CoreServices, type Prover, SessionAuthenticator, type Storage } from "@mzk/core"
+import { type BuiltinCircuits, type CircuitCompiler, CoreServices, type Prover, SessionAuthenticator, type Storage } from "@mzk/core"
 import { Layer } from "effect"
 import { SeededEntropy } from "./entropy.js"
 import { FakeBuiltinCircuits } from "./fakeCatalog.js"
@@ -18,6 +18,8 @@ export const testCore = <E = never, R = never>(
     readonly seed?: string | number
     readonly prover?: Layer.Layer<Prover>
     readonly compiler?: Layer.Layer<CircuitCompiler>
+    /** The real built-in circuits, where a test proves with the real prover. */
+    readonly builtins?: Layer.Layer<BuiltinCircuits>
   } = {}
 ) =>
   CoreServices.pipe(
@@ -25,7 +27,7 @@ export const testCore = <E = never, R = never>(
     // The fakes, with the real built-in circuits' shapes, unless a prover or compiler is given.
     Layer.provideMerge(options.prover ?? FakeProver()),
     Layer.provideMerge(options.compiler ?? FakeCompiler()),
-    Layer.provideMerge(FakeBuiltinCircuits),
+    Layer.provideMerge(options.builtins ?? FakeBuiltinCircuits),
     Layer.provideMerge(SeededEntropy(options.seed ?? "mzk")),
     Layer.provideMerge(SessionAuthenticator.none)
   )
