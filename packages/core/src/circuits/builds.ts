@@ -1,6 +1,7 @@
-import { Clock, Context, Effect, Either, FiberSet, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
 import { Events } from "../events/service.js"
 import { timestampFromMillis } from "../kernel/time.js"
+import { runLeasedJobs } from "../kernel/leasedJobs.js"
 import { Transactor } from "../kernel/transaction.js"
 import type { CircuitError, StoredCircuit } from "./circuit.js"
 import { BuildFailure, type BuildOutput, CircuitCompiler } from "./compiler.js"
@@ -42,11 +43,6 @@ export class CircuitBuilds extends Context.Tag("@mzk/core/CircuitBuilds")<Circui
       const events = yield* Events
       const wakeup = yield* CircuitBuildWakeup
       const config = yield* CircuitsConfig
-      const capacity = Math.max(1, config.buildConcurrency)
-      let inFlight = 0
-      // Made before the claim loop is forked, so on shutdown the loop stops first and only then
-      // are the running builds interrupted (and handed back): none is claimed after the hand-back.
-      const running = yield* FiberSet.make<void>()
 
       /**
        * Stores what the build made and marks the circuit ready, with its event, in one transaction;
@@ -123,47 +119,19 @@ export class CircuitBuilds extends Context.Tag("@mzk/core/CircuitBuilds")<Circui
             onLeft: (failure) => settleFailed(circuit, circuitError(failure)),
             onRight: (out) => settleReady(circuit, out)
           })
-        }).pipe(
-          // Stopping (shutdown, a redeploy) hands the build back so any worker takes it over at
-          // once, instead of after its lease lapses.
-          Effect.onInterrupt(() =>
-            repo.release(circuit.id, circuit.attempts).pipe(
-              Effect.catchAllCause((cause) => Effect.logWarning(`circuit ${circuit.id} could not be handed back; its lease will lapse`, cause))
-            )
-          ),
-          // A storage failure leaves the build claimed; its lease lapses and a worker retries it.
-          Effect.catchAllCause((cause) => Effect.logError(`circuit ${circuit.id} could not be settled`, cause)),
-          Effect.ensuring(Effect.zipRight(Effect.sync(() => void inFlight--), wakeup.notify))
-        )
-
-      /**
-       * Claims what fits; true when it may be worth claiming again at once. Claiming and starting
-       * are not interrupted in between, so no claimed build is left without a fiber to hand it back.
-       */
-      const claimOnce = Effect.uninterruptible(Effect.gen(function*() {
-        const free = capacity - inFlight
-        if (free <= 0) return false
-        const nowMs = yield* Clock.currentTimeMillis
-        const claimed = yield* repo.claimBuilds({
-          now: timestampFromMillis(nowMs),
-          leaseUntil: timestampFromMillis(nowMs + config.buildTimeoutMs + config.leaseMarginMs),
-          limit: free
         })
-        inFlight += claimed.length
-        for (const circuit of claimed) yield* FiberSet.run(running, Effect.interruptible(run(circuit)))
-        return claimed.length === free
-      }))
 
-      const idle = Effect.raceFirst(wakeup.take, Effect.sleep(config.pollIntervalMs))
-
-      yield* Effect.gen(function*() {
-        const more = yield* claimOnce.pipe(
-          Effect.catchAllCause((cause) => Effect.as(Effect.logError("circuit builds: claim failed", cause), false))
-        )
-        if (!more) yield* idle
-      }).pipe(Effect.forever, Effect.forkScoped)
-
-      return { inFlight: Effect.sync(() => inFlight) }
+      return yield* runLeasedJobs({
+        name: "circuit builds",
+        capacity: config.buildConcurrency,
+        leaseMs: config.buildTimeoutMs + config.leaseMarginMs,
+        pollIntervalMs: config.pollIntervalMs,
+        wakeup,
+        claim: repo.claimBuilds,
+        run,
+        release: (circuit) => repo.release(circuit.id, circuit.attempts),
+        describe: (circuit) => `circuit ${circuit.id}`
+      })
     })
   )
 }

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Either, FiberSet, Layer, Option } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import type { ProofError, ProofRecord } from "./proof.js"
 import { Limits } from "../kernel/limits.js"
 import { ProofsConfig } from "./config.js"
@@ -6,6 +6,7 @@ import type { Circuit } from "../circuits/circuit.js"
 import { Circuits } from "../circuits/service.js"
 import { ProofsRepo } from "./repo.js"
 import { Prover, ProverFailure, type ProverOutput } from "./prover.js"
+import { runLeasedJobs } from "../kernel/leasedJobs.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
 import { timestampFromMillis } from "../kernel/time.js"
@@ -34,11 +35,6 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const wakeup = yield* ProofWakeup
       const config = yield* ProofsConfig
       const limits = yield* Limits
-      const capacity = Math.max(1, config.workerConcurrency ?? prover.capacity ?? 1)
-      let inFlight = 0
-      // Made before the claim loop is forked, so on shutdown the loop stops first and only then
-      // are the running proofs interrupted (and handed back): none is claimed after the hand-back.
-      const running = yield* FiberSet.make<void>()
 
       /** The settling write and its event in one transaction; neither when the claim was lost. */
       const settleWith = <E, E2>(
@@ -118,48 +114,20 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
             Effect.either
           )
           yield* settle(record, startedMs, result)
-        }).pipe(
-          // Stopping (shutdown, a redeploy) hands the proof back so any worker takes it over at
-          // once, instead of after its lease lapses.
-          Effect.onInterrupt(() =>
-            repo.release(record.id, record.attempts).pipe(
-              Effect.catchAllCause((cause) => Effect.logWarning(`proof ${record.id} could not be handed back; its lease will lapse`, cause))
-            )
-          ),
-          // A storage failure leaves the proof running; its lease lapses and a worker retries it.
-          Effect.catchAllCause((cause) => Effect.logError(`proof ${record.id} could not be settled`, cause)),
-          Effect.ensuring(Effect.zipRight(Effect.sync(() => void inFlight--), wakeup.notify))
-        )
-
-      /**
-       * Claims what fits; true when it may be worth claiming again at once. Claiming and starting
-       * are not interrupted in between, so no claimed proof is left without a fiber to hand it back.
-       */
-      const claimOnce = Effect.uninterruptible(Effect.gen(function*() {
-        const free = capacity - inFlight
-        if (free <= 0) return false
-        const nowMs = yield* Clock.currentTimeMillis
-        const claimed = yield* repo.claimNext({
-          now: timestampFromMillis(nowMs),
-          leaseUntil: timestampFromMillis(nowMs + config.timeoutMs + config.leaseMarginMs),
-          maxRunningPerAccount: limits.maxRunningProofsPerAccount,
-          limit: free
         })
-        inFlight += claimed.length
-        for (const record of claimed) yield* FiberSet.run(running, Effect.interruptible(run(record)))
-        return claimed.length === free
-      }))
 
-      const idle = Effect.raceFirst(wakeup.take, Effect.sleep(config.pollIntervalMs))
-
-      yield* Effect.gen(function*() {
-        const more = yield* claimOnce.pipe(
-          Effect.catchAllCause((cause) => Effect.as(Effect.logError("proof worker: claim failed", cause), false))
-        )
-        if (!more) yield* idle
-      }).pipe(Effect.forever, Effect.forkScoped)
-
-      return { inFlight: Effect.sync(() => inFlight) }
+      return yield* runLeasedJobs({
+        name: "proof worker",
+        capacity: config.workerConcurrency ?? prover.capacity ?? 1,
+        leaseMs: config.timeoutMs + config.leaseMarginMs,
+        pollIntervalMs: config.pollIntervalMs,
+        wakeup,
+        // The per-account running limit is the claim's own, so it holds across processes.
+        claim: (request) => repo.claimNext({ ...request, maxRunningPerAccount: limits.maxRunningProofsPerAccount }),
+        run,
+        release: (record) => repo.release(record.id, record.attempts),
+        describe: (record) => `proof ${record.id}`
+      })
     })
   )
 }
