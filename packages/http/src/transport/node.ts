@@ -45,11 +45,19 @@ const discardRest = (request: IncomingMessage, response: ServerResponse, held: H
 type BodyResult = Effect.Effect<string, BodyError>
 
 /**
- * Reads the body of a Node request as UTF-8 text, refused once it passes `MAX_BODY_BYTES`, and
- * hands over the outcome once. Returns a function that stops listening.
+ * Reads a Node request's body chunk by chunk, each handed to `sink` while the total stays within
+ * `limitBytes`; past it the rest is discarded (the answer is held until it is, see `discardRest`).
+ * The outcome is handed over once: `"end"`, or why the body could not be had. Returns a function
+ * that stops listening. The one reader of both JSON bodies and uploads.
  */
-const collectBody = (request: IncomingMessage, response: ServerResponse, held: Held, done: (result: BodyResult) => void) => {
-  const chunks: Array<Buffer> = []
+const readBody = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  held: Held,
+  limitBytes: number,
+  sink: (chunk: Buffer) => void,
+  done: (outcome: "end" | BodyError) => void
+) => {
   let size = 0
   const stop = () => {
     request.off("data", onData)
@@ -59,21 +67,28 @@ const collectBody = (request: IncomingMessage, response: ServerResponse, held: H
   }
   const onData = (chunk: Buffer) => {
     size += chunk.length
-    if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+    if (size <= limitBytes) return sink(chunk)
     stop()
     discardRest(request, response, held)
-    done(Effect.fail({ _tag: "BodyTooLarge" }))
+    done({ _tag: "BodyTooLarge" })
   }
   const onEnd = () => {
     stop()
-    done(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+    done("end")
   }
   const onFailure = () => {
     stop()
-    done(Effect.fail({ _tag: "BodyUnreadable" }))
+    done({ _tag: "BodyUnreadable" })
   }
   request.on("data", onData).on("end", onEnd).on("error", onFailure).on("close", onFailure)
   return stop
+}
+
+/** A JSON body as UTF-8 text, up to `MAX_BODY_BYTES`. Returns a function that stops listening. */
+const collectBody = (request: IncomingMessage, response: ServerResponse, held: Held, done: (result: BodyResult) => void) => {
+  const chunks: Array<Buffer> = []
+  return readBody(request, response, held, MAX_BODY_BYTES, (chunk) => void chunks.push(chunk), (outcome) =>
+    done(outcome === "end" ? Effect.succeed(Buffer.concat(chunks).toString("utf8")) : Effect.fail(outcome)))
 }
 
 /** The body, read when the dispatcher asks for it (odd requests it may refuse unread). */
@@ -92,32 +107,9 @@ const streamBody = (
   limitBytes: number,
   sink: (chunk: Uint8Array) => void
 ): Effect.Effect<void, BodyError> =>
-  Effect.async<void, BodyError>((resume) => {
-    let size = 0
-    const stop = () => {
-      request.off("data", onData)
-      request.off("end", onEnd)
-      request.off("error", onFailure)
-      request.off("close", onFailure)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limitBytes) return sink(chunk)
-      stop()
-      discardRest(request, response, held)
-      resume(Effect.fail({ _tag: "BodyTooLarge" }))
-    }
-    const onEnd = () => {
-      stop()
-      resume(Effect.void)
-    }
-    const onFailure = () => {
-      stop()
-      resume(Effect.fail({ _tag: "BodyUnreadable" }))
-    }
-    request.on("data", onData).on("end", onEnd).on("error", onFailure).on("close", onFailure)
-    return Effect.sync(stop)
-  })
+  Effect.async<void, BodyError>((resume) =>
+    Effect.sync(readBody(request, response, held, limitBytes, sink, (outcome) => resume(outcome === "end" ? Effect.void : Effect.fail(outcome))))
+  )
 
 /**
  * A Node request as the dispatcher sees it. A class, so that `stream`, which only uploads use, is
