@@ -392,6 +392,13 @@ describe("upload checks", () => {
     ])
   })
 
+  it("read comments as circom does, even inside quotes, so no include hides behind a comment marker in a string", () => {
+    // circom blanks `/* … */` here, leaving `include "A…"` and the second include, which must be refused.
+    const hidden = "include \"A/*\"; // */\"; include \"../../../../etc/hostname\";"
+    expect(includesOf(hidden).map((i) => i.target)).toContain("../../../../etc/hostname")
+    expect(checkUpload("main.circom", { "main.circom": enc(hidden), "A": enc("") })).toMatchObject({ code: "include_outside_upload", line: 1 })
+  })
+
   it("normalise upload paths and resolve includes against the including file", () => {
     const ok = checkUpload("./main.circom", {
       "./main.circom": enc("include \"sub/../lib/x.circom\";"),

@@ -20,8 +20,10 @@ export const normaliseUploadPath = (raw: string): string | null => {
 }
 
 /**
- * The source with comments blanked out (newlines kept, so line numbers stay right): an `include`
- * inside a comment is not one circom will follow.
+ * The source with comments blanked out (newlines kept, so line numbers stay right), exactly as
+ * circom's preprocessor does it: `//` and `/*` start a comment even inside a string, so quotes are
+ * not looked at here either: skipping quoted text, which circom does not, would let
+ * `include "A/*"; // *\/"; include "../x"` hide its second include from this check.
  */
 const withoutComments = (source: string): string => {
   let out = ""
@@ -29,12 +31,7 @@ const withoutComments = (source: string): string => {
   while (i < source.length) {
     const c = source[i]!
     const next = source[i + 1]
-    if (c === "\"") {
-      const end = source.indexOf("\"", i + 1)
-      const stop = end === -1 ? source.length : end + 1
-      out += source.slice(i, stop)
-      i = stop
-    } else if (c === "/" && next === "/") {
+    if (c === "/" && next === "/") {
       while (i < source.length && source[i] !== "\n") {
         out += " "
         i++
