@@ -13,6 +13,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parentPort, workerData } from "node:worker_threads"
+import { WASM_PAGE, withMemoryCeiling } from "./wasmMemory.mjs"
 import * as snarkjs from "snarkjs"
 
 // snarkjs's own dependencies, resolved from snarkjs so they are the very modules it uses (the ES
@@ -94,6 +95,10 @@ const makeRoom = (incoming, keep) => {
 }
 
 /** The circuit's calculator and key: from the cache, else loaded from its files. */
+// A witness generator may use the thread's memory budget, and at least 256 MiB (a budget set low to
+// keep few circuits loaded should not fail the circuits themselves), at most wasm32's 4 GiB.
+const WITNESS_MEMORY_PAGES = Math.min(65536, Math.max(4096, Math.floor(workerData.memoryBudgetBytes / WASM_PAGE)))
+
 const circuitOf = async ({ wasm, zkey }) => {
   const key = `${wasm.digest}:${zkey.digest}`
   const cached = loaded.get(key)
@@ -107,7 +112,7 @@ const circuitOf = async ({ wasm, zkey }) => {
   const zkeyBytes = readChecked(zkey)
   // Room is made before loading, from the file sizes, so the old and the new never peak together.
   makeRoom(wasmBytes.length + zkeyBytes.length, key)
-  const calculator = await WitnessCalculatorBuilder(wasmBytes)
+  const calculator = await WitnessCalculatorBuilder(withMemoryCeiling(wasmBytes, WITNESS_MEMORY_PAGES))
   const isNative = workerData.engine === "native"
   const handle = isNative
     ? addon.loadZkey(zkeyBytes, { threads: workerData.loadThreads, cacheKey: zkey.digest, tableBudgetMB: workerData.tableBudgetMB })
