@@ -1,6 +1,6 @@
 import type { SqlDialect } from "@mzk/adapters-sql"
 import { accountLockedProofPick, skipLockedDeliveryPick } from "./claims.js"
-import { forUpdate, forUpdateSkipLocked, lockAccounts } from "./rowLocks.js"
+import { forShare, forUpdate, forUpdateSkipLocked, lockAccounts } from "./rowLocks.js"
 import { notifyWork } from "./wakeups.js"
 
 /**
@@ -11,6 +11,7 @@ import { notifyWork } from "./wakeups.js"
 export const postgresSqlDialect: SqlDialect = {
   columnTypes: { int64: "bigint", bytes: "bytea" },
   lockRows: forUpdate,
+  shareRows: forShare,
   takeRows: forUpdateSkipLocked,
   lockAccounts,
   pickDeliveries: skipLockedDeliveryPick,

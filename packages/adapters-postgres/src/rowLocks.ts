@@ -4,6 +4,9 @@ import { Effect } from "effect"
 /** Other writers of the rows read wait until this transaction ends. */
 export const forUpdate: RowLocking = (query) => query.forUpdate()
 
+/** Writers of the rows read wait until this transaction ends; other sharers do not. */
+export const forShare: RowLocking = (query) => query.forShare()
+
 /** The rows read are this transaction's; rows another transaction holds are passed over. */
 export const forUpdateSkipLocked: RowLocking = (query) => query.forUpdate().skipLocked()
 

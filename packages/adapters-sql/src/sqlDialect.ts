@@ -35,6 +35,11 @@ export interface SqlDialect {
    */
   readonly lockRows: RowLocking
   /**
+   * For a read of rows the transaction relies on without writing them: writers of those rows wait
+   * until it ends, readers that share them do not wait on each other.
+   */
+  readonly shareRows: RowLocking
+  /**
    * For a read of rows the transaction takes for itself: they are held until it ends, and rows
    * that another transaction holds are passed over rather than waited for.
    */

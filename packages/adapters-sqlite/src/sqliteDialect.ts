@@ -12,6 +12,7 @@ export const sqliteSqlDialect: SqlDialect = {
   // SQLite's integers are 64-bit whatever the declared name; `integer` is what the schema has declared since its first release.
   columnTypes: { int64: "integer", bytes: "blob" },
   lockRows: (query) => query,
+  shareRows: (query) => query,
   takeRows: (query) => query,
   lockAccounts: () => Effect.void,
   pickDeliveries: scannedDeliveryPick,

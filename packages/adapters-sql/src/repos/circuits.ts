@@ -133,6 +133,18 @@ export const sqlCircuits = (conn: SqlConnection) => {
         db.selectFrom("circuits").selectAll().where("account_id", "=", owner).where("name", "=", name).where("removed_at", "is", null)
       ).pipe(Effect.map(Option.map(toStored))),
     getById: (id) => conn.first((db) => db.selectFrom("circuits").selectAll().where("id", "=", id)).pipe(Effect.map(Option.map(toStored))),
+    holdLive: (ids) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : Effect.map(
+          conn.rows((db) =>
+            db.selectFrom("circuits").select("id").where("id", "in", ids).where("removed_at", "is", null).orderBy("id").$call(dialect.shareRows)
+          ),
+          (rows) => {
+            const live = new Set(rows.map((row) => row.id))
+            return ids.filter((id) => !live.has(id))
+          }
+        ),
     list: (owner, request) =>
       page(conn, request, (db) => db.selectFrom("circuits").where("account_id", "=", owner).where("removed_at", "is", null), toStored),
     remove: (owner, name, now) =>

@@ -40,6 +40,12 @@ export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<Circuits
   readonly getByName: (owner: AccountId, name: string) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
   /** Any circuit by id, removed ones included (a proof's verification needs its key). */
   readonly getById: (id: CircuitId) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
+  /**
+   * Of these circuits, the ones that are no longer live (removed). Inside a transaction the live
+   * ones are held against removal until it ends, so a proof queued in it is never of a circuit
+   * whose artifacts were deleted meanwhile.
+   */
+  readonly holdLive: (ids: ReadonlyArray<CircuitId>) => Effect.Effect<ReadonlyArray<CircuitId>, StorageError>
   /** The account's live circuits in id order. */
   readonly list: (owner: AccountId, page: Page) => Effect.Effect<PageOf<StoredCircuit>, StorageError>
   /**

@@ -1,5 +1,6 @@
 import { Context, Effect, Either, Layer, Option, Schema } from "effect"
 import type { Circuit } from "../circuits/circuit.js"
+import { CircuitsRepo } from "../circuits/repo.js"
 import { BuiltinCircuits, Circuits } from "../circuits/service.js"
 import { Events } from "../events/service.js"
 import {
@@ -93,6 +94,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const rateLimits = yield* RateLimits
       const builtins = yield* BuiltinCircuits
       const circuits = yield* Circuits
+      const circuitsRepo = yield* CircuitsRepo
       const prover = yield* Prover
       const wakeup = yield* ProofWakeup
       const ids = yield* Ids
@@ -141,11 +143,27 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           expires_at: null
         })))
 
+      /**
+       * An account's circuits the records use, held against removal until the insert commits: one
+       * removed since the request was checked is then an unknown type, as it would be now, instead
+       * of a queued proof whose artifacts are gone. Built-in circuits need no hold.
+       */
+      const holdCircuits = (records: ReadonlyArray<ProofRecord>, batch: boolean) => {
+        if (records.every((r) => r.circuit_id === null)) return Effect.void
+        const ids = [...new Set(records.flatMap((r) => (r.circuit_id === null ? [] : [r.circuit_id])))]
+        return Effect.flatMap(circuitsRepo.holdLive(ids), (removed) => {
+          if (removed.length === 0) return Effect.void
+          const gone = new Set<string>(removed)
+          return Effect.fail(invalidRequest(records.flatMap((r, i) =>
+            r.circuit_id !== null && gone.has(r.circuit_id) ? [unknownTypeDetail(r.type, batch ? `proofs.${i}.` : "")] : [])))
+        })
+      }
+
       // The quota is charged in the insert's transaction: a failed insert costs nothing.
-      const enqueue = (principal: Principal, records: ReadonlyArray<ProofRecord>) =>
+      const enqueue = (principal: Principal, records: ReadonlyArray<ProofRecord>, batch: boolean) =>
         tx.transaction(
-          Effect.flatMap(rateLimits.admitProofRequest(principal, { proofs: records.length }), (windows) =>
-            repo.insertMany(records).pipe(Effect.zipRight(tx.afterCommit(wakeup.notify)), Effect.as(windows)))
+          Effect.zipRight(holdCircuits(records, batch), Effect.flatMap(rateLimits.admitProofRequest(principal, { proofs: records.length }), (windows) =>
+            repo.insertMany(records).pipe(Effect.zipRight(tx.afterCommit(wakeup.notify)), Effect.as(windows))))
         )
 
       const create = (principal: Principal, input: CreateProofInput) =>
@@ -156,7 +174,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           if (checked._tag === "invalid") return Effect.fail(invalidRequest(checked.details))
           if (checked._tag === "unready") return Effect.fail(notReady(checked.circuit))
           return Effect.flatMap(toRecord(principal.account_id, null, checked.request), (record) =>
-            Effect.map(enqueue(principal, [record]), (rate_limits) => ({ value: toProof(record), rate_limits })))
+            Effect.map(enqueue(principal, [record], false), (rate_limits) => ({ value: toProof(record), rate_limits })))
         })
 
       const createBatch = (principal: Principal, { proofs: items }: CreateProofBatchInput) =>
@@ -182,7 +200,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const batchId = yield* ids.make("batch")
           const records: Array<ProofRecord> = []
           for (const request of valid) records.push(yield* toRecord(principal.account_id, batchId, request))
-          const rate_limits = yield* enqueue(principal, records)
+          const rate_limits = yield* enqueue(principal, records, true)
           return { value: { batch_id: batchId, proofs: records.map(toProof) }, rate_limits }
         })
 

@@ -254,6 +254,20 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect((yield* repo.list(account, { limit: 10 })).items).toEqual([fresh])
     }), timeout)
 
+  it.effect("circuits: holdLive names the circuits removed since, in the order asked, and holds the live ones without change", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const tx = yield* Transactor
+      const account = yield* freshAccount
+      const kept = yield* inserted(account, { name: "kept" })
+      const gone = yield* inserted(account, { name: "gone" })
+      expect(yield* repo.remove(account, "gone", T30)).toBe("removed")
+      expect(yield* repo.holdLive([gone.id, kept.id, gone.id])).toEqual([gone.id, gone.id])
+      expect(yield* tx.transaction(repo.holdLive([kept.id]))).toEqual([])
+      expect(yield* repo.holdLive([])).toEqual([])
+      expect(Option.map(yield* repo.getByName(account, "kept"), (c) => c.id)).toEqual(Option.some(kept.id))
+    }), timeout)
+
   it.effect("circuits: remove is refused while proofs of the circuit are queued or running, never for another account's", () =>
     Effect.gen(function*() {
       const repo = yield* CircuitsRepo

@@ -56,6 +56,8 @@ export const memoryCircuits = (db: MemoryDb) => {
       })),
     getByName: (owner, name) => Effect.sync(() => Option.fromNullable(liveOf(owner).find((c) => c.name === name))),
     getById: (id) => Effect.sync(() => Option.fromNullable(rows.get(id)?.circuit)),
+    // One writer at a time: inside a transaction nothing can remove the circuits in between.
+    holdLive: (ids) => Effect.sync(() => ids.filter((id) => rows.get(id)?.removed_at !== null)),
     list: (owner, page) => Effect.sync(() => paginate(liveOf(owner), page)),
     remove: (owner, name, now) =>
       db.write(Effect.gen(function*() {
