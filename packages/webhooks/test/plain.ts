@@ -7,6 +7,7 @@ import type { Brand } from "effect"
  */
 export type Plain<T> = T extends Brand.Brand<string | symbol>
   ? T extends string ? string : T extends number ? number : T
+  : T extends readonly [unknown, ...Array<unknown>] ? { readonly [K in keyof T]: Plain<T[K]> }
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<Plain<U>>
   : T extends object ? { readonly [K in keyof T]: Plain<T[K]> }
   : T
