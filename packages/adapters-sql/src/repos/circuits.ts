@@ -167,12 +167,14 @@ export const sqlCircuits = (conn: SqlConnection) => {
         yield* deleteUnreferenced(referred.map((row) => row.digest).sort())
         return "removed" as const
       })),
-    claimBuilds: ({ leaseUntil, limit, now }) =>
-      limit <= 0
+    claimBuilds: ({ leaseUntil, limit, now, only }) =>
+      limit <= 0 || only?.length === 0
         ? Effect.succeed([])
         : conn.transaction(Effect.gen(function*() {
           const picked = yield* conn.rows((db) =>
-            db.selectFrom("circuits").select("id").where(claimable(now)).orderBy("id").limit(limit).$call(dialect.takeRows)
+            db.selectFrom("circuits").select("id").where(claimable(now))
+              .$if(only !== undefined, (query) => query.where("id", "in", only!))
+              .orderBy("id").limit(limit).$call(dialect.takeRows)
           )
           if (picked.length === 0) return []
           const rows = yield* conn.rows((db) =>

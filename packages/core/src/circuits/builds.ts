@@ -1,4 +1,5 @@
-import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
+import type { CircuitId } from "../kernel/ids.js"
 import { Events } from "../events/service.js"
 import { timestampFromMillis } from "../kernel/time.js"
 import { runLeasedJobs } from "../kernel/leasedJobs.js"
@@ -33,8 +34,18 @@ export class CircuitBuilds extends Context.Tag("@mzk/core/CircuitBuilds")<Circui
   /** Builds this process is working on now. */
   readonly inFlight: Effect.Effect<number>
 }>() {
-  static readonly layer = Layer.scoped(
-    this,
+  /** The build loop for every circuit in storage. */
+  static readonly layer: Layer.Layer<CircuitBuilds, never, CircuitBuildsNeeds> = Layer.scoped(this, Effect.suspend(() => makeCircuitBuilds()))
+
+  /**
+   * A build loop for these circuits only: what a command that adds a circuit runs, so that it
+   * builds its own upload with its own settings and never takes anyone else's.
+   */
+  static readonly only = (ids: ReadonlyArray<CircuitId>): Layer.Layer<CircuitBuilds, never, CircuitBuildsNeeds> =>
+    Layer.scoped(this, Effect.suspend(() => makeCircuitBuilds(ids)))
+}
+
+const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
     Effect.gen(function*() {
       const tx = yield* Transactor
       const repo = yield* CircuitsRepo
@@ -127,11 +138,11 @@ export class CircuitBuilds extends Context.Tag("@mzk/core/CircuitBuilds")<Circui
         leaseMs: config.buildTimeoutMs + config.leaseMarginMs,
         pollIntervalMs: config.pollIntervalMs,
         wakeup,
-        claim: repo.claimBuilds,
+        claim: (request) => repo.claimBuilds({ ...request, only }),
         run,
         release: (circuit) => repo.release(circuit.id, circuit.attempts),
         describe: (circuit) => `circuit ${circuit.id}`
       })
     })
-  )
-}
+
+type CircuitBuildsNeeds = Exclude<Effect.Effect.Context<ReturnType<typeof makeCircuitBuilds>>, Scope.Scope>

@@ -67,6 +67,8 @@ export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<Circuits
     readonly now: Timestamp
     readonly leaseUntil: Timestamp
     readonly limit: number
+    /** Only these circuits (a command that builds what it just added, and nothing of anyone else's). */
+    readonly only?: ReadonlyArray<CircuitId> | undefined
   }) => Effect.Effect<ReadonlyArray<StoredCircuit>, StorageError>
   /** Settles a claimed build as `ready`, only while it is live, `compiling` and claimed with this `attempt`. */
   readonly complete: (id: CircuitId, attempt: number, build: CircuitBuild) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>

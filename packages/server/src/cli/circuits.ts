@@ -1,5 +1,6 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { AccountId, Accounts, type BuildInput, type Circuit, CircuitBuilds, Circuits, decodeInput } from "@mzk/core"
+import { prepareDevelopmentPtau } from "@mzk/circuits"
+import { AccountId, Accounts, type BuildInput, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
@@ -114,6 +115,16 @@ const add = Command.make("add", {
     if (source.kind === "circom" && Option.isNone(flags.ptau) && !flags.devPtau) {
       return yield* Effect.fail(usage("Building circom sources needs a powers of tau: --ptau FILE (MZK_PTAU), or --dev-ptau for development"))
     }
+    const options = circuitsOptions(flags)
+    // Made (once) before the build starts, so making it does not count against the build's time limit.
+    if (source.kind === "circom" && options.ptau === undefined && options.developmentPtau !== undefined) {
+      const made = yield* prepareDevelopmentPtau({
+        developmentPtau: options.developmentPtau,
+        timeoutMs: options.buildTimeoutMs ?? DEFAULT_CIRCUITS_CONFIG.buildTimeoutMs,
+        memoryBytes: options.buildMemoryBytes ?? DEFAULT_CIRCUITS_CONFIG.buildMemoryBytes
+      }).pipe(Effect.either)
+      if (made._tag === "Left") return yield* fail(`The development powers of tau could not be made: ${made.left.message}`)
+    }
     const accounts = yield* Accounts
     if (Option.isNone(yield* accounts.get(flags.account))) return yield* fail(`No account ${flags.account}; mzk accounts create makes one`)
     const circuits = yield* Circuits
@@ -123,13 +134,16 @@ const add = Command.make("add", {
       ...(Option.isSome(flags.description) ? { description: flags.description.value } : {})
     }).pipe(Effect.either)
     if (created._tag === "Left") return yield* fail(created.left.message)
-    // This process builds it (a server's worker on the same database may take it first: either way it settles).
+    // Built here, with this command's settings, and nothing else of the database's queue (a
+    // server's worker on the same database may take it first: either way it settles).
+    const id = created.right.id
     const settled = yield* circuits.get(flags.account, flags.name).pipe(
       Effect.flatMap(Option.match({
         onNone: () => Effect.dieMessage(`Circuit ${flags.name} disappeared while building`),
         onSome: (circuit) => circuit.status === "compiling" ? Effect.fail("compiling" as const) : Effect.succeed(circuit)
       })),
-      Effect.retry({ while: (e) => e === "compiling", schedule: Schedule.spaced(Duration.millis(200)) })
+      Effect.retry({ while: (e) => e === "compiling", schedule: Schedule.spaced(Duration.millis(200)) }),
+      Effect.provide(id === null ? Layer.empty : Layer.discard(CircuitBuilds.only([id])))
     )
     if (flags.json) yield* Console.log(JSON.stringify(record(settled)))
     if (settled.status === "failed") return yield* fail(failure(settled))
@@ -139,9 +153,7 @@ const add = Command.make("add", {
           (settled.development_only ? " (development-only setup: not for production)" : "")
       )
     }
-  }).pipe(
-    Effect.provide(CircuitBuilds.layer.pipe(Layer.provideMerge(MzkCore({ database: flags.database, circuits: circuitsOptions(flags) }))))
-  )).pipe(Command.withDescription("Add a circuit to an account: compile and set it up now (or check prebuilt artifacts)"))
+  }).pipe(Effect.provide(MzkCore({ database: flags.database, circuits: circuitsOptions(flags) })))).pipe(Command.withDescription("Add a circuit to an account: compile and set it up now (or check prebuilt artifacts)"))
 
 const list = Command.make("list", {
   account,

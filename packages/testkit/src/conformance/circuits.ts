@@ -343,6 +343,18 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* claimBuilds(T30, 0)).toEqual([])
     }), timeout)
 
+  it.effect("builds: a claim for named circuits takes only those, however old the others", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const rows = [yield* inserted(account), yield* inserted(account), yield* inserted(account)]
+      const mine = yield* repo.claimBuilds({ now: T0, leaseUntil: T60, limit: 5, only: [rows[2]!.id] })
+      expect(mine.map((r) => r.id)).toEqual([rows[2]!.id])
+      expect(yield* repo.claimBuilds({ now: T0, leaseUntil: T60, limit: 5, only: [] })).toEqual([])
+      expect((yield* claimBuilds(T0, 5)).map((r) => r.id)).toEqual([rows[0]!.id, rows[1]!.id])
+    }), timeout)
+
   it.effect("builds: concurrent claims never take the same circuit", () =>
     Effect.gen(function*() {
       yield* isolate

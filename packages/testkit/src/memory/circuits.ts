@@ -71,10 +71,11 @@ export const memoryCircuits = (db: MemoryDb) => {
         for (const digest of circuitDigests(circuit)) if (!kept.has(digest)) artifacts.delete(digest)
         return "removed" as const
       })),
-    claimBuilds: ({ leaseUntil, limit, now }) =>
+    claimBuilds: ({ leaseUntil, limit, now, only }) =>
       db.write(Effect.gen(function*() {
         const candidates = live()
           .filter((c) => c.status === "compiling" && (c.lease_expires_at === null || c.lease_expires_at <= now))
+          .filter((c) => only === undefined || only.includes(c.id))
           .sort(byId)
           .slice(0, Math.max(0, limit))
         yield* Effect.yieldNow()
