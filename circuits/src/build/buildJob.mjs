@@ -289,6 +289,10 @@ process.once("message", async (job) => {
     if (e instanceof Failure) answer({ ok: false, code: e.code, message: e.message, ...e.extra });
     else if (e instanceof RangeError && /memory|allocation/i.test(e.message)) {
       answer({ ok: false, code: "compile_memory_exceeded", message: `the build ran out of memory: ${e.message}` });
-    } else answer({ ok: false, code: "internal", message: `build failed: ${e?.stack ?? e}` });
+    } else {
+      // The stack names the server's paths: it goes to stderr, which the parent logs, not to the account.
+      process.stderr.write(`${e?.stack ?? e}\n`);
+      answer({ ok: false, code: "internal", message: "the build failed unexpectedly; the server's log has the details" });
+    }
   }
 });

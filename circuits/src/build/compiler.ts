@@ -109,12 +109,15 @@ const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
           if (answer?.ok === true) return resume(Effect.succeed(answer))
           if (answer !== null && answer.ok === false) {
             const { code: failureCode, message, file, line } = answer
-            return resume(Effect.fail(new BuildFailure({
+            const failure = new BuildFailure({
               code: failureCode,
               message,
               ...(file !== undefined ? { file } : {}),
               ...(line !== undefined ? { line } : {})
-            })))
+            })
+            return resume(failureCode === "internal" && stderr.trim() !== ""
+              ? Effect.zipRight(Effect.logError("circuit build failed unexpectedly", stderr.trim().slice(-2000)), Effect.fail(failure))
+              : Effect.fail(failure))
           }
           if (/heap out of memory|Reached heap limit|Cannot allocate|Out of memory/i.test(stderr)) {
             return resume(Effect.fail(new BuildFailure({
@@ -128,7 +131,11 @@ const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
               message: "the build process was killed by the system (most likely out of memory)"
             })))
           }
-          resume(Effect.fail(internal(`the build process exited (${signal ?? code}) without an answer: ${stderr.trim().slice(-2000)}`)))
+          // What the process printed is the operator's to read (paths, stacks), not the account's.
+          resume(Effect.zipRight(
+            Effect.logError(`circuit build process exited (${signal ?? code}) without an answer`, stderr.trim().slice(-2000)),
+            Effect.fail(internal(`the build process exited (${signal ?? code}) without an answer; the server's log has the details`))
+          ))
         })
         child.send(spec)
       })
@@ -281,7 +288,11 @@ export const prepareDevelopmentPtau = (
 
 /** Every failure is a BuildFailure: a thrown exception or a defect becomes `internal`, never a crash. */
 const total = <A>(effect: Effect.Effect<A, BuildFailure>): Effect.Effect<A, BuildFailure> =>
-  effect.pipe(Effect.catchAllDefect((defect) => Effect.fail(internal(`build failed: ${Cause.pretty(Cause.die(defect))}`))))
+  effect.pipe(Effect.catchAllDefect((defect) =>
+    Effect.zipRight(
+      Effect.logError("circuit build failed unexpectedly", Cause.die(defect)),
+      Effect.fail(internal("the build failed unexpectedly; the server's log has the details"))
+    )))
 
 export const makeCircuitCompiler = (options: CircuitCompilerOptions): typeof CircuitCompiler.Service =>
   CircuitCompiler.of({
