@@ -22,9 +22,10 @@ import {
   RateLimits,
   SCOPES,
   StorageError,
-  type Timestamp
+  type Timestamp,
+  validateCircuitInputs
 } from "@mzk/core"
-import { FakeProver, type FakeProverOptions, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
+import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
 const R = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
@@ -420,4 +421,22 @@ describe("Proofs: the lifecycle on TestClock", () => {
       yield* repo.insertMany([{ ...row, public_inputs: { c: "34" } }])
       expect((yield* proofs.verify(principal, value.proof_id)).value.valid).toBe(false)
     }).pipe(Effect.provide(withLoops())))
+})
+
+describe("Proofs: inputs named like Object.prototype's keys", () => {
+  it("keeps an input called __proto__ as an input (a valid circom identifier), public ones included", () => {
+    const circuit = {
+      ...FAKE_BUILTIN_CIRCUITS[0]!,
+      inputs: [
+        { name: "__proto__", visibility: "public" as const, kind: "field" as const, dimensions: [] },
+        { name: "constructor", visibility: "private" as const, kind: "field" as const, dimensions: [2] }
+      ]
+    }
+    const inputs = JSON.parse(`{"__proto__": "7", "constructor": [1, "2"]}`) as Parameters<typeof validateCircuitInputs>[1]
+    const checked = validateCircuitInputs(circuit, inputs)
+    expect(checked._tag).toBe("Right")
+    if (checked._tag !== "Right") return
+    expect(Object.keys(checked.right.inputs)).toEqual(["__proto__", "constructor"])
+    expect(JSON.parse(JSON.stringify(checked.right))).toEqual(JSON.parse('{"inputs": {"__proto__": "7", "constructor": ["1", "2"]}, "public_inputs": {"__proto__": "7"}}'))
+  })
 })

@@ -135,8 +135,9 @@ export const validateCircuitInputs = (
 ): Either.Either<ValidatedInputs, ReadonlyArray<ErrorDetail>> => {
   const details: Array<ErrorDetail> = []
   const { known, modulus } = checkerOf(circuit)
-  const circuitInputs: Record<string, CircuitInputValue> = {}
-  const publicInputs: Record<string, string> = {}
+  // Without a prototype, an input named `__proto__` (a valid circom identifier) is a key like any other.
+  const circuitInputs: Record<string, CircuitInputValue> = Object.create(null)
+  const publicInputs: Record<string, string> = Object.create(null)
   for (const input of circuit.inputs) {
     const path = `${prefix}inputs.${input.name}`
     if (!Object.hasOwn(inputs, input.name)) {

@@ -86,7 +86,8 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
   if (circom.length > 0) {
     const main = upload.main
     if (main === undefined) details.push({ path: "main", message: "missing: the main circom file, which the sources are included from" })
-    const files: Record<string, Uint8Array> = {}
+    // Without a prototype, a file named `__proto__` is a file like any other.
+    const files: Record<string, Uint8Array> = Object.create(null)
     const add = (part: "main" | "sources", path: string, file: UploadedFile) => {
       typed(part, path, file)
       const problem = pathProblem(file.filename)

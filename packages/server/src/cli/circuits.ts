@@ -46,7 +46,8 @@ const buildInput = (flags: SourceFlags): Effect.Effect<BuildInput, ValidationErr
     }
     const mainPath = resolve(flags.circom.value)
     const main = basename(mainPath)
-    const files: Record<string, Uint8Array> = { [main]: readFileSync(mainPath) }
+    // Without a prototype, a file named `__proto__` is a file like any other.
+    const files: Record<string, Uint8Array> = Object.assign(Object.create(null), { [main]: readFileSync(mainPath) })
     for (const dir of flags.include) {
       for (const [path, file] of circomFilesUnder(dir)) {
         if (resolve(file) === mainPath) continue
