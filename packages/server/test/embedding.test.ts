@@ -27,7 +27,7 @@ const nextRoute = (handler: Mzk["fetch"], token: string) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls the proof through `call` until it leaves `queued`/`running`, or `withinMs` passes. */
-const settled = async (call: ReturnType<typeof nextRoute>, proofId: string, withinMs = 30_000) => {
+const settled = async (call: ReturnType<typeof nextRoute>, proofId: string, withinMs = 60_000) => {
   const deadline = Date.now() + withinMs
   for (;;) {
     const { json } = await call("GET", `/api/v1/proofs/${proofId}`)
@@ -66,7 +66,7 @@ describe("createMzk", () => {
     }
     await mzk.stop()
     await expect(mzk.start()).rejects.toThrow(/start\(\) after stop\(\)/)
-  }, 60_000)
+  }, 120_000)
 
   it("workers: false leaves the loops off; an mzk with workers over the same database proves what it queued", async () => {
     const database = tempDatabase()
@@ -90,7 +90,7 @@ describe("createMzk", () => {
       await worker?.stop()
       await api.stop()
     }
-  }, 60_000)
+  }, 120_000)
 
   it("takes the application's session check as a plain function", async () => {
     const sessions = new Map<string, string>()

@@ -55,7 +55,7 @@ describe("createMzk's handler mounted in Express", () => {
       } finally {
         await server.close()
       }
-    }, 60_000)
+    }, 120_000)
   }
 
   it("a JSON body express.json() parsed is answered as mzk would answer it read from the stream", async () => {

@@ -49,7 +49,7 @@ describe("createMzk's handler in Fastify", () => {
       } finally {
         await app.close()
       }
-    }, 60_000)
+    }, 120_000)
   }
 
   it("with Fastify's default JSON parser, handing mzk the parsed body on the raw request", async () => {
@@ -67,5 +67,5 @@ describe("createMzk's handler in Fastify", () => {
     } finally {
       await app.close()
     }
-  }, 60_000)
+  }, 120_000)
 })
