@@ -1,8 +1,7 @@
 import { type AccountId, CreateAccountInput, decodeInput, type Prover, type Scope as ApiScope, SessionAuthenticator } from "@mzk/core"
-import { makeFetchHandler, makeMountedNodeListener } from "@mzk/http"
+import { makeFetchHandler, makeMountedNodeListener, type NodeListener } from "@mzk/http"
 import type { ProverEngine } from "@mzk/circuits"
 import { Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { createAccountWithKey } from "./accounts.js"
 import { type DatabaseTarget, parseDatabaseUrl } from "./database.js"
 import { type CircuitsOptions, MzkCore, MzkLoops } from "./mzk.js"
@@ -79,7 +78,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
   }
   // The prover pool starts on the first proof or verification: an API-only process never starts it.
   const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }))
-  let handler: (request: IncomingMessage, response: ServerResponse) => void
+  let handler: NodeListener
   let fetch: (request: Request) => Promise<Response>
   try {
     ;[handler, fetch] = await runtime.runPromise(Effect.all([makeMountedNodeListener, makeFetchHandler]))
@@ -113,7 +112,10 @@ export const createMzk = async (options: CreateMzkOptions) => {
   const decodeAccount = decodeInput(CreateAccountInput)
 
   return {
-    /** Node's `(req, res)`: for `http.createServer`, Express (`app.use`), Fastify (`request.raw`, `reply.raw`). */
+    /**
+     * Node's `(req, res)`: for `http.createServer`, Fastify (`request.raw`, `reply.raw`), and
+     * Express (`app.use`), where requests outside mzk's paths go on to the app's next routes.
+     */
     handler,
     /** `(Request) => Promise<Response>`: for Hono, Next.js route handlers, any fetch-style server. */
     fetch,

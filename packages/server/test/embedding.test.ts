@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { apiPath, mountedPath } from "@mzk/http"
 import { afterAll, describe, expect, it } from "vitest"
 import { createMzk, type Mzk } from "../src/createMzk.js"
 import { root } from "./processes.js"
@@ -141,4 +142,26 @@ describe("createMzk", () => {
     // Well within any idle timeout (keep-alive sockets 5–15 s, the worker's poll 1 s) that would show something left running.
     expect(Date.now() - stoppedAt!).toBeLessThan(3_000)
   }, 90_000)
+})
+
+describe("the path a mounted mzk routes", () => {
+  it("keeps /api/v1 and the docs page, drops an app's mount point before /api/v1, restores what a framework cut", () => {
+    const cases: ReadonlyArray<readonly [string, string | undefined, string]> = [
+      // [path as handed on, apiPath, mountedPath]
+      ["/api/v1/proofs?limit=5", "/api/v1/proofs?limit=5", "/api/v1/proofs?limit=5"],
+      ["/api/v1", "/api/v1", "/api/v1"],
+      ["/docs", "/docs", "/docs"],
+      ["/mzk/api/v1/keys", "/api/v1/keys", "/api/v1/keys"],
+      ["/a/b/api/v1/keys?x=1", "/api/v1/keys?x=1", "/api/v1/keys?x=1"],
+      ["/v1/proofs", undefined, "/api/v1/proofs"],
+      ["/proofs?limit=5", undefined, "/api/v1/proofs?limit=5"],
+      ["/", undefined, "/api/v1"],
+      // Not mzk's own base: a longer segment, or /api/v1 only inside the query.
+      ["/api/v10/keys", undefined, "/api/v1/api/v10/keys"],
+      ["/search?next=/api/v1/keys", undefined, "/api/v1/search?next=/api/v1/keys"]
+    ]
+    for (const [path, api, mounted] of cases) {
+      expect([path, apiPath(path), mountedPath(path)]).toEqual([path, api, mounted])
+    }
+  })
 })
