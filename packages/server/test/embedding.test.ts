@@ -113,7 +113,10 @@ describe("createMzk", () => {
     await expect(createMzk({ database: "mysql://localhost/mzk" })).rejects.toThrow(/Unknown database/)
     const mzk = await createMzk({ database: "sqlite::memory:", workers: false })
     try {
-      await expect(mzk.createAccount({ name: "   " })).rejects.toThrow(/createAccount: Invalid request/)
+      const refused = mzk.createAccount({ name: "   " })
+      await expect(refused).rejects.toThrow(/^createAccount: Invalid request/)
+      // The error itself, not Effect's FiberFailure around it.
+      await expect(refused).rejects.toHaveProperty("name", "Error")
     } finally {
       await mzk.stop()
     }
