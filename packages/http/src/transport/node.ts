@@ -223,11 +223,6 @@ export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatc
   }
 }
 
-/**
- * mzk as a Node `(req, res)` listener whose requests run on the current runtime: for a `node:http`
- * server of your own (see `createMzkNodeServer` for the one `mzk serve` listens with, which also
- * answers protocol errors).
- */
 const nodeListener = (options: NodeListenerOptions): Effect.Effect<NodeListener, never, HttpServices> =>
   Effect.gen(function*() {
     const dispatch = yield* makeDispatcher
@@ -235,6 +230,11 @@ const nodeListener = (options: NodeListenerOptions): Effect.Effect<NodeListener,
     return toNodeListener(runtime, dispatch, options)
   })
 
+/**
+ * mzk as a Node `(req, res)` listener whose requests run on the current runtime: for a `node:http`
+ * server of your own (see `createMzkNodeServer` for the one `mzk serve` listens with, which also
+ * answers protocol errors).
+ */
 export const makeNodeListener = nodeListener({})
 
 /** `makeNodeListener` for mounting inside another framework's app (see `NodeListenerOptions.mounted`). */
