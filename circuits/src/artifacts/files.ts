@@ -80,7 +80,7 @@ export const makeArtifactFiles = (
         if (sha256Bytes(stored.value) !== digest) {
           return yield* internal(`The artifact store returned bytes for ${digest} that do not match that digest`)
         }
-        yield* io(`creating the artifact cache ${dir}`, () => mkdir(dir, { recursive: true }))
+        yield* io(`creating the artifact cache ${dir}`, () => mkdir(dir, { recursive: true, mode: 0o700 }))
         // Written aside and renamed into place, so no reader (another thread or process) ever sees
         // a partial file under the digest's name.
         const temp = `${target}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`

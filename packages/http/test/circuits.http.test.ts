@@ -225,6 +225,13 @@ describe("POST /api/v1/circuits (multipart/form-data)", () => {
     expectEnvelope(await upload("mzk_nope", circomParts("a")), 401, "invalid_api_key")
     const reader = await keyWithScopes(h, key, allBut("circuits:write"), "no-circuit-write")
     expectEnvelope(await upload(reader, circomParts("a")), 403, "insufficient_scope")
+    // Refused before the body is read: a body that would be a 400 is never looked at.
+    const garbage = await h.call("POST", "/api/v1/circuits", {
+      token: reader,
+      headers: { "content-type": "multipart/form-data; boundary=xyz" },
+      body: "not a multipart body at all"
+    })
+    expectEnvelope(garbage, 403, "insufficient_scope")
   })
 })
 

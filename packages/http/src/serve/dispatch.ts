@@ -226,6 +226,13 @@ export const makeDispatcherFor = (
         steps.push(Effect.map(authenticate(token), (principal) => void (input.principal = principal)))
       }
       const { decodePath, decodePayload, decodeUrlParams, scope, upload } = endpoint
+      // An upload may be tens of MiB: a key that may not upload is refused before it is read.
+      if (upload !== undefined && scope !== undefined) {
+        steps.push(Effect.suspend(() => {
+          const denied = missingScope(input.principal!, scope)
+          return denied === undefined ? Effect.void : Effect.fail(denied)
+        }))
+      }
       if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
       if (decodePayload !== undefined) {
         const body: Effect.Effect<unknown, InvalidRequest | PayloadTooLarge | UploadTooLarge> = upload === undefined
@@ -237,7 +244,8 @@ export const makeDispatcherFor = (
         steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
       }
       const answer = Effect.map(
-        // The scope is checked last before the handler, after decoding, as it always was.
+        // The scope is checked last before the handler, after decoding, as it always was (and, for
+        // uploads, before reading them too).
         Effect.suspend(() => {
           const denied = scope === undefined ? undefined : missingScope(input.principal!, scope)
           return denied === undefined ? endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0]) : Effect.fail(denied)
