@@ -124,7 +124,8 @@ describe("Circuits: uploads", () => {
         [upload(account, "x".repeat(65), "// c\ncomponent main = M();"), "InvalidRequest", "name"],
         [upload(account, "described", "// d\ncomponent main = M();", "nul\u0000"), "InvalidRequest", "description"],
         [upload(account, "described", "// d\ncomponent main = M();", "x".repeat(1025)), "InvalidRequest", "description"],
-        [circuits.create(account, { name: "nomain", source: { kind: "circom", main: "main.circom", files: { "other.circom": bytesOf("// e") } } }), "InvalidRequest", "main"]
+        [circuits.create(account, { name: "nomain", source: { kind: "circom", main: "main.circom", files: { "other.circom": bytesOf("// e") } } }), "InvalidRequest", "main"],
+        [circuits.create(account, { name: "escapes", source: { kind: "circom", main: "main.circom", files: { "main.circom": bytesOf("// f"), "../up.circom": bytesOf("// g") } } }), "InvalidRequest", "sources"]
       ]
       for (const [attempt, tag, where] of cases) {
         const error = yield* Effect.flip(attempt)
@@ -132,7 +133,7 @@ describe("Circuits: uploads", () => {
         if (typeof where === "string") expect((error as { details?: ReadonlyArray<{ path: string }> }).details?.map((d) => d.path)).toEqual([where])
         else expect(error.message).toMatch(where)
       }
-      for (const text of ["// a\ncomponent main = M();", "// b\ncomponent main = M();", "// e"]) {
+      for (const text of ["// a\ncomponent main = M();", "// b\ncomponent main = M();", "// e", "// f", "// g"]) {
         expect(yield* artifacts.get(sha256(bytesOf(text)))).toEqual(Option.none())
       }
       expect((yield* circuits.list(account)).length).toBe(5)

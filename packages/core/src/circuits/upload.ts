@@ -17,14 +17,39 @@ const UploadFields = Schema.Struct({
 export const decodeUploadFields = decodeInput(UploadFields)
 
 /**
- * Refuses an upload whose parts do not make a build input: the main file must be one of the
- * uploaded files. Paths are the upload's own; that they stay inside it is the compiler's check,
- * which sees the includes too.
+ * Why a file's path cannot be its place in an upload, or undefined: a relative path of non-empty
+ * segments, none `.` or `..`, `/`-separated, so no file lands outside the build's directory. The
+ * one rule for every way in (HTTP parts' filenames, the CLI's files); includes that leave the
+ * upload are the compiler's to refuse, since only it reads them.
  */
-export const checkBuildInput = (source: BuildInput): Effect.Effect<void, InvalidRequest> =>
-  source.kind === "circom" && !Object.hasOwn(source.files, source.main)
-    ? Effect.fail(invalidRequest([{ path: "main", message: `the main file ${JSON.stringify(source.main)} is not among the uploaded files` }]))
-    : Effect.void
+export const uploadPathProblem = (path: string): string | undefined => {
+  if (path === "") return "needs a path in the upload, such as lib/util.circom"
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(path)) return `the path ${JSON.stringify(path)} holds control characters`
+  if (path.includes("\\")) return `the path ${JSON.stringify(path)} uses \\; separate directories with /`
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return `the path ${JSON.stringify(path)} is absolute; give it relative to the upload`
+  if (path.split("/").some((segment) => segment === "" || segment === "." || segment === "..")) {
+    return `the path ${JSON.stringify(path)} has an empty, . or .. segment; give its place inside the upload`
+  }
+  if (path.length > 255) return "the path is over 255 characters"
+  return undefined
+}
+
+/**
+ * Refuses an upload whose parts do not make a build input: every path acceptable
+ * (`uploadPathProblem`) and the main file one of the uploaded files.
+ */
+export const checkBuildInput = (source: BuildInput): Effect.Effect<void, InvalidRequest> => {
+  if (source.kind !== "circom") return Effect.void
+  const details = Object.keys(source.files).flatMap((path) => {
+    const problem = uploadPathProblem(path)
+    return problem === undefined ? [] : [{ path: "sources", message: problem }]
+  })
+  if (details.length === 0 && !Object.hasOwn(source.files, source.main)) {
+    details.push({ path: "main", message: `the main file ${JSON.stringify(source.main)} is not among the uploaded files` })
+  }
+  return details.length === 0 ? Effect.void : Effect.fail(invalidRequest(details))
+}
 
 /** Stores every uploaded file content-addressed and describes the upload by digest. */
 export const storeSource = (

@@ -8,7 +8,8 @@ import {
   type CreateCircuitInput,
   type ErrorDetail,
   InternalError,
-  InvalidRequest
+  InvalidRequest,
+  uploadPathProblem
 } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { CircuitUpload } from "../api/circuits.js"
@@ -36,25 +37,11 @@ const ACCEPTED: Record<(typeof CIRCOM_PARTS)[number] | (typeof PREBUILT_PARTS)[n
   r1cs: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"]
 }
 
-/**
- * Why a source's filename cannot be its path in the upload, or undefined: relative paths of
- * non-empty segments only, so no file lands outside the build's directory (includes that leave the
- * upload are the compiler's to refuse).
- */
-const pathProblem = (filename: string | undefined): string | undefined => {
-  if (filename === undefined || filename === "") return "needs a filename: its path in the upload, such as lib/util.circom"
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(filename)) return `the filename ${JSON.stringify(filename)} holds control characters`
-  if (filename.includes("\\")) return `the filename ${JSON.stringify(filename)} uses \\; separate directories with /`
-  if (filename.startsWith("/") || /^[A-Za-z]:/.test(filename)) {
-    return `the filename ${JSON.stringify(filename)} is absolute; give its path relative to the upload`
-  }
-  if (filename.split("/").some((segment) => segment === "" || segment === "." || segment === "..")) {
-    return `the filename ${JSON.stringify(filename)} has an empty, . or .. segment; give its path inside the upload`
-  }
-  if (filename.length > 255) return "the filename is over 255 characters"
-  return undefined
-}
+/** A part's filename is its path in the upload: it must have one, and the core's rule for paths holds. */
+const pathProblem = (filename: string | undefined): string | undefined =>
+  filename === undefined || filename === ""
+    ? "needs a filename: its path in the upload, such as lib/util.circom"
+    : uploadPathProblem(filename)
 
 const refuse = (message: string, details: ReadonlyArray<ErrorDetail>) => Effect.fail(new InvalidRequest({ message, details }))
 
