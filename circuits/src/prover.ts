@@ -1,4 +1,4 @@
-import { type Circuit, type CircuitInputs, type Digest, type Groth16Proof, Prover, ProverFailure, type ProverOutput } from "@mzk/core"
+import { type Circuit, type CircuitInputs, type Digest, type Groth16Proof, Prover, ProverFailure, type ProverOutput, validateCircuitInputs } from "@mzk/core"
 import { loadNativeProver, type NativeLoad } from "@mzk/prover-native"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
 import { availableParallelism } from "node:os"
@@ -236,54 +236,16 @@ const spawn = (workerData: Record<string, unknown>, live: Set<Worker>): Effect.E
 
 const failure = (reply: Reply & { ok: false }) => new ProverFailure({ code: reply.code, message: reply.message })
 
-const UINT64_LIMIT = 2n ** 64n
-const CANONICAL = /^(0|[1-9][0-9]*)$/
-
 /**
- * Defence in depth: the witness calculator silently reduces values mod r, so inputs the core let
- * through are checked again against the circuit's declared inputs (shape and bounds) and handed
- * on as canonical decimal strings. The details name paths like `inputs.x.1.0`.
+ * The prover's own check of a proof's inputs (defence in depth: the witness calculator would
+ * silently reduce non-canonical values mod r): the core's rule, the one that refused requests
+ * before they were queued, as one message naming each bad input by path.
  */
-export const checkInputs = (circuit: Circuit, inputs: CircuitInputs): Either.Either<Record<string, unknown>, string> => {
-  const modulus = BigInt(circuit.field_modulus)
-  const problems: Array<string> = []
-  const value = (v: unknown, kind: Circuit["inputs"][number]["kind"], path: string): string | undefined => {
-    const text = typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : v
-    if (typeof text !== "string" || !CANONICAL.test(text)) {
-      problems.push(`${path}: must be a non-negative decimal integer`)
-      return undefined
-    }
-    const limit = kind === "bit" ? 2n : kind === "uint64" ? UINT64_LIMIT : modulus
-    if (BigInt(text) >= limit) {
-      problems.push(`${path}: must be less than ${kind === "bit" ? "2" : kind === "uint64" ? "2^64" : "the field modulus r"}`)
-      return undefined
-    }
-    return text
-  }
-  const shaped = (v: unknown, input: Circuit["inputs"][number], depth: number, path: string): unknown => {
-    if (depth === input.dimensions.length) {
-      if (Array.isArray(v)) {
-        problems.push(`${path}: must be a single integer, not an array`)
-        return undefined
-      }
-      return value(v, input.kind, path)
-    }
-    const length = input.dimensions[depth]!
-    if (!Array.isArray(v) || v.length !== length) {
-      problems.push(`${path}: must be an array of exactly ${length} elements`)
-      return undefined
-    }
-    return v.map((element: unknown, i) => shaped(element, input, depth + 1, `${path}.${i}`))
-  }
-  const out: Record<string, unknown> = {}
-  for (const input of circuit.inputs) {
-    if (!Object.hasOwn(inputs, input.name)) problems.push(`inputs.${input.name}: is required`)
-    else out[input.name] = shaped(inputs[input.name], input, 0, `inputs.${input.name}`)
-  }
-  const known = new Set(circuit.inputs.map((input) => input.name))
-  for (const name of Object.keys(inputs)) if (!known.has(name)) problems.push(`inputs.${name}: is not an input of ${circuit.name}`)
-  return problems.length > 0 ? Either.left(problems.join("; ")) : Either.right(out)
-}
+export const checkInputs = (circuit: Circuit, inputs: CircuitInputs): Either.Either<CircuitInputs, string> =>
+  Either.mapBoth(validateCircuitInputs(circuit, inputs), {
+    onLeft: (details) => details.map((d) => `${d.path}: ${d.message}`).join("; "),
+    onRight: (valid) => valid.inputs
+  })
 
 /** The Groth16 prover with what its threads hold, for operators and tests. */
 export type Groth16Prover = Prover["Type"] & { readonly stats: Effect.Effect<ProverStats> }

@@ -88,7 +88,7 @@ describe("built-in circuits", () => {
       expect(builtins.get("sudoku")).toEqual(Option.none())
     }).pipe(Effect.provide(BuiltinCircuitsLive)))
 
-  it("the prover's own input check names each bad input by path, follows dimensions, and refuses non-canonical values", () => {
+  it("the prover's own input check (the core's rule) names each bad input by path, follows dimensions, and refuses non-canonical values", () => {
     const merkle = {
       secret: "1",
       root: FIELD_MODULUS.toString(),
@@ -96,11 +96,11 @@ describe("built-in circuits", () => {
       path_indices: Array(20).fill("1")
     }
     expect(checkInputs(builtin("merkle_membership"), merkle)).toEqual(Either.left(
-      "inputs.path_elements.3: must be a non-negative decimal integer; inputs.root: must be less than the field modulus r"
+      "inputs.path_elements.3: must not be negative; inputs.root: must be less than the field modulus r"
     ))
     expect(checkInputs(builtin("multiplier"), { a: "3", b: 11 } as never)).toEqual(Either.right({ a: "3", b: "11" }))
     expect(checkInputs(builtin("range"), { value: "1", min: "0", max: (2n ** 64n).toString(), extra: "1" })).toEqual(Either.left(
-      "inputs.max: must be less than 2^64; inputs.extra: is not an input of range"
+      "inputs.max: must be less than 2^64 (an unsigned 64-bit integer); inputs.extra: is not an input of range"
     ))
     const grid: Circuit = {
       ...builtin("multiplier"),
@@ -109,10 +109,10 @@ describe("built-in circuits", () => {
     }
     expect(checkInputs(grid, { x: [["1", "2", "3"], ["4", "5", "6"]] } as never)).toEqual(Either.right({ x: [["1", "2", "3"], ["4", "5", "6"]] }))
     expect(checkInputs(grid, { x: [["1", "2", "3"], ["4", "05", ["6"]]] } as never)).toEqual(Either.left(
-      "inputs.x.1.1: must be a non-negative decimal integer; inputs.x.1.2: must be a single integer, not an array"
+      "inputs.x.1.1: must be a decimal integer string without sign, spaces or leading zeros; inputs.x.1.2: must be a single integer, not an array"
     ))
     expect(checkInputs(grid, { x: [["1", "2"], "3"] } as never)).toEqual(Either.left(
-      "inputs.x.0: must be an array of exactly 3 elements; inputs.x.1: must be an array of exactly 3 elements"
+      "inputs.x.0: must have exactly 3 elements, got 2; inputs.x.1: must be an array of 3 integers"
     ))
     expect(checkInputs(grid, {})).toEqual(Either.left("inputs.x: is required"))
   })
