@@ -7,8 +7,9 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { migrate } from "@mzk/adapters-sql"
 import { openPostgres } from "@mzk/adapters-postgres"
 import { openSqlite } from "@mzk/adapters-sqlite"
-import { Accounts, ApiKeys, CreateAccountInput, decodeInput } from "@mzk/core"
-import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { CreateAccountInput, decodeInput } from "@mzk/core"
+import { Config, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { createAccountWithKey } from "./accounts.js"
 import { circuitsCommand } from "./cli/circuits.js"
 import { circuitSettings, circuitsOptions } from "./cli/circuitSettings.js"
 import { database, describeDatabase } from "./cli/database.js"
@@ -87,9 +88,7 @@ const accountsCreate = Command.make("create", {
   json: Options.boolean("json").pipe(Options.withDescription("Print exactly {\"account_id\", \"api_key\"}"))
 }, ({ account: input, database, json }) =>
   Effect.gen(function*() {
-    const account = yield* (yield* Accounts).create(input)
-    const created = yield* (yield* ApiKeys).create(account.id, { name: "default", description: "Created with the account by mzk accounts create" })
-    const apiKey = Redacted.value(created.secret)
+    const { account, api_key: apiKey } = yield* createAccountWithKey(input)
     yield* Console.log(json
       ? JSON.stringify({ account_id: account.id, api_key: apiKey })
       : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)

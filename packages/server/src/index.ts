@@ -1,5 +1,7 @@
+export * from "./accounts.js"
 export * from "./entropy.js"
 export * from "./database.js"
+export * from "./createMzk.js"
 export * from "./mzk.js"
 export * from "./nodeHandler.js"
 export * from "./webhookTransport.js"

@@ -173,6 +173,20 @@ export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =
     Layer.provide(NodeWebhookTransport({ allowInsecure: options.allowInsecureWebhooks ?? false }))
   )
 
+/** The background loops and the checks a process that runs them makes at start (its ptau). */
+export const MzkLoops = (options: Pick<MzkOptions, "allowInsecureWebhooks" | "circuits">) =>
+  Layer.merge(MzkWorkers(options), circuitsStartup(options.circuits))
+
+/**
+ * The core and, unless `workers` is false, the background loops with what they check at start:
+ * what every process of mzk runs beside its way in (HTTP server, worker, embedding). With the loops
+ * the prover pool starts with the process (`eager`), so no proof pays for it.
+ */
+export const MzkServices = (options: MzkOptions & { readonly workers?: boolean | undefined }) =>
+  (options.workers === false ? Layer.empty : MzkLoops(options)).pipe(
+    Layer.provideMerge(MzkCore({ ...options, startProver: options.startProver ?? (options.workers === false ? "lazy" : "eager") }))
+  )
+
 export interface ServeOptions extends MzkOptions {
   readonly port: number
   readonly host: string
@@ -186,11 +200,9 @@ export const MzkServer = (options: ServeOptions) =>
     // The platform's Node server for listening, its address and a graceful close; mzk's own
     // listener for the requests (see @mzk/http's dispatcher).
     HttpServer.withLogAddress(NodeHttpServer.layer(() => createMzkNodeServer(listener), { port: options.port, host: options.host })))).pipe(
-    Layer.merge(options.workers === false ? Layer.empty : Layer.merge(MzkWorkers(options), circuitsStartup(options.circuits))),
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
-    Layer.provideMerge(MzkCore({ ...options, startProver: options.workers === false ? "lazy" : "eager" }))
+    Layer.provideMerge(MzkServices(options))
   )
 
 /** A process that only works: no HTTP, just the loops over the shared database. */
-export const MzkWorkerProcess = (options: MzkOptions) =>
-  Layer.merge(MzkWorkers(options), circuitsStartup(options.circuits)).pipe(Layer.provideMerge(MzkCore({ ...options, startProver: "eager" })))
+export const MzkWorkerProcess = (options: MzkOptions) => MzkServices({ ...options, workers: true })

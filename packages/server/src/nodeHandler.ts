@@ -1,15 +1,19 @@
-import { makeNodeListener } from "@mzk/http"
-import { ManagedRuntime } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { MzkCore, type MzkOptions } from "./mzk.js"
+import { createMzk } from "./createMzk.js"
+import type { MzkOptions } from "./mzk.js"
 
 /**
- * mzk as a Node `(req, res)` handler, for mounting inside an existing `http.Server`, Express or
- * Fastify app. Requests keep their full path (`/api/v1/...`); route them to the handler unchanged.
- * Call `dispose` on shutdown to close the database.
+ * @deprecated Use `createMzk`, which also serves fetch-style frameworks and runs the background
+ * loops. Kept for code written against it: it now starts the loops too, so its proofs complete.
  */
 export const makeNodeHandler = async (options: MzkOptions) => {
-  const runtime = ManagedRuntime.make(MzkCore(options))
-  const handler: (request: IncomingMessage, response: ServerResponse) => void = await runtime.runPromise(makeNodeListener)
-  return { handler, runtime, dispose: () => runtime.dispose() }
+  const mzk = await createMzk({
+    database: options.database,
+    sessionAuthenticator: options.sessions,
+    prover: options.prover,
+    proverEngine: options.proverEngine,
+    circuits: options.circuits,
+    allowInsecureWebhooks: options.allowInsecureWebhooks
+  })
+  await mzk.start()
+  return { handler: mzk.handler, runtime: mzk.runtime, dispose: mzk.stop }
 }

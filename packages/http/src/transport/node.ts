@@ -8,6 +8,7 @@ import { makeErrorEncoder } from "../serve/encode.js"
 import type { BodyError, MzkRequest, MzkResponse } from "../wire/message.js"
 import { MAX_BODY_BYTES, sendsAcceptableBody } from "../wire/precheck.js"
 import { makeRequestIds } from "../wire/requestId.js"
+import { consumedBody, consumedStream, consumedText, mountedPath, routesAsIs } from "./mount.js"
 
 /** How much of an over-long body is read and thrown away so its client can read the 413. */
 const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
@@ -123,15 +124,44 @@ class NodeRequest implements MzkRequest {
     private readonly incoming: IncomingMessage,
     private readonly response: ServerResponse,
     private readonly held: Held,
-    readonly body: BodyResult
+    readonly body: BodyResult,
+    url: string
   ) {
     this.method = incoming.method ?? "GET"
-    this.url = incoming.url ?? "/"
+    this.url = url
     this.headers = incoming.headers
   }
   stream(limitBytes: number, sink: (chunk: Uint8Array) => void) {
     return streamBody(this.incoming, this.response, this.held, limitBytes, sink)
   }
+}
+
+/**
+ * A Node request whose body another framework read before handing it on (Express's
+ * `express.json()`, Fastify's parsers): the stream has ended, so the body is what the framework
+ * kept of it (see `consumedBody`).
+ */
+const consumedRequest = (incoming: IncomingMessage, url: string): MzkRequest => {
+  const kept = consumedBody(incoming as IncomingMessage & { readonly rawBody?: unknown; readonly body?: unknown })
+  return { method: incoming.method ?? "GET", url, headers: incoming.headers, body: consumedText(kept), stream: consumedStream(kept) }
+}
+
+/** The URL to route a request that came through another framework by: see `mountedPath`. */
+const mountedUrl = (request: IncomingMessage & { readonly originalUrl?: unknown }): string => {
+  const url = request.url ?? "/"
+  if (routesAsIs(url)) return url
+  // Express strips the mount point from `url` and keeps the whole path in `originalUrl`.
+  return mountedPath(typeof request.originalUrl === "string" ? request.originalUrl : url)
+}
+
+export interface NodeListenerOptions {
+  /**
+   * Inside another framework's app (Express, Fastify, a server of the embedder's own) rather than
+   * on mzk's own server: requests are routed by the path under any mount point (`originalUrl`
+   * where Express set it), and a body the framework already read is taken from `req.rawBody` or
+   * `req.body` instead of the stream. Off for `mzk serve`, whose paths are mzk's alone.
+   */
+  readonly mounted?: boolean
 }
 
 const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
@@ -158,20 +188,27 @@ const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
  * (`POST /api/v1/proofs` p99 130 ms at 32 connections, measured). Other bodies are read only if
  * the dispatcher gets that far, so a request it refuses (413, 415) is answered without buffering.
  */
-export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch) => {
+export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch, options: NodeListenerOptions = {}) => {
   const runFork = Runtime.runFork(runtime)
   const held: Held = new WeakMap()
-  const start = (request: IncomingMessage, response: ServerResponse, body: BodyResult) => {
-    const fiber = runFork(dispatch(new NodeRequest(request, response, held, body)))
+  const start = (response: ServerResponse, request: MzkRequest) => {
+    const fiber = runFork(dispatch(request))
     fiber.addObserver((exit) => {
       // `dispatch` answers every failure itself; an exit that is not a success means a defect in mzk.
       if (Exit.isSuccess(exit)) write(response, exit.value, held)
       else response.destroy()
     })
   }
+  const serve = (request: IncomingMessage, response: ServerResponse, url: string) => {
+    if (sendsAcceptableBody(request)) collectBody(request, response, held, (body) => start(response, new NodeRequest(request, response, held, body, url)))
+    else start(response, new NodeRequest(request, response, held, bodyOnDemand(request, response, held), url))
+  }
+  if (options.mounted !== true) return (request: IncomingMessage, response: ServerResponse): void => serve(request, response, request.url ?? "/")
   return (request: IncomingMessage, response: ServerResponse): void => {
-    if (sendsAcceptableBody(request)) collectBody(request, response, held, (body) => start(request, response, body))
-    else start(request, response, bodyOnDemand(request, response, held))
+    // An ended stream was read by the framework (a request nobody read has not ended yet, even
+    // without a body), so waiting for it would wait for ever.
+    if (request.readableEnded) start(response, consumedRequest(request, mountedUrl(request)))
+    else serve(request, response, mountedUrl(request))
   }
 }
 
@@ -180,11 +217,17 @@ export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatc
  * server of your own (see `createMzkNodeServer` for the one `mzk serve` listens with, which also
  * answers protocol errors).
  */
-export const makeNodeListener: Effect.Effect<ReturnType<typeof toNodeListener>, never, HttpServices> = Effect.gen(function*() {
-  const dispatch = yield* makeDispatcher
-  const runtime = yield* Effect.runtime<never>()
-  return toNodeListener(runtime, dispatch)
-})
+const nodeListener = (options: NodeListenerOptions): Effect.Effect<ReturnType<typeof toNodeListener>, never, HttpServices> =>
+  Effect.gen(function*() {
+    const dispatch = yield* makeDispatcher
+    const runtime = yield* Effect.runtime<never>()
+    return toNodeListener(runtime, dispatch, options)
+  })
+
+export const makeNodeListener = nodeListener({})
+
+/** `makeNodeListener` for mounting inside another framework's app (see `NodeListenerOptions.mounted`). */
+export const makeMountedNodeListener = nodeListener({ mounted: true })
 
 /**
  * The envelope for what never reaches the dispatcher, answered on the socket itself: a 400 (or 408)

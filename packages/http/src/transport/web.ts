@@ -1,7 +1,8 @@
-import { Effect, type Layer, ManagedRuntime } from "effect"
-import { type HttpServices, makeDispatcher } from "../serve/dispatch.js"
+import { Effect, type Layer, ManagedRuntime, Runtime } from "effect"
+import { type Dispatch, type HttpServices, makeDispatcher } from "../serve/dispatch.js"
 import type { BodyError } from "../wire/message.js"
 import { MAX_BODY_BYTES } from "../wire/precheck.js"
+import { mountedPath } from "./mount.js"
 
 const TOO_LARGE: BodyError = { _tag: "BodyTooLarge" }
 
@@ -56,24 +57,43 @@ const webStream = (request: Request) => (limitBytes: number, sink: (chunk: Uint8
   })
 
 /**
- * A fetch-style handler, `(Request) => Promise<Response>`, for embedding in any framework that
- * speaks web requests. `core` supplies the core services (see `@mzk/server` for the default wiring).
+ * A fetch-style handler, `(Request) => Promise<Response>`, over `dispatch`, each request run on
+ * `runtime`. It is mounted in other frameworks (Hono, a Next.js route handler, anything that
+ * speaks web requests), so requests are routed by their path under any mount point (see
+ * `mountedPath`); arguments after the request (Hono's env, Next's route context) are ignored.
  */
-export const makeWebHandler = <E>(core: Layer.Layer<HttpServices, E>) => {
-  const runtime = ManagedRuntime.make(core)
-  let dispatcher: ReturnType<typeof runtime.runPromise<Effect.Effect.Success<typeof makeDispatcher>, never>> | undefined
-  const handler = async (request: Request): Promise<Response> => {
-    dispatcher ??= runtime.runPromise(makeDispatcher)
-    const dispatch = await dispatcher
+export const toFetchHandler = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch) => {
+  const run = Runtime.runPromise(runtime)
+  return async (request: Request): Promise<Response> => {
     const url = new URL(request.url)
-    const answer = await runtime.runPromise(dispatch({
+    const answer = await run(dispatch({
       method: request.method,
-      url: url.pathname + url.search,
+      url: mountedPath(url.pathname + url.search),
       headers: Object.fromEntries(request.headers),
       body: webBody(request),
       stream: webStream(request)
     }))
     return new Response(request.method === "HEAD" ? null : answer.body ?? null, { status: answer.status, headers: answer.headers })
+  }
+}
+
+/** `toFetchHandler` over the current runtime's services. */
+export const makeFetchHandler: Effect.Effect<(request: Request) => Promise<Response>, never, HttpServices> = Effect.gen(function*() {
+  const dispatch = yield* makeDispatcher
+  const runtime = yield* Effect.runtime<never>()
+  return toFetchHandler(runtime, dispatch)
+})
+
+/**
+ * A fetch-style handler with a runtime of its own over `core` (see `createMzk` in `@mzk/server`
+ * for the default wiring, which shares one runtime between its Node and fetch handlers).
+ */
+export const makeWebHandler = <E>(core: Layer.Layer<HttpServices, E>) => {
+  const runtime = ManagedRuntime.make(core)
+  let handle: Promise<(request: Request) => Promise<Response>> | undefined
+  const handler = async (request: Request): Promise<Response> => {
+    handle ??= runtime.runPromise(makeFetchHandler)
+    return (await handle)(request)
   }
   return { handler, dispose: () => runtime.dispose() }
 }

@@ -1,0 +1,297 @@
+import { API_PREFIX, type Endpoint, ENDPOINTS } from "./endpoints.js"
+import { type ErrorDetail, MzkApiError } from "./errors.js"
+import { parseRateLimit, type RateLimit } from "./rateLimit.js"
+import type {
+  ApiKeyList,
+  Circuit,
+  CircuitList,
+  CircuitUpload,
+  CircuitWithKey,
+  CreatedApiKey,
+  CreatedWebhook,
+  CreateKeyInput,
+  CreateProofBatchInput,
+  CreateProofInput,
+  CreateWebhookInput,
+  DeliveryAttemptList,
+  FileContent,
+  ListProofsQuery,
+  NamedFile,
+  PageQuery,
+  Proof,
+  ProofBatch,
+  ProofCalldata,
+  ProofList,
+  ProofVerification,
+  UpdateWebhookInput,
+  UploadFile,
+  Webhook,
+  WebhookList
+} from "./types.js"
+
+/** What the client sends requests with: the global `fetch`, or any function of its shape. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>
+
+export interface ClientOptions {
+  /**
+   * Where mzk answers: its origin, plus any path prefix a proxy adds (`https://api.example.com`).
+   * The client adds `/api/v1`; a base URL that already ends in it is taken as is.
+   */
+  readonly baseUrl: string
+  /** An API key (`mzk_…`), or a session token of the application mzk is embedded in. */
+  readonly apiKey: string
+  /** Default: the global `fetch`. */
+  readonly fetch?: FetchLike
+  /** Per request, in ms (default 30 000); `Infinity` for none. */
+  readonly timeoutMs?: number
+  /** Sent with every request, e.g. a proxy's own authorization. */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * A metered call's result: the response body, and the proof rate limits as they stand after it
+ * (`rateLimit`, undefined if the server sent none). `rateLimit` is not enumerable, so the value
+ * serialises (`JSON.stringify`, spreading) as the body alone.
+ */
+export type Metered<T> = T & { readonly rateLimit: RateLimit | undefined }
+
+export interface WaitOptions {
+  /** Give up after this many ms (default 60 000): an `MzkApiError` with code `timeout`. */
+  readonly timeoutMs?: number
+  /** Between polls, in ms (default 500). */
+  readonly intervalMs?: number
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000
+
+type Params = Readonly<Record<string, string>>
+type Query = Readonly<Record<string, string | number | undefined>>
+
+interface Call {
+  readonly params?: Params
+  readonly query?: Query
+  readonly json?: unknown
+  readonly form?: FormData
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const pathOf = (template: string, params: Params = {}) =>
+  template.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name]
+    // An empty id would silently address the collection instead (`DELETE /webhooks/`).
+    if (value === undefined || value === "") throw new TypeError(`${name} is required`)
+    return encodeURIComponent(value)
+  })
+
+const queryOf = (query: Query = {}) => {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value))
+  const text = search.toString()
+  return text === "" ? "" : `?${text}`
+}
+
+const withRateLimit = <T>(value: T, rateLimit: RateLimit | undefined): Metered<T> =>
+  Object.defineProperty(value as object, "rateLimit", { value: rateLimit, enumerable: false }) as Metered<T>
+
+const toBlob = (content: FileContent, contentType: string): Blob => {
+  if (content instanceof Blob) return content.type === "" ? new Blob([content], { type: contentType }) : content
+  // Copied into an ArrayBuffer of its own: a Uint8Array may view part of a larger (or shared) buffer.
+  const bytes = typeof content === "string" ? content : content instanceof Uint8Array ? content.slice() : new Uint8Array(content)
+  return new Blob([bytes], { type: contentType })
+}
+
+const isNamedContent = (file: UploadFile): file is Extract<NamedFile, { readonly filename: string }> =>
+  isRecord(file) && "filename" in file && "content" in file
+
+/** A file part: its name is the file's own, else `fallback`; strings go as text, bytes as octet-stream. */
+const appendFile = (form: FormData, part: string, file: UploadFile, fallback: string | undefined) => {
+  const textType = part === "main" || part === "sources" ? "text/plain" : "application/octet-stream"
+  if (isNamedContent(file)) {
+    const type = file.contentType ?? (typeof file.content === "string" ? textType : "application/octet-stream")
+    form.append(part, toBlob(file.content, type), file.filename)
+    return
+  }
+  const name = file instanceof Blob && "name" in file && typeof file.name === "string" && file.name !== "" ? file.name : fallback
+  if (name === undefined) throw new TypeError(`${part}: each file needs its path in the upload as its name (a File, or { filename, content })`)
+  form.append(part, toBlob(file, typeof file === "string" ? textType : "application/octet-stream"), name)
+}
+
+const uploadForm = (upload: CircuitUpload): FormData => {
+  const form = new FormData()
+  form.append("name", upload.name)
+  if (upload.description !== undefined) form.append("description", upload.description)
+  if (upload.main !== undefined) appendFile(form, "main", upload.main, "main.circom")
+  for (const source of upload.sources ?? []) appendFile(form, "sources", source, undefined)
+  for (const part of ["wasm", "zkey", "sym", "r1cs"] as const) {
+    const file = upload[part]
+    if (file !== undefined) appendFile(form, part, file, `circuit.${part}`)
+  }
+  return form
+}
+
+const detailsOf = (value: unknown): ReadonlyArray<ErrorDetail> | undefined =>
+  Array.isArray(value)
+    ? value.filter((d): d is ErrorDetail => isRecord(d) && typeof d.path === "string" && typeof d.message === "string")
+    : undefined
+
+/** A non-2xx answer as an `MzkApiError`: the envelope `{"error": {code, message, request_id, details}}` where there is one. */
+const errorOf = async (response: Response, endpoint: Endpoint): Promise<MzkApiError> => {
+  const text = await response.text().catch(() => "")
+  let envelope: Record<string, unknown> | undefined
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (isRecord(parsed) && isRecord(parsed.error)) envelope = parsed.error
+  } catch {
+    // Not mzk's answer (a proxy's HTML page, an empty body): described by its status below.
+  }
+  const retryAfter = response.headers.get("retry-after")
+  const requestId = typeof envelope?.request_id === "string" ? envelope.request_id : response.headers.get("request-id") ?? undefined
+  return new MzkApiError({
+    status: response.status,
+    code: typeof envelope?.code === "string" ? envelope.code : "unexpected_response",
+    message: typeof envelope?.message === "string"
+      ? envelope.message
+      : `${endpoint.method} ${endpoint.path} answered ${response.status} ${response.statusText}`.trim(),
+    requestId,
+    details: detailsOf(envelope?.details),
+    retryAfterSeconds: retryAfter === null || !/^\d+$/.test(retryAfter) ? undefined : Number(retryAfter),
+    rateLimit: endpoint.metered === true ? parseRateLimit(response.headers) : undefined
+  })
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`). Failures reject with `MzkApiError`.
+ */
+export const createClient = (options: ClientOptions) => {
+  if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
+  const base = options.baseUrl.replace(/\/+$/, "").replace(/\/api\/v1$/, "")
+  // Validated now, so a typo fails at construction rather than on the first call.
+  new URL(base)
+  const send = options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init))
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+
+  const request = async (endpoint: Endpoint, call: Call = {}): Promise<{ readonly response: Response; readonly body: unknown }> => {
+    const url = `${base}${API_PREFIX}${pathOf(endpoint.path, call.params)}${queryOf(call.query)}`
+    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${options.apiKey}`, accept: "application/json" }
+    let body: string | FormData | undefined
+    if (call.json !== undefined) {
+      headers["content-type"] = "application/json"
+      body = JSON.stringify(call.json)
+    } else if (call.form !== undefined) {
+      body = call.form // fetch writes the multipart content-type with its boundary
+    }
+    let response: Response
+    try {
+      response = await send(url, {
+        method: endpoint.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        ...(Number.isFinite(timeoutMs) ? { signal: AbortSignal.timeout(timeoutMs) } : {})
+      })
+    } catch (cause) {
+      const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError")
+      throw new MzkApiError({
+        status: 0,
+        code: timedOut ? "timeout" : "network_error",
+        message: timedOut
+          ? `${endpoint.method} ${url}: no answer within ${timeoutMs} ms`
+          : `${endpoint.method} ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
+        cause
+      })
+    }
+    if (!response.ok) throw await errorOf(response, endpoint)
+    if (response.status === 204) return { response, body: undefined }
+    const text = await response.text()
+    if (!(response.headers.get("content-type") ?? "").includes("json")) return { response, body: text }
+    try {
+      return { response, body: JSON.parse(text) }
+    } catch (cause) {
+      throw new MzkApiError({
+        status: response.status,
+        code: "invalid_response",
+        message: `${endpoint.method} ${endpoint.path} answered ${response.status} with a body that is not JSON`,
+        requestId: response.headers.get("request-id") ?? undefined,
+        cause
+      })
+    }
+  }
+
+  const json = async <T>(endpoint: Endpoint, call?: Call): Promise<T> => (await request(endpoint, call)).body as T
+  const text = async (endpoint: Endpoint, call?: Call): Promise<string> => String((await request(endpoint, call)).body)
+  const none = async (endpoint: Endpoint, call?: Call): Promise<void> => {
+    await request(endpoint, call)
+  }
+  const metered = async <T>(endpoint: Endpoint, call?: Call): Promise<Metered<T>> => {
+    const { body, response } = await request(endpoint, call)
+    return withRateLimit(body as T, parseRateLimit(response.headers))
+  }
+  const page = (query: PageQuery = {}): Query => ({ limit: query.limit, starting_after: query.starting_after })
+
+  const { circuits, keys, proofs, webhooks } = ENDPOINTS
+
+  const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
+
+  return {
+    keys: {
+      /** A new key; its raw value (`key`) is in this response only. */
+      create: (input: CreateKeyInput) => json<CreatedApiKey>(keys.create, { json: input }),
+      list: () => json<ApiKeyList>(keys.list),
+      /** Permanent: later requests with the key get 401 `invalid_api_key`. */
+      revoke: (id: string) => none(keys.revoke, { params: { id } })
+    },
+    webhooks: {
+      /** Its signing secret (`secret`) is in this response only. */
+      create: (input: CreateWebhookInput) => json<CreatedWebhook>(webhooks.create, { json: input }),
+      list: (query?: PageQuery) => json<WebhookList>(webhooks.list, { query: page(query) }),
+      get: (id: string) => json<Webhook>(webhooks.get, { params: { id } }),
+      update: (id: string, changes: UpdateWebhookInput) => json<Webhook>(webhooks.update, { params: { id }, json: changes }),
+      remove: (id: string) => none(webhooks.remove, { params: { id } }),
+      /** The webhook's delivery attempts, oldest first. */
+      deliveries: (id: string, query?: PageQuery) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(query) })
+    },
+    proofs: {
+      /** Queues a proof (202, `queued`); the result comes as `proof.completed`/`proof.failed`, or poll with `wait`. */
+      create: (input: CreateProofInput) => metered<Proof>(proofs.create, { json: input }),
+      /** 1 to 100 proofs, accepted or refused as a whole. */
+      createBatch: (input: CreateProofBatchInput) => metered<ProofBatch>(proofs.createBatch, { json: input }),
+      list: (query: ListProofsQuery = {}) => json<ProofList>(proofs.list, { query: { ...page(query), status: query.status } }),
+      get: getProof,
+      /** Checks a completed proof against its circuit's verification key; fires `proof.verified`. */
+      verify: (id: string) => metered<ProofVerification>(proofs.verify, { params: { id } }),
+      /** A completed proof as the call of its circuit's Solidity verifier. */
+      calldata: (id: string) => json<ProofCalldata>(proofs.calldata, { params: { id } }),
+      /**
+       * Polls `get` until the proof is no longer queued or running (completed, failed or expired).
+       * Webhooks are the better way to learn of results; this is for scripts and tests.
+       */
+      wait: async (id: string, waitOptions: WaitOptions = {}): Promise<Proof> => {
+        const deadline = Date.now() + (waitOptions.timeoutMs ?? 60_000)
+        for (;;) {
+          const proof = await getProof(id)
+          if (proof.status !== "queued" && proof.status !== "running") return proof
+          if (Date.now() >= deadline) {
+            throw new MzkApiError({ status: 0, code: "timeout", message: `Proof ${id} is still ${proof.status}` })
+          }
+          await sleep(Math.min(waitOptions.intervalMs ?? 500, Math.max(0, deadline - Date.now())))
+        }
+      }
+    },
+    circuits: {
+      /** Uploads a circuit (202, `compiling`); it ends `ready` or `failed`, announced by `circuit.ready`/`circuit.failed`. */
+      create: (upload: CircuitUpload) => json<Circuit>(circuits.create, { form: uploadForm(upload) }),
+      list: () => json<CircuitList>(circuits.list),
+      /** With its verification key. */
+      get: (name: string) => json<CircuitWithKey>(circuits.get, { params: { name } }),
+      remove: (name: string) => none(circuits.remove, { params: { name } }),
+      /** The Solidity source of a contract that verifies the circuit's proofs on chain. */
+      verifier: (name: string) => text(circuits.verifier, { params: { name } })
+    }
+  }
+}
+
+export type MzkClient = ReturnType<typeof createClient>

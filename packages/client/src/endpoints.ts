@@ -1,0 +1,45 @@
+/**
+ * Every endpoint of `/api/v1`, by the group and name the server's `HttpApi` definition gives it.
+ * The client builds each request from this table, and `test/endpoints.test.ts` holds it equal to
+ * the definition (method, path, metering), so a route cannot move under the client unnoticed.
+ */
+export interface Endpoint {
+  readonly method: "GET" | "POST" | "PATCH" | "DELETE"
+  /** Relative to `/api/v1`; `:name` segments are filled from the call's arguments. */
+  readonly path: string
+  /** Counted against the proof rate limits: the response carries the RateLimit fields. */
+  readonly metered?: true
+}
+
+export const ENDPOINTS = {
+  keys: {
+    create: { method: "POST", path: "/keys" },
+    list: { method: "GET", path: "/keys" },
+    revoke: { method: "DELETE", path: "/keys/:id" }
+  },
+  webhooks: {
+    create: { method: "POST", path: "/webhooks" },
+    list: { method: "GET", path: "/webhooks" },
+    get: { method: "GET", path: "/webhooks/:id" },
+    update: { method: "PATCH", path: "/webhooks/:id" },
+    remove: { method: "DELETE", path: "/webhooks/:id" },
+    deliveries: { method: "GET", path: "/webhooks/:id/deliveries" }
+  },
+  proofs: {
+    create: { method: "POST", path: "/proofs", metered: true },
+    createBatch: { method: "POST", path: "/proofs/batch", metered: true },
+    list: { method: "GET", path: "/proofs" },
+    get: { method: "GET", path: "/proofs/:id" },
+    verify: { method: "GET", path: "/proofs/:id/verify", metered: true },
+    calldata: { method: "GET", path: "/proofs/:id/calldata" }
+  },
+  circuits: {
+    create: { method: "POST", path: "/circuits" },
+    list: { method: "GET", path: "/circuits" },
+    get: { method: "GET", path: "/circuits/:name" },
+    remove: { method: "DELETE", path: "/circuits/:name" },
+    verifier: { method: "GET", path: "/circuits/:name/verifier.sol" }
+  }
+} as const satisfies Record<string, Record<string, Endpoint>>
+
+export const API_PREFIX = "/api/v1"

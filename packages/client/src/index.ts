@@ -1,0 +1,5 @@
+export { type ClientOptions, createClient, type FetchLike, type Metered, type MzkClient, type WaitOptions } from "./client.js"
+export { API_PREFIX, type Endpoint, ENDPOINTS } from "./endpoints.js"
+export { type ErrorDetail, MzkApiError } from "./errors.js"
+export { parseRateLimit, type RateLimit, type RateLimitPolicy } from "./rateLimit.js"
+export type * from "./types.js"

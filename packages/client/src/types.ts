@@ -1,0 +1,292 @@
+/**
+ * The API's request and response bodies as plain TypeScript types. Written by hand so this
+ * package needs no Effect and no `@mzk/core`; `test/types.test.ts` holds them equal to the
+ * server's schemas (checked by the compiler), so they cannot drift.
+ */
+
+/** ISO 8601 UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`. */
+export type Timestamp = string
+
+export type Scope =
+  | "keys:read"
+  | "keys:write"
+  | "webhooks:read"
+  | "webhooks:write"
+  | "proofs:read"
+  | "proofs:write"
+  | "circuits:read"
+  | "circuits:write"
+
+export type EventType =
+  | "proof.completed"
+  | "proof.failed"
+  | "proof.expired"
+  | "proof.verified"
+  | "key.created"
+  | "key.revoked"
+  | "circuit.ready"
+  | "circuit.failed"
+
+/** A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page. */
+export interface PageQuery {
+  readonly limit?: number
+  readonly starting_after?: string
+}
+
+// ---- API keys
+
+export interface CreateKeyInput {
+  /** 1–64 letters, digits and hyphens. */
+  readonly name: string
+  readonly description?: string | null
+  /** Default: every scope. */
+  readonly scopes?: ReadonlyArray<Scope>
+}
+
+export interface ApiKey {
+  readonly id: string
+  readonly name: string
+  readonly description: string | null
+  /** The first characters of the key, for recognising it. */
+  readonly prefix: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly created_at: Timestamp
+  readonly last_used_at: Timestamp | null
+}
+
+export interface CreatedApiKey extends ApiKey {
+  /** The raw key (`mzk_…`): in this response only, never again. */
+  readonly key: string
+}
+
+export interface ApiKeyList {
+  readonly keys: ReadonlyArray<ApiKey>
+  readonly total: number
+  /** Active keys an account may hold. */
+  readonly limit: number
+}
+
+// ---- Webhooks
+
+export interface CreateWebhookInput {
+  /** A public HTTPS endpoint. */
+  readonly url: string
+  readonly events: ReadonlyArray<EventType>
+  readonly description?: string | null
+  /** Default true. */
+  readonly active?: boolean
+}
+
+/** Absent fields stay as they are; `active: true` re-enables a webhook disabled after failures. */
+export interface UpdateWebhookInput {
+  readonly url?: string
+  readonly events?: ReadonlyArray<EventType>
+  readonly description?: string | null
+  readonly active?: boolean
+}
+
+export interface Webhook {
+  readonly id: string
+  readonly url: string
+  readonly events: ReadonlyArray<EventType>
+  readonly description: string | null
+  readonly active: boolean
+  /** Why mzk turned it off: every attempt of a delivery failed. */
+  readonly disabled_reason: "delivery_failures" | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export interface CreatedWebhook extends Webhook {
+  /** The signing secret (`whsec_…`): in this response only. Verify deliveries with `@mzk/webhooks`. */
+  readonly secret: string
+}
+
+export interface WebhookList {
+  readonly webhooks: ReadonlyArray<Webhook>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+export type DeliveryErrorClass = "timeout" | "dns" | "connection" | "tls" | "blocked_address" | "invalid_url" | "other"
+
+export interface DeliveryAttempt {
+  readonly id: string
+  readonly delivery_id: string
+  readonly webhook_id: string
+  readonly event_id: string
+  readonly event_type: EventType
+  /** 1 for the first attempt, 2 to 6 for the retries. */
+  readonly attempt: number
+  readonly attempted_at: Timestamp
+  readonly outcome: "succeeded" | "failed"
+  /** The HTTP status, or null when no answer came. */
+  readonly status_code: number | null
+  /** Why no answer came, or null when one did. */
+  readonly error: DeliveryErrorClass | null
+  readonly latency_ms: number
+  /** The start of the response body, at most 4 KiB. */
+  readonly response_body: string | null
+}
+
+export interface DeliveryAttemptList {
+  readonly deliveries: ReadonlyArray<DeliveryAttempt>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+// ---- Proofs
+
+/** An integer as a JSON number or a decimal string; nested arrays for array inputs. */
+export type ProofInputValue = string | number | ReadonlyArray<ProofInputValue>
+
+export interface CreateProofInput {
+  /** The circuit: a built-in one, or the account's own once ready. */
+  readonly type: string
+  readonly inputs: { readonly [name: string]: ProofInputValue }
+}
+
+export interface CreateProofBatchInput {
+  /** 1 to 100, accepted or refused as a whole. */
+  readonly proofs: ReadonlyArray<CreateProofInput>
+}
+
+export type ProofStatus = "queued" | "running" | "completed" | "failed" | "expired"
+
+export interface ProofError {
+  readonly code: "constraint_violation" | "invalid_inputs" | "timeout" | "internal"
+  readonly message: string
+}
+
+export interface Proof {
+  readonly proof_id: string
+  readonly type: string
+  readonly circuit: string
+  readonly status: ProofStatus
+  /** Public signal names → decimal strings. */
+  readonly public_inputs: { readonly [signal: string]: string }
+  /** base64 of the snarkjs proof JSON, once completed. */
+  readonly proof_blob: string | null
+  readonly error: ProofError | null
+  readonly duration_ms: number | null
+  readonly created_at: Timestamp
+  readonly started_at: Timestamp | null
+  readonly completed_at: Timestamp | null
+  readonly expires_at: Timestamp | null
+}
+
+export interface ProofList {
+  readonly proofs: ReadonlyArray<Proof>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+export interface ListProofsQuery extends PageQuery {
+  readonly status?: ProofStatus
+}
+
+export interface ProofBatch {
+  readonly batch_id: string
+  readonly proofs: ReadonlyArray<Proof>
+}
+
+export interface ProofVerification {
+  readonly proof_id: string
+  readonly circuit: string
+  readonly valid: boolean
+  readonly verified_at: Timestamp
+}
+
+/** A completed proof as the call of its circuit's Solidity verifier (`circuits.verifier`). */
+export interface ProofCalldata {
+  /** `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])` */
+  readonly function: string
+  /** a, b, c and the public signals, each a uint256 as a decimal string. */
+  readonly arguments: readonly [
+    ReadonlyArray<string>,
+    ReadonlyArray<ReadonlyArray<string>>,
+    ReadonlyArray<string>,
+    ReadonlyArray<string>
+  ]
+  /** The ABI-encoded call, `0x…`, ready to send to the verifier contract. */
+  readonly calldata: string
+}
+
+// ---- Circuits
+
+export type CircuitStatus = "compiling" | "ready" | "failed"
+
+export interface CircuitError {
+  readonly code:
+    | "compile_error"
+    | "include_outside_upload"
+    | "circuit_too_large"
+    | "compile_timeout"
+    | "compile_memory_exceeded"
+    | "invalid_artifacts"
+    | "artifact_mismatch"
+    | "internal"
+  readonly message: string
+  readonly file?: string
+  readonly line?: number
+}
+
+export interface CircuitInput {
+  readonly name: string
+  readonly visibility: "public" | "private"
+  readonly kind: "field" | "uint64" | "bit"
+  /** Array dimensions, outermost first; `[]` for a single value. */
+  readonly dimensions: ReadonlyArray<number>
+}
+
+export interface Circuit {
+  readonly name: string
+  /** `builtin`, or the id of the account that uploaded it. */
+  readonly owner: string
+  readonly status: CircuitStatus
+  readonly error: CircuitError | null
+  readonly description: string | null
+  readonly constraints: number | null
+  readonly inputs: ReadonlyArray<CircuitInput>
+  readonly public_signals: ReadonlyArray<string>
+  /** Built with a trusted setup nobody can rely on: for testing only. */
+  readonly development_only: boolean
+  readonly created_at: Timestamp
+}
+
+export interface CircuitWithKey extends Circuit {
+  /** The Groth16 verification key as snarkjs exports it; null until ready. */
+  readonly verification_key: unknown
+}
+
+export interface CircuitList {
+  readonly circuits: ReadonlyArray<Circuit>
+}
+
+/** A file's bytes: a `Blob`/`File` (e.g. from `fs.openAsBlob`), bytes, or text. */
+export type FileContent = Blob | Uint8Array | ArrayBuffer | string
+
+/** A file with its name: a `File`, or content with a `filename`. */
+export type NamedFile =
+  | (Blob & { readonly name: string })
+  | { readonly filename: string; readonly content: FileContent; readonly contentType?: string }
+
+export type UploadFile = FileContent | NamedFile
+
+/**
+ * `circuits.create`: circom sources (`main`, plus every file it includes as `sources`, each named
+ * by its path relative to `main`, e.g. `lib/util.circom`), or prebuilt artifacts (`wasm`, `zkey`,
+ * `sym`, optionally `r1cs`).
+ */
+export interface CircuitUpload {
+  /** 1–64 letters, digits, `_` or `-`: the `type` of its proofs. */
+  readonly name: string
+  readonly description?: string
+  /** Its filename is its path in the upload; `main.circom` when it has none. */
+  readonly main?: UploadFile
+  readonly sources?: ReadonlyArray<NamedFile>
+  readonly wasm?: UploadFile
+  readonly zkey?: UploadFile
+  readonly sym?: UploadFile
+  readonly r1cs?: UploadFile
+}

@@ -1,0 +1,96 @@
+import { HttpApi } from "@effect/platform"
+import { ApiKey, CreateKeyInput, CreateProofBatchInput, CreateProofInput, CreateWebhookInput, DeliveryAttempt, Proof, ProofBatch, ProofVerification, UpdateWebhookInput, Webhook } from "@mzk/core"
+import {
+  ApiKeyList,
+  Circuit,
+  CircuitList,
+  CircuitWithKey,
+  CreatedApiKey,
+  CreatedWebhook,
+  DeliveryAttemptList,
+  MeteredEndpoint,
+  MzkApi,
+  ProofCalldata,
+  ProofList,
+  WebhookList
+} from "@mzk/http"
+import * as client from "@mzk/client"
+import { API_PREFIX, createClient, ENDPOINTS } from "@mzk/client"
+import { Context, Option } from "effect"
+import { describe, expect, expectTypeOf, it } from "vitest"
+import type { Plain } from "./plain.js"
+
+interface Declared {
+  readonly method: string
+  readonly path: string
+  readonly metered: boolean
+}
+
+/** Every endpoint the server's HttpApi definition declares, as `group.name`. */
+const declared = (): Record<string, Declared> => {
+  const endpoints: Record<string, Declared> = {}
+  HttpApi.reflect(MzkApi, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint, group, mergedAnnotations }) => {
+      endpoints[`${group.identifier}.${endpoint.name}`] = {
+        method: endpoint.method,
+        path: endpoint.path,
+        metered: Context.getOption(mergedAnnotations, MeteredEndpoint).pipe(Option.getOrElse(() => false))
+      }
+    }
+  })
+  return endpoints
+}
+
+describe("the client covers the API as the server defines it", () => {
+  it("one table entry per endpoint: the same names, methods, paths and metering", () => {
+    const table = Object.fromEntries(
+      Object.entries(ENDPOINTS).flatMap(([group, endpoints]) =>
+        Object.entries(endpoints).map(([name, e]) => [`${group}.${name}`, { method: e.method, path: API_PREFIX + e.path, metered: "metered" in e }])
+      )
+    )
+    expect(table).toEqual(declared())
+  })
+
+  it("one client method per endpoint, under the same group and name", () => {
+    const api = createClient({ baseUrl: "http://127.0.0.1:1", apiKey: "mzk_test" }) as unknown as Record<string, Record<string, unknown>>
+    for (const name of Object.keys(declared())) {
+      const [group, method] = name.split(".") as [string, string]
+      expect(typeof api[group]?.[method], name).toBe("function")
+    }
+    // The only extra: polling a proof until it settles.
+    const extras = Object.entries(api).flatMap(([group, methods]) =>
+      Object.keys(methods).filter((m) => !(`${group}.${m}` in declared())).map((m) => `${group}.${m}`))
+    expect(extras).toEqual(["proofs.wait"])
+  })
+
+  it("exports no Effect: the package's public values are plain functions, classes and data", () => {
+    expect(Object.keys(client).sort()).toEqual(["API_PREFIX", "ENDPOINTS", "MzkApiError", "createClient", "parseRateLimit"])
+  })
+
+  it("the request and response types equal the server's schemas (checked by the compiler)", () => {
+    type Body<S extends { readonly Type: unknown }> = Plain<S["Type"]>
+    type Sent<S extends { readonly Encoded: unknown }> = Plain<S["Encoded"]>
+    expectTypeOf<client.ApiKey>().toEqualTypeOf<Body<typeof ApiKey>>()
+    expectTypeOf<client.CreatedApiKey>().toEqualTypeOf<Body<typeof CreatedApiKey>>()
+    expectTypeOf<client.ApiKeyList>().toEqualTypeOf<Body<typeof ApiKeyList>>()
+    expectTypeOf<client.CreateKeyInput>().toEqualTypeOf<Sent<typeof CreateKeyInput>>()
+    expectTypeOf<client.Webhook>().toEqualTypeOf<Body<typeof Webhook>>()
+    expectTypeOf<client.CreatedWebhook>().toEqualTypeOf<Body<typeof CreatedWebhook>>()
+    expectTypeOf<client.WebhookList>().toEqualTypeOf<Body<typeof WebhookList>>()
+    expectTypeOf<client.CreateWebhookInput>().toEqualTypeOf<Sent<typeof CreateWebhookInput>>()
+    expectTypeOf<client.UpdateWebhookInput>().toEqualTypeOf<Sent<typeof UpdateWebhookInput>>()
+    expectTypeOf<client.DeliveryAttempt>().toEqualTypeOf<Body<typeof DeliveryAttempt>>()
+    expectTypeOf<client.DeliveryAttemptList>().toEqualTypeOf<Body<typeof DeliveryAttemptList>>()
+    expectTypeOf<client.Proof>().toEqualTypeOf<Body<typeof Proof>>()
+    expectTypeOf<client.ProofList>().toEqualTypeOf<Body<typeof ProofList>>()
+    expectTypeOf<client.ProofBatch>().toEqualTypeOf<Body<typeof ProofBatch>>()
+    expectTypeOf<client.ProofVerification>().toEqualTypeOf<Body<typeof ProofVerification>>()
+    expectTypeOf<client.ProofCalldata>().toEqualTypeOf<Body<typeof ProofCalldata>>()
+    expectTypeOf<client.CreateProofInput>().toEqualTypeOf<Sent<typeof CreateProofInput>>()
+    expectTypeOf<client.CreateProofBatchInput>().toEqualTypeOf<Sent<typeof CreateProofBatchInput>>()
+    expectTypeOf<client.Circuit>().toEqualTypeOf<Body<typeof Circuit>>()
+    expectTypeOf<client.CircuitWithKey>().toEqualTypeOf<Body<typeof CircuitWithKey>>()
+    expectTypeOf<client.CircuitList>().toEqualTypeOf<Body<typeof CircuitList>>()
+  })
+})

@@ -1,0 +1,141 @@
+import { type AccountId, CreateAccountInput, decodeInput, type Prover, type Scope as ApiScope, SessionAuthenticator } from "@mzk/core"
+import { makeFetchHandler, makeMountedNodeListener } from "@mzk/http"
+import type { ProverEngine } from "@mzk/circuits"
+import { Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { createAccountWithKey } from "./accounts.js"
+import { type DatabaseTarget, parseDatabaseUrl } from "./database.js"
+import { type CircuitsOptions, MzkCore, MzkLoops } from "./mzk.js"
+
+/** Who a session token of the embedding application belongs to; `null`/`undefined` when nobody. */
+export interface EmbeddedSession {
+  readonly account_id: string
+  /** Defaults to every scope. */
+  readonly scopes?: ReadonlyArray<ApiScope>
+}
+
+export type SessionCheck = (token: string) => Promise<EmbeddedSession | null | undefined> | EmbeddedSession | null | undefined
+
+export interface CreateMzkOptions {
+  /** `sqlite:<path>`, `sqlite::memory:`, `postgres://…`, or the parsed `DatabaseTarget`. Created and migrated on creation. */
+  readonly database: string | DatabaseTarget
+  /**
+   * The application's own session check, for its signed-in users calling mzk with their session
+   * token as the bearer token (API keys never reach it): a function, or a `SessionAuthenticator`
+   * layer for Effect applications. Absent: API keys only.
+   */
+  readonly sessionAuthenticator?: SessionCheck | Layer.Layer<SessionAuthenticator> | undefined
+  /**
+   * Run the background loops (proof worker, webhook delivery, retention, circuit builds) in this
+   * process once `start()` is called (default true). `false` when `mzk worker` processes run
+   * them elsewhere over the same (Postgres) database.
+   */
+  readonly workers?: boolean | undefined
+  /** A prover of your own (a `Prover` layer); default the prover pool of `@mzk/circuits`. */
+  readonly prover?: Layer.Layer<Prover, unknown> | undefined
+  /** The default pool's engine: `auto` (native where its addon loaded), `native`, `snarkjs`; default MZK_PROVER_ENGINE, else auto. */
+  readonly proverEngine?: ProverEngine | undefined
+  /** Accounts' circuits: the powers of tau, cache folder, limits (see `CircuitsOptions`). */
+  readonly circuits?: CircuitsOptions | undefined
+  /** Development only: accept http:// and non-public webhook URLs. */
+  readonly allowInsecureWebhooks?: boolean | undefined
+}
+
+const databaseTarget = (database: string | DatabaseTarget): DatabaseTarget =>
+  typeof database !== "string" ? database : Either.getOrElse(parseDatabaseUrl(database), (message) => {
+    throw new Error(`createMzk: ${message}`)
+  })
+
+const sessionLayer = (check: CreateMzkOptions["sessionAuthenticator"]): Layer.Layer<SessionAuthenticator> | undefined =>
+  typeof check !== "function" ? check : Layer.succeed(SessionAuthenticator, {
+    // A session check that throws is a bug of the application: a defect, answered 500 `internal_error`.
+    authenticate: (token) =>
+      Effect.map(Effect.promise(async () => await check(Redacted.value(token))), (session) =>
+        session == null ? Option.none() : Option.some({ ...session, account_id: session.account_id as AccountId }))
+  })
+
+/**
+ * mzk inside an application: its API as a Node `(req, res)` handler and as a fetch handler, over
+ * one set of services, and its background loops.
+ *
+ * Resolves once the database is open and migrated; `handler` and `fetch` answer from then on. The
+ * loops start with `start()`, not before, so creating mzk (in a script, a test, a request-only
+ * replica) never proves or delivers anything by surprise; an application that takes proofs calls
+ * it once, or runs `mzk worker` elsewhere and passes `workers: false`. `stop()` stops the loops
+ * (proofs and deliveries in flight are handed back for any process to take up) and closes the
+ * prover threads and the database, after which nothing of mzk keeps the process alive; stop the
+ * application's server from accepting first, as requests after `stop()` fail.
+ */
+export const createMzk = async (options: CreateMzkOptions) => {
+  const database = databaseTarget(options.database)
+  const sessions = sessionLayer(options.sessionAuthenticator)
+  const settings = {
+    database,
+    ...(sessions === undefined ? {} : { sessions }),
+    ...(options.prover === undefined ? {} : { prover: options.prover }),
+    ...(options.proverEngine === undefined ? {} : { proverEngine: options.proverEngine }),
+    ...(options.circuits === undefined ? {} : { circuits: options.circuits }),
+    ...(options.allowInsecureWebhooks === undefined ? {} : { allowInsecureWebhooks: options.allowInsecureWebhooks })
+  }
+  // The prover pool starts on the first proof or verification: an API-only process never starts it.
+  const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }))
+  let handler: (request: IncomingMessage, response: ServerResponse) => void
+  let fetch: (request: Request) => Promise<Response>
+  try {
+    ;[handler, fetch] = await runtime.runPromise(Effect.all([makeMountedNodeListener, makeFetchHandler]))
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+
+  let started: Promise<void> | undefined
+  let stopped: Promise<void> | undefined
+  const loops = Effect.runSync(Scope.make())
+
+  const start = (): Promise<void> => {
+    if (stopped !== undefined) return Promise.reject(new Error("createMzk: start() after stop()"))
+    started ??= options.workers === false
+      ? Promise.resolve()
+      : runtime.runPromise(Layer.buildWithScope(MzkLoops(settings), loops).pipe(Effect.asVoid))
+    return started
+  }
+
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      // A start still under way finishes first, so its loops are in the scope that closes.
+      await started?.catch(() => undefined)
+      await runtime.runPromise(Scope.close(loops, Exit.void))
+      await runtime.dispose()
+    })()
+    return stopped
+  }
+
+  const decodeAccount = decodeInput(CreateAccountInput)
+
+  return {
+    /** Node's `(req, res)`: for `http.createServer`, Express (`app.use`), Fastify (`request.raw`, `reply.raw`). */
+    handler,
+    /** `(Request) => Promise<Response>`: for Hono, Next.js route handlers, any fetch-style server. */
+    fetch,
+    /** Starts the background loops (a no-op with `workers: false`); resolves once they run. Idempotent. */
+    start,
+    /** Stops the loops and closes the prover threads and the database. Idempotent. */
+    stop,
+    /**
+     * An account and its first API key (`mzk accounts create` in process): the key is returned in
+     * clear this once. The way to the first key of an embedded mzk; the API makes the rest.
+     */
+    createAccount: (input: { readonly name: string }): Promise<{ readonly account_id: AccountId; readonly api_key: string }> =>
+      runtime.runPromise(
+        decodeAccount(input).pipe(
+          Effect.flatMap(createAccountWithKey),
+          Effect.map(({ account, api_key }) => ({ account_id: account.id, api_key })),
+          Effect.catchTag("InvalidRequest", (invalid) => Effect.die(new Error(`createAccount: ${invalid.message}`)))
+        )
+      ),
+    /** The services for Effect programs (`runtime.runPromise(Effect.flatMap(Accounts, …))`). */
+    runtime
+  }
+}
+
+export type Mzk = Awaited<ReturnType<typeof createMzk>>

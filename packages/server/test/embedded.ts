@@ -1,0 +1,59 @@
+import { type HttpClient, makeHttpClient } from "@mzk/testkit"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { expect } from "vitest"
+import { settle, uploadCircuit } from "./circuits.js"
+
+/**
+ * What the framework tests (Express, Fastify, Hono) share: an app listening on a loopback port,
+ * and the calls every mount must carry through (a proof made, completed and verified; an upload).
+ */
+
+/** `listener` on a free loopback port; `close` ends its connections too, so nothing lingers. */
+export const listen = async (listener: (request: IncomingMessage, response: ServerResponse) => void) => {
+  const server = createServer(listener)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
+
+/**
+ * Through the mount at `baseUrl`: a key listing (GET), then a proof created (POST, a JSON body),
+ * proved by the in-process worker, fetched and verified. Returns the proof's id.
+ */
+export const proveThrough = async (baseUrl: string, token: string, factors: { readonly a: number; readonly b: number } = { a: 3, b: 11 }) => {
+  const api: HttpClient = makeHttpClient(baseUrl, { token })
+  const keys = await api.send("GET", "/api/v1/keys")
+  expect(keys.status, keys.text).toBe(200)
+  expect(keys.json.keys.length).toBeGreaterThan(0)
+
+  const created = await api.send("POST", "/api/v1/proofs", { body: { type: "multiplier", inputs: { a: factors.a, b: String(factors.b) } } })
+  expect(created.status, created.text).toBe(202)
+  expect(created.json).toMatchObject({ status: "queued", type: "multiplier" })
+  const proof = await settle(api, `/api/v1/proofs/${created.json.proof_id}`, (p) => p.status === "completed" || p.status === "failed", 30_000)
+  expect(proof).toMatchObject({ status: "completed", public_inputs: { c: String(factors.a * factors.b) } })
+
+  const verified = await api.send("GET", `/api/v1/proofs/${created.json.proof_id}/verify`)
+  expect(verified.status, verified.text).toBe(200)
+  expect(verified.json).toMatchObject({ proof_id: created.json.proof_id, circuit: "multiplier", valid: true })
+  return created.json.proof_id as string
+}
+
+/**
+ * A circuit upload (multipart) through the mount at `baseUrl`: accepted, and taken up by the
+ * in-process build loop. Built without a powers of tau here, so the build fails at once rather
+ * than compiling for seconds; that it leaves `compiling` is what shows the loop ran.
+ */
+export const uploadThrough = async (baseUrl: string, token: string, name: string) => {
+  const uploaded = await uploadCircuit(baseUrl, token, name)
+  expect(uploaded.status, JSON.stringify(uploaded.json)).toBe(202)
+  expect(uploaded.json).toMatchObject({ name, status: "compiling" })
+  const built = await settle(makeHttpClient(baseUrl, { token }), `/api/v1/circuits/${name}`, (c) => c.status !== "compiling", 30_000)
+  expect(built).toMatchObject({ name, status: "failed" })
+}
