@@ -283,7 +283,7 @@ export const createClient = (options: ClientOptions) => {
     },
     circuits: {
       /** Uploads a circuit (202, `compiling`); it ends `ready` or `failed`, announced by `circuit.ready`/`circuit.failed`. */
-      create: (upload: CircuitUpload) => json<Circuit>(circuits.create, { form: uploadForm(upload) }),
+      create: async (upload: CircuitUpload) => json<Circuit>(circuits.create, { form: uploadForm(upload) }),
       list: () => json<CircuitList>(circuits.list),
       /** With its verification key. */
       get: (name: string) => json<CircuitWithKey>(circuits.get, { params: { name } }),

@@ -1,8 +1,7 @@
 import { type AccountId, CreateAccountInput, decodeInput, type Prover, type Scope as ApiScope, SessionAuthenticator } from "@mzk/core"
-import { makeFetchHandler, makeMountedNodeListener } from "@mzk/http"
+import { makeFetchHandler, makeMountedNodeListener, type NodeListener } from "@mzk/http"
 import type { ProverEngine } from "@mzk/circuits"
-import { Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { Cause, Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { createAccountWithKey } from "./accounts.js"
 import { type DatabaseTarget, parseDatabaseUrl } from "./database.js"
 import { type CircuitsOptions, MzkCore, MzkLoops } from "./mzk.js"
@@ -79,10 +78,13 @@ export const createMzk = async (options: CreateMzkOptions) => {
   }
   // The prover pool starts on the first proof or verification: an API-only process never starts it.
   const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }))
-  let handler: (request: IncomingMessage, response: ServerResponse) => void
+  // Rejects with the error itself (a StorageError, a PtauError…) rather than Effect's FiberFailure wrapper.
+  const run = <A, E>(effect: Effect.Effect<A, E, ManagedRuntime.ManagedRuntime.Context<typeof runtime>>): Promise<A> =>
+    runtime.runPromiseExit(effect).then((exit) => Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)))
+  let handler: NodeListener
   let fetch: (request: Request) => Promise<Response>
   try {
-    ;[handler, fetch] = await runtime.runPromise(Effect.all([makeMountedNodeListener, makeFetchHandler]))
+    ;[handler, fetch] = await run(Effect.all([makeMountedNodeListener, makeFetchHandler]))
   } catch (error) {
     await runtime.dispose()
     throw error
@@ -96,7 +98,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
     if (stopped !== undefined) return Promise.reject(new Error("createMzk: start() after stop()"))
     started ??= options.workers === false
       ? Promise.resolve()
-      : runtime.runPromise(Layer.buildWithScope(MzkLoops(settings), loops).pipe(Effect.asVoid))
+      : run(Layer.buildWithScope(MzkLoops(settings), loops).pipe(Effect.asVoid))
     return started
   }
 
@@ -104,7 +106,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
     stopped ??= (async () => {
       // A start still under way finishes first, so its loops are in the scope that closes.
       await started?.catch(() => undefined)
-      await runtime.runPromise(Scope.close(loops, Exit.void))
+      await run(Scope.close(loops, Exit.void))
       await runtime.dispose()
     })()
     return stopped
@@ -113,7 +115,10 @@ export const createMzk = async (options: CreateMzkOptions) => {
   const decodeAccount = decodeInput(CreateAccountInput)
 
   return {
-    /** Node's `(req, res)`: for `http.createServer`, Express (`app.use`), Fastify (`request.raw`, `reply.raw`). */
+    /**
+     * Node's `(req, res)`: for `http.createServer`, Fastify (`request.raw`, `reply.raw`), and
+     * Express (`app.use`), where requests outside mzk's paths go on to the app's next routes.
+     */
     handler,
     /** `(Request) => Promise<Response>`: for Hono, Next.js route handlers, any fetch-style server. */
     fetch,
@@ -126,11 +131,11 @@ export const createMzk = async (options: CreateMzkOptions) => {
      * clear this once. The way to the first key of an embedded mzk; the API makes the rest.
      */
     createAccount: (input: { readonly name: string }): Promise<{ readonly account_id: AccountId; readonly api_key: string }> =>
-      runtime.runPromise(
+      run(
         decodeAccount(input).pipe(
           Effect.flatMap(createAccountWithKey),
           Effect.map(({ account, api_key }) => ({ account_id: account.id, api_key })),
-          Effect.catchTag("InvalidRequest", (invalid) => Effect.die(new Error(`createAccount: ${invalid.message}`)))
+          Effect.mapError((failure) => failure._tag === "InvalidRequest" ? new Error(`createAccount: ${failure.message}`) : failure)
         )
       ),
     /** The services for Effect programs (`runtime.runPromise(Effect.flatMap(Accounts, …))`). */

@@ -36,7 +36,7 @@ export const proveThrough = async (baseUrl: string, token: string, factors: { re
   const created = await api.send("POST", "/api/v1/proofs", { body: { type: "multiplier", inputs: { a: factors.a, b: String(factors.b) } } })
   expect(created.status, created.text).toBe(202)
   expect(created.json).toMatchObject({ status: "queued", type: "multiplier" })
-  const proof = await settle(api, `/api/v1/proofs/${created.json.proof_id}`, (p) => p.status === "completed" || p.status === "failed", 30_000)
+  const proof = await settle(api, `/api/v1/proofs/${created.json.proof_id}`, (p) => p.status === "completed" || p.status === "failed", 60_000)
   expect(proof).toMatchObject({ status: "completed", public_inputs: { c: String(factors.a * factors.b) } })
 
   const verified = await api.send("GET", `/api/v1/proofs/${created.json.proof_id}/verify`)

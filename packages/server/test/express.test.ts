@@ -43,6 +43,7 @@ describe("createMzk's handler mounted in Express", () => {
       for (const parser of bodyParsers(make, bodies)) app.use(parser)
       app.get("/health", (_request, response) => void response.json({ ok: true }))
       app.use(mount, mzk.handler)
+      app.get("/after", (_request, response) => void response.json({ after: true }))
       const server = await listen(app)
       try {
         // Mounted at /api or /api/v1, mzk's paths are the app's; under /mzk they sit beneath it.
@@ -50,12 +51,15 @@ describe("createMzk's handler mounted in Express", () => {
         await proveThrough(baseUrl, token)
         // express.json() reads only JSON bodies: an upload still streams to mzk.
         await uploadThrough(baseUrl, token, `upload_${++uploads}`)
-        // The app's own routes are untouched.
+        // The app's own routes are untouched, those after mzk too: mzk passes on what is not its.
         expect(await (await fetch(`${server.origin}/health`)).json()).toEqual({ ok: true })
+        expect(await (await fetch(`${server.origin}/after`)).json()).toEqual({ after: true })
+        const unknown = await fetch(`${baseUrl}/api/v1/nothing`, { headers: { authorization: `Bearer ${token}` } })
+        expect([unknown.status, ((await unknown.json()) as { error: { code: string } }).error.code]).toEqual([404, "not_found"])
       } finally {
         await server.close()
       }
-    }, 60_000)
+    }, 120_000)
   }
 
   it("a JSON body express.json() parsed is answered as mzk would answer it read from the stream", async () => {

@@ -27,8 +27,8 @@ const serve = async (mount: (app: FastifyInstance) => Promise<void>) => {
  * parsers replaced by one that reads nothing), so mzk reads JSON bodies and streams uploads itself,
  * with its own limits and error envelopes; the rest of the app keeps Fastify's parsers.
  */
-const mountUnparsed = (prefix: string) => (app: FastifyInstance) =>
-  app.register(async (scope) => {
+const mountUnparsed = (prefix: string) => async (app: FastifyInstance) => {
+  await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser("*", (_request, _payload, done) => done(null))
     scope.all("/api/v1/*", (request, reply) => {
@@ -36,6 +36,7 @@ const mountUnparsed = (prefix: string) => (app: FastifyInstance) =>
       mzk.handler(request.raw, reply.raw)
     })
   }, { prefix })
+}
 
 describe("createMzk's handler in Fastify", () => {
   for (const prefix of ["", "/mzk"]) {
@@ -48,7 +49,7 @@ describe("createMzk's handler in Fastify", () => {
       } finally {
         await app.close()
       }
-    }, 60_000)
+    }, 120_000)
   }
 
   it("with Fastify's default JSON parser, handing mzk the parsed body on the raw request", async () => {
@@ -66,5 +67,5 @@ describe("createMzk's handler in Fastify", () => {
     } finally {
       await app.close()
     }
-  }, 60_000)
+  }, 120_000)
 })

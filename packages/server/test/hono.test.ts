@@ -41,6 +41,6 @@ describe("createMzk's fetch handler in Hono on @hono/node-server", () => {
       } finally {
         await server.close()
       }
-    }, 60_000)
+    }, 120_000)
   }
 })

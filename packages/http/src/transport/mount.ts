@@ -18,22 +18,30 @@ const startsWithSegments = (path: string, prefix: string, at = 0): boolean => {
 export const routesAsIs = (path: string): boolean => startsWithSegments(path, API_BASE) || startsWithSegments(path, DOCS_PATH)
 
 /**
- * The path mzk routes, for a request that reached it through another framework. mzk's routes all
- * end in `/api/v1/…`, so whatever comes before that is the application's mount point and is
- * dropped (Express `app.use("/mzk", …)` seen through `originalUrl`, a Fastify prefix, a Next.js
- * route file under `app/mzk/`). A framework that strips its mount point from the path (Hono's
- * `app.mount`, a Node server of the embedder's own) may have cut into `/api/v1` itself; the part
- * it cut is put back (`/v1/proofs` after `app.mount("/api", …)`, `/proofs` after
- * `app.mount("/api/v1", …)`). A path already starting with `/api/v1` is returned as is, so the
- * common case allocates nothing.
+ * The path mzk routes for `path` when the application has a mount point of its own before mzk's
+ * `/api/v1` (Express `app.use("/mzk", …)` seen through `originalUrl`, a Fastify prefix, a Next.js
+ * route file under `app/mzk/`): the path from `/api/v1` on. `undefined` when `path` has no
+ * `/api/v1` and is not the docs page: not mzk's. A path already starting with `/api/v1` is
+ * returned as is, so the common case allocates nothing.
  */
-export const mountedPath = (path: string): string => {
+export const apiPath = (path: string): string | undefined => {
   if (routesAsIs(path)) return path
   // Only before the query: a query value may contain anything.
   const query = path.indexOf("?")
   for (let at = path.indexOf(API_BASE, 1); at !== -1 && (query === -1 || at < query); at = path.indexOf(API_BASE, at + 1)) {
     if (startsWithSegments(path, API_BASE, at)) return path.slice(at)
   }
+  return undefined
+}
+
+/**
+ * `apiPath`, and for a framework that strips its mount point from the path (Hono's `app.mount`,
+ * `hono/mount`) and so may have cut into `/api/v1` itself, the part it cut put back: `/v1/proofs`
+ * after `app.mount("/api", …)`, `/proofs` after `app.mount("/api/v1", …)`.
+ */
+export const mountedPath = (path: string): string => {
+  const api = apiPath(path)
+  if (api !== undefined) return api
   if (startsWithSegments(path, "/v1")) return `/api${path}`
   return path === "/" || path.startsWith("/?") ? `${API_BASE}${path.slice(1)}` : `${API_BASE}${path}`
 }

@@ -8,7 +8,7 @@ import { makeErrorEncoder } from "../serve/encode.js"
 import type { BodyError, MzkRequest, MzkResponse } from "../wire/message.js"
 import { MAX_BODY_BYTES, sendsAcceptableBody } from "../wire/precheck.js"
 import { makeRequestIds } from "../wire/requestId.js"
-import { consumedBody, consumedStream, consumedText, mountedPath, routesAsIs } from "./mount.js"
+import { apiPath, consumedBody, consumedStream, consumedText, mountedPath, routesAsIs } from "./mount.js"
 
 /** How much of an over-long body is read and thrown away so its client can read the 413. */
 const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024
@@ -146,12 +146,17 @@ const consumedRequest = (incoming: IncomingMessage, url: string): MzkRequest => 
   return { method: incoming.method ?? "GET", url, headers: incoming.headers, body: consumedText(kept), stream: consumedStream(kept) }
 }
 
-/** The URL to route a request that came through another framework by: see `mountedPath`. */
-const mountedUrl = (request: IncomingMessage & { readonly originalUrl?: unknown }): string => {
+/**
+ * The URL to route a request that came through another framework by (see `mountedPath`), or
+ * `undefined` for a request that is not mzk's where the framework can pass it on (`next`).
+ */
+const mountedUrl = (request: IncomingMessage & { readonly originalUrl?: unknown }, canPassOn: boolean): string | undefined => {
   const url = request.url ?? "/"
   if (routesAsIs(url)) return url
-  // Express strips the mount point from `url` and keeps the whole path in `originalUrl`.
-  return mountedPath(typeof request.originalUrl === "string" ? request.originalUrl : url)
+  // Express strips the mount point from `url` and keeps the whole path in `originalUrl`, so it
+  // never needs a stripped part of /api/v1 put back, and what has no /api/v1 is the app's.
+  const whole = typeof request.originalUrl === "string" ? request.originalUrl : url
+  return canPassOn ? apiPath(whole) : mountedPath(whole)
 }
 
 export interface NodeListenerOptions {
@@ -163,6 +168,9 @@ export interface NodeListenerOptions {
    */
   readonly mounted?: boolean
 }
+
+/** A listener for `node:http` (`(req, res)`) and, mounted, for Express (`(req, res, next)`). */
+export type NodeListener = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void
 
 const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
   const waiting = held.get(response)
@@ -188,7 +196,7 @@ const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
  * (`POST /api/v1/proofs` p99 130 ms at 32 connections, measured). Other bodies are read only if
  * the dispatcher gets that far, so a request it refuses (413, 415) is answered without buffering.
  */
-export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch, options: NodeListenerOptions = {}) => {
+export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch, options: NodeListenerOptions = {}): NodeListener => {
   const runFork = Runtime.runFork(runtime)
   const held: Held = new WeakMap()
   const start = (response: ServerResponse, request: MzkRequest) => {
@@ -203,12 +211,15 @@ export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatc
     if (sendsAcceptableBody(request)) collectBody(request, response, held, (body) => start(response, new NodeRequest(request, response, held, body, url)))
     else start(response, new NodeRequest(request, response, held, bodyOnDemand(request, response, held), url))
   }
-  if (options.mounted !== true) return (request: IncomingMessage, response: ServerResponse): void => serve(request, response, request.url ?? "/")
-  return (request: IncomingMessage, response: ServerResponse): void => {
+  if (options.mounted !== true) return (request, response) => serve(request, response, request.url ?? "/")
+  return (request, response, next) => {
+    const url = mountedUrl(request, typeof next === "function")
+    // Express mounted at the root hands mzk every request: the app's own go on to its next routes.
+    if (url === undefined) return next!()
     // An ended stream was read by the framework (a request nobody read has not ended yet, even
     // without a body), so waiting for it would wait for ever.
-    if (request.readableEnded) start(response, consumedRequest(request, mountedUrl(request)))
-    else serve(request, response, mountedUrl(request))
+    if (request.readableEnded) start(response, consumedRequest(request, url))
+    else serve(request, response, url)
   }
 }
 
@@ -217,7 +228,7 @@ export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatc
  * server of your own (see `createMzkNodeServer` for the one `mzk serve` listens with, which also
  * answers protocol errors).
  */
-const nodeListener = (options: NodeListenerOptions): Effect.Effect<ReturnType<typeof toNodeListener>, never, HttpServices> =>
+const nodeListener = (options: NodeListenerOptions): Effect.Effect<NodeListener, never, HttpServices> =>
   Effect.gen(function*() {
     const dispatch = yield* makeDispatcher
     const runtime = yield* Effect.runtime<never>()

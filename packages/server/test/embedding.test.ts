@@ -1,0 +1,170 @@
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { apiPath, mountedPath } from "@mzk/http"
+import { afterAll, describe, expect, it } from "vitest"
+import { createMzk, type Mzk } from "../src/createMzk.js"
+import { root } from "./processes.js"
+
+/** Calls `handler` as a Next.js route handler is called: the whole URL, and a route context after the request. */
+const nextRoute = (handler: Mzk["fetch"], token: string) => {
+  // `export const GET = mzk.fetch` in app/mzk/[...path]/route.ts: Next passes the context too.
+  const route: (request: Request, context: { params: Promise<{ path: Array<string> }> }) => Promise<Response> = handler
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await route(
+      new Request(`https://app.example/mzk${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      }),
+      { params: Promise.resolve({ path: path.split("/").filter((part) => part !== "") }) }
+    )
+    return { status: response.status, json: await response.json() as Record<string, any> }
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls the proof through `call` until it leaves `queued`/`running`, or `withinMs` passes. */
+const settled = async (call: ReturnType<typeof nextRoute>, proofId: string, withinMs = 60_000) => {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const { json } = await call("GET", `/api/v1/proofs/${proofId}`)
+    if ((json.status !== "queued" && json.status !== "running") || Date.now() > deadline) return json
+    await sleep(50)
+  }
+}
+
+const tempDirs: Array<string> = []
+const tempDatabase = () => {
+  const dir = mkdtempSync(join(tmpdir(), "mzk-embedding-"))
+  tempDirs.push(dir)
+  return `sqlite:${join(dir, "mzk.db")}`
+}
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+describe("createMzk", () => {
+  it("serves from creation; the loops start with start(): a proof queued before it completes after it, and verifies", async () => {
+    const mzk = await createMzk({ database: "sqlite::memory:" })
+    try {
+      const call = nextRoute(mzk.fetch, (await mzk.createAccount({ name: "Next app" })).api_key)
+      const created = await call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 4, b: 5 } })
+      expect(created).toMatchObject({ status: 202, json: { status: "queued" } })
+      // Past the worker's poll interval (1 s): nothing runs it yet.
+      await sleep(1_500)
+      expect((await call("GET", `/api/v1/proofs/${created.json.proof_id}`)).json.status).toBe("queued")
+
+      await mzk.start()
+      await mzk.start()
+      expect(await settled(call, created.json.proof_id)).toMatchObject({ status: "completed", public_inputs: { c: "20" } })
+      expect(await call("GET", `/api/v1/proofs/${created.json.proof_id}/verify`)).toMatchObject({ status: 200, json: { valid: true } })
+    } finally {
+      await mzk.stop()
+    }
+    await mzk.stop()
+    await expect(mzk.start()).rejects.toThrow(/start\(\) after stop\(\)/)
+  }, 120_000)
+
+  it("workers: false leaves the loops off; an mzk with workers over the same database proves what it queued", async () => {
+    const database = tempDatabase()
+    const api = await createMzk({ database, workers: false })
+    let worker: Mzk | undefined
+    try {
+      await api.start()
+      const call = nextRoute(api.fetch, (await api.createAccount({ name: "API only" })).api_key)
+      const created = await call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 2, b: 9 } })
+      expect(created.status).toBe(202)
+      await sleep(1_500)
+      expect((await call("GET", `/api/v1/proofs/${created.json.proof_id}`)).json.status).toBe("queued")
+
+      // As `mzk worker` would, in another process: here another instance over the same file.
+      worker = await createMzk({ database })
+      await worker.start()
+      expect(await settled(call, created.json.proof_id)).toMatchObject({ status: "completed", public_inputs: { c: "18" } })
+      // The API-only instance verifies with a prover of its own, started on this first use.
+      expect(await call("GET", `/api/v1/proofs/${created.json.proof_id}/verify`)).toMatchObject({ status: 200, json: { valid: true } })
+    } finally {
+      await worker?.stop()
+      await api.stop()
+    }
+  }, 120_000)
+
+  it("takes the application's session check as a plain function", async () => {
+    const sessions = new Map<string, string>()
+    const mzk = await createMzk({ database: "sqlite::memory:", workers: false, sessionAuthenticator: async (token) => {
+      const account_id = sessions.get(token)
+      return account_id === undefined ? null : { account_id }
+    } })
+    try {
+      sessions.set("sess_ada", (await mzk.createAccount({ name: "Ada" })).account_id)
+      const asAda = nextRoute(mzk.fetch, "sess_ada")
+      expect(await asAda("POST", "/api/v1/keys", { name: "from-a-session" })).toMatchObject({ status: 201, json: { name: "from-a-session" } })
+      expect(await nextRoute(mzk.fetch, "sess_nobody")("GET", "/api/v1/keys")).toMatchObject({ status: 401, json: { error: { code: "invalid_api_key" } } })
+    } finally {
+      await mzk.stop()
+    }
+  })
+
+  it("refuses a database URL it cannot use, and an account name the API would refuse", async () => {
+    await expect(createMzk({ database: "mysql://localhost/mzk" })).rejects.toThrow(/Unknown database/)
+    const mzk = await createMzk({ database: "sqlite::memory:", workers: false })
+    try {
+      const refused = mzk.createAccount({ name: "   " })
+      await expect(refused).rejects.toThrow(/^createAccount: Invalid request/)
+      // The error itself, not Effect's FiberFailure around it.
+      await expect(refused).rejects.toHaveProperty("name", "Error")
+    } finally {
+      await mzk.stop()
+    }
+  })
+
+  it("stop() leaves nothing running: an application that proved, stopped mzk and returned exits by itself", async () => {
+    const fixture = fileURLToPath(new URL("./fixtures/embedding/stopThenExit.ts", import.meta.url))
+    // The source condition: how the workspace's packages resolve to their TypeScript sources.
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@mzk/source", fixture, tempDatabase()], { cwd: root })
+    let output = ""
+    let stoppedAt: number | undefined
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      if (stoppedAt === undefined && output.includes('"stopped":true')) stoppedAt = Date.now()
+    })
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer)
+        resolve({ code, signal })
+      })
+    })
+    expect(exit, output).toEqual({ code: 0, signal: null })
+    expect(output).toContain('{"stopped":true,"status":"completed","valid":true}')
+    // Well within any idle timeout (keep-alive sockets 5–15 s, the worker's poll 1 s) that would show something left running.
+    expect(Date.now() - stoppedAt!).toBeLessThan(3_000)
+  }, 90_000)
+})
+
+describe("the path a mounted mzk routes", () => {
+  it("keeps /api/v1 and the docs page, drops an app's mount point before /api/v1, restores what a framework cut", () => {
+    const cases: ReadonlyArray<readonly [string, string | undefined, string]> = [
+      // [path as handed on, apiPath, mountedPath]
+      ["/api/v1/proofs?limit=5", "/api/v1/proofs?limit=5", "/api/v1/proofs?limit=5"],
+      ["/api/v1", "/api/v1", "/api/v1"],
+      ["/docs", "/docs", "/docs"],
+      ["/mzk/api/v1/keys", "/api/v1/keys", "/api/v1/keys"],
+      ["/a/b/api/v1/keys?x=1", "/api/v1/keys?x=1", "/api/v1/keys?x=1"],
+      ["/v1/proofs", undefined, "/api/v1/proofs"],
+      ["/proofs?limit=5", undefined, "/api/v1/proofs?limit=5"],
+      ["/", undefined, "/api/v1"],
+      // Not mzk's own base: a longer segment, or /api/v1 only inside the query.
+      ["/api/v10/keys", undefined, "/api/v1/api/v10/keys"],
+      ["/search?next=/api/v1/keys", undefined, "/api/v1/search?next=/api/v1/keys"]
+    ]
+    for (const [path, api, mounted] of cases) {
+      expect([path, apiPath(path), mountedPath(path)]).toEqual([path, api, mounted])
+    }
+  })
+})
