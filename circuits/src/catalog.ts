@@ -1,6 +1,5 @@
 import { BN128_FIELD_MODULUS, BuiltinCircuits, type Circuit, type CircuitInput, type Digest, type Timestamp } from "@mzk/core"
 import { Layer, Option } from "effect"
-import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
@@ -17,7 +16,11 @@ interface CatalogFile {
 }
 
 interface ManifestFile {
-  readonly circuits: Readonly<Record<string, { readonly constraints: number; readonly developmentOnly: boolean }>>
+  readonly circuits: Readonly<Record<string, {
+    readonly constraints: number
+    readonly developmentOnly: boolean
+    readonly files: Readonly<Record<string, { readonly sha256: string }>>
+  }>>
 }
 
 /** The package root: `build/` and `src/catalog.json` are found from here, wherever the caller runs. */
@@ -45,7 +48,16 @@ if (file.field_modulus !== BN128_FIELD_MODULUS) throw new Error("catalog.json: t
 /** bn128's scalar field modulus r: every signal is an element of this field. */
 export const FIELD_MODULUS = BigInt(file.field_modulus)
 
-const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex") as Digest
+/**
+ * A build file's digest as the build recorded it in the manifest: hashing 7 MB of artifacts on
+ * every import (every CLI command) would repeat what the build already did, and a prover thread
+ * checks each file against its digest when it loads it anyway.
+ */
+const digestOf = (circuit: string, files: ManifestFile["circuits"][string]["files"], name: string) => {
+  const digest = files[name]?.sha256
+  if (digest === undefined) throw new Error(`build/manifest.json has no sha256 for ${circuit}/${name}`)
+  return digest as Digest
+}
 
 /** Built-in artifacts by digest → their file in `build/`, so the prover reads them with no database. */
 const builtinFiles = new Map<string, string>()
@@ -60,8 +72,8 @@ export const BUILTIN_CIRCUITS: ReadonlyArray<Circuit> = file.circuits.map((c): C
   const files = buildFilesOf(c.name)
   const built = manifest.circuits[c.name]
   if (built === undefined) throw new Error(`build/manifest.json has no circuit ${c.name}`)
-  const wasm = sha256(files.wasm)
-  const zkey = sha256(files.zkey)
+  const wasm = digestOf(c.name, built.files, `${c.name}.wasm`)
+  const zkey = digestOf(c.name, built.files, `${c.name}.zkey`)
   builtinFiles.set(wasm, files.wasm)
   builtinFiles.set(zkey, files.zkey)
   return {
