@@ -205,6 +205,9 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
   }
 }
 
+const migratorOf = (conn: SqlConnection) =>
+  new Migrator({ db: conn.db as Kysely<unknown>, provider: { getMigrations: async () => migrations(conn.dialect) } satisfies MigrationProvider })
+
 export interface MigrationReport {
   /** Names of the migrations this call applied; empty when the schema was already current. */
   readonly applied: ReadonlyArray<string>
@@ -216,8 +219,7 @@ export interface MigrationReport {
  */
 export const migrate = (conn: SqlConnection, upTo?: string): Effect.Effect<MigrationReport, StorageError> =>
   Effect.gen(function*() {
-    const provider: MigrationProvider = { getMigrations: async () => migrations(conn.dialect) }
-    const migrator = new Migrator({ db: conn.db as Kysely<unknown>, provider })
+    const migrator = migratorOf(conn)
     const { error, results } = yield* Effect.tryPromise({
       try: () => (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo)),
       catch: (cause) => new StorageError({ message: "Database migration failed", cause })
@@ -225,3 +227,13 @@ export const migrate = (conn: SqlConnection, upTo?: string): Effect.Effect<Migra
     if (error !== undefined) return yield* new StorageError({ message: "Database migration failed", cause: error })
     return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) }
   })
+
+/**
+ * The migrations the database has not applied, read from Kysely's migration table: also the
+ * readiness probe's round trip to the database.
+ */
+export const pendingMigrations = (conn: SqlConnection): Effect.Effect<ReadonlyArray<string>, StorageError> =>
+  Effect.tryPromise({
+    try: () => migratorOf(conn).getMigrations(),
+    catch: (cause) => new StorageError({ message: "The database could not be reached", cause })
+  }).pipe(Effect.map((all) => all.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name)))

@@ -1,5 +1,6 @@
-import { AccountsRepo, ArtifactsRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, Transactor, WebhooksRepo } from "@mzk/core"
-import { Context } from "effect"
+import { AccountsRepo, ArtifactsRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
+import { Context, Effect } from "effect"
+import { pendingMigrations } from "./migrations.js"
 import type { SqlConnection } from "./connection.js"
 import { sqlAccounts } from "./repos/accounts.js"
 import { sqlArtifacts } from "./repos/artifacts.js"
@@ -15,6 +16,7 @@ import { sqlWebhooks } from "./repos/webhooks.js"
 export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
   Context.empty().pipe(
     Context.add(Transactor, { transaction: conn.transaction, afterCommit: conn.afterCommit }),
+    Context.add(StorageHealth, { check: Effect.map(pendingMigrations(conn), (pending) => ({ pendingMigrations: pending })) }),
     Context.add(AccountsRepo, sqlAccounts(conn)),
     Context.add(KeysRepo, sqlKeys(conn)),
     Context.add(WebhooksRepo, sqlWebhooks(conn)),

@@ -1,4 +1,4 @@
-import { migrate } from "@mzk/adapters-sql"
+import { migrate, pendingMigrations } from "@mzk/adapters-sql"
 import { openSqlite, SqliteStore } from "@mzk/adapters-sqlite"
 import { Accounts } from "@mzk/core"
 import { testCore } from "@mzk/testkit"
@@ -23,6 +23,8 @@ describe("SQLite store", () => {
     Effect.gen(function*() {
       const conn = yield* openSqlite({ filename: ":memory:" })
       expect((yield* migrate(conn, "0003_delivery_engine")).applied).toHaveLength(3)
+      // What readiness reports until `mzk migrate` runs.
+      expect(yield* pendingMigrations(conn)).toEqual(["0004_circuits", "0005_circuits_read_scope"])
       const at = "2026-01-01T00:00:00.000Z"
       const old = ["keys:read", "keys:write", "webhooks:read", "webhooks:write", "proofs:read", "proofs:write"]
       yield* conn.query(async (db) => {
@@ -40,6 +42,7 @@ describe("SQLite store", () => {
         } as never).execute()
       })
       expect((yield* migrate(conn)).applied).toEqual(["0004_circuits", "0005_circuits_read_scope"])
+      expect(yield* pendingMigrations(conn)).toEqual([])
       const keys = yield* conn.query((db) => db.selectFrom("api_keys").select(["id", "scopes"]).orderBy("id").execute())
       expect(keys.map((k) => [k.id, JSON.parse(k.scopes)])).toEqual([["key_1", [...old, "circuits:read"]], ["key_2", ["proofs:read", "circuits:read"]]])
       const proofs = yield* conn.query((db) => db.selectFrom("proofs").select(["id", "circuit_id"]).execute())

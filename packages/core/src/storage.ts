@@ -1,12 +1,13 @@
 import type { AccountsRepo } from "./accounts/repo.js"
 import type { ArtifactsRepo, CircuitsRepo } from "./circuits/repo.js"
 import type { EventsRepo } from "./events/repo.js"
+import type { StorageHealth } from "./kernel/health.js"
 import type { Transactor } from "./kernel/transaction.js"
 import type { KeysRepo } from "./keys/repo.js"
 import type { ProofsRepo } from "./proofs/repo.js"
 import type { RateLimitsRepo } from "./rateLimits/repo.js"
 import type { DeliveriesRepo, WebhooksRepo } from "./webhooks/repo.js"
 
-/** Everything a store layer provides: one repository per aggregate and the `Transactor`. */
-export type Storage = Transactor | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo
+/** Everything a store layer provides: one repository per aggregate, the `Transactor` and its health check. */
+export type Storage = Transactor | StorageHealth | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo
   | CircuitsRepo | ArtifactsRepo

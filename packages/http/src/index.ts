@@ -1,5 +1,6 @@
 export * from "./api/index.js"
 export { OPENAPI_PATH, DOCS_PATH, openApiDocument } from "./serve/docs.js"
+export { HEALTH_PATH, METRICS_PATH, type MetricsExposition, Operations, type OperationsShape, type ReadinessCheck, READY_PATH } from "./serve/operations.js"
 export { compileApi, type CompileOptions, DEFAULT_UPLOAD_LIMIT_BYTES, UnservableApi } from "./serve/compile.js"
 export { type Dispatch, type HttpServices, makeDispatcher, makeDispatcherFor } from "./serve/dispatch.js"
 export { makeRouter, type RouteMatch, type RoutePattern } from "./serve/router.js"

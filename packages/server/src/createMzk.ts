@@ -1,6 +1,7 @@
 import { type AccountId, CreateAccountInput, decodeInput, type Prover, type Scope as ApiScope, SessionAuthenticator } from "@mzk/core"
 import { makeFetchHandler, makeMountedNodeListener, type NodeListener } from "@mzk/http"
 import type { ProverEngine } from "@mzk/circuits"
+import type { Registry } from "prom-client"
 import { Cause, Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { createAccountWithKey } from "./accounts.js"
 import { type DatabaseTarget, parseDatabaseUrl } from "./database.js"
@@ -38,6 +39,13 @@ export interface CreateMzkOptions {
   readonly circuits?: CircuitsOptions | undefined
   /** Development only: accept http:// and non-public webhook URLs. */
   readonly allowInsecureWebhooks?: boolean | undefined
+  /**
+   * Your application's prom-client registry: mzk adds its metrics (`mzk_*`: requests, proofs,
+   * queue depth, deliveries, rate-limit refusals) for your own `/metrics` to serve. Absent: none kept.
+   */
+  readonly metricsRegistry?: Registry | undefined
+  /** One structured log line per request mzk answers. */
+  readonly accessLog?: boolean | undefined
 }
 
 const databaseTarget = (database: string | DatabaseTarget): DatabaseTarget =>
@@ -74,7 +82,8 @@ export const createMzk = async (options: CreateMzkOptions) => {
     ...(options.prover === undefined ? {} : { prover: options.prover }),
     ...(options.proverEngine === undefined ? {} : { proverEngine: options.proverEngine }),
     ...(options.circuits === undefined ? {} : { circuits: options.circuits }),
-    ...(options.allowInsecureWebhooks === undefined ? {} : { allowInsecureWebhooks: options.allowInsecureWebhooks })
+    ...(options.allowInsecureWebhooks === undefined ? {} : { allowInsecureWebhooks: options.allowInsecureWebhooks }),
+    operations: { registry: options.metricsRegistry, accessLog: options.accessLog }
   }
   // The prover pool starts on the first proof or verification: an API-only process never starts it.
   const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }))

@@ -31,6 +31,7 @@ import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
 import { NodeApiKeyHashing } from "./keyHashing.js"
+import { MzkOperations, type OperationsOptions } from "./operations.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
 /** Where accounts' circuits are built and cached, and their limits (`CircuitsConfig`). */
@@ -67,6 +68,8 @@ export interface MzkOptions {
    */
   readonly startProver?: "eager" | "lazy"
   readonly circuits?: CircuitsOptions
+  /** Metrics (prom-client), the access log and what `/readyz` reports. */
+  readonly operations?: OperationsOptions
 }
 
 /**
@@ -113,6 +116,8 @@ export const MzkCore = (options: MzkOptions) => {
       memoryBytes: config.buildMemoryBytes
     })),
     Layer.provideMerge(Layer.succeed(CircuitsConfig, config)),
+    // Between the services and storage: they report to its Telemetry, and it reads the queue from storage.
+    Layer.provideMerge(MzkOperations({ ...options.operations, prover: options.startProver ?? "lazy" })),
     Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(NodeHostResolver()),
     Layer.provideMerge(Layer.succeed(WebhookConfig, {
@@ -201,7 +206,7 @@ export const MzkServer = (options: ServeOptions) =>
     // listener for the requests (see @mzk/http's dispatcher).
     HttpServer.withLogAddress(NodeHttpServer.layer(() => createMzkNodeServer(listener), { port: options.port, host: options.host })))).pipe(
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
-    Layer.provideMerge(MzkServices(options))
+    Layer.provideMerge(MzkServices({ ...options, operations: { ...options.operations, metrics: options.operations?.metrics ?? true } }))
   )
 
 /** A process that only works: no HTTP, just the loops over the shared database. */

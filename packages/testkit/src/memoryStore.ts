@@ -8,6 +8,7 @@ import {
   ProofsRepo,
   RateLimitsRepo,
   type Storage,
+  StorageHealth,
   Transactor,
   WebhooksRepo
 } from "@mzk/core"
@@ -32,6 +33,8 @@ import { memoryWebhooks } from "./memory/webhooks.js"
 export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.map(makeMemoryDb, (db) =>
   Context.empty().pipe(
     Context.add(Transactor, { transaction: db.transaction, afterCommit: db.afterCommit }),
+    // Memory has no schema to migrate and is always there.
+    Context.add(StorageHealth, { check: Effect.succeed({ pendingMigrations: [] }) }),
     Context.add(AccountsRepo, memoryAccounts(db)),
     Context.add(KeysRepo, memoryKeys(db)),
     Context.add(WebhooksRepo, memoryWebhooks(db)),

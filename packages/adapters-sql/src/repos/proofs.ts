@@ -122,6 +122,17 @@ export const sqlProofs = (conn: SqlConnection) => {
             .returningAll()
         )
         return rows.map(toRecord).sort(byExpiry)
-      }))
+      })),
+    // Counted on the (status, id) index the claims use.
+    queueDepth: Effect.map(
+      conn.rows((db) =>
+        db.selectFrom("proofs").select((eb) => ["status", eb.fn.countAll<number | string | bigint>().as("count")])
+          .where("status", "in", ["queued", "running"]).groupBy("status")
+      ),
+      (rows) => {
+        const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0)
+        return { queued: count("queued"), running: count("running") }
+      }
+    )
   })
 }

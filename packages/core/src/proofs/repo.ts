@@ -76,4 +76,11 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
    * rows. Concurrent calls never expire the same proof twice.
    */
   readonly expireDue: (now: Timestamp, limit: number) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
+  /** Proofs waiting for a worker and being worked on now, over every account: the queue's depth. */
+  readonly queueDepth: Effect.Effect<QueueDepth, StorageError>
 }>() {}
+
+export interface QueueDepth {
+  readonly queued: number
+  readonly running: number
+}

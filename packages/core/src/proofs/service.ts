@@ -19,6 +19,7 @@ import { Limits } from "../kernel/limits.js"
 import { pageOf } from "../kernel/paging.js"
 import type { Principal } from "../kernel/principal.js"
 import { now } from "../kernel/time.js"
+import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { type Metered, RateLimits } from "../rateLimits/service.js"
 import { decodeProofBlob } from "./blob.js"
@@ -36,6 +37,7 @@ import {
 } from "./proof.js"
 import { Prover } from "./prover.js"
 import { ProofsRepo } from "./repo.js"
+import { observeProof } from "./observe.js"
 import { ProofWakeup } from "./wakeup.js"
 
 export interface ProofList {
@@ -98,6 +100,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const prover = yield* Prover
       const wakeup = yield* ProofWakeup
       const ids = yield* Ids
+      const telemetry = yield* Telemetry
 
       /** The circuit `type` names for the account: a built-in one at once, else its own from storage. */
       const lookup = (accountId: AccountId, type: string) => {
@@ -163,7 +166,10 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const enqueue = (principal: Principal, records: ReadonlyArray<ProofRecord>, batch: boolean) =>
         tx.transaction(
           Effect.zipRight(holdCircuits(records, batch), Effect.flatMap(rateLimits.admitProofRequest(principal, { proofs: records.length }), (windows) =>
-            repo.insertMany(records).pipe(Effect.zipRight(tx.afterCommit(wakeup.notify)), Effect.as(windows))))
+            repo.insertMany(records).pipe(
+              Effect.zipRight(tx.afterCommit(Effect.zipRight(wakeup.notify, Effect.forEach(records, (record) => observeProof(telemetry, record, "queued"), { discard: true })))),
+              Effect.as(windows)
+            )))
         )
 
       const create = (principal: Principal, input: CreateProofInput) =>

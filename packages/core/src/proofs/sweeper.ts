@@ -1,9 +1,11 @@
 import { Effect, Layer } from "effect"
 import { ProofsConfig } from "./config.js"
 import { ProofsRepo } from "./repo.js"
+import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
 import { now } from "../kernel/time.js"
+import { observeProof } from "./observe.js"
 
 const BATCH = 100
 
@@ -17,12 +19,14 @@ export const sweepExpiredProofs = Effect.gen(function*() {
   const tx = yield* Transactor
   const repo = yield* ProofsRepo
   const events = yield* Events
+  const telemetry = yield* Telemetry
   let total = 0
   for (;;) {
     const expired = yield* tx.transaction(Effect.gen(function*() {
       const at = yield* now
       const rows = yield* repo.expireDue(at, BATCH)
       for (const row of rows) {
+        yield* tx.afterCommit(observeProof(telemetry, row, "expired"))
         yield* events.record(row.account_id, "proof.expired", {
           proof_id: row.id,
           circuit: row.circuit,

@@ -7,10 +7,12 @@ import { Circuits } from "../circuits/service.js"
 import { ProofsRepo } from "./repo.js"
 import { Prover, ProverFailure, type ProverOutput } from "./prover.js"
 import { runLeasedJobs } from "../kernel/leasedJobs.js"
+import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
 import { timestampFromMillis } from "../kernel/time.js"
 import { encodeProofBlob } from "./blob.js"
+import { observeProof } from "./observe.js"
 import { ProofWakeup } from "./wakeup.js"
 
 /**
@@ -35,12 +37,17 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const wakeup = yield* ProofWakeup
       const config = yield* ProofsConfig
       const limits = yield* Limits
+      const telemetry = yield* Telemetry
 
       /** The settling write and its event in one transaction; neither when the claim was lost. */
       const settleWith = <E, E2>(
         write: Effect.Effect<Option.Option<ProofRecord>, E>,
         announce: (settled: ProofRecord) => Effect.Effect<unknown, E2>
-      ) => tx.transaction(Effect.flatMap(write, Option.match({ onNone: () => Effect.void, onSome: (settled) => Effect.asVoid(announce(settled)) })))
+      ) =>
+        tx.transaction(Effect.flatMap(write, Option.match({
+          onNone: () => Effect.void,
+          onSome: (settled) => Effect.zipRight(announce(settled), tx.afterCommit(observeProof(telemetry, settled, settled.status === "completed" ? "completed" : "failed")))
+        })))
 
       const settle = (
         record: ProofRecord,
@@ -83,6 +90,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
 
       const run = (record: ProofRecord) =>
         Effect.gen(function*() {
+          yield* observeProof(telemetry, record, "running")
           const startedMs = yield* Clock.currentTimeMillis
           if (record.attempts > config.maxAttempts) {
             return yield* settle(record, startedMs, Either.left({

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { RateLimitExceeded, type RateLimitWindow, type StorageError } from "../kernel/errors.js"
 import { Limits } from "../kernel/limits.js"
+import { Telemetry } from "../kernel/telemetry.js"
 import type { Principal } from "../kernel/principal.js"
 import { type RateBucket, RateLimitsRepo } from "./repo.js"
 
@@ -59,6 +60,7 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
     this,
     Effect.gen(function*() {
       const repo = yield* RateLimitsRepo
+      const telemetry = yield* Telemetry
 
       // Runs on every metered request: plain steps rather than a generator.
       const admitProofRequest = (principal: Principal, cost: ProofRequestCost) =>
@@ -97,7 +99,10 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
                 window_seconds: policy.windowMs / 1000,
                 reset_seconds: Math.max(1, Math.ceil((policy.bucket.window_start + policy.windowMs - nowMs) / 1000))
               }))
-              return result.admitted ? Effect.succeed(windows) : Effect.fail(exceeded(policies, windows, result.counts))
+              if (result.admitted) return Effect.succeed(windows)
+              const refusal = exceeded(policies, windows, result.counts)
+              telemetry.rateLimited(refusal.policy)
+              return Effect.fail(refusal)
             })
           }))
 

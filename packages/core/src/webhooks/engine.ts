@@ -3,6 +3,7 @@ import { toEnvelope } from "../events/event.js"
 import { EventsRepo } from "../events/repo.js"
 import { Ids, type WebhookId } from "../kernel/ids.js"
 import { millisFromTimestamp, type Timestamp, timestampFromMillis } from "../kernel/time.js"
+import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { checkWebhookUrl } from "./addresses.js"
 import { WebhookConfig } from "./config.js"
@@ -14,6 +15,7 @@ import type { WebhookRecord } from "./webhook.js"
 import { SIGNATURE_HEADER, signatureHeader } from "./signing.js"
 import { RESPONSE_BODY_LIMIT_BYTES, truncateUtf8 } from "./text.js"
 import { DeliveryWakeup } from "./wakeup.js"
+import { observeAttempt } from "./observe.js"
 
 type SendResult =
   | { readonly status: number; readonly body: string; readonly error?: undefined }
@@ -60,6 +62,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
       const transport = yield* WebhookTransport
       const wakeup = yield* DeliveryWakeup
       const ids = yield* Ids
+      const telemetry = yield* Telemetry
       const fibers = yield* FiberSet.make<void, never>()
 
       const perWebhook = new Map<WebhookId, number>()
@@ -163,11 +166,12 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           const endedAt = timestampFromMillis(endMs)
           if (after.status !== "failed") {
             // One conditional write, atomic on its own: no transaction on the common path.
-            yield* deliveries.recordAttempt(record, after, lease)
+            if (yield* deliveries.recordAttempt(record, after, lease)) yield* observeAttempt(telemetry, record, after)
             return
           }
           const disabled = yield* tx.transaction(Effect.gen(function*() {
             if (!(yield* deliveries.recordAttempt(record, after, lease))) return false
+            yield* tx.afterCommit(observeAttempt(telemetry, record, after))
             yield* webhooks.update(delivery.account_id, delivery.webhook_id, {
               active: false,
               disabled_reason: "delivery_failures"

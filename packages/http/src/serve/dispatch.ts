@@ -13,6 +13,7 @@ import {
   type Proofs,
   type RateLimitWindow,
   type SessionAuthenticator,
+  Telemetry,
   type Webhooks
 } from "@mzk/core"
 import { Cause, Effect, Option, ParseResult, Redacted } from "effect"
@@ -27,6 +28,7 @@ import { rateLimitHeaders } from "../wire/rateLimit.js"
 import { makeRequestIds } from "../wire/requestId.js"
 import { type CompiledEndpoint, compileApi, type CompileOptions, UnservableApi } from "./compile.js"
 import { DOCS_PATH, docsPage, OPENAPI_PATH } from "./docs.js"
+import { Operations, operationRoutes } from "./operations.js"
 import type { DeclaredError } from "./encode.js"
 import { makeRouter } from "./router.js"
 
@@ -36,15 +38,20 @@ export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
 export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator
 
+/** A route beside the API's endpoints (documents, probes, metrics): its answer, or a declared error. */
 interface StaticRoute {
   readonly _tag: "Static"
   readonly method: string
   readonly path: string
-  readonly response: Effect.Effect<MzkResponse>
+  readonly respond: (request: MzkRequest) => Effect.Effect<MzkResponse, unknown>
 }
 
-/** What a request's answer carries besides its body: the rate-limit windows a metered endpoint reported. */
+/**
+ * What a request's answer carries besides its body: the rate-limit windows a metered endpoint
+ * reported; and the route's template, for metrics and the access log.
+ */
 interface Notes {
+  route?: string
   rateLimit?: ReadonlyArray<RateLimitWindow>
   retryAfterSeconds?: number
 }
@@ -162,14 +169,17 @@ export const makeDispatcherFor = (
       throw new UnservableApi(`The API does not declare errors the dispatcher answers with: ${undeclared.join(", ")}`)
     }
     const authenticate = yield* makeAuthenticate
+    const telemetry = yield* Telemetry
+    const operations = yield* Operations
     const nextRequestId = makeRequestIds()
     const docs = yield* Effect.cached(docsPage(api))
     // The document of the API served (the platform keeps one per API: for MzkApi, `openApiDocument`).
     const openApi = JSON.stringify(OpenApi.fromApi(api as never))
     const route = makeRouter<CompiledEndpoint | StaticRoute>([
       ...compiled.endpoints,
-      { _tag: "Static", method: "GET", path: OPENAPI_PATH, response: Effect.succeed({ status: 200, headers: JSON_HEADERS, body: openApi }) },
-      { _tag: "Static", method: "GET", path: DOCS_PATH, response: docs }
+      { _tag: "Static", method: "GET", path: OPENAPI_PATH, respond: () => Effect.succeed({ status: 200, headers: JSON_HEADERS, body: openApi }) },
+      { _tag: "Static", method: "GET", path: DOCS_PATH, respond: () => docs },
+      ...operationRoutes(operations).map((route): StaticRoute => ({ _tag: "Static", ...route }))
     ])
 
     const encodeError = (error: DeclaredError, requestId: string): Effect.Effect<MzkResponse> => {
@@ -279,40 +289,63 @@ export const makeDispatcherFor = (
       }
     })
 
+    /** The request's answer, before `finish`; `notes` collects what `finish` adds, and the route. */
+    const answer = (request: MzkRequest, requestId: string, notes: Notes): Effect.Effect<MzkResponse> => {
+      const early = precheck(request)
+      if (early !== undefined && early !== MULTIPART_BODY) return encodeError(early, requestId)
+      const target = requestTarget(request.url)
+      const queryAt = target.indexOf("?")
+      const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
+      const search = queryAt === -1 ? "" : target.slice(queryAt + 1)
+      const match = route(request.method, pathname)
+      if (match._tag === "NotFound") return encodeError(new NotFound({ message: `No route ${request.method} ${pathname}` }), requestId)
+      if (match._tag === "MethodNotAllowed") {
+        const allowed = match.allowed.join(", ")
+        const refused = encodeError(new MethodNotAllowed({ message: `${request.method} is not allowed on ${pathname}; allowed: ${allowed}` }), requestId)
+        return Effect.map(refused, (response) => ({ ...response, headers: { ...response.headers, allow: allowed } }))
+      }
+      const matched = match.route
+      notes.route = matched.path
+      if (early === MULTIPART_BODY || (matched._tag === "Endpoint" && matched.upload !== undefined)) {
+        const refused = uploadRefusal(matched, early === MULTIPART_BODY, request)
+        if (refused !== undefined) return encodeError(refused, requestId)
+      }
+      // Suspended, so code that throws while the steps are built (an embedder's session check)
+      // is a defect that `recover` answers, not one that ends the request without an answer.
+      return Effect.suspend(() =>
+        matched._tag === "Static"
+          ? matched.respond(request)
+          : serve(matched, match.params as Record<string, string>, search, request, notes)
+      ).pipe(Effect.catchAllCause((cause) => recover(cause, requestId, notes)))
+    }
+
+    /** One line per request when the access log is on: never the query, a header or a body. */
+    const accessLog = (request: MzkRequest, response: MzkResponse, requestId: string, route: string, seconds: number) => {
+      const queryAt = request.url.indexOf("?")
+      return Effect.annotateLogs(Effect.logInfo("request"), {
+        event: "http.request",
+        method: request.method,
+        route,
+        path: queryAt === -1 ? request.url : request.url.slice(0, queryAt),
+        status: response.status,
+        duration_ms: Math.round(seconds * 1e6) / 1e3,
+        request_id: requestId
+      })
+    }
+
+    /** Every answer finished, counted by route and status for the metrics, and logged when asked. */
     const dispatch: Dispatch = (request) =>
       Effect.clockWith((clock) => {
+        const startNs = clock.unsafeCurrentTimeNanos()
         const requestId = nextRequestId(clock)
         const notes: Notes = {}
-        const early = precheck(request)
-        if (early !== undefined && early !== MULTIPART_BODY) {
-          return Effect.map(encodeError(early, requestId), (response) => finish(response, requestId, notes))
-        }
-        const target = requestTarget(request.url)
-        const queryAt = target.indexOf("?")
-        const pathname = queryAt === -1 ? target : target.slice(0, queryAt)
-        const search = queryAt === -1 ? "" : target.slice(queryAt + 1)
-        const match = route(request.method, pathname)
-        if (match._tag === "NotFound") {
-          const refused = encodeError(new NotFound({ message: `No route ${request.method} ${pathname}` }), requestId)
-          return Effect.map(refused, (response) => finish(response, requestId, notes))
-        }
-        if (match._tag === "MethodNotAllowed") {
-          const allowed = match.allowed.join(", ")
-          const refused = encodeError(new MethodNotAllowed({ message: `${request.method} is not allowed on ${pathname}; allowed: ${allowed}` }), requestId)
-          return Effect.map(refused, (response) => finish({ ...response, headers: { ...response.headers, allow: allowed } }, requestId, notes))
-        }
-        if (early === MULTIPART_BODY || (match.route._tag === "Endpoint" && match.route.upload !== undefined)) {
-          const refused = uploadRefusal(match.route, early === MULTIPART_BODY, request)
-          if (refused !== undefined) return Effect.map(encodeError(refused, requestId), (response) => finish(response, requestId, notes))
-        }
-        const served = match.route._tag === "Static"
-          ? match.route.response
-          // Suspended, so code that throws while the steps are built (an embedder's session check)
-          // is a defect that `recover` answers, not one that ends the request without an answer.
-          : Effect.suspend(() => serve(match.route as CompiledEndpoint, match.params as Record<string, string>, search, request, notes)).pipe(
-            Effect.catchAllCause((cause) => recover(cause, requestId, notes))
-          )
-        return Effect.map(served, (response) => finish(response, requestId, notes))
+        return Effect.flatMap(answer(request, requestId, notes), (answered) => {
+          const response = finish(answered, requestId, notes)
+          const seconds = Number(clock.unsafeCurrentTimeNanos() - startNs) / 1e9
+          const route = notes.route ?? "unmatched"
+          telemetry.request({ method: request.method, route, status: response.status, seconds })
+          return operations.accessLog ? Effect.as(accessLog(request, response, requestId, route, seconds), response) : Effect.succeed(response)
+        })
       })
 
     return dispatch

@@ -230,6 +230,21 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.map(yield* repo.get(account, rows[0]!.id), (r) => [r.status, r.proof_blob])).toEqual(Option.some(["expired", null]))
     }), timeout)
 
+  it.effect("proofs: queueDepth counts queued and running proofs over every account", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* ProofsRepo
+      const before = yield* repo.queueDepth
+      const [first, second] = yield* Effect.all([freshAccount, freshAccount])
+      yield* queued(first, 3)
+      yield* queued(second, 2)
+      expect(yield* repo.queueDepth).toEqual({ queued: before.queued + 5, running: before.running })
+      const claimed = yield* claim(T0, 2)
+      expect(yield* repo.queueDepth).toEqual({ queued: before.queued + 3, running: before.running + 2 })
+      yield* repo.complete(claimed[0]!.id, 1, completion)
+      expect(yield* repo.queueDepth).toEqual({ queued: before.queued + 3, running: before.running + 1 })
+    }), timeout)
+
   it.effect("proofs race: concurrent claims never hand out a proof twice and hold every account's limit", () =>
     Effect.gen(function*() {
       yield* isolate

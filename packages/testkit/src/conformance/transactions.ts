@@ -1,10 +1,15 @@
 import { expect } from "@effect/vitest"
-import { AccountsRepo, DeliveriesRepo, Events, EventsRepo, KeysRepo, makeId, now, Transactor, WebhooksRepo } from "@mzk/core"
+import { AccountsRepo, DeliveriesRepo, Events, EventsRepo, KeysRepo, makeId, now, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { ConformanceIt } from "./env.js"
 import { freshAccount, keyRecord, webhookRecord } from "./fixtures.js"
 
 export const transactionTests = (it: ConformanceIt, timeout: number) => {
+  it.effect("health: a migrated store answers its check with no pending migrations", () =>
+    Effect.gen(function*() {
+      expect(yield* (yield* StorageHealth).check).toEqual({ pendingMigrations: [] })
+    }), timeout)
+
   it.effect("transaction: a failure rolls back every write made inside it", () =>
     Effect.gen(function*() {
       const tx = yield* Transactor

@@ -96,6 +96,15 @@ export const memoryProofs = (db: MemoryDb) => {
           proofs.set(row.id, updated)
           return updated
         })
-      }))
+      })),
+    queueDepth: Effect.sync(() => {
+      let queued = 0
+      let running = 0
+      for (const proof of proofs.values()) {
+        if (proof.status === "queued") queued++
+        else if (proof.status === "running") running++
+      }
+      return { queued, running }
+    })
   })
 }

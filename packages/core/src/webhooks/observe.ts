@@ -1,0 +1,30 @@
+import { Effect } from "effect"
+import type { TelemetryShape } from "../kernel/telemetry.js"
+import type { DeliveryAfterAttempt, DeliveryAttemptRecord } from "./delivery.js"
+
+/**
+ * A recorded delivery attempt, where operators see it: one structured log line (ids, event type,
+ * attempt, outcome, status code or error class, latency, the next attempt) and the metrics port.
+ * Never the URL (receivers put tokens in query strings), the body or the signature.
+ */
+export const observeAttempt = (telemetry: TelemetryShape, attempt: DeliveryAttemptRecord, after: DeliveryAfterAttempt): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    telemetry.delivery({ outcome: attempt.outcome, latency_ms: attempt.latency_ms, final: after.status !== "pending" })
+    const annotations: Record<string, unknown> = {
+      event: "webhook.attempt",
+      delivery_id: attempt.delivery_id,
+      webhook_id: attempt.webhook_id,
+      account_id: attempt.account_id,
+      event_id: attempt.event_id,
+      event_type: attempt.event_type,
+      attempt: attempt.attempt,
+      outcome: attempt.outcome,
+      latency_ms: attempt.latency_ms,
+      delivery_status: after.status
+    }
+    if (attempt.status_code !== null) annotations.status_code = attempt.status_code
+    if (attempt.error !== null) annotations.error = attempt.error
+    if (after.next_attempt_at !== null) annotations.next_attempt_at = after.next_attempt_at
+    const log = attempt.outcome === "succeeded" ? Effect.logInfo : Effect.logWarning
+    return Effect.annotateLogs(log(`webhook attempt ${attempt.outcome}`), annotations)
+  })
