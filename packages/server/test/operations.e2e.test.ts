@@ -3,7 +3,7 @@ import { adminUrl, describePostgres, freshDatabaseUrl } from "@mzk/adapters-post
 import { Accounts, ApiKeys } from "@mzk/core"
 import { makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
-import { Effect, HashMap, Logger, Redacted } from "effect"
+import { type Context, Effect, HashMap, Logger, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -36,12 +36,12 @@ const captureLogs = () => {
   return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
 }
 
-const firstKey = (context: Parameters<typeof Effect.provide>[1], name: string) =>
+const firstKey = (context: Context.Context<Accounts | ApiKeys>, name: string) =>
   Effect.gen(function*() {
     const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name }))
     const key = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { name: "ops" }))
     return { account, key: Redacted.value(key.secret) }
-  }).pipe(Effect.provide(context as never)) as Effect.Effect<{ account: { id: string }; key: string }>
+  }).pipe(Effect.provide(context))
 
 describe("operations over a real port", () => {
   it.scopedLive("/metrics moves with a proof, a delivery and a refusal; each proof change and attempt is one log line", () =>
