@@ -25,7 +25,7 @@ import {
   WebhookConfig,
   DEFAULT_WEBHOOK_CONFIG
 } from "@mzk/core"
-import { createMzkNodeServer, makeNodeListener } from "@mzk/http"
+import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener } from "@mzk/http"
 import { Context, Effect, Layer, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
@@ -209,5 +209,26 @@ export const MzkServer = (options: ServeOptions) =>
     Layer.provideMerge(MzkServices({ ...options, operations: { ...options.operations, metrics: options.operations?.metrics ?? true } }))
   )
 
-/** A process that only works: no HTTP, just the loops over the shared database. */
-export const MzkWorkerProcess = (options: MzkOptions) => MzkServices({ ...options, workers: true })
+export interface WorkerOptions extends MzkOptions {
+  /** Serve `/healthz`, `/readyz` and `/metrics` (only those) on this port; none when absent. */
+  readonly port?: number | undefined
+  readonly host?: string | undefined
+}
+
+/**
+ * A process that only works: the loops over the shared database, and with `port` the operational
+ * endpoints, since its proofs and deliveries are counted in its own metrics.
+ */
+export const MzkWorkerProcess = (options: WorkerOptions) => {
+  const { port } = options
+  const services = MzkServices({
+    ...options,
+    workers: true,
+    operations: { ...options.operations, metrics: port === undefined ? false : options.operations?.metrics ?? true }
+  })
+  if (port === undefined) return services
+  return Layer.unwrapEffect(Effect.map(Effect.zip(makeOperationsDispatcher, Effect.runtime<never>()), ([dispatch, runtime]) =>
+    HttpServer.withLogAddress(NodeHttpServer.layer(() => createMzkNodeServer(toNodeListener(runtime, dispatch)), { port, host: options.host ?? "127.0.0.1" })))).pipe(
+    Layer.provideMerge(services)
+  )
+}

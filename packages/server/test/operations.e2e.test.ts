@@ -3,12 +3,14 @@ import { adminUrl, describePostgres, freshDatabaseUrl } from "@mzk/adapters-post
 import { Accounts, ApiKeys } from "@mzk/core"
 import { makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
-import { type Context, Effect, HashMap, Logger, Redacted } from "effect"
+import { HttpServer } from "@effect/platform"
+import { Context, Effect, HashMap, Layer, Logger, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { describe } from "vitest"
+import { MzkWorkerProcess } from "../src/mzk.js"
 import { startServer } from "./realServer.js"
 
 /** The value of one series of a Prometheus text exposition (0 when absent: a counter never moved). */
@@ -155,6 +157,44 @@ describe("operations over a real port", () => {
       // The probes stay open: a load balancer has no token.
       expect((yield* Effect.promise(() => client.send("GET", "/readyz"))).status).toBe(200)
     }), 60_000)
+})
+
+describe("a worker's operational endpoints", () => {
+  it.scopedLive("an API-only server queues the proof, the worker on the same database proves it and counts it on its own /metrics", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "mzk-worker-ops-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const database = { kind: "sqlite", filename: join(dir, "mzk.db") } as const
+      const server = yield* startServer({ database })
+      const workerContext = yield* Layer.build(MzkWorkerProcess({ database, port: 0 }))
+      // With a port the worker's layer has an HttpServer; its type is the union of both shapes.
+      const address = Context.get(workerContext as Context.Context<HttpServer.HttpServer>, HttpServer.HttpServer).address
+      if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
+      const worker = makeHttpClient(`http://127.0.0.1:${address.port}`)
+
+      const { key } = yield* firstKey(server.context, "Worker ops")
+      const api = makeHttpClient(server.baseUrl, { token: key })
+      const proof = yield* Effect.promise(() => api.send("POST", "/api/v1/proofs", { body: { type: "multiplier", inputs: { a: 2, b: 5 } } }))
+      let status = proof.json.status as string
+      for (let i = 0; i < 300 && status !== "completed"; i++) {
+        yield* Effect.sleep("100 millis")
+        status = (yield* Effect.promise(() => api.send("GET", `/api/v1/proofs/${proof.json.proof_id}`))).json.status
+      }
+      expect(status).toBe("completed")
+
+      const completed = 'mzk_proofs_total{status="completed",circuit="multiplier"}'
+      const workerMetrics = (yield* Effect.promise(() => worker.send("GET", "/metrics"))).text
+      expect(sample(workerMetrics, completed)).toBe(1)
+      expect(sample(workerMetrics, 'mzk_proofs_total{status="queued",circuit="multiplier"}')).toBe(0)
+      const serverMetrics = (yield* Effect.promise(() => server.client.send("GET", "/metrics"))).text
+      expect(sample(serverMetrics, 'mzk_proofs_total{status="queued",circuit="multiplier"}')).toBe(1)
+      expect(sample(serverMetrics, completed)).toBe(0)
+
+      expect((yield* Effect.promise(() => worker.send("GET", "/readyz"))).json).toMatchObject({ status: "ready", checks: { prover: { message: "loaded" } } })
+      const api404 = yield* Effect.promise(() => worker.send("GET", "/api/v1/keys", { token: key }))
+      expect(api404.status).toBe(404)
+      expect(api404.json.error).toMatchObject({ code: "not_found", request_id: api404.headers.get("request-id") })
+    }), 120_000)
 })
 
 describePostgres("readiness on Postgres", () => {
