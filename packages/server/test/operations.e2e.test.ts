@@ -168,7 +168,7 @@ describe("a worker's operational endpoints", () => {
       const server = yield* startServer({ database })
       const workerContext = yield* Layer.build(MzkWorkerProcess({ database, port: 0 }))
       // With a port the worker's layer has an HttpServer; its type is the union of both shapes.
-      const address = Context.get(workerContext as Context.Context<HttpServer.HttpServer>, HttpServer.HttpServer).address
+      const address = Context.get(workerContext as unknown as Context.Context<HttpServer.HttpServer>, HttpServer.HttpServer).address
       if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
       const worker = makeHttpClient(`http://127.0.0.1:${address.port}`)
 
