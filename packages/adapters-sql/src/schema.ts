@@ -148,7 +148,22 @@ export interface ArtifactChunksTable {
   data: Uint8Array
 }
 
+export interface IdempotencyKeysTable {
+  account_id: string
+  key: string
+  fingerprint: string
+  request_id: string
+  response_status: number | null
+  /** JSON object of the response's own headers. */
+  response_headers: string | null
+  response_body: string | null
+  created_at: string
+  expires_at: string
+  locked_until: string | null
+}
+
 export interface Database {
+  idempotency_keys: IdempotencyKeysTable
   circuits: CircuitsTable
   circuit_artifacts: CircuitArtifactsTable
   artifacts: ArtifactsTable

@@ -1,4 +1,4 @@
-import { AccountsRepo, ArtifactsRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
+import { AccountsRepo, ArtifactsRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, IdempotencyRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
 import { Context, Effect } from "effect"
 import { pendingMigrations } from "./migrations.js"
 import type { SqlConnection } from "./connection.js"
@@ -7,6 +7,7 @@ import { sqlArtifacts } from "./repos/artifacts.js"
 import { sqlCircuits } from "./repos/circuits.js"
 import { sqlDeliveries } from "./repos/deliveries.js"
 import { sqlEvents } from "./repos/events.js"
+import { sqlIdempotency } from "./repos/idempotency.js"
 import { sqlKeys } from "./repos/keys.js"
 import { sqlProofs } from "./repos/proofs.js"
 import { sqlRateLimits } from "./repos/rateLimits.js"
@@ -25,5 +26,6 @@ export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
     Context.add(RateLimitsRepo, sqlRateLimits(conn)),
     Context.add(ProofsRepo, sqlProofs(conn)),
     Context.add(CircuitsRepo, sqlCircuits(conn)),
-    Context.add(ArtifactsRepo, sqlArtifacts(conn))
+    Context.add(ArtifactsRepo, sqlArtifacts(conn)),
+    Context.add(IdempotencyRepo, sqlIdempotency(conn))
   )

@@ -24,7 +24,7 @@ describe("SQLite store", () => {
       const conn = yield* openSqlite({ filename: ":memory:" })
       expect((yield* migrate(conn, "0003_delivery_engine")).applied).toHaveLength(3)
       // What readiness reports until `mzk migrate` runs.
-      expect(yield* pendingMigrations(conn)).toEqual(["0004_circuits", "0005_circuits_read_scope"])
+      expect(yield* pendingMigrations(conn)).toEqual(["0004_circuits", "0005_circuits_read_scope", "0006_idempotency_keys"])
       const at = "2026-01-01T00:00:00.000Z"
       const old = ["keys:read", "keys:write", "webhooks:read", "webhooks:write", "proofs:read", "proofs:write"]
       yield* conn.query(async (db) => {
@@ -41,7 +41,7 @@ describe("SQLite store", () => {
           created_at: at, started_at: at, completed_at: at, expires_at: null
         } as never).execute()
       })
-      expect((yield* migrate(conn)).applied).toEqual(["0004_circuits", "0005_circuits_read_scope"])
+      expect((yield* migrate(conn)).applied).toEqual(["0004_circuits", "0005_circuits_read_scope", "0006_idempotency_keys"])
       expect(yield* pendingMigrations(conn)).toEqual([])
       const keys = yield* conn.query((db) => db.selectFrom("api_keys").select(["id", "scopes"]).orderBy("id").execute())
       expect(keys.map((k) => [k.id, JSON.parse(k.scopes)])).toEqual([["key_1", [...old, "circuits:read"]], ["key_2", ["proofs:read", "circuits:read"]]])

@@ -56,6 +56,11 @@ export * from "./circuits/service.js"
 export * from "./circuits/upload.js"
 export * from "./circuits/wakeup.js"
 
+export * from "./idempotency/config.js"
+export * from "./idempotency/record.js"
+export * from "./idempotency/repo.js"
+export * from "./idempotency/service.js"
+
 export * from "./proofs/blob.js"
 export * from "./proofs/calldata.js"
 export * from "./proofs/config.js"

@@ -3,6 +3,7 @@ import { Accounts } from "./accounts/service.js"
 import { Circuits } from "./circuits/service.js"
 import { CircuitBuildWakeup } from "./circuits/wakeup.js"
 import { Events } from "./events/service.js"
+import { Idempotency } from "./idempotency/service.js"
 import { Ids } from "./kernel/ids.js"
 import { ApiKeys } from "./keys/service.js"
 import { Proofs } from "./proofs/service.js"
@@ -18,7 +19,7 @@ import { DeliveryWakeup } from "./webhooks/wakeup.js"
  * `CircuitBuilds.layer` with a `CircuitCompiler`) are built over this layer by whichever process
  * runs them.
  */
-export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer,
+export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer, Idempotency.layer,
   Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
   Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(Events.layer),

@@ -1,6 +1,7 @@
 import type { AccountsRepo } from "./accounts/repo.js"
 import type { ArtifactsRepo, CircuitsRepo } from "./circuits/repo.js"
 import type { EventsRepo } from "./events/repo.js"
+import type { IdempotencyRepo } from "./idempotency/repo.js"
 import type { StorageHealth } from "./kernel/health.js"
 import type { Transactor } from "./kernel/transaction.js"
 import type { KeysRepo } from "./keys/repo.js"
@@ -10,4 +11,4 @@ import type { DeliveriesRepo, WebhooksRepo } from "./webhooks/repo.js"
 
 /** Everything a store layer provides: one repository per aggregate, the `Transactor` and its health check. */
 export type Storage = Transactor | StorageHealth | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo
-  | CircuitsRepo | ArtifactsRepo
+  | CircuitsRepo | ArtifactsRepo | IdempotencyRepo

@@ -4,6 +4,7 @@ import {
   CircuitsRepo,
   DeliveriesRepo,
   EventsRepo,
+  IdempotencyRepo,
   KeysRepo,
   ProofsRepo,
   RateLimitsRepo,
@@ -19,6 +20,7 @@ import { memoryCircuits } from "./memory/circuits.js"
 import { makeMemoryDb } from "./memory/db.js"
 import { memoryDeliveries } from "./memory/deliveries.js"
 import { memoryEvents } from "./memory/events.js"
+import { memoryIdempotency } from "./memory/idempotency.js"
 import { memoryKeys } from "./memory/keys.js"
 import { memoryProofs } from "./memory/proofs.js"
 import { memoryRateLimits } from "./memory/rateLimits.js"
@@ -43,7 +45,8 @@ export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.m
     Context.add(RateLimitsRepo, memoryRateLimits(db)),
     Context.add(ProofsRepo, memoryProofs(db)),
     Context.add(CircuitsRepo, memoryCircuits(db)),
-    Context.add(ArtifactsRepo, memoryArtifacts(db))
+    Context.add(ArtifactsRepo, memoryArtifacts(db)),
+    Context.add(IdempotencyRepo, memoryIdempotency(db))
   ))
 
 /** A fresh, empty in-memory store per build of the layer. */

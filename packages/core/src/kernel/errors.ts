@@ -30,6 +30,10 @@ export class CompilationLimitReached extends Schema.TaggedError<CompilationLimit
 export class CircuitInUse extends Schema.TaggedError<CircuitInUse>()("CircuitInUse", message) {}
 /** A proof of a circuit that is still compiling, or failed to build. */
 export class CircuitNotReady extends Schema.TaggedError<CircuitNotReady>()("CircuitNotReady", message) {}
+/** The `Idempotency-Key` was used for another request (method, path or body) within its 24 hours. */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", message) {}
+/** The first request with this `Idempotency-Key` has not finished yet. */
+export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", message) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", message) {}
 
 /** One rate-limit policy as seen by one request: the numbers behind the RateLimit headers. */

@@ -5,6 +5,7 @@ import { testCore } from "../coreLayer.js"
 import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
+import { idempotencyTests } from "./idempotency.js"
 import { proofTests } from "./proofs.js"
 import { repositoryTests } from "./repositories.js"
 import { transactionTests } from "./transactions.js"
@@ -29,5 +30,6 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     deliveryTests(it, timeout)
     proofTests(it, timeout)
     circuitTests(it, timeout)
+    idempotencyTests(it, timeout)
   })
 }
