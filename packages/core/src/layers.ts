@@ -3,7 +3,10 @@ import { Accounts } from "./accounts/service.js"
 import { Circuits } from "./circuits/service.js"
 import { CircuitBuildWakeup } from "./circuits/wakeup.js"
 import { Events } from "./events/service.js"
-import { Idempotency } from "./idempotency/service.js"
+import { CircuitBuilds } from "./circuits/builds.js"
+import { Idempotency, IdempotencySweeper } from "./idempotency/service.js"
+import { ProofLoops } from "./proofs/loops.js"
+import { DeliveryEngine } from "./webhooks/engine.js"
 import { Ids } from "./kernel/ids.js"
 import { ApiKeys } from "./keys/service.js"
 import { Proofs } from "./proofs/service.js"
@@ -32,3 +35,10 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
   // One id maker for every service, so ids made in order sort in order.
   Layer.provideMerge(Ids.layer)
 )
+
+/**
+ * Every background loop, built over `CoreServices` by the process that runs them (given a
+ * `WebhookTransport` and a `CircuitCompiler`): the proof worker and retention sweeper, webhook
+ * delivery, circuit builds, and the expiry of idempotency keys.
+ */
+export const CoreLoops = Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer, IdempotencySweeper)

@@ -11,14 +11,12 @@ import {
   type ProverEngine
 } from "@mzk/circuits"
 import {
-  CircuitBuilds,
   CircuitsConfig,
   type CircuitsConfigShape,
+  CoreLoops,
   CoreServices,
   DEFAULT_CIRCUITS_CONFIG,
-  DeliveryEngine,
   Prover,
-  ProofLoops,
   SessionAuthenticator,
   type Storage,
   type StorageError,
@@ -172,9 +170,9 @@ const circuitsStartup = (circuits: CircuitsOptions = {}) =>
     }
   }))
 
-/** The background loops: proof worker, retention sweeper, webhook delivery engine, circuit builds. */
+/** The background loops (`CoreLoops`) over Node's webhook transport. */
 export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>
-  Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer).pipe(
+  CoreLoops.pipe(
     Layer.provide(NodeWebhookTransport({ allowInsecure: options.allowInsecureWebhooks ?? false }))
   )
 

@@ -1,12 +1,10 @@
 import {
-  CircuitBuilds,
   CircuitsConfig,
   type CircuitsConfigShape,
   DEFAULT_CIRCUITS_CONFIG,
   DEFAULT_PROOFS_CONFIG,
+  CoreLoops,
   DEFAULT_WEBHOOK_CONFIG,
-  DeliveryEngine,
-  ProofLoops,
   ProofsConfig,
   type ProofsConfigShape,
   type Storage,
@@ -73,7 +71,7 @@ export const testService = <E = never, R = never>(options: TestServiceOptions<E,
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       prover: FakeProver(options.prover)
     })
-    return Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer).pipe(
+    return CoreLoops.pipe(
       Layer.provide(scripted.layer),
       Layer.provideMerge(core),
       Layer.provideMerge(Layer.succeed(ScriptedWebhooks, scripted)),

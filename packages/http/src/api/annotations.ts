@@ -1,8 +1,15 @@
 import { type HttpApiEndpoint, HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
-import type { InsufficientScope, RateLimitExceeded, Scope } from "@mzk/core"
+import type { IdempotencyKeyInUse, IdempotencyKeyReused, InsufficientScope, RateLimitExceeded, Scope } from "@mzk/core"
 import { Context, Schema } from "effect"
-import { InsufficientScopeWire, InvalidApiKeyWire, RateLimitExceededWire, StorageErrorWire } from "./errors.js"
+import {
+  IdempotencyKeyInUseWire,
+  IdempotencyKeyReusedWire,
+  InsufficientScopeWire,
+  InvalidApiKeyWire,
+  RateLimitExceededWire,
+  StorageErrorWire
+} from "./errors.js"
 
 /**
  * `Authorization: Bearer <token>`: an API key, or a session token of the embedding application.
@@ -38,3 +45,14 @@ export const metered = <Name extends string, Method extends HttpMethod, Path, Ur
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
 ): HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error | RateLimitExceeded, R, RE> =>
   endpoint.addError(RateLimitExceededWire).annotate(MeteredEndpoint, true)
+
+/**
+ * The endpoint takes an `Idempotency-Key` (every POST does, which the dispatcher checks at start):
+ * annotated for the dispatcher and the OpenAPI document, and its 409 and 422 declared.
+ */
+export class IdempotentEndpoint extends Context.Tag("@mzk/http/IdempotentEndpoint")<IdempotentEndpoint, boolean>() {}
+
+export const idempotent = <Name extends string, Method extends HttpMethod, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+): HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error | IdempotencyKeyReused | IdempotencyKeyInUse, R, RE> =>
+  endpoint.addError(IdempotencyKeyReusedWire).addError(IdempotencyKeyInUseWire).annotate(IdempotentEndpoint, true)

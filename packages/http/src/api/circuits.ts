@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CircuitError, CircuitInput, CircuitName, CircuitStatus, Timestamp } from "@mzk/core"
 import { Option, Schema } from "effect"
-import { Authentication, requires } from "./annotations.js"
+import { Authentication, idempotent, requires } from "./annotations.js"
 import {
   CircuitInUseWire,
   CircuitLimitReachedWire,
@@ -72,7 +72,7 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
       .addError(CircuitLimitReachedWire)
       .addError(CompilationLimitReachedWire)
       .addError(UploadTooLargeWire)
-      .pipe(requires("circuits:write"))
+      .pipe(requires("circuits:write"), idempotent)
       .annotate(
         OpenApi.Description,
         "Upload a circuit as `multipart/form-data`: a `name` field (optionally `description`) and either circom sources " +

@@ -7,6 +7,8 @@ import {
   CircuitNotReady,
   CompilationLimitReached,
   ErrorDetail,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
   InsufficientScope,
   InternalError,
   InvalidApiKey,
@@ -137,6 +139,18 @@ export const CircuitInUseWire = wire(
   "The circuit has queued or running proofs, or is built in; built-in circuits cannot be removed"
 )
 export const CircuitNotReadyWire = wire(CircuitNotReady, "circuit_not_ready", 409, "The circuit is still compiling, or failed to build")
+export const IdempotencyKeyReusedWire = wire(
+  IdempotencyKeyReused,
+  "idempotency_key_reused",
+  422,
+  "The Idempotency-Key was used in the last 24 hours with a different request (method, path or body)"
+)
+export const IdempotencyKeyInUseWire = wire(
+  IdempotencyKeyInUse,
+  "idempotency_key_in_use",
+  409,
+  "The first request with this Idempotency-Key is still in progress; retry once it has finished"
+)
 export const PayloadTooLargeWire = wire(PayloadTooLarge, "payload_too_large", 413, "The request body is over 1 MiB")
 export const UploadTooLargeWire = wire(UploadTooLarge, "upload_too_large", 413, "The upload is over this server's upload limit (a setting; 50 MiB by default)")
 export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "unsupported_media_type", 415, "The request body is not of the type the endpoint takes: application/json, or multipart/form-data for uploads")

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ApiKey, CreateKeyInput } from "@mzk/core"
 import { Schema } from "effect"
-import { Authentication, requires } from "./annotations.js"
+import { Authentication, idempotent, requires } from "./annotations.js"
 import { KeyLimitReachedWire, KeyNotFoundWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
@@ -24,7 +24,7 @@ export class KeysGroup extends HttpApiGroup.make("keys")
       .setPayload(strictBody(CreateKeyInput))
       .addSuccess(CreatedApiKey, { status: 201 })
       .addError(KeyLimitReachedWire)
-      .pipe(requires("keys:write"))
+      .pipe(requires("keys:write"), idempotent)
       .annotate(OpenApi.Description, "Create an API key. The raw key is in this response only.")
   )
   .add(

@@ -1,7 +1,7 @@
 import { HttpApi, type OpenApi, OpenApiJsonSchema } from "@effect/platform"
 import { DEFAULT_WEBHOOK_CONFIG, EVENT_DATA, EVENT_TYPES, EventId, type EventType, SIGNATURE_HEADER, Timestamp } from "@mzk/core"
 import { Context, Option, Schema } from "effect"
-import { MeteredEndpoint, RequiredScope } from "./annotations.js"
+import { IdempotentEndpoint, MeteredEndpoint, RequiredScope } from "./annotations.js"
 
 const RATE_LIMIT_HEADERS = {
   "RateLimit-Policy": {
@@ -14,10 +14,28 @@ const RATE_LIMIT_HEADERS = {
   }
 } as const
 
+const IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: "Makes the request safe to retry: the first response to a key (status and body, errors included, except 429 " +
+    "and 503) is kept for 24 hours per account and replayed to every retry with the same key and request, which then runs " +
+    "nothing and costs no rate limit or quota. The same key with another method, path or body is 422 " +
+    "`idempotency_key_reused`; a retry while the first request is still running is 409 `idempotency_key_in_use`. For an " +
+    "upload, the key covers the path and the body's length. Use a fresh random value (a UUID) per intended request.",
+  schema: { type: "string", minLength: 1, maxLength: 255 }
+}
+
+const REPLAY_HEADERS = {
+  "Idempotent-Replayed": { description: "`true` when this is the kept response of an earlier request with the same Idempotency-Key", schema: { type: "string", enum: ["true"] } },
+  "Original-Request": { description: "On a replay: the Request-Id of the request that made the response", schema: { type: "string" } }
+} as const
+
 const PLATFORM_DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
 
 type Operation = {
   description?: string
+  parameters?: Array<Record<string, unknown>>
   security: Array<Record<string, Array<string>>>
   responses: Record<string, {
     description?: string
@@ -66,6 +84,12 @@ export const describeAnnotations = (api: HttpApi.HttpApi.Any) => (spec: OpenApi.
         operation["x-mzk-scope"] = scope
         operation.description = `${operation.description ?? ""} Scope: ${scope}.`.trim()
       })
+      if (Context.getOption(mergedAnnotations, IdempotentEndpoint).pipe(Option.getOrElse(() => false))) {
+        operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY]
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (status.startsWith("2")) response.headers = { ...response.headers, ...REPLAY_HEADERS }
+        }
+      }
       if (Context.getOption(mergedAnnotations, MeteredEndpoint).pipe(Option.getOrElse(() => false))) {
         operation["x-mzk-metered"] = true
         operation.description = `${operation.description ?? ""} Metered: counts against the proof rate limits.`.trim()

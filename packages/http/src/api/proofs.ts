@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CreateProofBatchInput, CreateProofInput, ListProofsQuery, Proof, ProofBatch, ProofVerification } from "@mzk/core"
 import { Schema } from "effect"
-import { Authentication, metered, requires } from "./annotations.js"
+import { Authentication, idempotent, metered, requires } from "./annotations.js"
 import { CircuitNotReadyWire, ProofNotFoundWire, ProofNotReadyWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
@@ -34,7 +34,7 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
       .setPayload(strictBody(CreateProofInput))
       .addSuccess(Proof, { status: 202 })
       .addError(CircuitNotReadyWire)
-      .pipe(metered, requires("proofs:write"))
+      .pipe(metered, requires("proofs:write"), idempotent)
       .annotate(
         OpenApi.Description,
         "Queue a proof of `type` (a circuit the account can see: built in, or its own once ready) over `inputs` (integers as numbers or decimal strings, nested arrays for array inputs). Inputs are checked before anything is queued."
@@ -45,7 +45,7 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
       .setPayload(strictBody(CreateProofBatchInput))
       .addSuccess(ProofBatch, { status: 202 })
       .addError(CircuitNotReadyWire)
-      .pipe(metered, requires("proofs:write"))
+      .pipe(metered, requires("proofs:write"), idempotent)
       .annotate(
         OpenApi.Description,
         "Queue 1 to 100 proofs, all or none; `details[].path` names the failing item. Counts its size against the daily quota."

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CreateWebhookInput, DeliveryAttempt, ListDeliveryAttemptsQuery, ListWebhooksQuery, UpdateWebhookInput, Webhook } from "@mzk/core"
 import { Schema } from "effect"
-import { Authentication, requires } from "./annotations.js"
+import { Authentication, idempotent, requires } from "./annotations.js"
 import { InvalidWebhookUrlWire, WebhookLimitReachedWire, WebhookNotFoundWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
@@ -24,7 +24,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addSuccess(CreatedWebhook, { status: 201 })
       .addError(InvalidWebhookUrlWire)
       .addError(WebhookLimitReachedWire)
-      .pipe(requires("webhooks:write"))
+      .pipe(requires("webhooks:write"), idempotent)
       .annotate(OpenApi.Description, "Register an HTTPS endpoint for events. The signing secret is in this response only.")
   )
   .add(

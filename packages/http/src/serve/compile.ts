@@ -1,7 +1,7 @@
 import { HttpApi, type HttpApiEndpoint, HttpApiError, HttpApiSchema } from "@effect/platform"
 import type { Scope } from "@mzk/core"
 import { Context, type Effect, Option, type ParseResult, Schema, type SchemaAST as AST } from "effect"
-import { Authentication, MeteredEndpoint, RequiredScope } from "../api/annotations.js"
+import { Authentication, IdempotentEndpoint, MeteredEndpoint, RequiredScope } from "../api/annotations.js"
 import { wireErrorOf } from "../api/errors.js"
 import { isUploadedFileAst } from "../api/upload.js"
 import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
@@ -22,6 +22,8 @@ export interface CompiledEndpoint {
   readonly secured: boolean
   readonly scope: Scope | undefined
   readonly metered: boolean
+  /** Takes an `Idempotency-Key` (every POST). */
+  readonly idempotent: boolean
   readonly decodePath: Decode | undefined
   readonly decodeUrlParams: Decode | undefined
   readonly decodePayload: Decode | undefined
@@ -188,6 +190,9 @@ export const compileApi = (
       if (metered !== declaresTag(errors, "RateLimitExceeded")) {
         refuse(name, "a metered endpoint declares its 429 and only a metered one does (use `metered`)")
       }
+      const idempotent = Option.getOrElse(Context.getOption(mergedAnnotations, IdempotentEndpoint), () => false)
+      if (idempotent && e.method !== "POST") refuse(name, "only a POST takes an Idempotency-Key")
+      if (idempotent && !secured) refuse(name, "an idempotency key belongs to an account: the endpoint must take a bearer token")
       const handler = handlers.get(name)
       if (handler === undefined) refuse(name, "it has no handler")
       handlers.delete(name)
@@ -199,6 +204,7 @@ export const compileApi = (
         secured,
         scope,
         metered,
+        idempotent,
         decodePath: decoder(e.pathSchema),
         // Every query parameter is one string; a repeated key arrives as an array and fails its schema.
         decodeUrlParams: decoder(e.urlParamsSchema),

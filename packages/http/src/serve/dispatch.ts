@@ -4,6 +4,8 @@ import {
   type CircuitCompiler,
   type Circuits,
   CircuitsConfig,
+  Idempotency,
+  idempotencyKeyProblem,
   InternalError,
   InvalidRequest,
   invalidRequestFromParseError,
@@ -12,6 +14,7 @@ import {
   type Principal,
   type Proofs,
   type RateLimitWindow,
+  requestFingerprint,
   type SessionAuthenticator,
   Telemetry,
   type Webhooks
@@ -36,7 +39,7 @@ import { makeRouter } from "./router.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator
+export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency
 
 /** A route beside the API's endpoints (documents, probes, metrics): its answer, or a declared error. */
 interface StaticRoute {
@@ -89,11 +92,18 @@ const requestTarget = (url: string) => {
 
 const notJson = () => new InvalidRequest({ message: "The request body is not valid JSON" })
 
-const readJson = (request: MzkRequest) =>
+/** The body as JSON; `seen` gets its text (what an idempotency key's fingerprint covers). */
+const readJson = (request: MzkRequest, seen?: (text: string) => void) =>
   request.body.pipe(
     Effect.mapError((error) => (error._tag === "BodyTooLarge" ? tooLarge() : notJson())),
-    Effect.flatMap((text) => Effect.try({ try: () => JSON.parse(text) as unknown, catch: notJson }))
+    Effect.flatMap((text) => {
+      seen?.(text)
+      return Effect.try({ try: () => JSON.parse(text) as unknown, catch: notJson })
+    })
   )
+
+/** Results a retry must not replay: the request was refused before it ran (429) or could not run (503). */
+const replayable = (response: MzkResponse) => response.status !== 429 && response.status !== 503
 
 const MIB = 1024 * 1024
 
@@ -169,6 +179,7 @@ export const makeDispatcherFor = (
       throw new UnservableApi(`The API does not declare errors the dispatcher answers with: ${undeclared.join(", ")}`)
     }
     const authenticate = yield* makeAuthenticate
+    const idempotency = yield* Idempotency
     const telemetry = yield* Telemetry
     const operations = yield* Operations
     const nextRequestId = makeRequestIds()
@@ -217,11 +228,48 @@ export const makeDispatcherFor = (
     }
 
     /** The endpoint's steps, chained only as far as it has them (every request runs this). */
+    /**
+     * The request's handling under its `Idempotency-Key` (POST only): the first request with the
+     * key runs and its response, errors included, is kept; a retry gets that response replayed,
+     * marked `Idempotent-Replayed: true`, without running (no rate limit or quota is charged).
+     * A 429 or 503 frees the key instead, as does a request stopped midway.
+     */
+    const idempotent = (
+      principal: Principal,
+      key: string,
+      fingerprint: string,
+      requestId: string,
+      notes: Notes,
+      run: Effect.Effect<MzkResponse, unknown>
+    ): Effect.Effect<MzkResponse, unknown> =>
+      Effect.flatMap(idempotency.begin(principal.account_id, key, fingerprint, requestId), (begun) => {
+        if (begun._tag === "Replay") {
+          const { body, headers, status } = begun.response
+          return Effect.succeed<MzkResponse>({
+            status,
+            headers: { ...headers, "idempotent-replayed": "true", "original-request": begun.original_request_id },
+            body: body ?? undefined
+          })
+        }
+        const settle = (response: MzkResponse) =>
+          (replayable(response)
+            ? idempotency.finish(principal.account_id, key, requestId, { status: response.status, headers: response.headers, body: response.body ?? null })
+            : idempotency.abandon(principal.account_id, key, requestId)
+          ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency key could not be settled; it frees itself when its lock lapses", cause)))
+        return run.pipe(
+          Effect.catchAllCause((cause) => recover(cause, requestId, notes)),
+          Effect.tap(settle),
+          Effect.onInterrupt(() => Effect.ignore(idempotency.abandon(principal.account_id, key, requestId)))
+        )
+      })
+
     const serve = (
       endpoint: CompiledEndpoint,
       params: Record<string, string>,
+      pathname: string,
       search: string,
       request: MzkRequest,
+      requestId: string,
       notes: Notes
     ): Effect.Effect<MzkResponse, unknown> => {
       const input: { principal: Principal | undefined; path: unknown; payload: unknown; urlParams: unknown } = {
@@ -231,9 +279,18 @@ export const makeDispatcherFor = (
         urlParams: undefined
       }
       const steps: Array<Effect.Effect<void, unknown>> = []
+      const idempotencyKey = endpoint.idempotent ? header(request, "idempotency-key") : undefined
+      // What the key is bound to besides method and path: the JSON body's text, or an upload's length.
+      let fingerprintBody = header(request, "content-length") ?? ""
       if (endpoint.secured) {
         const token = Redacted.make(bearerToken(header(request, "authorization")))
         steps.push(Effect.map(authenticate(token), (principal) => void (input.principal = principal)))
+      }
+      if (idempotencyKey !== undefined) {
+        const problem = idempotencyKeyProblem(idempotencyKey)
+        if (problem !== undefined) {
+          steps.push(Effect.fail(new InvalidRequest({ message: `Idempotency-Key ${problem}`, details: [{ path: "Idempotency-Key", message: problem }] })))
+        }
       }
       const { decodePath, decodePayload, decodeUrlParams, scope, upload } = endpoint
       // An upload may be tens of MiB: a key that may not upload is refused before it is read.
@@ -246,20 +303,15 @@ export const makeDispatcherFor = (
       if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
       if (decodePayload !== undefined) {
         const body: Effect.Effect<unknown, InvalidRequest | PayloadTooLarge | UploadTooLarge> = upload === undefined
-          ? readJson(request)
+          ? readJson(request, idempotencyKey === undefined ? undefined : (text) => void (fingerprintBody = text))
           : readForm(request, upload)
         steps.push(Effect.map(Effect.flatMap(body, decodePayload), (payload) => void (input.payload = payload)))
       }
       if (decodeUrlParams !== undefined) {
         steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
       }
-      const answer = Effect.map(
-        // The scope is checked last before the handler, after decoding, as it always was (and, for
-        // uploads, before reading them too).
-        Effect.suspend(() => {
-          const denied = scope === undefined ? undefined : missingScope(input.principal!, scope)
-          return denied === undefined ? endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0]) : Effect.fail(denied)
-        }),
+      const run = Effect.map(
+        Effect.suspend(() => endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0])),
         (result): MzkResponse => {
           let value = result
           if (endpoint.metered) {
@@ -272,6 +324,15 @@ export const makeDispatcherFor = (
             : { status: endpoint.status, headers: endpoint.successHeaders, body: endpoint.successBody(value) }
         }
       )
+      // The scope is checked last before the handler, after decoding, as it always was (and, for
+      // uploads, before reading them too); an idempotency key is claimed only by a request that may run.
+      const answer = Effect.suspend(() => {
+        const denied = scope === undefined ? undefined : missingScope(input.principal!, scope)
+        if (denied !== undefined) return Effect.fail(denied)
+        if (idempotencyKey === undefined || input.principal === undefined) return run
+        const fingerprint = requestFingerprint(request.method, pathname, fingerprintBody)
+        return idempotent(input.principal, idempotencyKey, fingerprint, requestId, notes, run)
+      })
       const all = steps.reduceRight<Effect.Effect<MzkResponse, unknown>>((next, step) => Effect.zipRight(step, next), answer)
       // Suspended: describing a failure of a body nested thousands deep overflows the stack, a
       // defect that `recover` answers as such.
@@ -315,7 +376,7 @@ export const makeDispatcherFor = (
       return Effect.suspend(() =>
         matched._tag === "Static"
           ? matched.respond(request)
-          : serve(matched, match.params as Record<string, string>, search, request, notes)
+          : serve(matched, match.params as Record<string, string>, pathname, search, request, requestId, notes)
       ).pipe(Effect.catchAllCause((cause) => recover(cause, requestId, notes)))
     }
 

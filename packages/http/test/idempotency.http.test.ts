@@ -1,0 +1,150 @@
+import { HttpApi } from "@effect/platform"
+import { DEFAULT_LIMITS, Limits } from "@mzk/core"
+import { IdempotentEndpoint, MzkApi } from "@mzk/http"
+import { Context, Layer, ManagedRuntime, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { allBut, keyWithScopes, MULTIPLIER } from "./helpers.js"
+import { coreWithBuilds, expectEnvelope, harnessOver, makeHarness, type Reply } from "./support.js"
+
+let h: Awaited<ReturnType<typeof makeHarness>>
+beforeAll(async () => {
+  h = await makeHarness()
+})
+afterAll(() => h.close())
+
+const withKey = (key: string) => ({ "idempotency-key": key })
+const replayed = (reply: Reply) => reply.headers.get("idempotent-replayed")
+
+describe("Idempotency-Key on POST", () => {
+  it("every POST of the API takes one, and only POSTs do", () => {
+    HttpApi.reflect(MzkApi, {
+      onGroup: () => undefined,
+      onEndpoint: ({ endpoint, mergedAnnotations }) => {
+        const idempotent = Option.getOrElse(Context.getOption(mergedAnnotations, IdempotentEndpoint), () => false)
+        expect(idempotent, `${endpoint.method} ${endpoint.path}`).toBe(endpoint.method === "POST")
+      }
+    })
+  })
+
+  it("a retry gets the first response again, marked replayed, and the request runs once", async () => {
+    const { key } = await h.newAccount("Retry")
+    const first = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "deploy" }, headers: withKey("create-deploy-key") })
+    expect(first.status).toBe(201)
+    expect(replayed(first)).toBeNull()
+    const again = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "deploy" }, headers: withKey("create-deploy-key") })
+    expect(again.status).toBe(201)
+    expect(again.text).toBe(first.text)
+    expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"))
+    expect(replayed(again)).toBe("true")
+    expect(again.headers.get("original-request")).toBe(first.headers.get("request-id"))
+    expect(again.headers.get("request-id")).not.toBe(first.headers.get("request-id"))
+    const listed = await h.call("GET", "/api/v1/keys", { token: key })
+    expect(listed.json.keys.filter((k: { name: string }) => k.name === "deploy")).toHaveLength(1)
+    // Without a key, the same request is a new one.
+    expect((await h.call("POST", "/api/v1/keys", { token: key, body: { name: "deploy" } })).json.id).not.toBe(first.json.id)
+  })
+
+  it("the same key with another body or another path is 422 idempotency_key_reused, and runs nothing", async () => {
+    const { key } = await h.newAccount("Reuse")
+    await h.call("POST", "/api/v1/keys", { token: key, body: { name: "one" }, headers: withKey("k") })
+    const otherBody = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "two" }, headers: withKey("k") })
+    expectEnvelope(otherBody, 422, "idempotency_key_reused")
+    const otherPath = await h.call("POST", "/api/v1/webhooks", {
+      token: key, body: { url: "https://hooks.example.com/x", events: ["proof.completed"] }, headers: withKey("k")
+    })
+    expectEnvelope(otherPath, 422, "idempotency_key_reused")
+    const names = (await h.call("GET", "/api/v1/keys", { token: key })).json.keys.map((k: { name: string }) => k.name)
+    expect(names).not.toContain("two")
+    expect((await h.call("GET", "/api/v1/webhooks", { token: key })).json.webhooks).toEqual([])
+  })
+
+  it("keys are per account: another account's request with the same key is its own", async () => {
+    const a = await h.newAccount("A")
+    const b = await h.newAccount("B")
+    const fromA = await h.call("POST", "/api/v1/proofs", { token: a.key, body: MULTIPLIER, headers: withKey("nightly-1") })
+    const fromB = await h.call("POST", "/api/v1/proofs", { token: b.key, body: MULTIPLIER, headers: withKey("nightly-1") })
+    expect([fromA.status, fromB.status]).toEqual([202, 202])
+    expect(replayed(fromB)).toBeNull()
+    expect(fromB.json.proof_id).not.toBe(fromA.json.proof_id)
+    expect((await h.call("GET", `/api/v1/proofs/${fromA.json.proof_id}`, { token: b.key })).status).toBe(404)
+  })
+
+  it("a request refused before it runs (403, 400) claims nothing; the handler's own errors are kept and replayed", async () => {
+    const { key } = await h.newAccount("Refusals")
+    const readOnly = await keyWithScopes(h, key, allBut("webhooks:write"), "read-only")
+    const hook = { url: "https://hooks.example.com/y", events: ["proof.completed"] }
+    const denied = await h.call("POST", "/api/v1/webhooks", { token: readOnly, body: hook, headers: withKey("hook-1") })
+    expectEnvelope(denied, 403, "insufficient_scope")
+    const invalid = await h.call("POST", "/api/v1/webhooks", { token: key, body: { ...hook, events: [] }, headers: withKey("hook-1") })
+    expectEnvelope(invalid, 400, "invalid_request")
+    const made = await h.call("POST", "/api/v1/webhooks", { token: key, body: hook, headers: withKey("hook-1") })
+    expect([made.status, replayed(made)]).toEqual([201, null])
+
+    // 10 active keys (bootstrap, read-only and 8 more): the 11th is refused by the service, and that answer is kept.
+    for (let i = 0; i < 8; i++) expect((await h.call("POST", "/api/v1/keys", { token: key, body: { name: `k${i}` } })).status).toBe(201)
+    const full = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "eleventh" }, headers: withKey("key-11") })
+    expectEnvelope(full, 409, "key_limit_reached")
+    const someKey = (await h.call("GET", "/api/v1/keys", { token: key })).json.keys.find((k: { name: string }) => k.name === "k0")
+    expect((await h.call("DELETE", `/api/v1/keys/${someKey.id}`, { token: key })).status).toBe(204)
+    const retried = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "eleventh" }, headers: withKey("key-11") })
+    // The body as it was first answered, its request id the first request's, named in Original-Request too.
+    expect([retried.status, retried.text, replayed(retried)]).toEqual([409, full.text, "true"])
+    expect(retried.headers.get("original-request")).toBe(full.json.error.request_id)
+  })
+
+  it("a malformed key is 400 invalid_request naming the header, and needs a valid bearer token first", async () => {
+    const { key } = await h.newAccount("Malformed")
+    // (Surrounding spaces never arrive: HTTP strips them from header values.)
+    for (const bad of ["x".repeat(256), "tab\there"]) {
+      const reply = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "n" }, headers: withKey(bad) })
+      expectEnvelope(reply, 400, "invalid_request")
+      expect(reply.json.error.details).toEqual([{ path: "Idempotency-Key", message: expect.stringContaining("255") }])
+    }
+    expect((await h.call("POST", "/api/v1/keys", { token: key, body: { name: "n" }, headers: withKey("x".repeat(255)) })).status).toBe(201)
+    expectEnvelope(await h.call("POST", "/api/v1/keys", { body: { name: "n" }, headers: withKey("x".repeat(256)) }), 401, "invalid_api_key")
+    // GET, PATCH and DELETE ignore the header.
+    expect((await h.call("GET", "/api/v1/keys", { token: key, headers: withKey("x".repeat(300)) })).status).toBe(200)
+  })
+
+  it("50 concurrent POSTs with one key make one proof and one charge; the rest are replays or 409 idempotency_key_in_use", async () => {
+    const { key } = await h.newAccount("Burst")
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () => h.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("burst") }))
+    )
+    const fresh = replies.filter((r) => r.status === 202 && replayed(r) === null)
+    expect(fresh).toHaveLength(1)
+    for (const reply of replies) {
+      if (reply === fresh[0]) continue
+      if (reply.status === 409) expectEnvelope(reply, 409, "idempotency_key_in_use")
+      else expect([reply.status, replayed(reply), reply.json.proof_id]).toEqual([202, "true", fresh[0]!.json.proof_id])
+    }
+    expect((await h.call("GET", "/api/v1/proofs", { token: key })).json.total).toBe(1)
+    // One of the key's 60 a minute spent by the burst, one now.
+    const next = await h.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER })
+    expect(next.headers.get("ratelimit")).toMatch(/^"key";r=58;t=\d+$/)
+  })
+})
+
+describe("Idempotency-Key and the rate limits", () => {
+  it("a 429 is not kept: the retry runs again, and a replay costs nothing", async () => {
+    const limited = await harnessOver(ManagedRuntime.make(Layer.merge(coreWithBuilds(), Layer.succeed(Limits, { ...DEFAULT_LIMITS, proofsPerDayPerAccount: 2 }))))
+    try {
+      const { key } = await limited.newAccount("Quota")
+      const first = await limited.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("p1") })
+      expect(first.status).toBe(202)
+      // Replays of the kept 202 are free: the quota's second proof is still there.
+      for (let i = 0; i < 3; i++) {
+        expect(replayed(await limited.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("p1") }))).toBe("true")
+      }
+      expect((await limited.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER })).status).toBe(202)
+      const refused = await limited.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("p2") })
+      expectEnvelope(refused, 429, "rate_limit_exceeded")
+      const retried = await limited.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("p2") })
+      expectEnvelope(retried, 429, "rate_limit_exceeded")
+      expect(replayed(retried)).toBeNull()
+      expect(retried.headers.get("retry-after")).not.toBeNull()
+    } finally {
+      await limited.close()
+    }
+  })
+})
