@@ -2,6 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchem
 import {
   Authentication,
   compileApi,
+  idempotent,
   makeDispatcherFor,
   metered,
   MeteredEndpoint,
@@ -135,6 +136,15 @@ describe("compiling an API for the dispatcher", () => {
     expect(compileApi(metered429.api, metered429.implementations).endpoints[0]!.metered).toBe(true)
     const meteredWithout = apiWith(HttpApiEndpoint.post("make", "/things").addSuccess(Ok).annotate(MeteredEndpoint, true))
     expect(refusal(meteredWithout.api, meteredWithout.implementations)).toMatch(/things\.make.*metered/)
+  })
+
+  it("refuses an Idempotency-Key on anything but a POST, or on an endpoint without a bearer token", () => {
+    const onGet = apiWith(HttpApiEndpoint.get("list", "/things").addSuccess(Ok).pipe(idempotent), HttpApiGroup.make("things").middleware(Authentication))
+    expect(refusal(onGet.api, onGet.implementations)).toMatch(/things\.list.*only a POST/)
+    const anonymous = apiWith(HttpApiEndpoint.post("make", "/things").addSuccess(Ok).pipe(idempotent))
+    expect(refusal(anonymous.api, anonymous.implementations)).toMatch(/things\.make.*bearer token/)
+    const served = apiWith(HttpApiEndpoint.post("make", "/things").addSuccess(Ok).pipe(idempotent), HttpApiGroup.make("things").middleware(Authentication))
+    expect(compileApi(served.api, served.implementations).endpoints[0]!.idempotent).toBe(true)
   })
 
   it("refuses optional path parameters, several success statuses and error schemas without the envelope", () => {

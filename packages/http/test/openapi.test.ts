@@ -41,6 +41,22 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(createKey.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "403", "409", "413", "415"]))
   })
 
+  it("offers Idempotency-Key on every POST, and the replay headers on its success", async () => {
+    const doc = (await h.call("GET", "/api/v1/openapi.json")).json
+    for (const { method, path } of endpoints()) {
+      const operation = doc.paths[path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase()]
+      const parameter = (operation.parameters ?? []).find((p: { name: string }) => p.name === "Idempotency-Key")
+      if (method !== "POST") {
+        expect(parameter, `${method} ${path}`).toBeUndefined()
+        continue
+      }
+      expect(parameter, path).toMatchObject({ in: "header", required: false, schema: { type: "string", maxLength: 255 } })
+      const success = Object.entries(operation.responses).find(([status]) => status.startsWith("2"))![1] as { headers: object }
+      expect(Object.keys(success.headers), path).toEqual(expect.arrayContaining(["Idempotent-Replayed", "Original-Request"]))
+      expect(Object.keys(operation.responses), path).toEqual(expect.arrayContaining(["409", "422"]))
+    }
+  })
+
   it("describes every event type in its webhooks section: the envelope with that type's data, signed with Service-Signature", async () => {
     const doc = (await h.call("GET", "/api/v1/openapi.json")).json
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort())
