@@ -67,7 +67,19 @@ const DEFAULT_TIMEOUT_MS = 30_000
 type Params = Readonly<Record<string, string>>
 type Query = Readonly<Record<string, string | number | undefined>>
 
+/** Options of a call that creates something (every POST). */
+export interface CreateOptions {
+  /**
+   * Makes the call safe to retry: mzk keeps the first response to this key for 24 hours and
+   * answers every retry of the same call with it (nothing is created twice, no quota is spent
+   * again). Use a fresh random value (`crypto.randomUUID()`) per intended call; see the API's
+   * `Idempotency-Key`.
+   */
+  readonly idempotencyKey?: string
+}
+
 interface Call {
+  readonly idempotencyKey?: string | undefined
   readonly params?: Params
   readonly query?: Query
   readonly json?: unknown
@@ -178,6 +190,7 @@ export const createClient = (options: ClientOptions) => {
   const request = async (endpoint: Endpoint, call: Call = {}): Promise<{ readonly response: Response; readonly body: unknown }> => {
     const url = `${base}${API_PREFIX}${pathOf(endpoint.path, call.params)}${queryOf(call.query)}`
     const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${options.apiKey}`, accept: "application/json" }
+    if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey
     let body: string | FormData | undefined
     if (call.json !== undefined) {
       headers["content-type"] = "application/json"
@@ -239,14 +252,14 @@ export const createClient = (options: ClientOptions) => {
   return {
     keys: {
       /** A new key; its raw value (`key`) is in this response only. */
-      create: (input: CreateKeyInput) => json<CreatedApiKey>(keys.create, { json: input }),
+      create: (input: CreateKeyInput, create: CreateOptions = {}) => json<CreatedApiKey>(keys.create, { json: input, ...create }),
       list: () => json<ApiKeyList>(keys.list),
       /** Permanent: later requests with the key get 401 `invalid_api_key`. */
       revoke: (id: string) => none(keys.revoke, { params: { id } })
     },
     webhooks: {
       /** Its signing secret (`secret`) is in this response only. */
-      create: (input: CreateWebhookInput) => json<CreatedWebhook>(webhooks.create, { json: input }),
+      create: (input: CreateWebhookInput, create: CreateOptions = {}) => json<CreatedWebhook>(webhooks.create, { json: input, ...create }),
       list: (query?: PageQuery) => json<WebhookList>(webhooks.list, { query: page(query) }),
       get: (id: string) => json<Webhook>(webhooks.get, { params: { id } }),
       update: (id: string, changes: UpdateWebhookInput) => json<Webhook>(webhooks.update, { params: { id }, json: changes }),
@@ -256,9 +269,10 @@ export const createClient = (options: ClientOptions) => {
     },
     proofs: {
       /** Queues a proof (202, `queued`); the result comes as `proof.completed`/`proof.failed`, or poll with `wait`. */
-      create: (input: CreateProofInput) => metered<Proof>(proofs.create, { json: input }),
+      create: (input: CreateProofInput, create: CreateOptions = {}) => metered<Proof>(proofs.create, { json: input, ...create }),
       /** 1 to 100 proofs, accepted or refused as a whole. */
-      createBatch: (input: CreateProofBatchInput) => metered<ProofBatch>(proofs.createBatch, { json: input }),
+      createBatch: (input: CreateProofBatchInput, create: CreateOptions = {}) =>
+        metered<ProofBatch>(proofs.createBatch, { json: input, ...create }),
       list: (query: ListProofsQuery = {}) => json<ProofList>(proofs.list, { query: { ...page(query), status: query.status } }),
       get: getProof,
       /** Checks a completed proof against its circuit's verification key; fires `proof.verified`. */
@@ -283,7 +297,7 @@ export const createClient = (options: ClientOptions) => {
     },
     circuits: {
       /** Uploads a circuit (202, `compiling`); it ends `ready` or `failed`, announced by `circuit.ready`/`circuit.failed`. */
-      create: async (upload: CircuitUpload) => json<Circuit>(circuits.create, { form: uploadForm(upload) }),
+      create: async (upload: CircuitUpload, create: CreateOptions = {}) => json<Circuit>(circuits.create, { form: uploadForm(upload), ...create }),
       list: () => json<CircuitList>(circuits.list),
       /** With its verification key. */
       get: (name: string) => json<CircuitWithKey>(circuits.get, { params: { name } }),

@@ -55,8 +55,11 @@ export interface ApiKey {
 }
 
 export interface CreatedApiKey extends ApiKey {
-  /** The raw key (`mzk_…`): in this response only, never again. */
-  readonly key: string
+  /**
+   * The raw key (`mzk_…`): in this response only, never again. Null when the response is the
+   * replay of an earlier call with the same `idempotencyKey`: mzk never stores raw keys.
+   */
+  readonly key: string | null
 }
 
 export interface ApiKeyList {

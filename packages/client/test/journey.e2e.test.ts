@@ -57,7 +57,7 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       expect(keys.keys.map((k) => k.name)).toEqual(["bootstrap", "ci-pipeline"])
       expect(keys.keys.some((k) => "key" in k)).toBe(false)
       // The base URL may be given with the API's prefix, and with a trailing slash.
-      const ci: MzkClient = createClient({ baseUrl: `${baseUrl}/api/v1/`, apiKey: ciKey.key })
+      const ci: MzkClient = createClient({ baseUrl: `${baseUrl}/api/v1/`, apiKey: ciKey.key! })
 
       // Webhooks
       const webhook = yield* run(() => ci.webhooks.create({ url: receiver.url, events: ["proof.completed", "proof.verified", "circuit.failed"], description: "journey" }))
@@ -196,7 +196,7 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       const unknownKey = yield* run(() => apiError(admin.keys.revoke("key_01jd0000000000000000000000")))
       expect([unknownKey.status, unknownKey.code]).toEqual([404, "key_not_found"])
 
-      const scoped = yield* run(() => apiError(createClient({ baseUrl, apiKey: ciKey.key }).keys.list()))
+      const scoped = yield* run(() => apiError(createClient({ baseUrl, apiKey: ciKey.key! }).keys.list()))
       expect([scoped.status, scoped.code]).toEqual([403, "insufficient_scope"])
 
       // No more events for the rate-limit loop below.
@@ -217,6 +217,24 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       const revoked = yield* run(() => apiError(ci.proofs.get(proof.proof_id)))
       expect([revoked.status, revoked.code]).toEqual([401, "invalid_api_key"])
     }), 180_000)
+
+  it.scopedLive("creates are safe to retry with idempotencyKey: the same answer, nothing made twice, another body refused", () =>
+    Effect.gen(function*() {
+      const { baseUrl, bootstrap } = yield* serverWithKey(false)
+      const client = createClient({ baseUrl, apiKey: bootstrap })
+      const idempotencyKey = crypto.randomUUID()
+      const input = { type: "multiplier", inputs: { a: 4, b: 5 } }
+      const first = yield* Effect.promise(() => client.proofs.create(input, { idempotencyKey }))
+      const retry = yield* Effect.promise(() => client.proofs.create(input, { idempotencyKey }))
+      expect(retry.proof_id).toBe(first.proof_id)
+      expect((yield* Effect.promise(() => client.proofs.list())).total).toBe(1)
+      const reused = yield* Effect.promise(() => apiError(client.proofs.create({ ...input, inputs: { a: 5, b: 4 } }, { idempotencyKey })))
+      expect([reused.status, reused.code]).toEqual([422, "idempotency_key_reused"])
+      const hook = { url: "https://hooks.example.com/client", events: ["proof.completed" as const] }
+      const webhook = yield* Effect.promise(() => client.webhooks.create(hook, { idempotencyKey: "hook-once" }))
+      expect((yield* Effect.promise(() => client.webhooks.create(hook, { idempotencyKey: "hook-once" }))).secret).toBe(webhook.secret)
+      expect((yield* Effect.promise(() => client.webhooks.list())).webhooks).toHaveLength(1)
+    }))
 
   it.scopedLive("no answer is an MzkApiError too: network_error, timeout", () =>
     Effect.gen(function*() {

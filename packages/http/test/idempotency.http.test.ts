@@ -1,7 +1,7 @@
 import { HttpApi } from "@effect/platform"
-import { DEFAULT_LIMITS, Limits } from "@mzk/core"
+import { DEFAULT_LIMITS, IdempotencyRepo, Limits, type Timestamp } from "@mzk/core"
 import { IdempotentEndpoint, MzkApi } from "@mzk/http"
-import { Context, Layer, ManagedRuntime, Option } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allBut, keyWithScopes, MULTIPLIER } from "./helpers.js"
 import { coreWithBuilds, expectEnvelope, harnessOver, makeHarness, type Reply } from "./support.js"
@@ -26,22 +26,39 @@ describe("Idempotency-Key on POST", () => {
     })
   })
 
-  it("a retry gets the first response again, marked replayed, and the request runs once", async () => {
+  it("a retry gets the first response again, byte for byte, marked replayed, and the request runs once", async () => {
     const { key } = await h.newAccount("Retry")
-    const first = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "deploy" }, headers: withKey("create-deploy-key") })
+    const hook = { url: "https://hooks.example.com/retry", events: ["proof.completed"] }
+    const first = await h.call("POST", "/api/v1/webhooks", { token: key, body: hook, headers: withKey("create-hook") })
     expect(first.status).toBe(201)
     expect(replayed(first)).toBeNull()
-    const again = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "deploy" }, headers: withKey("create-deploy-key") })
+    const again = await h.call("POST", "/api/v1/webhooks", { token: key, body: hook, headers: withKey("create-hook") })
     expect(again.status).toBe(201)
+    // The signing secret included: the retrying client lost the first answer.
     expect(again.text).toBe(first.text)
     expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"))
     expect(replayed(again)).toBe("true")
     expect(again.headers.get("original-request")).toBe(first.headers.get("request-id"))
     expect(again.headers.get("request-id")).not.toBe(first.headers.get("request-id"))
-    const listed = await h.call("GET", "/api/v1/keys", { token: key })
-    expect(listed.json.keys.filter((k: { name: string }) => k.name === "deploy")).toHaveLength(1)
+    expect((await h.call("GET", "/api/v1/webhooks", { token: key })).json.webhooks).toHaveLength(1)
     // Without a key, the same request is a new one.
-    expect((await h.call("POST", "/api/v1/keys", { token: key, body: { name: "deploy" } })).json.id).not.toBe(first.json.id)
+    expect((await h.call("POST", "/api/v1/webhooks", { token: key, body: hook })).json.id).not.toBe(first.json.id)
+  })
+
+  it("a replayed key creation has the same record but not the raw key, which is never stored", async () => {
+    const { account, key } = await h.newAccount("Secrets")
+    const first = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "ci" }, headers: withKey("ci-key") })
+    expect(first.json.key).toMatch(/^mzk_/)
+    const again = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "ci" }, headers: withKey("ci-key") })
+    expect([again.status, replayed(again)]).toEqual([201, "true"])
+    expect(again.json).toEqual({ ...first.json, key: null })
+    const stored = await h.run(Effect.flatMap(IdempotencyRepo, (repo) =>
+      repo.claim({
+        account_id: account, key: "ci-key", fingerprint: "probe", request_id: "probe", response: null,
+        created_at: "2000-01-01T00:00:00.000Z" as Timestamp, expires_at: "2000-01-01T00:00:00.000Z" as Timestamp, locked_until: null
+      }, "2000-01-01T00:00:00.000Z" as Timestamp)))
+    expect(Option.isSome(stored)).toBe(true)
+    expect(JSON.stringify(stored)).not.toContain(first.json.key)
   })
 
   it("the same key with another body or another path is 422 idempotency_key_reused, and runs nothing", async () => {

@@ -30,7 +30,7 @@ describe("API keys over a real port, with the typed client", () => {
       const limited = yield* Effect.flip(client.keys.create({ payload: { name: "eleventh" } }))
       expect(limited._tag).toBe("KeyLimitReached")
 
-      const revokedClient = yield* makeMzkClient({ baseUrl, apiKey: created.key })
+      const revokedClient = yield* makeMzkClient({ baseUrl, apiKey: created.key! })
       expect((yield* Effect.flip(revokedClient.keys.list()))._tag).toBe("InvalidApiKey")
 
       const raw = yield* Effect.promise(() => makeHttpClient(baseUrl, { token: Redacted.value(first.secret) }).send("GET", "/api/v1/keys"))

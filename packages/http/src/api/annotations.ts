@@ -56,3 +56,9 @@ export const idempotent = <Name extends string, Method extends HttpMethod, Path,
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
 ): HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error | IdempotencyKeyReused | IdempotencyKeyInUse, R, RE> =>
   endpoint.addError(IdempotencyKeyReusedWire).addError(IdempotencyKeyInUseWire).annotate(IdempotentEndpoint, true)
+
+/**
+ * Fields of an idempotent endpoint's success body that are not kept for replays (null in them): a
+ * secret shown once that mzk stores nowhere else, such as a raw API key.
+ */
+export class ReplayWithout extends Context.Tag("@mzk/http/ReplayWithout")<ReplayWithout, ReadonlyArray<string>>() {}

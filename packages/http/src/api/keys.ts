@@ -1,13 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ApiKey, CreateKeyInput } from "@mzk/core"
 import { Schema } from "effect"
-import { Authentication, idempotent, requires } from "./annotations.js"
+import { Authentication, idempotent, ReplayWithout, requires } from "./annotations.js"
 import { KeyLimitReachedWire, KeyNotFoundWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
 export const CreatedApiKey = Schema.Struct({
   ...ApiKey.fields,
-  key: Schema.String.annotations({ description: "The raw key (`mzk_…`). Returned only here, never again." })
+  key: Schema.NullOr(Schema.String).annotations({
+    description: "The raw key (`mzk_…`). Returned only here, never again: null when this response is the replay of an " +
+      "earlier request with the same Idempotency-Key, since mzk never stores raw keys (revoke that key and create another)."
+  })
 }).annotations({ identifier: "CreatedApiKey" })
 
 export const ApiKeyList = Schema.Struct({
@@ -25,6 +28,7 @@ export class KeysGroup extends HttpApiGroup.make("keys")
       .addSuccess(CreatedApiKey, { status: 201 })
       .addError(KeyLimitReachedWire)
       .pipe(requires("keys:write"), idempotent)
+      .annotate(ReplayWithout, ["key"])
       .annotate(OpenApi.Description, "Create an API key. The raw key is in this response only.")
   )
   .add(

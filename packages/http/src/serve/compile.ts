@@ -1,7 +1,7 @@
 import { HttpApi, type HttpApiEndpoint, HttpApiError, HttpApiSchema } from "@effect/platform"
 import type { Scope } from "@mzk/core"
 import { Context, type Effect, Option, type ParseResult, Schema, type SchemaAST as AST } from "effect"
-import { Authentication, IdempotentEndpoint, MeteredEndpoint, RequiredScope } from "../api/annotations.js"
+import { Authentication, IdempotentEndpoint, MeteredEndpoint, ReplayWithout, RequiredScope } from "../api/annotations.js"
 import { wireErrorOf } from "../api/errors.js"
 import { isUploadedFileAst } from "../api/upload.js"
 import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
@@ -24,6 +24,8 @@ export interface CompiledEndpoint {
   readonly metered: boolean
   /** Takes an `Idempotency-Key` (every POST). */
   readonly idempotent: boolean
+  /** Success body fields kept as null for replays (`ReplayWithout`). */
+  readonly replayWithout: ReadonlyArray<string>
   readonly decodePath: Decode | undefined
   readonly decodeUrlParams: Decode | undefined
   readonly decodePayload: Decode | undefined
@@ -205,6 +207,7 @@ export const compileApi = (
         scope,
         metered,
         idempotent,
+        replayWithout: Option.getOrElse(Context.getOption(mergedAnnotations, ReplayWithout), () => []),
         decodePath: decoder(e.pathSchema),
         // Every query parameter is one string; a repeated key arrives as an array and fails its schema.
         decodeUrlParams: decoder(e.urlParamsSchema),

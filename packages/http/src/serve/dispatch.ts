@@ -15,6 +15,7 @@ import {
   type Proofs,
   type RateLimitWindow,
   requestFingerprint,
+  type StoredResponse,
   type SessionAuthenticator,
   Telemetry,
   type Webhooks
@@ -234,7 +235,19 @@ export const makeDispatcherFor = (
      * marked `Idempotent-Replayed: true`, without running (no rate limit or quota is charged).
      * A 429 or 503 frees the key instead, as does a request stopped midway.
      */
+    /** What is kept of a response for replays: all of it, but the fields the endpoint shows once. */
+    const kept = (endpoint: CompiledEndpoint, response: MzkResponse): StoredResponse => {
+      let body = response.body ?? null
+      if (body !== null && endpoint.replayWithout.length > 0 && response.status < 300) {
+        const value = JSON.parse(body) as Record<string, unknown>
+        for (const field of endpoint.replayWithout) value[field] = null
+        body = JSON.stringify(value)
+      }
+      return { status: response.status, headers: response.headers, body }
+    }
+
     const idempotent = (
+      endpoint: CompiledEndpoint,
       principal: Principal,
       key: string,
       fingerprint: string,
@@ -253,7 +266,7 @@ export const makeDispatcherFor = (
         }
         const settle = (response: MzkResponse) =>
           (replayable(response)
-            ? idempotency.finish(principal.account_id, key, requestId, { status: response.status, headers: response.headers, body: response.body ?? null })
+            ? idempotency.finish(principal.account_id, key, requestId, kept(endpoint, response))
             : idempotency.abandon(principal.account_id, key, requestId)
           ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency key could not be settled; it frees itself when its lock lapses", cause)))
         return run.pipe(
@@ -331,7 +344,7 @@ export const makeDispatcherFor = (
         if (denied !== undefined) return Effect.fail(denied)
         if (idempotencyKey === undefined || input.principal === undefined) return run
         const fingerprint = requestFingerprint(request.method, pathname, fingerprintBody)
-        return idempotent(input.principal, idempotencyKey, fingerprint, requestId, notes, run)
+        return idempotent(endpoint, input.principal, idempotencyKey, fingerprint, requestId, notes, run)
       })
       const all = steps.reduceRight<Effect.Effect<MzkResponse, unknown>>((next, step) => Effect.zipRight(step, next), answer)
       // Suspended: describing a failure of a body nested thousands deep overflows the stack, a
