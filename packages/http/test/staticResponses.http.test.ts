@@ -119,3 +119,14 @@ describe("/docs", () => {
     })
   })
 })
+
+describe("who may read what, as the document says it", () => {
+  it("the document and the docs page need no key; the circuit listings need circuits:read (they name the account's own circuits)", async () => {
+    for (const path of ["/docs", "/api/v1/openapi.json"]) expect((await raw("GET", path)).status, path).toBe(200)
+    const paths = openApiDocument.paths as Record<string, Record<string, { security?: unknown }>>
+    expect(paths["/api/v1/circuits"]!["get"]!.security).toEqual([{ bearer: ["circuits:read"] }])
+    expect(paths["/api/v1/circuits/{name}"]!["get"]!.security).toEqual([{ bearer: ["circuits:read"] }])
+    const listing = await raw("GET", "/api/v1/circuits")
+    expect(listing.status).toBe(401)
+  })
+})
