@@ -2,7 +2,7 @@ import { eventually } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, Fiber } from "effect"
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
@@ -21,6 +21,16 @@ import { freePort, mzkProcess, root, serveProcess, tempSqlite } from "./processe
  * starts only after the proof has sat queued for a second: the block must wait for it.
  */
 const MARKER = "<!-- readme-test: walk-through"
+
+/** The walk-through's tools, named up front rather than as a "command not found" in its output. */
+const missingTools = ["bash", "curl", "jq"].filter((tool) => {
+  try {
+    execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" })
+    return false
+  } catch {
+    return true
+  }
+})
 
 const walkThrough = () => {
   const readme = readFileSync(join(root, "README.md"), "utf8")
@@ -87,6 +97,7 @@ const listening = (port: number) =>
 describe("the README walk-through", () => {
   it.scopedLive("runs as pasted: the proof completes, verifies, and the received signature checks out with the kept secret", () =>
     Effect.gen(function*() {
+      expect(missingTools, "the README walk-through needs these (apt-get install curl jq)").toEqual([])
       const { database, file } = yield* tempSqlite("readme")
       const server = yield* serveProcess(database, { args: ["--allow-insecure-webhooks", "--no-workers"] })
       const env = { MZK_PORT: new URL(server.baseUrl).port, HOOK_PORT: String(yield* Effect.promise(freePort)), MZK_DATABASE_URL: database }
