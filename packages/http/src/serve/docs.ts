@@ -17,8 +17,8 @@ export const openApiDocument = OpenApi.fromApi(MzkApi)
  * registry (a "share" link) and offer SDK generation there. The "Open API Client" button opens
  * the standalone client, whose settings offer Scalar's request proxy; the per-operation "Test
  * Request" stays: it sends the request to this server, from the reader's browser.
- * `withDefaultFonts`, `hideClientButton` are in the platform's `ScalarConfig` type; `telemetry`
- * and `showToolbar` are Scalar options it passes through untyped.
+ * Of these the platform's `ScalarConfig` type knows only `withDefaultFonts`; it hands the whole
+ * object to Scalar, which reads the others (Scalar 1.39, the version the platform inlines).
  */
 export const SCALAR_CONFIG = {
   withDefaultFonts: false,
