@@ -85,14 +85,16 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
     HttpApiEndpoint.get("list", "/circuits")
       .addSuccess(CircuitList)
       .pipe(requires("circuits:read"))
-      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, oldest first.")
+      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, oldest first. " +
+          "Not public (it names the account's own circuits): it needs a key with `circuits:read`.")
   )
   .add(
     HttpApiEndpoint.get("get")`/circuits/${circuitName}`
       .addSuccess(CircuitWithKey)
       .addError(CircuitNotFoundWire)
       .pipe(requires("circuits:read"))
-      .annotate(OpenApi.Description, "One circuit by name, with its verification key, so anyone can verify its proofs independently.")
+      .annotate(OpenApi.Description, "One circuit by name, with its verification key: whoever the account gives that key to can verify its proofs " +
+          "offline, without this server or a key.")
   )
   .add(
     HttpApiEndpoint.del("remove")`/circuits/${circuitName}`

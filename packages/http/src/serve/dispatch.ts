@@ -1,4 +1,4 @@
-import { type HttpApi, OpenApi } from "@effect/platform"
+import type { HttpApi } from "@effect/platform"
 import {
   type ApiKeys,
   type CircuitCompiler,
@@ -25,13 +25,13 @@ import { MethodNotAllowed, NotFound, type PayloadTooLarge, ServiceUnavailable, U
 import { MzkApi } from "../api/index.js"
 import type { GroupImplementation } from "../handlers/handler.js"
 import { MzkHandlers } from "../handlers/index.js"
-import { header, JSON_HEADERS, type MzkRequest, type MzkResponse } from "../wire/message.js"
+import { header, type MzkRequest, type MzkResponse } from "../wire/message.js"
 import { makeFormParser } from "../wire/multipart.js"
 import { MULTIPART_BODY, precheck, tooLarge } from "../wire/precheck.js"
 import { rateLimitHeaders } from "../wire/rateLimit.js"
 import { makeRequestIds } from "../wire/requestId.js"
 import { type CompiledEndpoint, compileApi, type CompileOptions, UnservableApi } from "./compile.js"
-import { DOCS_PATH, docsPage, OPENAPI_PATH } from "./docs.js"
+import { documentationRoutes } from "./docs.js"
 import { Operations, operationRoutes } from "./operations.js"
 import type { DeclaredError } from "./encode.js"
 import { makeRouter } from "./router.js"
@@ -184,14 +184,9 @@ export const makeDispatcherFor = (
     const telemetry = yield* Telemetry
     const operations = yield* Operations
     const nextRequestId = makeRequestIds()
-    const docs = yield* Effect.cached(docsPage(api))
-    // The document of the API served (the platform keeps one per API: for MzkApi, `openApiDocument`).
-    const openApi = JSON.stringify(OpenApi.fromApi(api as never))
     const route = makeRouter<CompiledEndpoint | StaticRoute>([
       ...compiled.endpoints,
-      { _tag: "Static", method: "GET", path: OPENAPI_PATH, respond: () => Effect.succeed({ status: 200, headers: JSON_HEADERS, body: openApi }) },
-      { _tag: "Static", method: "GET", path: DOCS_PATH, respond: () => docs },
-      ...operationRoutes(operations).map((route): StaticRoute => ({ _tag: "Static", ...route }))
+      ...[...yield* documentationRoutes(api), ...operationRoutes(operations)].map((route): StaticRoute => ({ _tag: "Static", ...route }))
     ])
 
     const encodeError = (error: DeclaredError, requestId: string): Effect.Effect<MzkResponse> => {

@@ -19,11 +19,11 @@ export interface MzkRequest {
 
 export type BodyError = { readonly _tag: "BodyTooLarge" } | { readonly _tag: "BodyUnreadable" }
 
-/** A response as the dispatcher answers; `body` undefined sends none (204). */
+/** A response as the dispatcher answers; `body` undefined sends none (204, 304), bytes are sent as they are (a compressed static response). */
 export interface MzkResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string | undefined
+  readonly body: string | Uint8Array | undefined
 }
 
 export const JSON_HEADERS = { "content-type": "application/json" } as const
