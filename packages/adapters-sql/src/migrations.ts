@@ -221,6 +221,12 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
           .execute()
         await db.schema.createIndex("idempotency_keys_expiry").on("idempotency_keys").columns(["expires_at"]).execute()
       }
+    },
+    "0007_key_expiry": {
+      // Null for every existing key: none expires until told to.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.alterTable("api_keys").addColumn("expires_at", "text").execute()
+      }
     }
   }
 }

@@ -22,6 +22,7 @@ export interface ApiKeysTable {
   created_at: string
   last_used_at: string | null
   revoked_at: string | null
+  expires_at: string | null
 }
 
 export interface WebhooksTable {

@@ -18,6 +18,7 @@ import type {
   ListProofsQuery,
   NamedFile,
   PageQuery,
+  RollKeyInput,
   Proof,
   ProofBatch,
   ProofCalldata,
@@ -255,7 +256,13 @@ export const createClient = (options: ClientOptions) => {
       create: (input: CreateKeyInput, create: CreateOptions = {}) => json<CreatedApiKey>(keys.create, { json: input, ...create }),
       list: () => json<ApiKeyList>(keys.list),
       /** Permanent: later requests with the key get 401 `invalid_api_key`. */
-      revoke: (id: string) => none(keys.revoke, { params: { id } })
+      revoke: (id: string) => none(keys.revoke, { params: { id } }),
+      /**
+       * A new key with the same name, description and scopes (its raw `key` in this response
+       * only); the old one keeps working for `expires_in` seconds (default 24 h), then gets 401.
+       */
+      roll: (id: string, input: RollKeyInput = {}, create: CreateOptions = {}) =>
+        json<CreatedApiKey>(keys.roll, { params: { id }, json: input, ...create })
     },
     webhooks: {
       /** Its signing secret (`secret`) is in this response only. */

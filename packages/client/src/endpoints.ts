@@ -15,7 +15,8 @@ export const ENDPOINTS = {
   keys: {
     create: { method: "POST", path: "/keys" },
     list: { method: "GET", path: "/keys" },
-    revoke: { method: "DELETE", path: "/keys/:id" }
+    revoke: { method: "DELETE", path: "/keys/:id" },
+    roll: { method: "POST", path: "/keys/:id/roll" }
   },
   webhooks: {
     create: { method: "POST", path: "/webhooks" },

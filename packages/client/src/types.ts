@@ -24,6 +24,7 @@ export type EventType =
   | "proof.verified"
   | "key.created"
   | "key.revoked"
+  | "key.rolled"
   | "circuit.ready"
   | "circuit.failed"
 
@@ -41,6 +42,13 @@ export interface CreateKeyInput {
   readonly description?: string | null
   /** Default: every scope. */
   readonly scopes?: ReadonlyArray<Scope>
+  /** When the key stops working (ISO 8601 UTC, in the future); absent or null: never. */
+  readonly expires_at?: Timestamp | null
+}
+
+export interface RollKeyInput {
+  /** Seconds the old key keeps working, 0 to 2592000 (30 days); default 86400 (24 h). */
+  readonly expires_in?: number
 }
 
 export interface ApiKey {
@@ -52,6 +60,8 @@ export interface ApiKey {
   readonly scopes: ReadonlyArray<Scope>
   readonly created_at: Timestamp
   readonly last_used_at: Timestamp | null
+  /** When the key stops working (set at creation, or the end of a roll's overlap); null: never. */
+  readonly expires_at: Timestamp | null
 }
 
 export interface CreatedApiKey extends ApiKey {

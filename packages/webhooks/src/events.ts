@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   "proof.verified",
   "key.created",
   "key.revoked",
+  "key.rolled",
   "circuit.ready",
   "circuit.failed"
 ] as const
@@ -90,6 +91,16 @@ export interface KeyRevokedData {
   readonly revoked_at: Timestamp
 }
 
+/** A key was rolled: the new key (never its raw value), and when the old one stops working. */
+export interface KeyRolledData {
+  readonly id: string
+  readonly name: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly created_at: Timestamp
+  readonly previous_key_id: string
+  readonly previous_key_expires_at: Timestamp
+}
+
 export interface CircuitReadyData {
   readonly name: string
   readonly status: "ready"
@@ -130,6 +141,7 @@ export interface EventDataByType {
   readonly "proof.verified": ProofVerifiedData
   readonly "key.created": KeyCreatedData
   readonly "key.revoked": KeyRevokedData
+  readonly "key.rolled": KeyRolledData
   readonly "circuit.ready": CircuitReadyData
   readonly "circuit.failed": CircuitFailedData
 }

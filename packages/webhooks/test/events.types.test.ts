@@ -56,6 +56,14 @@ const SAMPLES: { readonly [T in EventType]: EventDataByType[T] } = {
     created_at: "2026-11-22T10:00:00.000Z"
   },
   "key.revoked": { id: "key_01jd0000000000000000000000", name: "ci", revoked_at: "2026-11-22T10:00:00.000Z" },
+  "key.rolled": {
+    id: "key_01jd0000000000000000000001",
+    name: "ci",
+    scopes: ["proofs:write"],
+    created_at: "2026-11-22T10:00:00.000Z",
+    previous_key_id: "key_01jd0000000000000000000000",
+    previous_key_expires_at: "2026-11-23T10:00:00.000Z"
+  },
   "circuit.ready": {
     name: "my_circuit",
     status: "ready",
@@ -108,6 +116,7 @@ describe("the event types match what the server sends", () => {
     expectTypeOf<EventDataByType["proof.verified"]>().toEqualTypeOf<Plain<EventData<"proof.verified">>>()
     expectTypeOf<EventDataByType["key.created"]>().toEqualTypeOf<Plain<EventData<"key.created">>>()
     expectTypeOf<EventDataByType["key.revoked"]>().toEqualTypeOf<Plain<EventData<"key.revoked">>>()
+    expectTypeOf<EventDataByType["key.rolled"]>().toEqualTypeOf<Plain<EventData<"key.rolled">>>()
     expectTypeOf<EventDataByType["circuit.ready"]>().toEqualTypeOf<Plain<EventData<"circuit.ready">>>()
     expectTypeOf<EventDataByType["circuit.failed"]>().toEqualTypeOf<Plain<EventData<"circuit.failed">>>()
     expectTypeOf<EventType>().toEqualTypeOf<Plain<EventEnvelope["type"]>>()

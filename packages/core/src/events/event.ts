@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   "proof.verified",
   "key.created",
   "key.revoked",
+  "key.rolled",
   "circuit.ready",
   "circuit.failed"
 ] as const

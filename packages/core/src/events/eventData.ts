@@ -1,6 +1,6 @@
 import type { Schema } from "effect"
 import { CircuitFailedData, CircuitReadyData } from "../circuits/circuit.js"
-import { KeyCreatedData, KeyRevokedData } from "../keys/apiKey.js"
+import { KeyCreatedData, KeyRevokedData, KeyRolledData } from "../keys/apiKey.js"
 import type { EventType } from "./event.js"
 import { ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
 
@@ -12,6 +12,7 @@ export const EVENT_DATA = {
   "proof.verified": ProofVerifiedData,
   "key.created": KeyCreatedData,
   "key.revoked": KeyRevokedData,
+  "key.rolled": KeyRolledData,
   "circuit.ready": CircuitReadyData,
   "circuit.failed": CircuitFailedData
 } as const satisfies Record<EventType, Schema.Schema.AnyNoContext>

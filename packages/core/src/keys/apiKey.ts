@@ -20,6 +20,10 @@ export const CreateKeyInput = Schema.Struct({
   scopes: Schema.optionalWith(
     Schema.Array(Scope).pipe(Schema.minItems(1, { message: () => "scopes must not be empty" })),
     { exact: true }
+  ),
+  expires_at: Schema.optionalWith(
+    Schema.NullOr(Timestamp.annotations({ description: "When the key stops working (ISO 8601 UTC, in the future); absent or null: never" })),
+    { exact: true }
   )
 }).annotations({ identifier: "CreateKeyInput" })
 export type CreateKeyInput = typeof CreateKeyInput.Type
@@ -32,7 +36,10 @@ export const ApiKey = Schema.Struct({
   prefix: Schema.String.annotations({ description: "The first characters of the key, for recognising it" }),
   scopes: Schema.Array(Scope),
   created_at: Timestamp,
-  last_used_at: Schema.NullOr(Timestamp)
+  last_used_at: Schema.NullOr(Timestamp),
+  expires_at: Schema.NullOr(Timestamp).annotations({
+    description: "When the key stops working (set at creation, or by a roll: the end of its overlap); null: never"
+  })
 }).annotations({ identifier: "ApiKey" })
 export type ApiKey = typeof ApiKey.Type
 
@@ -50,8 +57,29 @@ export const toApiKey = (record: ApiKeyRecord): ApiKey => ({
   prefix: record.prefix,
   scopes: record.scopes,
   created_at: record.created_at,
-  last_used_at: record.last_used_at
+  last_used_at: record.last_used_at,
+  expires_at: record.expires_at
 })
+
+/** A key works until it is revoked or its `expires_at` has come. */
+export const isActiveKey = (key: Pick<ApiKeyRecord, "revoked_at" | "expires_at">, now: string): boolean =>
+  key.revoked_at === null && (key.expires_at === null || key.expires_at > now)
+
+/** Longest overlap a roll may give the old key: 30 days, as long as anyone should run two keys. */
+export const MAX_ROLL_OVERLAP_SECONDS = 30 * 86_400
+
+/** The body of a key roll request. */
+export const RollKeyInput = Schema.Struct({
+  expires_in: Schema.optionalWith(
+    Schema.Int.pipe(
+      Schema.between(0, MAX_ROLL_OVERLAP_SECONDS, { message: () => `expires_in must be whole seconds from 0 to ${MAX_ROLL_OVERLAP_SECONDS}` })
+    ).annotations({ description: "Seconds the old key keeps working (default 86400, 24 h; 0 stops it now)" }),
+    { exact: true }
+  )
+}).annotations({ identifier: "RollKeyInput" })
+export type RollKeyInput = typeof RollKeyInput.Type
+
+export const DEFAULT_ROLL_OVERLAP_SECONDS = 86_400
 
 /** `data` of `key.created`: never the raw key. */
 export const KeyCreatedData = Schema.Struct({
@@ -62,3 +90,12 @@ export const KeyCreatedData = Schema.Struct({
   created_at: Timestamp
 })
 export const KeyRevokedData = Schema.Struct({ id: KeyId, name: Schema.String, revoked_at: Timestamp })
+/** `data` of `key.rolled`: the new key (never its raw value) and when the old one stops working. */
+export const KeyRolledData = Schema.Struct({
+  id: KeyId,
+  name: Schema.String,
+  scopes: Schema.Array(Scope),
+  created_at: Timestamp,
+  previous_key_id: KeyId,
+  previous_key_expires_at: Timestamp
+})

@@ -27,7 +27,7 @@ export const makeAuthenticate: Effect.Effect<Authenticate, never, ApiKeys | Sess
           scopes: session.value.scopes ?? SCOPES,
           via: { kind: "session" }
         } satisfies Principal)
-        : Effect.fail(new InvalidApiKey({ message: "The API key is missing, malformed or revoked" })))
+        : Effect.fail(new InvalidApiKey({ message: "The API key is missing, malformed, revoked or expired" })))
   }
 })
 

@@ -5,14 +5,25 @@ import type { Timestamp } from "../kernel/time.js"
 import type { ApiKeyRecord } from "./apiKey.js"
 
 export class KeysRepo extends Context.Tag("@mzk/core/KeysRepo")<KeysRepo, {
-  /** Inserts an active key unless the account already has `maxActive` active keys; atomic. */
-  readonly insert: (key: ApiKeyRecord, limits: { readonly maxActive: number }) => Effect.Effect<void, KeyLimitReached | StorageError>
-  /** The key with this SHA-256, active or revoked. */
+  /**
+   * Inserts a key unless the account already has `maxActive` keys active at `now` (not revoked,
+   * not expired: a key rolled over still counts until its overlap ends); atomic.
+   */
+  readonly insert: (
+    key: ApiKeyRecord,
+    limits: { readonly maxActive: number; readonly now: Timestamp }
+  ) => Effect.Effect<void, KeyLimitReached | StorageError>
+  /** The key with this SHA-256, whatever its state. */
   readonly findByHash: (hash: string) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
-  /** Active keys of the account, in id order. */
-  readonly listActive: (accountId: AccountId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
-  /** Revokes an active key of the account; none when it is unknown, another account's or already revoked. */
+  /** Keys of the account active at `now`, in id order. */
+  readonly listActive: (accountId: AccountId, now: Timestamp) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
+  /** Revokes a key of the account active at `at`; none when it is unknown, another account's, revoked or expired. */
   readonly revoke: (accountId: AccountId, id: KeyId, at: Timestamp) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
+  /**
+   * Makes a key of the account that is active at `now` stop working at `at` (or keeps its earlier
+   * expiry); returns it as updated, or none when it is unknown, another account's, revoked or expired.
+   */
+  readonly expire: (accountId: AccountId, id: KeyId, at: Timestamp, now: Timestamp) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
   /**
    * Sets `last_used_at = at` only when it is null or earlier than `staleBefore`, as one atomic
    * write, so concurrent requests write it at most once per interval. True when it wrote.

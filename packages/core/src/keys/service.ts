@@ -1,14 +1,23 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Entropy } from "../kernel/entropy.js"
-import { InsufficientScope, InvalidApiKey, type KeyLimitReached, KeyNotFound, type StorageError } from "../kernel/errors.js"
+import { InsufficientScope, InvalidApiKey, type InvalidRequest, type KeyLimitReached, KeyNotFound, type StorageError } from "../kernel/errors.js"
 import { type AccountId, Ids, KeyId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
 import type { Principal } from "../kernel/principal.js"
 import { SCOPES, type Scope } from "../kernel/scopes.js"
 import { Transactor } from "../kernel/transaction.js"
-import { now, timestampFromMillis } from "../kernel/time.js"
+import { millisFromTimestamp, now, type Timestamp, timestampFromMillis } from "../kernel/time.js"
+import { invalidRequest } from "../kernel/decode.js"
 import { Events } from "../events/service.js"
-import { type ApiKey, type ApiKeyRecord, type CreateKeyInput, toApiKey } from "./apiKey.js"
+import {
+  type ApiKey,
+  type ApiKeyRecord,
+  type CreateKeyInput,
+  DEFAULT_ROLL_OVERLAP_SECONDS,
+  isActiveKey,
+  type RollKeyInput,
+  toApiKey
+} from "./apiKey.js"
 import { KeysRepo } from "./repo.js"
 import { ApiKeyHashing, displayPrefix, generateApiKey, isWellFormedApiKey } from "./token.js"
 
@@ -25,7 +34,7 @@ export interface KeyList {
 }
 
 const isKeyId = Schema.is(KeyId)
-const invalidKey = new InvalidApiKey({ message: "The API key is missing, malformed or revoked" })
+const invalidKey = new InvalidApiKey({ message: "The API key is missing, malformed, revoked or expired" })
 
 export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
   /**
@@ -36,10 +45,20 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
     accountId: AccountId,
     input: CreateKeyInput,
     grantorScopes?: ReadonlyArray<Scope>
-  ) => Effect.Effect<CreatedKey, InsufficientScope | KeyLimitReached | StorageError>
+  ) => Effect.Effect<CreatedKey, InvalidRequest | InsufficientScope | KeyLimitReached | StorageError>
   readonly list: (accountId: AccountId) => Effect.Effect<KeyList, StorageError>
-  /** Permanent. Unknown, foreign and already revoked ids are all `KeyNotFound`. */
+  /** Permanent. Unknown, foreign, revoked and expired ids are all `KeyNotFound`. */
   readonly revoke: (accountId: AccountId, id: string) => Effect.Effect<void, KeyNotFound | StorageError>
+  /**
+   * A new key with the same name, description and scopes; the old one keeps working for
+   * `expires_in` seconds (default 24 h), so clients move over without downtime, and still counts
+   * toward the active-key limit until then. Records `key.rolled`.
+   */
+  readonly roll: (
+    accountId: AccountId,
+    id: string,
+    input: RollKeyInput
+  ) => Effect.Effect<CreatedKey, KeyNotFound | KeyLimitReached | StorageError>
   /** A raw key → its principal. Malformed keys are refused without touching storage. */
   readonly authenticate: (raw: Redacted.Redacted<string>) => Effect.Effect<Principal, InvalidApiKey | StorageError>
 }>() {
@@ -53,6 +72,24 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       const ids = yield* Ids
       const { hash } = yield* ApiKeyHashing
 
+      /** A new key's record and raw value; stored by the caller. */
+      const makeKey = (accountId: AccountId, fields: Pick<ApiKeyRecord, "name" | "description" | "scopes" | "expires_at">, createdAt: Timestamp) =>
+        Effect.gen(function*() {
+          const secret = yield* generateApiKey(entropy)
+          const raw = Redacted.value(secret)
+          const record: ApiKeyRecord = {
+            id: yield* ids.make("key"),
+            account_id: accountId,
+            ...fields,
+            prefix: displayPrefix(raw),
+            hash: hash(raw),
+            created_at: createdAt,
+            last_used_at: null,
+            revoked_at: null
+          }
+          return { record, secret }
+        })
+
       const create = (accountId: AccountId, body: CreateKeyInput, grantorScopes?: ReadonlyArray<Scope>) =>
         Effect.gen(function*() {
           const limits = yield* Limits
@@ -63,22 +100,19 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
               message: `A key cannot grant scopes its creator lacks: ${ungrantable.join(", ")}`
             })
           }
-          const secret = yield* generateApiKey(entropy)
-          const raw = Redacted.value(secret)
-          const record: ApiKeyRecord = {
-            id: yield* ids.make("key"),
-            account_id: accountId,
+          const createdAt = yield* now
+          const expiresAt = body.expires_at ?? null
+          if (expiresAt !== null && expiresAt <= createdAt) {
+            return yield* invalidRequest([{ path: "expires_at", message: `must be in the future (it is now ${createdAt})` }])
+          }
+          const { record, secret } = yield* makeKey(accountId, {
             name: body.name,
             description: body.description ?? null,
-            prefix: displayPrefix(raw),
             scopes,
-            hash: hash(raw),
-            created_at: yield* now,
-            last_used_at: null,
-            revoked_at: null
-          }
+            expires_at: expiresAt
+          }, createdAt)
           yield* tx.transaction(Effect.gen(function*() {
-            yield* keys.insert(record, { maxActive: limits.maxActiveKeys })
+            yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: createdAt })
             yield* events.record(accountId, "key.created", {
               id: record.id,
               name: record.name,
@@ -91,8 +125,8 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
         })
 
       const list = (accountId: AccountId) =>
-        Effect.flatMap(Limits, (limits) =>
-          Effect.map(keys.listActive(accountId), (active) => ({
+        Effect.flatMap(Effect.zip(Limits, now), ([limits, at]) =>
+          Effect.map(keys.listActive(accountId, at), (active) => ({
             keys: active.map(toApiKey),
             total: active.length,
             limit: limits.maxActiveKeys
@@ -110,30 +144,54 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
           }))
           : Effect.fail(notFound(id))
 
+      const roll = (accountId: AccountId, id: string, input: RollKeyInput) =>
+        isKeyId(id)
+          ? tx.transaction(Effect.gen(function*() {
+            const limits = yield* Limits
+            const rolledAt = yield* now
+            const overlapEnds = timestampFromMillis(millisFromTimestamp(rolledAt) + (input.expires_in ?? DEFAULT_ROLL_OVERLAP_SECONDS) * 1000)
+            // First the old key's end, so an overlap of 0 frees its place under the limit for the new one.
+            const old = yield* keys.expire(accountId, id, overlapEnds, rolledAt)
+            if (Option.isNone(old)) return yield* notFound(id)
+            const { description, name, scopes } = old.value
+            const { record, secret } = yield* makeKey(accountId, { name, description, scopes, expires_at: null }, rolledAt)
+            yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: rolledAt })
+            yield* events.record(accountId, "key.rolled", {
+              id: record.id,
+              name,
+              scopes,
+              created_at: rolledAt,
+              previous_key_id: old.value.id,
+              previous_key_expires_at: old.value.expires_at!
+            })
+            return { api_key: toApiKey(record), secret }
+          }))
+          : Effect.fail(notFound(id))
+
       // Every authenticated request runs this: written as plain steps, not a generator.
       const authenticate = (token: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
         const raw = Redacted.value(token)
         if (!isWellFormedApiKey(raw)) return Effect.fail(invalidKey)
-        return Effect.flatMap(keys.findByHash(hash(raw)), (found): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
-          if (Option.isNone(found) || found.value.revoked_at !== null) return Effect.fail(invalidKey)
-          const key = found.value
-          const principal: Principal = { account_id: key.account_id, scopes: key.scopes, via: { kind: "api_key", key_id: key.id } }
-          return Effect.as(touchIfStale(key), principal)
-        })
+        return Effect.flatMap(keys.findByHash(hash(raw)), (found) =>
+          Effect.clockWith((clock): Effect.Effect<Principal, InvalidApiKey | StorageError> => {
+            const nowMs = clock.unsafeCurrentTimeMillis()
+            if (Option.isNone(found) || !isActiveKey(found.value, timestampFromMillis(nowMs))) return Effect.fail(invalidKey)
+            const key = found.value
+            const principal: Principal = { account_id: key.account_id, scopes: key.scopes, via: { kind: "api_key", key_id: key.id } }
+            return Effect.as(touchIfStale(key, nowMs), principal)
+          }))
       }
 
       // Most requests read `last_used_at` and write nothing; the repository's conditional write
       // keeps concurrent requests (and other processes) to one write per interval.
-      const touchIfStale = (key: ApiKeyRecord) =>
-        Effect.flatMap(Limits, ({ keyLastUsedIntervalMs }) =>
-          Effect.clockWith((clock): Effect.Effect<unknown, StorageError> => {
-            const nowMs = clock.unsafeCurrentTimeMillis()
-            const staleBefore = timestampFromMillis(nowMs - keyLastUsedIntervalMs + 1)
-            if (key.last_used_at !== null && key.last_used_at >= staleBefore) return Effect.void
-            return keys.touch(key.id, timestampFromMillis(nowMs), staleBefore)
-          }))
+      const touchIfStale = (key: ApiKeyRecord, nowMs: number) =>
+        Effect.flatMap(Limits, ({ keyLastUsedIntervalMs }): Effect.Effect<unknown, StorageError> => {
+          const staleBefore = timestampFromMillis(nowMs - keyLastUsedIntervalMs + 1)
+          if (key.last_used_at !== null && key.last_used_at >= staleBefore) return Effect.void
+          return keys.touch(key.id, timestampFromMillis(nowMs), staleBefore)
+        })
 
-      return { create, list, revoke, authenticate }
+      return { create, list, revoke, roll, authenticate }
     })
   )
 }

@@ -113,7 +113,7 @@ export const InvalidRequestWire = wire(
   { fromWire: (e) => ({ message: e.message, ...(e.details === undefined ? {} : { details: e.details }) }) }
 )
 export const InvalidWebhookUrlWire = wire(InvalidWebhookUrl, "invalid_webhook_url", 400, "The webhook URL is not a public HTTPS endpoint")
-export const InvalidApiKeyWire = wire(InvalidApiKey, "invalid_api_key", 401, "The API key is missing, malformed or revoked")
+export const InvalidApiKeyWire = wire(InvalidApiKey, "invalid_api_key", 401, "The API key is missing, malformed, revoked or expired")
 export const InsufficientScopeWire = wire(InsufficientScope, "insufficient_scope", 403, "The key lacks the scope this operation needs")
 export const KeyNotFoundWire = wire(KeyNotFound, "key_not_found", 404, "No active key with this id in the account")
 export const WebhookNotFoundWire = wire(WebhookNotFound, "webhook_not_found", 404, "No webhook with this id in the account")

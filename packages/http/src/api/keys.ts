@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { ApiKey, CreateKeyInput } from "@mzk/core"
+import { ApiKey, CreateKeyInput, RollKeyInput } from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, idempotent, ReplayWithout, requires } from "./annotations.js"
 import { KeyLimitReachedWire, KeyNotFoundWire } from "./errors.js"
@@ -29,7 +29,7 @@ export class KeysGroup extends HttpApiGroup.make("keys")
       .addError(KeyLimitReachedWire)
       .pipe(requires("keys:write"), idempotent)
       .annotate(ReplayWithout, ["key"])
-      .annotate(OpenApi.Description, "Create an API key. The raw key is in this response only.")
+      .annotate(OpenApi.Description, "Create an API key, optionally expiring at `expires_at`. The raw key is in this response only.")
   )
   .add(
     HttpApiEndpoint.get("list", "/keys")
@@ -43,6 +43,21 @@ export class KeysGroup extends HttpApiGroup.make("keys")
       .addError(KeyNotFoundWire)
       .pipe(requires("keys:write"))
       .annotate(OpenApi.Description, "Revoke a key, permanently.")
+  )
+  .add(
+    HttpApiEndpoint.post("roll")`/keys/${keyId}/roll`
+      .setPayload(strictBody(RollKeyInput))
+      .addSuccess(CreatedApiKey, { status: 201 })
+      .addError(KeyNotFoundWire)
+      .addError(KeyLimitReachedWire)
+      .pipe(requires("keys:write"), idempotent)
+      .annotate(ReplayWithout, ["key"])
+      .annotate(
+        OpenApi.Description,
+        "Roll a key without downtime: a new key with the same name, description and scopes (its raw value in this response only), " +
+          "while the old one keeps working for `expires_in` seconds (default 86400; 0 stops it now) and then gets 401. " +
+          "The old key counts toward the 10 active keys until it stops working. Fires `key.rolled`."
+      )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "API keys")

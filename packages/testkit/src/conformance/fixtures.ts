@@ -8,11 +8,15 @@ import {
   makeId,
   now,
   SCOPES,
+  type Timestamp,
   type WebhookRecord
 } from "@mzk/core"
 import { Effect } from "effect"
 
 let sequence = 0
+
+/** The `now` of repository calls that take one, where the test is not about time. */
+export const NOW = "2026-01-01T00:00:00.000Z" as Timestamp
 
 /** A fresh account, so tests sharing one database never see each other's rows. */
 export const freshAccount = Effect.gen(function*() {
@@ -34,6 +38,7 @@ export const keyRecord = (accountId: AccountId, overrides: Partial<ApiKeyRecord>
       created_at: yield* now,
       last_used_at: null,
       revoked_at: null,
+      expires_at: null,
       ...overrides
     }
     return record

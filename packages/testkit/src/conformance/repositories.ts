@@ -14,7 +14,7 @@ import {
 } from "@mzk/core"
 import { Effect, Option, Schema } from "effect"
 import type { ConformanceIt } from "./env.js"
-import { eventRecord, freshAccount, keyRecord, webhookRecord } from "./fixtures.js"
+import { eventRecord, freshAccount, keyRecord, NOW, webhookRecord } from "./fixtures.js"
 
 const at = (iso: string) => iso as Timestamp
 
@@ -36,13 +36,13 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       const first = yield* keyRecord(account, { description: "deploys", scopes: ["proofs:read"] })
       const second = yield* keyRecord(account, { last_used_at: at("2026-01-01T00:00:00.000Z") })
       const foreign = yield* keyRecord(other)
-      for (const key of [second, first, foreign]) yield* repo.insert(key, { maxActive: 10 })
+      for (const key of [second, first, foreign]) yield* repo.insert(key, { maxActive: 10, now: NOW })
       expect(yield* repo.findByHash(first.hash)).toEqual(Option.some(first))
       expect(Option.isNone(yield* repo.findByHash("0".repeat(64)))).toBe(true)
-      const listed = yield* repo.listActive(account)
+      const listed = yield* repo.listActive(account, NOW)
       expect(listed).toEqual([first, second].sort((a, b) => (a.id < b.id ? -1 : 1)))
       yield* repo.revoke(account, first.id, yield* now)
-      expect((yield* repo.listActive(account)).map((k) => k.id)).toEqual([second.id])
+      expect((yield* repo.listActive(account, NOW)).map((k) => k.id)).toEqual([second.id])
     }), timeout)
 
   it.effect("keys: insert refuses past maxActive with KeyLimitReached; revoked keys do not count", () =>
@@ -50,14 +50,14 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       const repo = yield* KeysRepo
       const account = yield* freshAccount
       const keys = yield* Effect.all(Array.from({ length: 3 }, () => keyRecord(account)))
-      for (const key of keys) yield* repo.insert(key, { maxActive: 3 })
+      for (const key of keys) yield* repo.insert(key, { maxActive: 3, now: NOW })
       const extra = yield* keyRecord(account)
-      const refused = yield* Effect.flip(repo.insert(extra, { maxActive: 3 }))
+      const refused = yield* Effect.flip(repo.insert(extra, { maxActive: 3, now: NOW }))
       expect(refused._tag).toBe("KeyLimitReached")
       expect(Option.isNone(yield* repo.findByHash(extra.hash))).toBe(true)
       yield* repo.revoke(account, keys[0]!.id, yield* now)
-      yield* repo.insert(extra, { maxActive: 3 })
-      expect((yield* repo.listActive(account)).length).toBe(3)
+      yield* repo.insert(extra, { maxActive: 3, now: NOW })
+      expect((yield* repo.listActive(account, NOW)).length).toBe(3)
     }), timeout)
 
   it.effect("keys: revoke once, only in the owning account; the revoked key stays findable", () =>
@@ -66,7 +66,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       const account = yield* freshAccount
       const other = yield* freshAccount
       const key = yield* keyRecord(account)
-      yield* repo.insert(key, { maxActive: 10 })
+      yield* repo.insert(key, { maxActive: 10, now: NOW })
       expect(Option.isNone(yield* repo.revoke(other, key.id, yield* now))).toBe(true)
       const revokedAt = at("2026-03-04T05:06:07.089Z")
       expect(yield* repo.revoke(account, key.id, revokedAt)).toEqual(Option.some({ ...key, revoked_at: revokedAt }))
@@ -75,12 +75,37 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.revoke(account, (yield* keyRecord(account)).id, revokedAt))).toBe(true)
     }), timeout)
 
+  it.effect("keys: an expired key is not active: not listed, not counted, not revocable; expire never lengthens a key's life", () =>
+    Effect.gen(function*() {
+      const repo = yield* KeysRepo
+      const account = yield* freshAccount
+      const T1 = at("2026-01-01T01:00:00.000Z")
+      const T2 = at("2026-01-01T02:00:00.000Z")
+      const expiring = yield* keyRecord(account, { expires_at: T1 })
+      const lasting = yield* keyRecord(account)
+      yield* repo.insert(expiring, { maxActive: 2, now: NOW })
+      yield* repo.insert(lasting, { maxActive: 2, now: NOW })
+      expect((yield* repo.listActive(account, NOW)).map((k) => k.id)).toEqual([expiring.id, lasting.id])
+      expect((yield* Effect.flip(repo.insert(yield* keyRecord(account), { maxActive: 2, now: NOW })))._tag).toBe("KeyLimitReached")
+      // At T1 the first has expired: it is gone from the list and frees its place.
+      expect((yield* repo.listActive(account, T1)).map((k) => k.id)).toEqual([lasting.id])
+      yield* repo.insert(yield* keyRecord(account), { maxActive: 2, now: T1 })
+      expect(Option.isNone(yield* repo.revoke(account, expiring.id, T1))).toBe(true)
+      expect(Option.isNone(yield* repo.expire(account, expiring.id, T2, T1))).toBe(true)
+      // expire: only the owner's active key; the earlier of the two ends stands.
+      expect(Option.isNone(yield* repo.expire(yield* freshAccount, lasting.id, T2, NOW))).toBe(true)
+      expect(Option.map(yield* repo.expire(account, lasting.id, T2, NOW), (k) => k.expires_at)).toEqual(Option.some(T2))
+      expect(Option.map(yield* repo.expire(account, lasting.id, at("2026-01-02T00:00:00.000Z"), NOW), (k) => k.expires_at)).toEqual(Option.some(T2))
+      expect(Option.map(yield* repo.expire(account, lasting.id, T1, NOW), (k) => k.expires_at)).toEqual(Option.some(T1))
+      expect(Option.map(yield* repo.findByHash(lasting.hash), (k) => k.expires_at)).toEqual(Option.some(T1))
+    }), timeout)
+
   it.effect("keys: touch writes when last_used_at is null or older than staleBefore, else not", () =>
     Effect.gen(function*() {
       const repo = yield* KeysRepo
       const account = yield* freshAccount
       const key = yield* keyRecord(account)
-      yield* repo.insert(key, { maxActive: 10 })
+      yield* repo.insert(key, { maxActive: 10, now: NOW })
       const lastUsed = (hash: string) => Effect.map(repo.findByHash(hash), Option.map((k) => k.last_used_at))
       expect(yield* repo.touch(key.id, at("2026-01-01T00:00:00.000Z"), at("2025-12-31T23:59:00.001Z"))).toBe(true)
       expect(yield* lastUsed(key.hash)).toEqual(Option.some("2026-01-01T00:00:00.000Z"))

@@ -2,7 +2,7 @@ import { expect } from "@effect/vitest"
 import { AccountsRepo, DeliveriesRepo, Events, EventsRepo, KeysRepo, makeId, now, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { ConformanceIt } from "./env.js"
-import { freshAccount, keyRecord, webhookRecord } from "./fixtures.js"
+import { freshAccount, keyRecord, NOW, webhookRecord } from "./fixtures.js"
 
 export const transactionTests = (it: ConformanceIt, timeout: number) => {
   it.effect("health: a migrated store answers its check with no pending migrations", () =>
@@ -19,7 +19,7 @@ export const transactionTests = (it: ConformanceIt, timeout: number) => {
       const key = yield* keyRecord(account.id)
       const failure = yield* Effect.flip(tx.transaction(Effect.gen(function*() {
         yield* accounts.insert(account)
-        yield* keys.insert(key, { maxActive: 10 })
+        yield* keys.insert(key, { maxActive: 10, now: NOW })
         return yield* Effect.fail("boom" as const)
       })))
       expect(failure).toBe("boom")
@@ -48,11 +48,11 @@ export const transactionTests = (it: ConformanceIt, timeout: number) => {
       const inner = yield* keyRecord(account)
       const outer = yield* keyRecord(account)
       yield* Effect.flip(tx.transaction(Effect.gen(function*() {
-        yield* tx.transaction(keys.insert(inner, { maxActive: 10 }))
-        yield* keys.insert(outer, { maxActive: 10 })
+        yield* tx.transaction(keys.insert(inner, { maxActive: 10, now: NOW }))
+        yield* keys.insert(outer, { maxActive: 10, now: NOW })
         return yield* Effect.fail("late failure")
       })))
-      expect(yield* keys.listActive(account)).toEqual([])
+      expect(yield* keys.listActive(account, NOW)).toEqual([])
     }), timeout)
 
   it.effect("afterCommit: runs once the outermost transaction has committed, never after a rollback, at once outside one", () =>

@@ -1,14 +1,19 @@
-import { type ApiKeyRecord, KeyLimitReached, KeysRepo } from "@mzk/core"
+import { type ApiKeyRecord, isActiveKey, KeyLimitReached, KeysRepo } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { byId, type MemoryDb } from "./db.js"
 
 export const memoryKeys = (db: MemoryDb) => {
   const keys = db.table<ApiKeyRecord>("keys")
-  const active = (accountId: string) => [...keys.values()].filter((k) => k.account_id === accountId && k.revoked_at === null)
+  const active = (accountId: string, now: string) => [...keys.values()].filter((k) => k.account_id === accountId && isActiveKey(k, now))
+  /** The account's key `id` if it is active at `now`. */
+  const activeOwn = (accountId: string, id: string, now: string) => {
+    const key = keys.get(id)
+    return key !== undefined && key.account_id === accountId && isActiveKey(key, now) ? key : undefined
+  }
   return KeysRepo.of({
-    insert: (key, { maxActive }) =>
+    insert: (key, { maxActive, now }) =>
       db.write(Effect.gen(function*() {
-        const count = active(key.account_id).length
+        const count = active(key.account_id, now).length
         // Yield between the check and the write: without the lock, the race tests must fail.
         yield* Effect.yieldNow()
         if (count >= maxActive) {
@@ -17,14 +22,22 @@ export const memoryKeys = (db: MemoryDb) => {
         keys.set(key.id, key)
       })),
     findByHash: (hash) => Effect.sync(() => Option.fromNullable([...keys.values()].find((k) => k.hash === hash))),
-    listActive: (accountId) => Effect.sync(() => active(accountId).sort(byId)),
+    listActive: (accountId, now) => Effect.sync(() => active(accountId, now).sort(byId)),
     revoke: (accountId, id, at) =>
       db.write(Effect.sync(() => {
-        const key = keys.get(id)
-        if (key === undefined || key.account_id !== accountId || key.revoked_at !== null) return Option.none()
+        const key = activeOwn(accountId, id, at)
+        if (key === undefined) return Option.none()
         const revoked = { ...key, revoked_at: at }
         keys.set(id, revoked)
         return Option.some(revoked)
+      })),
+    expire: (accountId, id, at, now) =>
+      db.write(Effect.sync(() => {
+        const key = activeOwn(accountId, id, now)
+        if (key === undefined) return Option.none()
+        const expiring = { ...key, expires_at: key.expires_at !== null && key.expires_at < at ? key.expires_at : at }
+        keys.set(id, expiring)
+        return Option.some(expiring)
       })),
     touch: (id, at, staleBefore) =>
       db.write(Effect.sync(() => {

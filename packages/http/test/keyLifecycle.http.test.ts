@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { allBut, createWebhook, keyWithScopes } from "./helpers.js"
+import { expectEnvelope, makeHarness } from "./support.js"
+
+let h: Awaited<ReturnType<typeof makeHarness>>
+beforeAll(async () => {
+  h = await makeHarness()
+})
+afterAll(() => h.close())
+
+describe("key expiry and roll over a real port", () => {
+  it("POST /keys/:id/roll: 201 with a new raw key; both keys work during the overlap; the list shows when the old one ends", async () => {
+    const { key } = await h.newAccount("Roller")
+    const created = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "ci", scopes: ["keys:read", "proofs:read"] } })
+    const before = Date.now()
+    const rolled = await h.call("POST", `/api/v1/keys/${created.json.id}/roll`, { token: key, body: { expires_in: 3600 } })
+    expect(rolled.status).toBe(201)
+    expect(rolled.json).toMatchObject({ name: "ci", scopes: ["keys:read", "proofs:read"], expires_at: null, key: expect.stringMatching(/^mzk_/) })
+    for (const token of [created.json.key, rolled.json.key]) expect((await h.call("GET", "/api/v1/keys", { token })).status).toBe(200)
+    const listed = (await h.call("GET", "/api/v1/keys", { token: key })).json.keys as Array<{ id: string; expires_at: string | null }>
+    const old = listed.find((k) => k.id === created.json.id)!
+    const ends = Date.parse(old.expires_at!)
+    expect(ends).toBeGreaterThanOrEqual(before + 3_600_000 - 1_000)
+    expect(ends).toBeLessThanOrEqual(Date.now() + 3_600_000)
+    // An empty body is the default overlap (24 h).
+    const again = await h.call("POST", `/api/v1/keys/${rolled.json.id}/roll`, { token: key, body: {} })
+    expect(again.status).toBe(201)
+  })
+
+  it("an overlap of 0 ends the old key at once (401); expires_at is taken and shown", async () => {
+    const { key } = await h.newAccount("Now")
+    const created = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "leaked" } })
+    const rolled = await h.call("POST", `/api/v1/keys/${created.json.id}/roll`, { token: key, body: { expires_in: 0 } })
+    expect(rolled.status).toBe(201)
+    expectEnvelope(await h.call("GET", "/api/v1/keys", { token: created.json.key }), 401, "invalid_api_key")
+    // Expiry itself is walked through on TestClock in the core's tests; here the field round-trips.
+    const later = new Date(Date.now() + 86_400_000).toISOString()
+    const brief = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "brief", expires_at: later } })
+    expect([brief.status, brief.json.expires_at]).toEqual([201, later])
+    expect((await h.call("GET", "/api/v1/keys", { token: brief.json.key })).status).toBe(200)
+  })
+
+  it("404 key_not_found for unknown, revoked, expired and other accounts' keys; 403 without keys:write; 400 for bad input", async () => {
+    const a = await h.newAccount("A")
+    const b = await h.newAccount("B")
+    const theirs = await h.call("POST", "/api/v1/keys", { token: b.key, body: { name: "theirs" } })
+    expectEnvelope(await h.call("POST", `/api/v1/keys/${theirs.json.id}/roll`, { token: a.key, body: {} }), 404, "key_not_found")
+    expectEnvelope(await h.call("POST", "/api/v1/keys/key_01jd0000000000000000000000/roll", { token: a.key, body: {} }), 404, "key_not_found")
+    const revoked = await h.call("POST", "/api/v1/keys", { token: a.key, body: { name: "gone" } })
+    await h.call("DELETE", `/api/v1/keys/${revoked.json.id}`, { token: a.key })
+    expectEnvelope(await h.call("POST", `/api/v1/keys/${revoked.json.id}/roll`, { token: a.key, body: {} }), 404, "key_not_found")
+    const readOnly = await keyWithScopes(h, a.key, allBut("keys:write"))
+    const mine = await h.call("POST", "/api/v1/keys", { token: a.key, body: { name: "mine" } })
+    expectEnvelope(await h.call("POST", `/api/v1/keys/${mine.json.id}/roll`, { token: readOnly, body: {} }), 403, "insufficient_scope")
+    for (const body of [{ expires_in: -1 }, { expires_in: 2_592_001 }, { expires_in: "60" }, { overlap: 60 }]) {
+      expectEnvelope(await h.call("POST", `/api/v1/keys/${mine.json.id}/roll`, { token: a.key, body }), 400, "invalid_request")
+    }
+    const past = await h.call("POST", "/api/v1/keys", { token: a.key, body: { name: "past", expires_at: "2020-01-01T00:00:00.000Z" } })
+    expectEnvelope(past, 400, "invalid_request")
+    expect(past.json.error.details).toEqual([{ path: "expires_at", message: expect.stringContaining("future") }])
+    // Nothing was rolled by the refusals.
+    expect((await h.call("GET", "/api/v1/keys", { token: a.key })).json.keys.every((k: { expires_at: string | null }) => k.expires_at === null)).toBe(true)
+  })
+
+  it("409 key_limit_reached when the old key still counts; key.rolled is an event webhooks can subscribe to", async () => {
+    const { key } = await h.newAccount("Full")
+    const hook = await createWebhook(h, key, { events: ["key.rolled"] })
+    expect(hook.events).toEqual(["key.rolled"])
+    for (let i = 0; i < 9; i++) await h.call("POST", "/api/v1/keys", { token: key, body: { name: `k${i}` } })
+    const first = (await h.call("GET", "/api/v1/keys", { token: key })).json.keys[1]
+    expectEnvelope(await h.call("POST", `/api/v1/keys/${first.id}/roll`, { token: key, body: {} }), 409, "key_limit_reached")
+    expect((await h.call("POST", `/api/v1/keys/${first.id}/roll`, { token: key, body: { expires_in: 0 } })).status).toBe(201)
+  })
+})
