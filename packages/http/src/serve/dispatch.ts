@@ -223,16 +223,10 @@ export const makeDispatcherFor = (
       )
     }
 
-    /** The endpoint's steps, chained only as far as it has them (every request runs this). */
-    /**
-     * The request's handling under its `Idempotency-Key` (POST only): the first request with the
-     * key runs and its response, errors included, is kept; a retry gets that response replayed,
-     * marked `Idempotent-Replayed: true`, without running (no rate limit or quota is charged).
-     * A 429 or 503 frees the key instead, as does a request stopped midway.
-     */
     /** What is kept of a response for replays: all of it, but the fields the endpoint shows once. */
     const kept = (endpoint: CompiledEndpoint, response: MzkResponse): StoredResponse => {
-      let body = response.body ?? null
+      // An endpoint answers text; only the static documents are bytes.
+      let body = response.body === undefined ? null : typeof response.body === "string" ? response.body : new TextDecoder().decode(response.body)
       if (body !== null && endpoint.replayWithout.length > 0 && response.status < 300) {
         const value = JSON.parse(body) as Record<string, unknown>
         for (const field of endpoint.replayWithout) value[field] = null
@@ -241,6 +235,12 @@ export const makeDispatcherFor = (
       return { status: response.status, headers: response.headers, body }
     }
 
+    /**
+     * The request's handling under its `Idempotency-Key` (POST only): the first request with the
+     * key runs and its response, errors included, is kept; a retry gets that response replayed,
+     * marked `Idempotent-Replayed: true`, without running (no rate limit or quota is charged).
+     * A 429 or 503 frees the key instead, as does a request stopped midway.
+     */
     const idempotent = (
       endpoint: CompiledEndpoint,
       principal: Principal,
@@ -271,6 +271,7 @@ export const makeDispatcherFor = (
         )
       })
 
+    /** The endpoint's steps, chained only as far as it has them (every request runs this). */
     const serve = (
       endpoint: CompiledEndpoint,
       params: Record<string, string>,
