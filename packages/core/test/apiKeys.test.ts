@@ -60,7 +60,8 @@ describe("ApiKeys", () => {
         prefix: raw.slice(0, 10),
         scopes: [...SCOPES],
         created_at: "2026-11-22T09:30:00.000Z",
-        last_used_at: null
+        last_used_at: null,
+        expires_at: null
       })
       const listing = yield* keys.list(account)
       expect(listing).toEqual({ keys: [created.api_key], total: 1, limit: 10 })

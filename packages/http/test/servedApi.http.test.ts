@@ -104,6 +104,8 @@ const validBody = (op: Operation): unknown => {
   switch (`${op.method} ${op.template}`) {
     case "POST /api/v1/keys":
       return { name: `made-${Math.random().toString(36).slice(2, 8)}`, scopes: ["keys:read"] }
+    case "POST /api/v1/keys/{id}/roll":
+      return { expires_in: 60 }
     case "POST /api/v1/webhooks":
       return { url: "https://hooks.example.com/documented", events: ["proof.completed"] }
     case "PATCH /api/v1/webhooks/{id}":
@@ -128,7 +130,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(20)
+    expect(operations().length).toBe(21)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -185,7 +187,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(20)
+    expect(scoped.length).toBe(21)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",
