@@ -50,6 +50,7 @@ describe("compiling an API for the dispatcher", () => {
       "keys.create": ["keys:write", "-"],
       "keys.list": ["keys:read", "-"],
       "keys.revoke": ["keys:write", "-"],
+      "keys.roll": ["keys:write", "-"],
       "webhooks.create": ["webhooks:write", "-"],
       "webhooks.list": ["webhooks:read", "-"],
       "webhooks.get": ["webhooks:read", "-"],

@@ -25,6 +25,7 @@ export const observeAttempt = (telemetry: TelemetryShape, attempt: DeliveryAttem
     if (attempt.status_code !== null) annotations.status_code = attempt.status_code
     if (attempt.error !== null) annotations.error = attempt.error
     if (after.next_attempt_at !== null) annotations.next_attempt_at = after.next_attempt_at
-    const log = attempt.outcome === "succeeded" ? Effect.logInfo : Effect.logWarning
-    return Effect.annotateLogs(log(`webhook attempt ${attempt.outcome}`), annotations)
+    // Info either way: a receiver that is down is its owner's problem, not the server's; disabling
+    // the webhook after the last retry is the warning.
+    return Effect.annotateLogs(Effect.logInfo(`webhook attempt ${attempt.outcome}`), annotations)
   })
