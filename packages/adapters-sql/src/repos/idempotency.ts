@@ -19,8 +19,8 @@ const toRecord = (row: Selectable<IdempotencyKeysTable>): IdempotencyRecord => (
 
 export const sqlIdempotency = (conn: SqlConnection) => {
   /**
-   * A claim is an insert that does nothing on conflict (Postgres waits for a concurrent insert of
-   * the same key to commit first), then, for a key already there, a takeover conditional on the
+   * A claim is an insert that does nothing on conflict (a concurrent, uncommitted insert of
+   * the same key is waited for), then, for a key already there, a takeover conditional on the
    * record being expired or in flight under a lapsed lock. Each step is one atomic statement, so
    * of concurrent claims exactly one stores its record; a record deleted in between (the sweeper)
    * sends the claim round again.
