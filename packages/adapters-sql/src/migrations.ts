@@ -255,11 +255,24 @@ export const migrate = (conn: SqlConnection, upTo?: string): Effect.Effect<Migra
   })
 
 /**
- * The migrations the database has not applied, read from Kysely's migration table: also the
- * readiness probe's round trip to the database.
+ * The migrations the database has not applied: one read of Kysely's migration table, also the
+ * readiness probe's round trip (Kysely's own `getMigrations` introspects every table first, too
+ * much for a probe anyone may call). A database without the table has applied none.
  */
 export const pendingMigrations = (conn: SqlConnection): Effect.Effect<ReadonlyArray<string>, StorageError> =>
   Effect.tryPromise({
-    try: () => migratorOf(conn).getMigrations(),
+    try: async () => {
+      const known = Object.keys(migrations(conn.dialect))
+      try {
+        const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(conn.db)
+        const applied = new Set(rows.map((row) => row.name))
+        return known.filter((name) => !applied.has(name))
+      } catch (cause) {
+        // The table is missing only before the first migration; anything else is the database failing.
+        const missing = await sql`select 1`.execute(conn.db).then(() => true, () => false)
+        if (missing) return known
+        throw cause
+      }
+    },
     catch: (cause) => new StorageError({ message: "The database could not be reached", cause })
-  }).pipe(Effect.map((all) => all.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name)))
+  })

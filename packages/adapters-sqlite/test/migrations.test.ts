@@ -12,8 +12,11 @@ describe("SQLite store", () => {
   it.scoped("migrate applies everything once; a second migrate does nothing", () =>
     Effect.gen(function*() {
       const conn = yield* openSqlite({ filename: ":memory:" })
+      // A new database has no migration table yet: every migration is pending.
+      const before = yield* pendingMigrations(conn)
       const first = yield* migrate(conn)
       expect(first.applied.length).toBeGreaterThan(0)
+      expect(before).toEqual(first.applied)
       expect((yield* migrate(conn)).applied).toEqual([])
       expect(yield* pendingMigrations(conn)).toEqual([])
       const journal = yield* conn.query((db) => db.selectFrom("pragma_journal_mode" as never).selectAll().execute())

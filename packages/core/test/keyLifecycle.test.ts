@@ -80,10 +80,15 @@ describe("key expiry and roll (TestClock)", () => {
       const listed = () => Effect.map(keys.list(account), (l) => Object.fromEntries(l.keys.map((k) => [k.id, k.expires_at])))
       expect((yield* listed())[old.api_key.id]).toBe(iso(START + 24 * HOUR))
       yield* TestClock.adjust(HOUR)
+      // Rolled again inside its overlap, with a longer one: it still stops at the first end.
+      yield* keys.roll(account, old.api_key.id, { expires_in: 30 * 86_400 })
+      expect((yield* listed())[old.api_key.id]).toBe(iso(START + 24 * HOUR))
+      // A shorter one brings the end forward.
+      yield* keys.roll(account, old.api_key.id, { expires_in: 60 })
+      expect((yield* listed())[old.api_key.id]).toBe(iso(START + HOUR + 60_000))
       // The first roll's key is rolled in turn: its own overlap starts now.
       yield* keys.roll(account, first.api_key.id, { expires_in: 30 * 86_400 })
       expect((yield* listed())[first.api_key.id]).toBe(iso(START + HOUR + 30 * 86_400_000))
-      expect((yield* listed())[old.api_key.id]).toBe(iso(START + 24 * HOUR))
     }).pipe(Effect.provide(testCore())))
 
   it.effect("a rolled key counts toward the 10 active keys until it stops working; an overlap of 0 frees its place at once", () =>

@@ -96,6 +96,11 @@ describe("Idempotency-Key on POST", () => {
     expectEnvelope(invalid, 400, "invalid_request")
     const made = await h.call("POST", "/api/v1/webhooks", { token: key, body: hook, headers: withKey("hook-1") })
     expect([made.status, replayed(made)]).toEqual([201, null])
+    // A 400 from the service's own judgement (inputs against the circuit) is not kept either.
+    const wrong = await h.call("POST", "/api/v1/proofs", { token: key, body: { type: "multiplier", inputs: { a: 3 } }, headers: withKey("proof-1") })
+    expectEnvelope(wrong, 400, "invalid_request")
+    const fixed = await h.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("proof-1") })
+    expect([fixed.status, replayed(fixed)]).toEqual([202, null])
 
     // 10 active keys (bootstrap, read-only and 8 more): the 11th is refused by the service, and that answer is kept.
     for (let i = 0; i < 8; i++) expect((await h.call("POST", "/api/v1/keys", { token: key, body: { name: `k${i}` } })).status).toBe(201)

@@ -60,6 +60,14 @@ describe("key expiry and roll over a real port", () => {
     expect(past.json.error.details).toEqual([{ path: "expires_at", message: expect.stringContaining("future") }])
     // Nothing was rolled by the refusals.
     expect((await h.call("GET", "/api/v1/keys", { token: a.key })).json.keys.every((k: { expires_at: string | null }) => k.expires_at === null)).toBe(true)
+    // A key may roll only keys whose scopes it holds itself: else it would mint a wider key.
+    const keyAdmin = await keyWithScopes(h, a.key, ["keys:read", "keys:write"], "key-admin")
+    const wide = await h.call("POST", "/api/v1/keys", { token: a.key, body: { name: "wide" } })
+    const widened = await h.call("POST", `/api/v1/keys/${wide.json.id}/roll`, { token: keyAdmin, body: { expires_in: 0 } })
+    expectEnvelope(widened, 403, "insufficient_scope")
+    expect((await h.call("GET", "/api/v1/keys", { token: wide.json.key })).status).toBe(200)
+    const narrow = await h.call("POST", "/api/v1/keys", { token: keyAdmin, body: { name: "narrow", scopes: ["keys:read"] } })
+    expect((await h.call("POST", `/api/v1/keys/${narrow.json.id}/roll`, { token: keyAdmin, body: {} })).status).toBe(201)
   })
 
   it("409 key_limit_reached when the old key still counts; key.rolled is an event webhooks can subscribe to", async () => {

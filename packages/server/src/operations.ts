@@ -20,6 +20,9 @@ export interface OperationsOptions {
   readonly prover?: "eager" | "lazy" | undefined
 }
 
+/** Methods as labels: the ones HTTP defines; anything else one value, so a caller cannot mint series. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const PROVING_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 
@@ -40,7 +43,8 @@ export const makeMetrics = (registry: Registry) => {
   const refusals = new Counter({ name: "mzk_rate_limit_refusals_total", help: "Metered requests refused with 429, by policy (key: per minute; daily: per account)", labelNames: ["policy"], registers })
 
   const telemetry: TelemetryShape = {
-    request: ({ method, route, seconds, status }) => {
+    request: ({ method: asked, route, seconds, status }) => {
+      const method = METHODS.has(asked) ? asked : "OTHER"
       requests.inc({ method, route, status })
       requestSeconds.observe({ method, route }, seconds)
     },
@@ -122,12 +126,13 @@ export const MzkOperations = (options: OperationsOptions = {}): Layer.Layer<Tele
     const run = Runtime.runPromise(yield* Effect.runtime<never>())
     new Gauge({
       name: "mzk_proof_queue_depth",
-      help: "Proofs queued and running, over every process sharing the database",
+      help: "Proofs queued and running, over every process sharing the database (aggregate with max, not sum)",
       labelNames: ["status"],
       registers: [registry],
       async collect() {
-        const depth = await run(Effect.either(repo.queueDepth))
-        if (depth._tag === "Left") return
+        const depth = await run(Effect.either(Effect.timeout(repo.queueDepth, READINESS_TIMEOUT)))
+        // No answer: no value, rather than the last one passed off as current.
+        if (depth._tag === "Left") return this.reset()
         this.set({ status: "queued" }, depth.right.queued)
         this.set({ status: "running" }, depth.right.running)
       }

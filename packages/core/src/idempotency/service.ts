@@ -79,7 +79,15 @@ export class Idempotency extends Context.Tag("@mzk/core/Idempotency")<Idempotenc
         })
       return {
         begin,
-        finish: (accountId, key, requestId, response) => Effect.asVoid(repo.settle(accountId, key, requestId, response)),
+        finish: (accountId, key, requestId, response) =>
+          Effect.flatMap(repo.settle(accountId, key, requestId, response), (kept) =>
+            kept
+              ? Effect.void
+              // The request outlived its lock and another took the key over: retries get that one's answer.
+              : Effect.annotateLogs(Effect.logWarning("idempotency: a response was not kept, its key was taken over"), {
+                account_id: accountId,
+                request_id: requestId
+              })),
         abandon: (accountId, key, requestId) => Effect.asVoid(repo.release(accountId, key, requestId))
       }
     })

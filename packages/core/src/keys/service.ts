@@ -57,8 +57,9 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
   readonly roll: (
     accountId: AccountId,
     id: string,
-    input: RollKeyInput
-  ) => Effect.Effect<CreatedKey, KeyNotFound | KeyLimitReached | StorageError>
+    input: RollKeyInput,
+    grantorScopes?: ReadonlyArray<Scope>
+  ) => Effect.Effect<CreatedKey, KeyNotFound | InsufficientScope | KeyLimitReached | StorageError>
   /** A raw key → its principal. Malformed keys are refused without touching storage. */
   readonly authenticate: (raw: Redacted.Redacted<string>) => Effect.Effect<Principal, InvalidApiKey | StorageError>
 }>() {
@@ -90,16 +91,19 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
           return { record, secret }
         })
 
+      /** A key can never hand out a scope it does not hold itself: not by creating a key, nor by rolling one. */
+      const grantable = (scopes: ReadonlyArray<Scope>, grantorScopes: ReadonlyArray<Scope> | undefined) => {
+        const ungrantable = grantorScopes === undefined ? [] : scopes.filter((s) => !grantorScopes.includes(s))
+        return ungrantable.length === 0
+          ? Effect.void
+          : Effect.fail(new InsufficientScope({ message: `A key cannot grant scopes its creator lacks: ${ungrantable.join(", ")}` }))
+      }
+
       const create = (accountId: AccountId, body: CreateKeyInput, grantorScopes?: ReadonlyArray<Scope>) =>
         Effect.gen(function*() {
           const limits = yield* Limits
           const scopes = SCOPES.filter((scope) => (body.scopes ?? SCOPES).includes(scope))
-          const ungrantable = grantorScopes === undefined ? [] : scopes.filter((s) => !grantorScopes.includes(s))
-          if (ungrantable.length > 0) {
-            return yield* new InsufficientScope({
-              message: `A key cannot grant scopes its creator lacks: ${ungrantable.join(", ")}`
-            })
-          }
+          yield* grantable(scopes, grantorScopes)
           const createdAt = yield* now
           const expiresAt = body.expires_at ?? null
           if (expiresAt !== null && expiresAt <= createdAt) {
@@ -144,7 +148,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
           }))
           : Effect.fail(notFound(id))
 
-      const roll = (accountId: AccountId, id: string, input: RollKeyInput) =>
+      const roll = (accountId: AccountId, id: string, input: RollKeyInput, grantorScopes?: ReadonlyArray<Scope>) =>
         isKeyId(id)
           ? tx.transaction(Effect.gen(function*() {
             const limits = yield* Limits
@@ -153,6 +157,8 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
             // First the old key's end, so an overlap of 0 frees its place under the limit for the new one.
             const old = yield* keys.expire(accountId, id, overlapEnds, rolledAt)
             if (Option.isNone(old)) return yield* notFound(id)
+            // Refused whole: the transaction takes the old key's new end back too.
+            yield* grantable(old.value.scopes, grantorScopes)
             const { description, name, scopes } = old.value
             const { record, secret } = yield* makeKey(accountId, { name, description, scopes, expires_at: null }, rolledAt)
             yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: rolledAt })

@@ -18,7 +18,7 @@ const IDEMPOTENCY_KEY = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
-  description: "Makes the request safe to retry: the first response to a key (status and body, errors included, except 429 " +
+  description: "Makes the request safe to retry: the first response to a key (status and body, errors included, except 400, 429 " +
     "and 503) is kept for 24 hours per account and replayed to every retry with the same key and request, which then runs " +
     "nothing and costs no rate limit or quota. The same key with another method, path or body is 422 " +
     "`idempotency_key_reused`; a retry while the first request is still running is 409 `idempotency_key_in_use`. For an " +

@@ -8,7 +8,7 @@ const withRawKey = (created: CreatedKey) => ({ ...created.api_key, key: Redacted
 export const KeysHandlers = Effect.map(ApiKeys, (keys) =>
   implement("keys", {
     create: ({ payload, principal }) => Effect.map(keys.create(principal.account_id, payload, principal.scopes), withRawKey),
-    roll: ({ path, payload, principal }) => Effect.map(keys.roll(principal.account_id, path.id, payload), withRawKey),
+    roll: ({ path, payload, principal }) => Effect.map(keys.roll(principal.account_id, path.id, payload, principal.scopes), withRawKey),
     list: ({ principal }) => keys.list(principal.account_id),
     revoke: ({ path, principal }) => keys.revoke(principal.account_id, path.id)
   }))

@@ -103,8 +103,12 @@ const readJson = (request: MzkRequest, seen?: (text: string) => void) =>
     })
   )
 
-/** Results a retry must not replay: the request was refused before it ran (429) or could not run (503). */
-const replayable = (response: MzkResponse) => response.status !== 429 && response.status !== 503
+/**
+ * Results a retry must not replay (Stripe's rule): the request failed validation (400, also when a
+ * service judged the input, e.g. proof inputs against their circuit), was refused before it ran
+ * (429) or could not run (503); a corrected retry with the same key runs.
+ */
+const replayable = (response: MzkResponse) => response.status !== 400 && response.status !== 429 && response.status !== 503
 
 const MIB = 1024 * 1024
 
@@ -239,7 +243,7 @@ export const makeDispatcherFor = (
      * The request's handling under its `Idempotency-Key` (POST only): the first request with the
      * key runs and its response, errors included, is kept; a retry gets that response replayed,
      * marked `Idempotent-Replayed: true`, without running (no rate limit or quota is charged).
-     * A 429 or 503 frees the key instead, as does a request stopped midway.
+     * A 400, 429 or 503 frees the key instead, as does a request stopped midway.
      */
     const idempotent = (
       endpoint: CompiledEndpoint,

@@ -64,11 +64,14 @@ const etagOf = (body: Uint8Array, coding: Coding) => {
   return coding === "identity" ? `"${digest}"` : `"${digest}-${coding}"`
 }
 
-/** `If-None-Match` holds one of the tags (any coding: all are the same content), or `*`. */
-const alreadyHeld = (ifNoneMatch: string | undefined, representations: ReadonlyArray<Representation>) => {
+/**
+ * `If-None-Match` holds the tag of the representation this request would get, or `*`: a cache
+ * holding the gzip copy that asks for a Brotli client must get the Brotli one, not a 304.
+ */
+const alreadyHeld = (ifNoneMatch: string | undefined, chosen: Representation) => {
   if (ifNoneMatch === undefined) return false
   const tags = ifNoneMatch.split(",").map((tag) => tag.trim().replace(/^W\//, ""))
-  return tags.includes("*") || representations.some((r) => tags.includes(r.etag))
+  return tags.includes("*") || tags.includes(chosen.etag)
 }
 
 const brotli = promisify(brotliCompress)
@@ -108,7 +111,7 @@ export const staticAsset = (
       const coding = chooseCoding(header(request, "accept-encoding"))
       const chosen = representations.find((r) => r.coding === coding)!
       const validators = { etag: chosen.etag, "cache-control": STATIC_CACHE_CONTROL, vary: "Accept-Encoding" }
-      if (alreadyHeld(header(request, "if-none-match"), representations)) return { status: 304, headers: validators, body: undefined }
+      if (alreadyHeld(header(request, "if-none-match"), chosen)) return { status: 304, headers: validators, body: undefined }
       return {
         status: 200,
         headers: { ...headers, ...validators, ...(coding === "identity" ? {} : { "content-encoding": coding }) },
