@@ -16,13 +16,20 @@ import {
   type CircuitsConfigShape,
   CoreServices,
   DEFAULT_CIRCUITS_CONFIG,
+  DEFAULT_LIMITS,
+  DEFAULT_PROOFS_CONFIG,
   DeliveryEngine,
+  Limits,
+  type LimitsConfig,
   Prover,
+  ProofsConfig,
+  type ProofsConfigShape,
   ProofLoops,
   SessionAuthenticator,
   type Storage,
   type StorageError,
   WebhookConfig,
+  type WebhookConfigShape,
   DEFAULT_WEBHOOK_CONFIG
 } from "@mzk/core"
 import { createMzkNodeServer, makeNodeListener } from "@mzk/http"
@@ -67,7 +74,21 @@ export interface MzkOptions {
    */
   readonly startProver?: "eager" | "lazy"
   readonly circuits?: CircuitsOptions
+  /** Proof timeout, retention and the workers' timings over DESIGN.md's defaults. The timeout is also the prover pool's. */
+  readonly proofs?: Partial<ProofsConfigShape> | undefined
+  /** Rate and size limits over the published defaults. */
+  readonly limits?: Partial<LimitsConfig> | undefined
+  /** Webhook delivery settings (attempt timeout…) over the defaults; `allowInsecureWebhooks` is its own option. */
+  readonly webhooks?: Partial<Omit<WebhookConfigShape, "allowInsecureWebhooks">> | undefined
+  /** The default pool's prover threads: proofs worked on at once (default: the core count). */
+  readonly proverThreads?: number | undefined
 }
+
+/** `partial` over `defaults`, its `undefined` values left out (a setting not given keeps its default). */
+const over = <A extends object>(defaults: A, partial: Partial<A> | undefined): A => ({
+  ...defaults,
+  ...Object.fromEntries(Object.entries(partial ?? {}).filter(([, value]) => value !== undefined))
+})
 
 /**
  * Builds `layer` the first time a proof is made or verified, in this layer's scope: commands that
@@ -94,7 +115,10 @@ export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: 
  */
 export const MzkCore = (options: MzkOptions) => {
   const circuits = options.circuits ?? {}
+  const proofs = over(DEFAULT_PROOFS_CONFIG, options.proofs)
   const prover = options.prover ?? Groth16ProverLive({
+    timeout: proofs.timeoutMs,
+    ...(options.proverThreads === undefined ? {} : { poolSize: options.proverThreads }),
     ...(options.proverEngine === undefined ? {} : { engine: options.proverEngine }),
     ...(circuits.proverMemoryBytes === undefined ? {} : { memoryBudgetBytes: circuits.proverMemoryBytes })
   }).pipe(Layer.provide(ArtifactFilesLive(circuits.cacheDir === undefined ? {} : { cacheDir: circuits.cacheDir })))
@@ -103,7 +127,7 @@ export const MzkCore = (options: MzkOptions) => {
     Layer.provideMerge(
       options.startProver === "eager"
         ? Layer.orDie(prover)
-        : lazyProver(prover, availableParallelism())
+        : lazyProver(prover, options.proverThreads ?? availableParallelism())
     ),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
@@ -115,10 +139,9 @@ export const MzkCore = (options: MzkOptions) => {
     Layer.provideMerge(Layer.succeed(CircuitsConfig, config)),
     Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(NodeHostResolver()),
-    Layer.provideMerge(Layer.succeed(WebhookConfig, {
-      ...DEFAULT_WEBHOOK_CONFIG,
-      allowInsecureWebhooks: options.allowInsecureWebhooks ?? false
-    })),
+    Layer.provideMerge(Layer.succeed(WebhookConfig, webhookConfig(options))),
+    Layer.provideMerge(Layer.succeed(ProofsConfig, proofs)),
+    Layer.provideMerge(Layer.succeed(Limits, over(DEFAULT_LIMITS, options.limits))),
     Layer.provideMerge(NodeEntropy),
     Layer.provideMerge(NodeApiKeyHashing),
     Layer.provideMerge(options.sessions ?? SessionAuthenticator.none)
@@ -127,6 +150,12 @@ export const MzkCore = (options: MzkOptions) => {
   return options.database.kind === "postgres"
     ? PostgresWakeups({ connectionString: options.database.url }).pipe(Layer.provideMerge(core))
     : core
+}
+
+const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
+  const config = over(DEFAULT_WEBHOOK_CONFIG, { ...options.webhooks, allowInsecureWebhooks: options.allowInsecureWebhooks ?? false })
+  // A claim must outlast an attempt plus its bookkeeping, or a slow attempt would be sent twice.
+  return { ...config, leaseMs: Math.max(config.leaseMs, config.timeoutMs + 30_000) }
 }
 
 /** The circuits settings over their defaults: only the limits and timings, not the build's files. */
@@ -192,6 +221,10 @@ export interface ServeOptions extends MzkOptions {
   readonly host: string
   /** Run the background loops in the server process too (default true). */
   readonly workers?: boolean
+  /** The bearer token `GET /metrics` requires; absent: /metrics is open. */
+  readonly metricsToken?: string | undefined
+  /** Log one line per HTTP request (default off). */
+  readonly accessLog?: boolean | undefined
 }
 
 /** The HTTP server on a Node `http.Server`, listening until its scope closes. */
