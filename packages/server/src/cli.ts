@@ -177,7 +177,7 @@ const main = Effect.gen(function*() {
 
 main.pipe(
   Effect.provide(NodeContext.layer),
-  Effect.provide(CliConfig.layer({ showBuiltIns: true })),
+  Effect.provide(CliConfig.defaultLayer),
   Effect.provide(Logger.json),
   NodeRuntime.runMain({
     disablePrettyLogger: true,

@@ -1,6 +1,6 @@
-import { Args, Command, Options } from "@effect/cli"
-import { Accounts, type AccountId, type ApiKey, ApiKeys, CreateKeyInput, decodeInput, SCOPES } from "@mzk/core"
-import { Console, Effect, Option, Redacted } from "effect"
+import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Accounts, type AccountId, type ApiKey, ApiKeys, CreateKeyInput, decodeInput, Scope, SCOPES } from "@mzk/core"
+import { Console, Effect, Option, Redacted, Schema } from "effect"
 import { MzkCore } from "../mzk.js"
 import { account } from "./circuits.js"
 import { database } from "./database.js"
@@ -15,6 +15,7 @@ const accountMustExist = (id: AccountId) =>
   )
 
 const decodeKey = decodeInput(CreateKeyInput)
+const isScope = Schema.is(Scope)
 
 /** A key as `--json` prints it: the API's record (never the raw key or its hash). */
 const record = (key: ApiKey) => ({ ...key })
@@ -23,9 +24,16 @@ const create = Command.make("create", {
   account,
   name: Options.text("name").pipe(Options.withDescription("The key's name: letters, digits and hyphens, up to 64")),
   description: Options.text("description").pipe(Options.withDescription("What the key is for"), Options.optional),
-  scopes: Options.choice("scope", SCOPES).pipe(
-    Options.withDescription("A scope the key holds (repeatable; default: every scope)"),
-    Options.repeated
+  scopes: Options.text("scope").pipe(
+    Options.withPseudoName("scope"),
+    Options.withDescription(`A scope the key holds, repeatable: ${SCOPES.join(", ")} (default: every scope)`),
+    Options.repeated,
+    Options.mapEffect((scopes) => {
+      const unknown = scopes.find((scope) => !isScope(scope))
+      return unknown === undefined
+        ? Effect.succeed(scopes.filter(isScope))
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--scope: ${JSON.stringify(unknown)} is not one of ${SCOPES.join(", ")}`)))
+    })
   ),
   maxActiveKeys: option(settings.maxActiveKeysPerAccount),
   database,

@@ -2,6 +2,7 @@ import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { parseBytes } from "@mzk/circuits"
 import { DEFAULT_CIRCUITS_CONFIG, DEFAULT_LIMITS, DEFAULT_PROOFS_CONFIG, DEFAULT_WEBHOOK_CONFIG } from "@mzk/core"
 import { Config, Context, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { statSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { DEFAULT_DATABASE, type DatabaseTarget, parseDatabaseUrl } from "../database.js"
 
@@ -60,6 +61,16 @@ const boolean = fromText(Schema.Boolean, (text) => {
 }, String)
 
 const text = (what: string) => fromText(Schema.String, (t) => (t === "" ? Either.left(`is empty: give ${what}`) : Either.right(t)), (t) => t)
+
+/** A file that exists, checked when the command starts rather than at its first use. */
+const existingFile = fromText(Schema.String, (t) => {
+  if (t === "") return Either.left("is empty: give a file")
+  try {
+    return statSync(t).isFile() ? Either.right(t) : Either.left("is not a file")
+  } catch {
+    return Either.left("does not exist")
+  }
+}, (t) => t)
 
 const choice = <const L extends string>(...values: ReadonlyArray<L>) =>
   fromText(Schema.Literal(...values), (t) =>
@@ -151,7 +162,7 @@ export const settings = {
   maxActiveKeysPerAccount: setting({ flag: "max-active-keys-per-account", ...int(1), description: "Active API keys one account may hold", default: DEFAULT_LIMITS.maxActiveKeys }),
   // Accounts' circuits
   ptau: optional({
-    flag: "ptau", label: "file", schema: text("a file"), shown: "none",
+    flag: "ptau", label: "file", schema: existingFile, shown: "none",
     description: "The prepared (phase 2) powers of tau file that uploaded circom circuits are set up with, e.g. powersOfTau28_hez_final_16.ptau"
   }),
   devPtau: setting({ flag: "dev-ptau", ...flag, description: "Development only: without --ptau, make (once) and use a local powers of tau; such circuits are marked development_only", default: false }),
