@@ -1,4 +1,4 @@
-import { eventually } from "@mzk/testkit"
+import { eventually, makeHttpClient } from "@mzk/testkit"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -155,12 +155,14 @@ describe("mzk keys", () => {
     const revoked = await run(["keys", "revoke", record.id, "--account", account_id, "--database", database])
     expect(revoked.code, revoked.stderr).toBe(0)
     const absent = account_id.slice(0, -1) + (account_id.endsWith("0") ? "1" : "0")
-    const [after, again, badScope, noAccount, notAnId] = await Promise.all([
+    const [after, again, badScope, noAccount, notAnId, overLimit] = await Promise.all([
       run(["keys", "list", "--account", account_id, "--database", database, "--json"]),
       run(["keys", "revoke", record.id, "--account", account_id, "--database", database]),
       run(["keys", "create", "--account", account_id, "--name", "x", "--scope", "everything", "--database", database]),
       run(["keys", "list", "--account", absent, "--database", database]),
-      run(["keys", "list", "--account", "acct_nobody", "--database", database])
+      run(["keys", "list", "--account", "acct_nobody", "--database", database]),
+      // The account holds its first key: a limit of 1 is reached.
+      run(["keys", "create", "--account", account_id, "--name", "more", "--database", database], { MZK_MAX_ACTIVE_KEYS_PER_ACCOUNT: "1" })
     ])
     expect((JSON.parse(after.stdout) as Array<{ id: string }>).map((k) => k.id)).not.toContain(record.id)
     expect(again.code).toBe(1)
@@ -171,6 +173,8 @@ describe("mzk keys", () => {
     expect(oneLine(noAccount)).toBe(`mzk: No account ${absent}; mzk accounts create makes one`)
     expect(notAnId.code).toBe(2)
     expect(oneLine(notAnId)).toMatch(/--account: "acct_nobody" is not an account id/)
+    expect(overLimit.code).toBe(1)
+    expect(oneLine(overLimit)).toMatch(/raise --max-active-keys-per-account$/)
   }, 120_000)
 })
 
@@ -178,7 +182,9 @@ describe("settings and stopping", () => {
   it("flag > environment > config file > default; a bad config file is one line naming the file and key; a signal stops with a line and exit 0", async () => {
     const [fromFile, fromEnv, fromFlag] = await Promise.all([freePort(), freePort(), freePort()])
     const config = join(dir, "mzk.json")
-    writeFileSync(config, JSON.stringify({ port: fromFile, "proof-timeout": "90s", "access-log": true }))
+    writeFileSync(config, JSON.stringify({ port: fromFile, "proof-timeout": "90s", "max-batch-size": 2 }))
+    const account = await run(["accounts", "create", "--name", "Settings", "--database", sqlite("file"), "--json"])
+    const { api_key } = JSON.parse(account.stdout) as { api_key: string }
     const bad = join(dir, "bad.json")
     writeFileSync(bad, JSON.stringify({ port: 8080, "proof-timout": "90s" }))
     const typo = join(dir, "typo.json")
@@ -206,6 +212,16 @@ describe("settings and stopping", () => {
     const ports = [fromFile, fromEnv, fromFlag]
     await Promise.all(servers.map((server, i) =>
       eventually(async () => (server.output().includes(`Listening on http://127.0.0.1:${ports[i]}`) ? true : undefined), 60_000, 100)))
+    // The config file's limit reached the core: a batch of 3 is refused, one of 2 accepted.
+    const batch = (n: number) =>
+      makeHttpClient(`http://127.0.0.1:${fromFile}`, { token: api_key }).send("POST", "/api/v1/proofs/batch", {
+        body: { proofs: Array.from({ length: n }, () => ({ type: "multiplier", inputs: { a: "3", b: "5" } })) }
+      })
+    const [three, two] = [await batch(3), await batch(2)]
+    expect(three.status).toBe(400)
+    expect(three.text).toContain("must hold 1 to 2 proofs")
+    expect(two.status).toBe(202)
+
     servers[0]!.kill("SIGINT")
     servers[1]!.kill("SIGTERM")
     servers[2]!.kill("SIGTERM")
