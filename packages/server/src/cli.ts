@@ -1,29 +1,39 @@
 /**
- * The `mzk` command line: `serve`, `worker`, `migrate`, `accounts create`, `circuits add|list|remove`. Run from the repository root as
- * `pnpm mzk <command>`. Options fall back to MZK_DATABASE_URL, MZK_PORT and MZK_HOST.
+ * The `mzk` command line: `serve`, `worker`, `migrate`, `accounts create`, `keys create|list|revoke`,
+ * `circuits add|list|remove`. Run from the repository root as `pnpm mzk <command>`. Settings come from
+ * flags, MZK_* environment variables or a `--config` file (cli/settings.ts); a failure is one line on
+ * stderr (cli/failures.ts), exit code 2 for a usage mistake and 1 for anything else.
  */
-import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { migrate } from "@mzk/adapters-sql"
 import { openPostgres } from "@mzk/adapters-postgres"
 import { openSqlite } from "@mzk/adapters-sqlite"
 import { CreateAccountInput, decodeInput } from "@mzk/core"
-import { Config, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, Layer, Logger, LogLevel } from "effect"
+import { readFileSync } from "node:fs"
 import { createAccountWithKey } from "./accounts.js"
 import { circuitsCommand } from "./cli/circuits.js"
 import { circuitSettings, circuitsOptions } from "./cli/circuitSettings.js"
 import { database, describeDatabase } from "./cli/database.js"
+import { describeFailure, stripAnsi, UsageError } from "./cli/failures.js"
+import { GLOBAL_OPTIONS, takeGlobals } from "./cli/globals.js"
+import { keysCommand } from "./cli/keys.js"
+import { coreGroup, coreOptions, LoadedConfigFile, optionsOf, parseConfigFile, serverGroup, settingsHelp, workerGroup } from "./cli/settings.js"
 import { MzkCore, MzkServer, MzkWorkerProcess } from "./mzk.js"
 
-// The engine's environment variable is read by the prover pool itself; the flag overrides it.
-const proverEngine = Options.choice("prover-engine", ["auto", "native", "snarkjs"]).pipe(
-  Options.withDescription("Proof engine: auto (native where its addon is built, else snarkjs), native or snarkjs; default MZK_PROVER_ENGINE, else auto"),
-  Options.optional
-)
+/** The signal that stopped this process, for its last log line. */
+let stoppedBy: NodeJS.Signals | undefined
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void (stoppedBy ??= signal))
+
+/** A long-running command's last words: stopping on a signal is a clean end, said in one log line. */
+const untilStopped = <E, R>(run: Effect.Effect<never, E, R>) =>
+  run.pipe(Effect.onInterrupt(() => Effect.logInfo("mzk stopped").pipe(Effect.annotateLogs({ signal: stoppedBy ?? "interrupt" }))))
+
+const core = optionsOf(coreGroup)
 
 const serve = Command.make("serve", {
-  port: Options.integer("port").pipe(Options.withFallbackConfig(Config.integer("MZK_PORT")), Options.withDefault(8080)),
-  host: Options.text("host").pipe(Options.withFallbackConfig(Config.string("MZK_HOST")), Options.withDefault("127.0.0.1")),
+  ...optionsOf(serverGroup),
   database,
   // `--workers` (the default) and `--no-workers` both parse; absent means workers run.
   noWorkers: Options.boolean("no-workers", { negationNames: ["workers"] }).pipe(
@@ -31,10 +41,7 @@ const serve = Command.make("serve", {
       "--no-workers serves the API only; run the background loops (proof worker, webhook delivery, retention) elsewhere with mzk worker. --workers (default) runs them here"
     )
   ),
-  allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
-    Options.withDescription("Development only: accept http:// and non-public webhook URLs")
-  ),
-  proverEngine,
+  ...core,
   ...circuitSettings
 }, (options) =>
   Effect.gen(function*() {
@@ -42,36 +49,35 @@ const serve = Command.make("serve", {
       database: describeDatabase(options.database),
       workers: !options.noWorkers
     }))
-    return yield* Layer.launch(MzkServer({
-      ...options,
-      proverEngine: Option.getOrUndefined(options.proverEngine),
+    return yield* untilStopped(Layer.launch(MzkServer({
+      database: options.database,
+      port: options.port,
+      host: options.host,
+      operations: { metricsToken: options.metricsToken, accessLog: options.accessLog },
       workers: !options.noWorkers,
+      ...coreOptions(options),
       circuits: circuitsOptions(options)
-    }))
+    })))
   })).pipe(Command.withDescription("Run the HTTP API (and, by default, the background workers)"))
 
-const worker = Command.make("worker", {
-  database,
-  allowInsecureWebhooks: Options.boolean("allow-insecure-webhooks").pipe(
-    Options.withDescription("Development only: deliver to http:// and non-public webhook URLs")
-  ),
-  proverEngine,
-  ...circuitSettings
-}, (options) =>
+const worker = Command.make("worker", { database, ...optionsOf(workerGroup), ...core, ...circuitSettings }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk worker starting").pipe(Effect.annotateLogs({ database: describeDatabase(options.database) }))
-    return yield* Layer.launch(MzkWorkerProcess({
-      ...options,
-      proverEngine: Option.getOrUndefined(options.proverEngine),
+    return yield* untilStopped(Layer.launch(MzkWorkerProcess({
+      database: options.database,
+      port: options.metricsPort,
+      host: options.host,
+      operations: { metricsToken: options.metricsToken },
+      ...coreOptions(options),
       circuits: circuitsOptions(options)
-    }))
+    })))
   })).pipe(Command.withDescription("Run only the background loops (proof worker, webhook delivery, retention)"))
 
 const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
   Effect.scoped(Effect.gen(function*() {
     const conn = database.kind === "sqlite" ? yield* openSqlite({ filename: database.filename }) : yield* openPostgres({ connectionString: database.url })
     const report = yield* migrate(conn)
-    yield* Console.log(report.applied.length === 0 ? "Schema is up to date; nothing to apply." : `Applied: ${report.applied.join(", ")}`)
+    yield* ConsoleModule.log(report.applied.length === 0 ? "Schema is up to date; nothing to apply." : `Applied: ${report.applied.join(", ")}`)
   }))).pipe(Command.withDescription("Apply pending database migrations (idempotent)"))
 
 /** Decoded here, at the command line, as the HTTP layer decodes request bodies: the core takes decoded values. */
@@ -81,7 +87,11 @@ const accountsCreate = Command.make("create", {
   account: Options.text("name").pipe(
     Options.withDescription("The account's display name (1 to 200 characters, trimmed)"),
     Options.mapEffect((name) =>
-      decodeAccount({ name }).pipe(Effect.mapError((invalid) => ValidationError.invalidValue(HelpDoc.p(`--name: ${invalid.message}`))))
+      name.trim() === ""
+        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p("--name is empty: give the account's display name, e.g. --name \"Acme Corp\"")))
+        : decodeAccount({ name }).pipe(
+          Effect.mapError((invalid) => ValidationError.invalidValue(HelpDoc.p(`--name: ${invalid.message.replace(/^Invalid request: (name: )?/, "")}`)))
+        )
     )
   ),
   database,
@@ -89,20 +99,92 @@ const accountsCreate = Command.make("create", {
 }, ({ account: input, database, json }) =>
   Effect.gen(function*() {
     const { account, api_key: apiKey } = yield* createAccountWithKey(input)
-    yield* Console.log(json
+    yield* ConsoleModule.log(json
       ? JSON.stringify({ account_id: account.id, api_key: apiKey })
       : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)
   }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
 
-const accounts = Command.make("accounts").pipe(Command.withSubcommands([accountsCreate]))
+const accounts = Command.make("accounts").pipe(
+  Command.withDescription("Accounts: create"),
+  Command.withSubcommands([accountsCreate])
+)
 
-const mzk = Command.make("mzk").pipe(Command.withSubcommands([serve, worker, migrateCommand, accounts, circuitsCommand]))
+const mzk = Command.make("mzk").pipe(
+  Command.withDescription(HelpDoc.blocks([
+    HelpDoc.p("mzk: zero-knowledge proofs as a service. mzk COMMAND --help shows a command's options."),
+    HelpDoc.h1("GLOBAL OPTIONS (anywhere on the line)"),
+    HelpDoc.p(GLOBAL_OPTIONS.map(([name, what]) => `  ${name.padEnd(18)} ${what}`).join("\n")),
+    settingsHelp()
+  ])),
+  Command.withSubcommands([serve, worker, migrateCommand, accounts, keysCommand, circuitsCommand])
+)
 
 const cli = Command.run(mzk, { name: "mzk", version: "0.1.0" })
 
-cli(process.argv).pipe(
+/** The commands' names, to point a usage mistake at the right `--help`. */
+const COMMANDS: Record<string, ReadonlyArray<string>> = {
+  serve: [], worker: [], migrate: [], accounts: ["create"], keys: ["create", "list", "revoke"], circuits: ["add", "list", "remove"]
+}
+const commandPath = (args: ReadonlyArray<string>) => {
+  const [first, second] = args
+  if (first === undefined || !(first in COMMANDS)) return ""
+  return second !== undefined && COMMANDS[first]!.includes(second) ? `${first} ${second}` : first
+}
+
+/**
+ * Help and messages as plain text where they are not read on a terminal (or NO_COLOR is set), and
+ * @effect/cli's own report of a usage mistake left out: the failure is reported below, in one line.
+ */
+const forPeople = (base: Console.Console): Console.Console => {
+  const colour = process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
+  return {
+    ...base,
+    log: (...args) => base.log(...(colour ? args : args.map((arg) => (typeof arg === "string" ? stripAnsi(arg) : arg)))),
+    error: () => Effect.void
+  }
+}
+
+let exitCode = 0
+const args = process.argv.slice(2)
+const globals = takeGlobals(args, process.env)
+const debug = Either.isRight(globals) && LogLevel.lessThanEqual(globals.right.logLevel, LogLevel.Debug)
+
+const main = Effect.gen(function*() {
+  if (Either.isLeft(globals)) return yield* new UsageError({ message: globals.left })
+  const { config, rest } = globals.right
+  const file = config === undefined ? undefined : yield* Effect.try({
+    try: () => readFileSync(config, "utf8"),
+    catch: (error) => new UsageError({
+      message: `cannot read the config file ${config} (${(error as NodeJS.ErrnoException).code ?? String(error)}): check --config or MZK_CONFIG`,
+      hint: "mzk --help lists the settings"
+    })
+  }).pipe(Effect.flatMap((content) => Either.mapLeft(parseConfigFile(config, content), (message) => new UsageError({ message, hint: "mzk --help lists the settings" }))))
+  const console = forPeople(yield* Effect.console)
+  yield* cli([...process.argv.slice(0, 2), ...rest]).pipe(
+    Effect.provideService(LoadedConfigFile, file),
+    Effect.withConsole(console),
+    Logger.withMinimumLogLevel(globals.right.logLevel)
+  )
+}).pipe(
+  Effect.catchAllCause((cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+    const failure = describeFailure(cause, commandPath(Either.isRight(globals) ? globals.right.rest : args))
+    return Effect.sync(() => {
+      process.stderr.write(`${failure.line}\n`)
+      if (debug) process.stderr.write(`${Cause.pretty(cause, { renderErrorCause: true })}\n`)
+      exitCode = failure.code
+    })
+  })
+)
+
+main.pipe(
   Effect.provide(NodeContext.layer),
+  Effect.provide(CliConfig.defaultLayer),
   Effect.provide(Logger.json),
-  Logger.withMinimumLogLevel(LogLevel.Info),
-  NodeRuntime.runMain({ disablePrettyLogger: true })
+  NodeRuntime.runMain({
+    disablePrettyLogger: true,
+    disableErrorReporting: true,
+    // A signal's interruption is the clean end of `serve` and `worker`: exit 0.
+    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? exitCode : Cause.isInterruptedOnly(exit.cause) ? 0 : 1)
+  })
 )

@@ -5,7 +5,7 @@ import type { Registry } from "prom-client"
 import { Cause, Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { createAccountWithKey } from "./accounts.js"
 import { type DatabaseTarget, parseDatabaseUrl } from "./database.js"
-import { type CircuitsOptions, MzkCore, MzkLoops } from "./mzk.js"
+import { type CircuitsOptions, MzkCore, MzkLoops, type MzkOptions } from "./mzk.js"
 
 /** Who a session token of the embedding application belongs to; `null`/`undefined` when nobody. */
 export interface EmbeddedSession {
@@ -46,6 +46,14 @@ export interface CreateMzkOptions {
   readonly metricsRegistry?: Registry | undefined
   /** One structured log line per request mzk answers. */
   readonly accessLog?: boolean | undefined
+  /** Proof timeout and retention over the defaults (60 s, 30 days), as `mzk serve`'s settings. */
+  readonly proofs?: MzkOptions["proofs"]
+  /** Rate and size limits over the published defaults. */
+  readonly limits?: MzkOptions["limits"]
+  /** Webhook delivery settings (the attempt timeout…) over the defaults. */
+  readonly webhooks?: MzkOptions["webhooks"]
+  /** The default prover pool's threads (default: the core count). */
+  readonly proverThreads?: number | undefined
 }
 
 const databaseTarget = (database: string | DatabaseTarget): DatabaseTarget =>
@@ -83,7 +91,11 @@ export const createMzk = async (options: CreateMzkOptions) => {
     ...(options.proverEngine === undefined ? {} : { proverEngine: options.proverEngine }),
     ...(options.circuits === undefined ? {} : { circuits: options.circuits }),
     ...(options.allowInsecureWebhooks === undefined ? {} : { allowInsecureWebhooks: options.allowInsecureWebhooks }),
-    operations: { registry: options.metricsRegistry, accessLog: options.accessLog }
+    operations: { registry: options.metricsRegistry, accessLog: options.accessLog },
+    proofs: options.proofs,
+    limits: options.limits,
+    webhooks: options.webhooks,
+    proverThreads: options.proverThreads
   }
   // The prover pool starts on the first proof or verification: an API-only process never starts it.
   const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }))

@@ -15,7 +15,12 @@ export const parseDatabaseUrl = (text: string): Either.Either<DatabaseTarget, st
     const filename = text.slice("sqlite:".length).replace(/^\/\//, "")
     return filename === "" ? Either.left("sqlite: needs a file path, e.g. sqlite:./data/mzk.db") : Either.right({ kind: "sqlite", filename })
   }
-  if (/^postgres(ql)?:\/\//.test(text)) return Either.right({ kind: "postgres", url: text })
+  if (/^postgres(ql)?:\/\//.test(text)) {
+    // Checked here: the driver would only say "cannot connect", at the first query.
+    return URL.canParse(text)
+      ? Either.right({ kind: "postgres", url: text })
+      : Either.left(`Malformed PostgreSQL URL ${JSON.stringify(redactUrl(text))}: percent-encode special characters of the user and password (# as %23, @ as %40, / as %2F)`)
+  }
   return Either.left(`Unknown database ${JSON.stringify(redactUrl(text))}: use sqlite:<path> or postgres://…`)
 }
 

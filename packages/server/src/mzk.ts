@@ -16,11 +16,18 @@ import {
   CoreLoops,
   CoreServices,
   DEFAULT_CIRCUITS_CONFIG,
+  DEFAULT_LIMITS,
+  DEFAULT_PROOFS_CONFIG,
+  Limits,
+  type LimitsConfig,
   Prover,
+  ProofsConfig,
+  type ProofsConfigShape,
   SessionAuthenticator,
   type Storage,
   type StorageError,
   WebhookConfig,
+  type WebhookConfigShape,
   DEFAULT_WEBHOOK_CONFIG
 } from "@mzk/core"
 import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener } from "@mzk/http"
@@ -68,7 +75,21 @@ export interface MzkOptions {
   readonly circuits?: CircuitsOptions
   /** Metrics (prom-client), the access log and what `/readyz` reports. */
   readonly operations?: OperationsOptions
+  /** Proof timeout, retention and the workers' timings over DESIGN.md's defaults. The timeout is also the prover pool's. */
+  readonly proofs?: Partial<ProofsConfigShape> | undefined
+  /** Rate and size limits over the published defaults. */
+  readonly limits?: Partial<LimitsConfig> | undefined
+  /** Webhook delivery settings (attempt timeout…) over the defaults; `allowInsecureWebhooks` is its own option. */
+  readonly webhooks?: Partial<Omit<WebhookConfigShape, "allowInsecureWebhooks">> | undefined
+  /** The default pool's prover threads: proofs worked on at once (default: the core count). */
+  readonly proverThreads?: number | undefined
 }
+
+/** `partial` over `defaults`, its `undefined` values left out (a setting not given keeps its default). */
+const over = <A extends object>(defaults: A, partial: Partial<A> | undefined): A => ({
+  ...defaults,
+  ...Object.fromEntries(Object.entries(partial ?? {}).filter(([, value]) => value !== undefined))
+})
 
 /**
  * Builds `layer` the first time a proof is made or verified, in this layer's scope: commands that
@@ -95,7 +116,10 @@ export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: 
  */
 export const MzkCore = (options: MzkOptions) => {
   const circuits = options.circuits ?? {}
+  const proofs = over(DEFAULT_PROOFS_CONFIG, options.proofs)
   const prover = options.prover ?? Groth16ProverLive({
+    timeout: proofs.timeoutMs,
+    ...(options.proverThreads === undefined ? {} : { poolSize: options.proverThreads }),
     ...(options.proverEngine === undefined ? {} : { engine: options.proverEngine }),
     ...(circuits.proverMemoryBytes === undefined ? {} : { memoryBudgetBytes: circuits.proverMemoryBytes })
   }).pipe(Layer.provide(ArtifactFilesLive(circuits.cacheDir === undefined ? {} : { cacheDir: circuits.cacheDir })))
@@ -104,7 +128,7 @@ export const MzkCore = (options: MzkOptions) => {
     Layer.provideMerge(
       options.startProver === "eager"
         ? Layer.orDie(prover)
-        : lazyProver(prover, availableParallelism())
+        : lazyProver(prover, options.proverThreads ?? availableParallelism())
     ),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
@@ -118,10 +142,9 @@ export const MzkCore = (options: MzkOptions) => {
     Layer.provideMerge(MzkOperations({ ...options.operations, prover: options.startProver ?? "lazy" })),
     Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(NodeHostResolver()),
-    Layer.provideMerge(Layer.succeed(WebhookConfig, {
-      ...DEFAULT_WEBHOOK_CONFIG,
-      allowInsecureWebhooks: options.allowInsecureWebhooks ?? false
-    })),
+    Layer.provideMerge(Layer.succeed(WebhookConfig, webhookConfig(options))),
+    Layer.provideMerge(Layer.succeed(ProofsConfig, proofs)),
+    Layer.provideMerge(Layer.succeed(Limits, over(DEFAULT_LIMITS, options.limits))),
     Layer.provideMerge(NodeEntropy),
     Layer.provideMerge(NodeApiKeyHashing),
     Layer.provideMerge(options.sessions ?? SessionAuthenticator.none)
@@ -130,6 +153,12 @@ export const MzkCore = (options: MzkOptions) => {
   return options.database.kind === "postgres"
     ? PostgresWakeups({ connectionString: options.database.url }).pipe(Layer.provideMerge(core))
     : core
+}
+
+const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
+  const config = over(DEFAULT_WEBHOOK_CONFIG, { ...options.webhooks, allowInsecureWebhooks: options.allowInsecureWebhooks ?? false })
+  // A claim must outlast an attempt plus its bookkeeping, or a slow attempt would be sent twice.
+  return { ...config, leaseMs: Math.max(config.leaseMs, config.timeoutMs + 30_000) }
 }
 
 /** The circuits settings over their defaults: only the limits and timings, not the build's files. */

@@ -7,12 +7,13 @@ import { basename, join, relative, resolve, sep } from "node:path"
 import { MzkCore } from "../mzk.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
 import { database } from "./database.js"
+import { CommandFailed } from "./failures.js"
 
 const usage = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
 
 const decodeAccountId = decodeInput(AccountId)
-const account = Options.text("account").pipe(
-  Options.withDescription("The account (acct_…) the circuit belongs to"),
+export const account = Options.text("account").pipe(
+  Options.withDescription("The account (acct_…)"),
   Options.mapEffect((text) => decodeAccountId(text).pipe(Effect.mapError(() => usage(`--account: ${JSON.stringify(text)} is not an account id (acct_…)`))))
 )
 
@@ -92,7 +93,7 @@ const failure = (circuit: Circuit) => {
 }
 
 /** Ends the command with one line on stderr and a failing exit status. */
-const fail = (line: string) => Console.error(line).pipe(Effect.zipRight(Effect.sync(() => void (process.exitCode = 1))))
+const fail = (line: string) => Effect.fail(new CommandFailed({ message: line }))
 
 const add = Command.make("add", {
   name: Args.text({ name: "NAME" }).pipe(Args.withDescription("The circuit's name: the `type` of its proofs")),
@@ -113,7 +114,7 @@ const add = Command.make("add", {
 }, (flags) =>
   Effect.gen(function*() {
     const source = yield* buildInput(flags)
-    if (source.kind === "circom" && Option.isNone(flags.ptau) && !flags.devPtau) {
+    if (source.kind === "circom" && flags.ptau === undefined && !flags.devPtau) {
       return yield* Effect.fail(usage("Building circom sources needs a powers of tau: --ptau FILE (MZK_PTAU), or --dev-ptau for development"))
     }
     const options = circuitsOptions(flags)

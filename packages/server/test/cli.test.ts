@@ -1,0 +1,235 @@
+import { eventually, makeHttpClient } from "@mzk/testkit"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { settings } from "../src/cli/settings.js"
+import { freePort, root } from "./processes.js"
+
+/**
+ * The CLI as people meet it: each mistake is one line on stderr naming the cause and the fix, exit
+ * code 2 for a usage mistake and 1 for a failure; help that names the settings; settings from
+ * flags, the environment and a config file, in that order; a clean line when stopped.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), "mzk-cli-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const sqlite = (name: string) => `sqlite:${join(dir, `${name}.db`)}`
+
+interface Ran {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+interface Running {
+  readonly output: () => string
+  readonly kill: (signal: NodeJS.Signals) => void
+  readonly done: Promise<Ran>
+}
+
+/** `mzk …args` as its own process (stdin closed, stdout and stderr pipes, never a TTY), killed after `limitMs`. */
+const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}, limitMs = 60_000): Running => {
+  const child = spawn(process.execPath, ["--conditions=@mzk/source", "--import", "tsx", "packages/server/src/cli.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  const timer = setTimeout(() => child.kill("SIGKILL"), limitMs)
+  const done = new Promise<Ran>((resolve) =>
+    child.once("close", (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  )
+  return { output: () => stdout + stderr, kill: (signal) => child.kill(signal), done }
+}
+const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => start(args, env).done
+
+/** The one line a failed command printed on stderr. */
+const oneLine = (ran: Ran) => {
+  const lines = ran.stderr.trim().split("\n")
+  expect(lines, ran.stderr).toHaveLength(1)
+  expect(ran.stderr).not.toMatch(/^\s+at /m)
+  return lines[0]!
+}
+
+describe("mzk's mistakes are one line", () => {
+  it("for each mistake of the issue: the cause, the fix, exit 2 for usage and 1 for failures", async () => {
+    const busy = createServer()
+    const busyPort = await freePort()
+    await new Promise<void>((resolve) => busy.listen(busyPort, "127.0.0.1", resolve))
+    const aFile = join(dir, "a-file")
+    writeFileSync(aFile, "not a folder")
+    const closedPort = await freePort()
+    try {
+      // Run side by side: each is a process start of its own.
+      const [portInUse, badPath, malformedUrl, unreachable, emptyName, badValue, unknownFlag, missingArg, badEnv, badLevel] = await Promise.all([
+        run(["serve", "--port", String(busyPort), "--database", sqlite("busy"), "--no-workers"]),
+        run(["migrate", "--database", `sqlite:${aFile}/mzk.db`]),
+        run(["migrate", "--database", "postgres://mzk:s3cr#t@db.example:5432/mzk"]),
+        run(["migrate", "--database", `postgres://mzk:s3cret@127.0.0.1:${closedPort}/mzk`]),
+        run(["accounts", "create", "--name", "", "--database", sqlite("names")]),
+        run(["serve", "--port", "eighty"]),
+        run(["serve", "--prot", "8080"]),
+        run(["keys", "revoke", "--account", "acct_x"]),
+        run(["serve", "--database", sqlite("env")], { MZK_PROOF_TIMEOUT: "soon" }),
+        run(["migrate", "--log-level", "loud"])
+      ])
+
+      expect(portInUse.code).toBe(1)
+      expect(oneLine(portInUse)).toMatch(new RegExp(`port ${busyPort} on 127\\.0\\.0\\.1 is already in use: .*--port`))
+      expect(badPath.code).toBe(1)
+      expect(oneLine(badPath)).toMatch(/cannot open the SQLite database .*a-file\/mzk\.db \(a part of the path is a file, not a folder\): .*--database/)
+      expect(malformedUrl.code).toBe(2)
+      expect(oneLine(malformedUrl)).toMatch(/--database: Malformed PostgreSQL URL .*percent-encode/)
+      expect(unreachable.code).toBe(1)
+      expect(oneLine(unreachable)).toMatch(/cannot connect to the PostgreSQL database \(connection refused.*\): check the URL/)
+      for (const ran of [malformedUrl, unreachable]) expect(ran.stdout + ran.stderr).not.toMatch(/s3cr/)
+      expect(emptyName.code).toBe(2)
+      expect(oneLine(emptyName)).toMatch(/--name is empty: give the account's display name/)
+      expect(badValue.code).toBe(2)
+      expect(oneLine(badValue)).toBe(`mzk: --port: "eighty" is not a whole number (mzk serve --help shows the usage)`)
+      expect(unknownFlag.code).toBe(2)
+      expect(oneLine(unknownFlag)).toMatch(/--prot/)
+      expect(missingArg.code).toBe(2)
+      expect(oneLine(missingArg)).toMatch(/mzk keys revoke --help/)
+      expect(badEnv.code).toBe(2)
+      expect(oneLine(badEnv)).toMatch(/MZK_PROOF_TIMEOUT: "soon" is not a duration/)
+      expect(badLevel.code).toBe(2)
+      expect(oneLine(badLevel)).toMatch(/--log-level: "loud" is not one of/)
+    } finally {
+      busy.close()
+    }
+  }, 120_000)
+
+  it("--log-level debug, anywhere on the line, adds the stack trace", async () => {
+    const aFile = join(dir, "another-file")
+    writeFileSync(aFile, "")
+    const ran = await run(["migrate", "--database", `sqlite:${aFile}/mzk.db`, "--log-level", "debug"])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.split("\n")[0]).toMatch(/^mzk: cannot open the SQLite database/)
+    expect(ran.stderr).toMatch(/^\s+at /m)
+  }, 60_000)
+})
+
+describe("mzk --help", () => {
+  it("names every setting's flag, environment variable and default, as plain text when piped", async () => {
+    const [root, serve] = await Promise.all([run(["--help"]), run(["serve", "--help"])])
+    expect(root.code).toBe(0)
+    for (const setting of Object.values(settings)) {
+      expect(root.stdout).toMatch(new RegExp(`--${setting.flag}\\s+${setting.env}\\s+default ${setting.shown.replace(/[()]/g, "\\$&")}`))
+    }
+    expect(root.stdout).toMatch(/--config FILE/)
+    expect(serve.stdout).toContain("Env MZK_PROOF_TIMEOUT; default 1m.")
+    expect(serve.stdout).toContain("Env MZK_DATABASE_URL; default sqlite:./data/mzk.db.")
+    for (const ran of [root, serve]) expect(ran.stdout + ran.stderr).not.toContain("\u001b")
+  }, 60_000)
+})
+
+describe("mzk keys", () => {
+  it("create prints the key once; list shows it without the key; revoke removes it; global options anywhere", async () => {
+    const database = sqlite("keys")
+    const created = await run(["accounts", "create", "--log-level", "warning", "--name", "Keys", "--database", database, "--json"])
+    expect(created.code, created.stderr).toBe(0)
+    const { account_id } = JSON.parse(created.stdout) as { account_id: string }
+
+    const key = await run(["keys", "create", "--account", account_id, "--name", "ci", "--scope", "proofs:read", "--scope", "proofs:write", "--database", database, "--json"])
+    expect(key.code, key.stderr).toBe(0)
+    const record = JSON.parse(key.stdout) as { id: string; key: string; scopes: Array<string> }
+    expect(record.scopes).toEqual(["proofs:read", "proofs:write"])
+    expect(record.key).toMatch(/^mzk_/)
+
+    const listed = await run(["keys", "list", "--account", account_id, "--database", database])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`${record.id}\\s+ci\\s`))
+    expect(listed.stdout).not.toContain(record.key)
+
+    const revoked = await run(["keys", "revoke", record.id, "--account", account_id, "--database", database])
+    expect(revoked.code, revoked.stderr).toBe(0)
+    const absent = account_id.slice(0, -1) + (account_id.endsWith("0") ? "1" : "0")
+    const [after, again, badScope, noAccount, notAnId, overLimit] = await Promise.all([
+      run(["keys", "list", "--account", account_id, "--database", database, "--json"]),
+      run(["keys", "revoke", record.id, "--account", account_id, "--database", database]),
+      run(["keys", "create", "--account", account_id, "--name", "x", "--scope", "everything", "--database", database]),
+      run(["keys", "list", "--account", absent, "--database", database]),
+      run(["keys", "list", "--account", "acct_nobody", "--database", database]),
+      // The account holds its first key: a limit of 1 is reached.
+      run(["keys", "create", "--account", account_id, "--name", "more", "--database", database], { MZK_MAX_ACTIVE_KEYS_PER_ACCOUNT: "1" })
+    ])
+    expect((JSON.parse(after.stdout) as Array<{ id: string }>).map((k) => k.id)).not.toContain(record.id)
+    expect(again.code).toBe(1)
+    expect(oneLine(again)).toMatch(new RegExp(`No active key ${record.id}`))
+    expect(badScope.code).toBe(2)
+    expect(oneLine(badScope)).toMatch(/--scope: "everything" is not one of keys:read/)
+    expect(noAccount.code).toBe(1)
+    expect(oneLine(noAccount)).toBe(`mzk: No account ${absent}; mzk accounts create makes one`)
+    expect(notAnId.code).toBe(2)
+    expect(oneLine(notAnId)).toMatch(/--account: "acct_nobody" is not an account id/)
+    expect(overLimit.code).toBe(1)
+    expect(oneLine(overLimit)).toMatch(/raise --max-active-keys-per-account$/)
+  }, 120_000)
+})
+
+describe("settings and stopping", () => {
+  it("flag > environment > config file > default; a bad config file is one line naming the file and key; a signal stops with a line and exit 0", async () => {
+    const [fromFile, fromEnv, fromFlag] = await Promise.all([freePort(), freePort(), freePort()])
+    const config = join(dir, "mzk.json")
+    writeFileSync(config, JSON.stringify({ port: fromFile, "proof-timeout": "90s", "max-batch-size": 2 }))
+    const account = await run(["accounts", "create", "--name", "Settings", "--database", sqlite("file"), "--json"])
+    const { api_key } = JSON.parse(account.stdout) as { api_key: string }
+    const bad = join(dir, "bad.json")
+    writeFileSync(bad, JSON.stringify({ port: 8080, "proof-timout": "90s" }))
+    const typo = join(dir, "typo.json")
+    writeFileSync(typo, JSON.stringify({ "max-batch-size": "many" }))
+    const serve = (name: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+      start(["serve", "--database", sqlite(name), "--no-workers", ...args], env, 90_000)
+
+    const servers = [
+      serve("file", ["--config", config]),
+      serve("env", ["--config", config], { MZK_PORT: String(fromEnv) }),
+      serve("flag", ["--port", String(fromFlag), "--config", config], { MZK_PORT: String(fromEnv) })
+    ]
+    const [badKey, badValue, missing] = await Promise.all([
+      run(["migrate", "--config", bad]),
+      run(["migrate", `--config=${typo}`]),
+      run(["migrate"], { MZK_CONFIG: join(dir, "absent.json") })
+    ])
+    expect(badKey.code).toBe(2)
+    expect(oneLine(badKey)).toBe(`mzk: ${bad}: unknown setting "proof-timout": did you mean "proof-timeout"? (mzk --help lists the settings)`)
+    expect(badValue.code).toBe(2)
+    expect(oneLine(badValue)).toMatch(new RegExp(`${typo}: "max-batch-size": "many" is not a whole number`))
+    expect(missing.code).toBe(2)
+    expect(oneLine(missing)).toMatch(/cannot read the config file .*absent\.json \(ENOENT\)/)
+
+    const ports = [fromFile, fromEnv, fromFlag]
+    await Promise.all(servers.map((server, i) =>
+      eventually(async () => (server.output().includes(`Listening on http://127.0.0.1:${ports[i]}`) ? true : undefined), 60_000, 100)))
+    // The config file's limit reached the core: a batch of 3 is refused, one of 2 accepted.
+    const batch = (n: number) =>
+      makeHttpClient(`http://127.0.0.1:${fromFile}`, { token: api_key }).send("POST", "/api/v1/proofs/batch", {
+        body: { proofs: Array.from({ length: n }, () => ({ type: "multiplier", inputs: { a: "3", b: "5" } })) }
+      })
+    const [three, two] = [await batch(3), await batch(2)]
+    expect(three.status).toBe(400)
+    expect(three.text).toContain("must hold 1 to 2 proofs")
+    expect(two.status).toBe(202)
+
+    servers[0]!.kill("SIGINT")
+    servers[1]!.kill("SIGTERM")
+    servers[2]!.kill("SIGTERM")
+    const [first, second] = await Promise.all(servers.map((server) => server.done))
+    for (const [ran, signal] of [[first!, "SIGINT"], [second!, "SIGTERM"]] as const) {
+      expect(ran.code).toBe(0)
+      const lines = ran.stdout.trim().split("\n").map((line) => JSON.parse(line) as { message: string; annotations: Record<string, unknown> })
+      expect(lines.at(-1)).toMatchObject({ message: "mzk stopped", annotations: { signal } })
+    }
+  }, 150_000)
+})
