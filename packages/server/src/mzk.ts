@@ -162,10 +162,8 @@ const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
 }
 
 /** The circuits settings over their defaults: only the limits and timings, not the build's files. */
-const circuitsConfig = ({ cacheDir: _c, developmentPtau: _d, proverMemoryBytes: _m, ptau: _p, ...limits }: CircuitsOptions): CircuitsConfigShape => ({
-  ...DEFAULT_CIRCUITS_CONFIG,
-  ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined))
-})
+const circuitsConfig = ({ cacheDir: _c, developmentPtau: _d, proverMemoryBytes: _m, ptau: _p, ...limits }: CircuitsOptions): CircuitsConfigShape =>
+  over(DEFAULT_CIRCUITS_CONFIG, limits)
 
 /** The operator's ptau did not pass its check at start: not bn128, not prepared for phase 2, unreadable. */
 export class PtauError extends Schema.TaggedError<PtauError>()("PtauError", { message: Schema.String }) {}
