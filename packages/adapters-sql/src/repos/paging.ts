@@ -5,8 +5,9 @@ import type { Executor, SqlConnection } from "../connection.js"
 import type { Database } from "../schema.js"
 
 /**
- * Cursor paging shared by every list: rows after `startingAfter` in id order, one row more than
- * asked to learn `has_more`, and the total of the unfiltered-by-cursor query.
+ * Cursor paging shared by every list: rows after `startingAfter` in id order (ascending, or
+ * descending for newest-first lists), one row more than asked to learn `has_more`, and the total of
+ * the unfiltered-by-cursor query.
  */
 export const page = <T extends keyof Database, Row, A>(
   conn: SqlConnection,
@@ -17,8 +18,9 @@ export const page = <T extends keyof Database, Row, A>(
   Effect.gen(function*() {
     const rows = yield* conn.rows((db) => {
       let q = from(db).selectAll()
-      if (request.startingAfter !== undefined) q = q.where("id" as never, ">", request.startingAfter as never)
-      return q.orderBy("id" as never).limit(request.limit + 1)
+      const newestFirst = request.order === "desc"
+      if (request.startingAfter !== undefined) q = q.where("id" as never, newestFirst ? "<" : ">", request.startingAfter as never)
+      return q.orderBy("id" as never, newestFirst ? "desc" : "asc").limit(request.limit + 1)
     })
     const [counted] = yield* conn.rows((db) => from(db).select((eb) => eb.fn.countAll<number | string>().as("total")))
     return {

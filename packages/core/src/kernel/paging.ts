@@ -3,8 +3,13 @@ import { Schema } from "effect"
 /** Lists are in id order, which is creation order: ids begin with their creation time. */
 export interface Page {
   readonly limit: number
-  /** Return rows whose id sorts after this one. */
+  /** Return the rows that come after this id in the list's order. */
   readonly startingAfter?: string | undefined
+  /**
+   * Oldest first (`asc`, the default), or newest first (`desc`: logs read from their latest entry,
+   * as Stripe lists events), where `startingAfter` then pages on to older rows.
+   */
+  readonly order?: "asc" | "desc" | undefined
 }
 
 export interface PageOf<A> {

@@ -145,6 +145,23 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(last.items[0]).toEqual(made.find((w) => w.id === ids[4]))
     }), timeout)
 
+  it.effect("lists page newest first when asked, the cursor then moving to older rows", () =>
+    Effect.gen(function*() {
+      const repo = yield* WebhooksRepo
+      const account = yield* freshAccount
+      const made = yield* Effect.all(Array.from({ length: 5 }, () => webhookRecord(account)))
+      for (const webhook of made) yield* repo.insert(webhook, { maxPerAccount: 20 })
+      const ids = made.map((w) => w.id).sort().reverse()
+      const first = yield* repo.list(account, { limit: 2, order: "desc" })
+      expect(first.items.map((w) => w.id)).toEqual(ids.slice(0, 2))
+      expect([first.total, first.has_more]).toEqual([5, true])
+      const second = yield* repo.list(account, { limit: 2, order: "desc", startingAfter: ids[1] })
+      expect(second.items.map((w) => w.id)).toEqual(ids.slice(2, 4))
+      const last = yield* repo.list(account, { limit: 2, order: "desc", startingAfter: ids[3] })
+      expect(last.items.map((w) => w.id)).toEqual(ids.slice(4))
+      expect([last.total, last.has_more]).toEqual([5, false])
+    }), timeout)
+
   it.effect("webhooks: update changes only the given fields and updated_at; foreign ids are none", () =>
     Effect.gen(function*() {
       const repo = yield* WebhooksRepo

@@ -64,10 +64,11 @@ export const byId = <A extends { readonly id: string }>(a: A, b: A) => (a.id < b
 
 export const paginate = <A extends { readonly id: string }>(
   rows: Iterable<A>,
-  page: { readonly limit: number; readonly startingAfter?: string | undefined }
+  page: { readonly limit: number; readonly startingAfter?: string | undefined; readonly order?: "asc" | "desc" | undefined }
 ) => {
-  const sorted = [...rows].sort(byId)
+  const newestFirst = page.order === "desc"
+  const sorted = [...rows].sort(newestFirst ? (a, b) => byId(b, a) : byId)
   const after = page.startingAfter
-  const rest = after === undefined ? sorted : sorted.filter((row) => row.id > after)
+  const rest = after === undefined ? sorted : sorted.filter((row) => (newestFirst ? row.id < after : row.id > after))
   return { items: rest.slice(0, page.limit), total: sorted.length, has_more: rest.length > page.limit }
 }
