@@ -1,5 +1,5 @@
 import type { SqlConnection, WorkKind } from "@mzk/adapters-sql"
-import { CircuitBuildWakeup, DeliveryWakeup, ProofWakeup, type StorageError, type Wakeup } from "@mzk/core"
+import { CircuitBuildWakeup, DeliveryWakeup, ProofWakeup, RecoveryWakeup, type StorageError, type Wakeup } from "@mzk/core"
 import { Effect, Layer, Runtime, Schedule } from "effect"
 import { sql } from "kysely"
 import pg from "pg"
@@ -8,7 +8,8 @@ import pg from "pg"
 export const WORK_CHANNELS: Readonly<Record<WorkKind, string>> = {
   proofs: "mzk_proofs",
   deliveries: "mzk_deliveries",
-  circuits: "mzk_circuits"
+  circuits: "mzk_circuits",
+  recoveries: "mzk_recoveries"
 }
 
 /**
@@ -21,17 +22,18 @@ export const notifyWork = (conn: SqlConnection, work: WorkKind): Effect.Effect<v
 /**
  * Wakes this process's idle loops when another process writes work: a dedicated connection
  * LISTENs on the channels the repositories NOTIFY (at commit) when they insert proofs,
- * deliveries or circuits to build, and turns each notice into the local nudge. Polling stays as the fallback, so a
+ * deliveries, circuits to build or webhook recoveries, and turns each notice into the local nudge. Polling stays as the fallback, so a
  * lost connection only costs latency; it is re-opened every second until it holds again.
  */
 export const PostgresWakeups = (
   options: { readonly connectionString: string }
-): Layer.Layer<never, never, ProofWakeup | DeliveryWakeup | CircuitBuildWakeup> =>
+): Layer.Layer<never, never, ProofWakeup | DeliveryWakeup | CircuitBuildWakeup | RecoveryWakeup> =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const wakeups: Readonly<Record<WorkKind, Wakeup>> = {
       proofs: yield* ProofWakeup,
       deliveries: yield* DeliveryWakeup,
-      circuits: yield* CircuitBuildWakeup
+      circuits: yield* CircuitBuildWakeup,
+      recoveries: yield* RecoveryWakeup
     }
     const byChannel = new Map(Object.entries(WORK_CHANNELS).map(([work, channel]) => [channel, wakeups[work as WorkKind]]))
     const run = Runtime.runFork(yield* Effect.runtime<never>())

@@ -52,6 +52,7 @@ export interface DeliveriesTable {
   event_id: string
   webhook_id: string
   status: string
+  trigger: string
   attempts: number
   next_attempt_at: string | null
   lease_expires_at: string | null
@@ -69,6 +70,7 @@ export interface DeliveryAttemptsTable {
   event_id: string
   event_type: string
   attempt: number
+  trigger: string
   attempted_at: string
   outcome: string
   status_code: number | null
@@ -163,7 +165,23 @@ export interface IdempotencyKeysTable {
   locked_until: string | null
 }
 
+export interface WebhookRecoveriesTable {
+  id: string
+  account_id: string
+  webhook_id: string
+  status: string
+  since: string
+  until: string
+  requeued: number
+  cursor: string | null
+  lease_expires_at: string | null
+  created_at: string
+  updated_at: string
+  completed_at: string | null
+}
+
 export interface Database {
+  webhook_recoveries: WebhookRecoveriesTable
   idempotency_keys: IdempotencyKeysTable
   circuits: CircuitsTable
   circuit_artifacts: CircuitArtifactsTable

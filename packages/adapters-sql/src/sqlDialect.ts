@@ -4,7 +4,7 @@ import type { ColumnDataType, SelectQueryBuilder } from "kysely"
 import type { SqlConnection } from "./connection.js"
 
 /** The work a write can announce to the idle loops of other processes. */
-export type WorkKind = "proofs" | "deliveries" | "circuits"
+export type WorkKind = "proofs" | "deliveries" | "circuits" | "recoveries"
 
 /** What `DeliveriesRepo.claimDue` asks for: due deliveries, at most `maxPerWebhook` of each webhook. */
 export type DeliveryClaim = Parameters<Context.Tag.Service<typeof DeliveriesRepo>["claimDue"]>[0]

@@ -16,6 +16,7 @@ export type Scope =
   | "proofs:write"
   | "circuits:read"
   | "circuits:write"
+  | "events:read"
 
 export type EventType =
   | "proof.completed"
@@ -27,6 +28,10 @@ export type EventType =
   | "key.rolled"
   | "circuit.ready"
   | "circuit.failed"
+  | "webhook.test"
+
+/** What a webhook's `events` may name: every type but `webhook.test`, which goes only to the webhook tested. */
+export type SubscribableEventType = Exclude<EventType, "webhook.test">
 
 /** A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page. */
 export interface PageQuery {
@@ -84,7 +89,7 @@ export interface ApiKeyList {
 export interface CreateWebhookInput {
   /** A public HTTPS endpoint. */
   readonly url: string
-  readonly events: ReadonlyArray<EventType>
+  readonly events: ReadonlyArray<SubscribableEventType>
   readonly description?: string | null
   /** Default true. */
   readonly active?: boolean
@@ -93,9 +98,14 @@ export interface CreateWebhookInput {
 /** Absent fields stay as they are; `active: true` re-enables a webhook disabled after failures. */
 export interface UpdateWebhookInput {
   readonly url?: string
-  readonly events?: ReadonlyArray<EventType>
+  readonly events?: ReadonlyArray<SubscribableEventType>
   readonly description?: string | null
   readonly active?: boolean
+  /**
+   * With `active: true`: also recover (re-queue) the webhook's failed deliveries created since
+   * this time, as `webhooks.recover` does; within the event retention window.
+   */
+  readonly recover_since?: Timestamp
 }
 
 export interface Webhook {
@@ -121,6 +131,9 @@ export interface WebhookList {
   readonly has_more: boolean
 }
 
+/** What queued an attempt: the retry schedule, or a caller (test, retry, recovery: one attempt, never disabling the webhook). */
+export type DeliveryTrigger = "scheduled" | "manual"
+
 export type DeliveryErrorClass = "timeout" | "dns" | "connection" | "tls" | "blocked_address" | "invalid_url" | "other"
 
 export interface DeliveryAttempt {
@@ -129,8 +142,10 @@ export interface DeliveryAttempt {
   readonly webhook_id: string
   readonly event_id: string
   readonly event_type: EventType
-  /** 1 for the first attempt, 2 to 6 for the retries. */
+  /** 1 for the first attempt, 2 to 6 for the retries, then one more per manual retry or recovery. */
   readonly attempt: number
+  /** `scheduled`: the first attempt or a retry of the schedule; `manual`: a test, a retry or a recovery. */
+  readonly trigger: DeliveryTrigger
   readonly attempted_at: Timestamp
   readonly outcome: "succeeded" | "failed"
   /** The HTTP status, or null when no answer came. */

@@ -13,7 +13,10 @@ import { Proofs } from "./proofs/service.js"
 import { ProofWakeup } from "./proofs/wakeup.js"
 import { RateLimits } from "./rateLimits/service.js"
 import { Webhooks } from "./webhooks/service.js"
-import { DeliveryWakeup } from "./webhooks/wakeup.js"
+import { EventRetentionSweeper } from "./events/sweeper.js"
+import { WebhookRecoveries } from "./webhooks/recoveries.js"
+import { WebhookReplay } from "./webhooks/replay.js"
+import { DeliveryWakeup, RecoveryWakeup } from "./webhooks/wakeup.js"
 
 /**
  * Every core service, built over whatever storage, `Entropy`, `Prover` and `BuiltinCircuits` the
@@ -25,9 +28,12 @@ import { DeliveryWakeup } from "./webhooks/wakeup.js"
 export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer, Idempotency.layer,
   Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
   Layer.provideMerge(Circuits.layer),
+  Layer.provideMerge(WebhookReplay.layer),
   Layer.provideMerge(Events.layer),
-  // Shared by Events (which nudges) and a DeliveryEngine built over CoreServices (which listens).
+  // Shared by Events and WebhookReplay (which nudge) and a DeliveryEngine built over CoreServices (which listens).
   Layer.provideMerge(DeliveryWakeup.layer),
+  // Shared by Webhooks and WebhookReplay (which start recoveries) and WebhookRecoveries (which runs them).
+  Layer.provideMerge(RecoveryWakeup.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).
   Layer.provideMerge(ProofWakeup.layer),
   // Shared by Circuits (which nudges on uploads) and CircuitBuilds built over CoreServices (which listens).
@@ -39,6 +45,13 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
 /**
  * Every background loop, built over `CoreServices` by the process that runs them (given a
  * `WebhookTransport` and a `CircuitCompiler`): the proof worker and retention sweeper, webhook
- * delivery, circuit builds, and the expiry of idempotency keys.
+ * delivery and recoveries, circuit builds, the expiry of idempotency keys, and event retention.
  */
-export const CoreLoops = Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer, IdempotencySweeper)
+export const CoreLoops = Layer.mergeAll(
+  ProofLoops,
+  DeliveryEngine.layer,
+  WebhookRecoveries.layer,
+  CircuitBuilds.layer,
+  IdempotencySweeper,
+  EventRetentionSweeper
+)

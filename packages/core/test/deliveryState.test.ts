@@ -11,7 +11,8 @@ describe("nextDeliveryState", () => {
     expect(nextDeliveryState({ first_failed_at: null }, 1, true, T0, SCHEDULE)).toEqual({
       status: "succeeded",
       next_attempt_at: null,
-      first_failed_at: null
+      first_failed_at: null,
+      disables_webhook: false
     })
     expect(nextDeliveryState({ first_failed_at: at(T0) }, 3, true, T0 + 400_000, SCHEDULE).first_failed_at).toBe(at(T0))
   })
@@ -29,6 +30,23 @@ describe("nextDeliveryState", () => {
     }
     expect(first).toBe(at(T0))
     expect(due).toEqual([at(T0 + 30_000), at(T0 + 300_000), at(T0 + 1_800_000), at(T0 + 7_200_000), at(T0 + 28_800_000), "failed"])
+  })
+
+  it("only the failure that spends the schedule disables the webhook", () => {
+    const disables = [1, 2, 3, 4, 5, 6].map((attempt) => nextDeliveryState({ first_failed_at: at(T0) }, attempt, false, T0, SCHEDULE).disables_webhook)
+    expect(disables).toEqual([false, false, false, false, false, true])
+  })
+
+  it("a manual attempt settles the delivery either way, without a retry and without disabling the webhook", () => {
+    // Attempt 7 of a delivery whose schedule was spent, and attempt 2 of one still early in it.
+    for (const attempt of [7, 2]) {
+      const failed = nextDeliveryState({ first_failed_at: at(T0), trigger: "manual" }, attempt, false, T0 + 9 * 3_600_000, SCHEDULE)
+      expect(failed).toEqual({ status: "failed", next_attempt_at: null, first_failed_at: at(T0), disables_webhook: false })
+      const succeeded = nextDeliveryState({ first_failed_at: at(T0), trigger: "manual" }, attempt, true, T0, SCHEDULE)
+      expect(succeeded).toEqual({ status: "succeeded", next_attempt_at: null, first_failed_at: at(T0), disables_webhook: false })
+    }
+    // A manual attempt that fails first leaves no first failure to schedule from.
+    expect(nextDeliveryState({ first_failed_at: null, trigger: "manual" }, 1, false, T0, SCHEDULE).first_failed_at).toBeNull()
   })
 
   it("a retry is never due before the attempt that failed ended", () => {

@@ -16,7 +16,8 @@ export const ID_PREFIXES = {
   delivery: "del",
   attempt: "att",
   circuit: "cir",
-  request: "req"
+  request: "req",
+  recovery: "rcv"
 } as const
 export type IdKind = keyof typeof ID_PREFIXES
 
@@ -50,6 +51,9 @@ export const CircuitId = idSchema(ID_PREFIXES.circuit, "CircuitId")
 export type CircuitId = typeof CircuitId.Type
 export const DeliveryAttemptId = idSchema(ID_PREFIXES.attempt, "DeliveryAttemptId")
 export type DeliveryAttemptId = typeof DeliveryAttemptId.Type
+/** A webhook's recovery: the background job that re-queues its failed deliveries. */
+export const RecoveryId = idSchema(ID_PREFIXES.recovery, "RecoveryId")
+export type RecoveryId = typeof RecoveryId.Type
 
 export interface IdTypes {
   account: AccountId
@@ -62,6 +66,7 @@ export interface IdTypes {
   attempt: DeliveryAttemptId
   circuit: CircuitId
   request: RequestId
+  recovery: RecoveryId
 }
 
 const MAX_MILLIS = 2 ** 48 - 1

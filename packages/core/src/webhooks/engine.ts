@@ -155,6 +155,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             event_id: delivery.event_id,
             event_type: event.value.type,
             attempt: number,
+            trigger: delivery.trigger,
             attempted_at: startedAt,
             outcome: ok ? "succeeded" : "failed",
             status_code: result.status ?? null,
@@ -164,7 +165,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           }
           const after = nextDeliveryState(delivery, number, ok, endMs, config.retryScheduleMs)
           const endedAt = timestampFromMillis(endMs)
-          if (after.status !== "failed") {
+          if (!after.disables_webhook) {
             // One conditional write, atomic on its own: no transaction on the common path.
             if (yield* deliveries.recordAttempt(record, after, lease)) yield* observeAttempt(telemetry, record, after)
             return
