@@ -25,7 +25,8 @@ const at = (iso: string) => iso as Timestamp
 const T = (minute: number, second = 0) => at(`2500-01-01T00:${String(minute).padStart(2, "0")}:${String(second).padStart(2, "0")}.000Z`)
 const PARKED_UNTIL = at("2999-12-31T00:00:00.000Z")
 
-const parkEverythingPending = Effect.gen(function*() {
+/** Leases every pending delivery in the store until 2999-12-31, so the next claims see only the test's own. */
+export const parkEverythingPending = Effect.gen(function*() {
   const repo = yield* DeliveriesRepo
   for (;;) {
     const claimed = yield* repo.claimDue({ now: at("2999-01-01T00:00:00.000Z"), limit: 500, maxPerWebhook: 500, leaseUntil: PARKED_UNTIL, excludeWebhooks: [] })

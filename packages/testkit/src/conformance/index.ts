@@ -5,8 +5,10 @@ import { testCore } from "../coreLayer.js"
 import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
+import { eventTests } from "./events.js"
 import { idempotencyTests } from "./idempotency.js"
 import { proofTests } from "./proofs.js"
+import { recoveryTests } from "./recoveries.js"
 import { repositoryTests } from "./repositories.js"
 import { transactionTests } from "./transactions.js"
 
@@ -31,5 +33,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     proofTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
+    eventTests(it, timeout)
+    recoveryTests(it, timeout)
   })
 }
