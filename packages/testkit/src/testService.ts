@@ -5,10 +5,12 @@ import {
   DEFAULT_PROOFS_CONFIG,
   CoreLoops,
   DEFAULT_EVENTS_CONFIG,
+  DEFAULT_IDEMPOTENCY_CONFIG,
   DEFAULT_RECOVERY_CONFIG,
   DEFAULT_WEBHOOK_CONFIG,
   EventsConfig,
   type EventsConfigShape,
+  IdempotencyConfig,
   ProofsConfig,
   type ProofsConfigShape,
   RecoveryConfig,
@@ -78,7 +80,9 @@ export const testService = <E = never, R = never>(options: TestServiceOptions<E,
       Layer.succeed(ProofsConfig, { ...DEFAULT_PROOFS_CONFIG, pollIntervalMs: A_DAY, sweepIntervalMs: A_DAY, ...options.proofsConfig }),
       Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, pollIntervalMs: A_DAY, ...options.circuitsConfig }),
       Layer.succeed(EventsConfig, { ...DEFAULT_EVENTS_CONFIG, sweepIntervalMs: A_DAY, ...options.eventsConfig }),
-      Layer.succeed(RecoveryConfig, { ...DEFAULT_RECOVERY_CONFIG, pollIntervalMs: A_DAY, ...options.recoveryConfig })
+      Layer.succeed(RecoveryConfig, { ...DEFAULT_RECOVERY_CONFIG, pollIntervalMs: A_DAY, ...options.recoveryConfig }),
+      // Expired idempotency keys are swept daily too: an hourly sweep costs a walk of 30 days 720 wake-ups.
+      Layer.succeed(IdempotencyConfig, { ...DEFAULT_IDEMPOTENCY_CONFIG, sweepIntervalMs: A_DAY })
     )
     const core = testCore(options.store ?? (MemoryStore as Layer.Layer<Storage, E, R>), {
       ...(options.seed === undefined ? {} : { seed: options.seed }),
