@@ -24,7 +24,13 @@ export const ENDPOINTS = {
     get: { method: "GET", path: "/webhooks/:id" },
     update: { method: "PATCH", path: "/webhooks/:id" },
     remove: { method: "DELETE", path: "/webhooks/:id" },
-    deliveries: { method: "GET", path: "/webhooks/:id/deliveries" }
+    deliveries: { method: "GET", path: "/webhooks/:id/deliveries" },
+    delivery: { method: "GET", path: "/webhooks/:id/deliveries/:delivery_id" },
+    test: { method: "POST", path: "/webhooks/:id/test" },
+    retryDelivery: { method: "POST", path: "/webhooks/:id/deliveries/:delivery_id/retry" },
+    recover: { method: "POST", path: "/webhooks/:id/recover" },
+    recoveries: { method: "GET", path: "/webhooks/:id/recoveries" },
+    recovery: { method: "GET", path: "/webhooks/:id/recoveries/:recovery_id" }
   },
   proofs: {
     create: { method: "POST", path: "/proofs", metered: true },
@@ -40,6 +46,10 @@ export const ENDPOINTS = {
     get: { method: "GET", path: "/circuits/:name" },
     remove: { method: "DELETE", path: "/circuits/:name" },
     verifier: { method: "GET", path: "/circuits/:name/verifier.sol" }
+  },
+  events: {
+    list: { method: "GET", path: "/events" },
+    get: { method: "GET", path: "/events/:id" }
   }
 } as const satisfies Record<string, Record<string, Endpoint>>
 

@@ -163,6 +163,87 @@ export interface DeliveryAttemptList {
   readonly has_more: boolean
 }
 
+/** One event on its way to one webhook. */
+export interface Delivery {
+  readonly id: string
+  readonly webhook_id: string
+  readonly event_id: string
+  readonly event_type: EventType
+  /** `pending` until an attempt succeeds, the last retry fails, or the webhook is switched off or removed first (`cancelled`). */
+  readonly status: DeliveryStatus
+  /** What queued its pending or last attempt: the retry schedule, or a test, retry or recovery. */
+  readonly trigger: DeliveryTrigger
+  /** Attempts made so far; each is in the webhook's delivery log. */
+  readonly attempts: number
+  /** When the next attempt is due; null once settled. */
+  readonly next_attempt_at: Timestamp | null
+  readonly last_attempt_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
+
+/** `webhooks.test`: the `webhook.test` event and its delivery to the webhook tested. */
+export interface WebhookTest {
+  readonly event: Event
+  readonly delivery: Delivery
+}
+
+export interface RecoverWebhookInput {
+  /** Recover the deliveries created at or after this time; within the event retention window (30 days by default). */
+  readonly since: Timestamp
+}
+
+export type RecoveryStatus = "running" | "completed" | "cancelled"
+
+/** A background re-queueing of a webhook's failed deliveries (`webhooks.recover`, or a re-enabling update with `recover_since`). */
+export interface Recovery {
+  readonly id: string
+  readonly webhook_id: string
+  /** `cancelled` when the webhook was switched off or removed first. */
+  readonly status: RecoveryStatus
+  readonly since: Timestamp
+  /** When the recovery was asked for: deliveries created after it are not its business. */
+  readonly until: Timestamp
+  /** Deliveries re-queued so far, each for one more attempt. */
+  readonly requeued: number
+  readonly created_at: Timestamp
+  readonly completed_at: Timestamp | null
+}
+
+export interface RecoveryList {
+  readonly recoveries: ReadonlyArray<Recovery>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+// ---- Events
+
+/** An event as webhooks receive it; `data` depends on `type` (`@mzk/webhooks` types each one). */
+export interface Event {
+  readonly id: string
+  readonly type: EventType
+  readonly created_at: Timestamp
+  readonly data: { readonly [field: string]: unknown }
+}
+
+export interface EventList {
+  readonly events: ReadonlyArray<Event>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+/** `events.list`: newest first; `starting_after` an event id moves on to older ones. */
+export interface ListEventsQuery extends PageQuery {
+  /** One type, or several. */
+  readonly type?: EventType | readonly [EventType, ...Array<EventType>]
+  /** Created at or after this time. */
+  readonly created_gte?: Timestamp
+  /** Created before this time. */
+  readonly created_lt?: Timestamp
+}
+
 // ---- Proofs
 
 /** An integer as a JSON number or a decimal string; nested arrays for array inputs. */

@@ -57,6 +57,12 @@ describe("compiling an API for the dispatcher", () => {
       "webhooks.update": ["webhooks:write", "-"],
       "webhooks.remove": ["webhooks:write", "-"],
       "webhooks.deliveries": ["webhooks:read", "-"],
+      "webhooks.delivery": ["webhooks:read", "-"],
+      "webhooks.test": ["webhooks:write", "-"],
+      "webhooks.retryDelivery": ["webhooks:write", "-"],
+      "webhooks.recover": ["webhooks:write", "-"],
+      "webhooks.recoveries": ["webhooks:read", "-"],
+      "webhooks.recovery": ["webhooks:read", "-"],
       "proofs.create": ["proofs:write", "metered"],
       "proofs.createBatch": ["proofs:write", "metered"],
       "proofs.list": ["proofs:read", "-"],
@@ -67,7 +73,9 @@ describe("compiling an API for the dispatcher", () => {
       "circuits.list": ["circuits:read", "-"],
       "circuits.get": ["circuits:read", "-"],
       "circuits.remove": ["circuits:write", "-"],
-      "circuits.verifier": ["circuits:read", "-"]
+      "circuits.verifier": ["circuits:read", "-"],
+      "events.list": ["events:read", "-"],
+      "events.get": ["events:read", "-"]
     })
   })
 

@@ -1,4 +1,4 @@
-import { encodeProofBlob, now, ProofsRepo, SCOPES } from "@mzk/core"
+import { DeliveriesRepo, encodeProofBlob, now, ProofsRepo, SCOPES, timestampFromMillis } from "@mzk/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -34,6 +34,32 @@ beforeAll(async () => {
   doc = (await h.call("GET", "/api/v1/openapi.json")).json
   const webhook = await createWebhook(h, key)
   ids.webhooks = webhook.id
+  // A test event, its delivery settled straight in storage (no delivery engine runs here), so a retry can queue it again.
+  const tested = (await h.call("POST", `/api/v1/webhooks/${webhook.id}/test`, { token: key })).json
+  ids.events = tested.event.id
+  ids.deliveries = tested.delivery.id
+  await h.run(Effect.gen(function*() {
+    const repo = yield* DeliveriesRepo
+    const at = yield* now
+    const [claimed] = yield* repo.claimDue({ now: at, limit: 1, maxPerWebhook: 1, leaseUntil: timestampFromMillis(Date.parse(at) + 60_000), excludeWebhooks: [] })
+    yield* repo.recordAttempt({
+      id: "att_01jd0000000000000000000000" as never,
+      account_id: claimed!.account_id,
+      delivery_id: claimed!.id,
+      webhook_id: claimed!.webhook_id,
+      event_id: claimed!.event_id,
+      event_type: "webhook.test",
+      attempt: 1,
+      trigger: "manual",
+      attempted_at: at,
+      outcome: "failed",
+      status_code: 500,
+      error: null,
+      latency_ms: 1,
+      response_body: null
+    }, { status: "failed", next_attempt_at: null, first_failed_at: at }, claimed!.lease_expires_at!)
+  }))
+  ids.recoveries = (await h.call("POST", `/api/v1/webhooks/${webhook.id}/recover`, { token: key, body: { since: new Date().toISOString() } })).json.id
   ids.proofs = (await createProof(h, key)).proof_id
   // Settled straight in storage (no proof worker runs here), so verify has a completed proof to check.
   await h.run(Effect.gen(function*() {
@@ -82,10 +108,13 @@ const operations = (): Array<Operation> =>
     }))
   ).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"))
 
-/** The path with its parameters filled: a real id of the resource the path names, or a missing one. */
+/** Which of `ids` fills each path parameter; `id` and `name` are the id of the resource the path names. */
+const PARAMETER_IDS: Record<string, string> = { delivery_id: "deliveries", recovery_id: "recoveries" }
+
+/** The path with its parameters filled: real ids of the resources the path names, or missing ones. */
 const pathOf = (op: Operation, real: boolean) =>
-  op.template.replace(/\{(\w+)\}/g, () => {
-    const resource = op.template.split("/")[3]!
+  op.template.replace(/\{(\w+)\}/g, (_, parameter: string) => {
+    const resource = PARAMETER_IDS[parameter] ?? op.template.split("/")[3]!
     return real ? ids[resource]! : "nope"
   })
 
@@ -110,6 +139,8 @@ const validBody = (op: Operation): unknown => {
       return { url: "https://hooks.example.com/documented", events: ["proof.completed"] }
     case "PATCH /api/v1/webhooks/{id}":
       return { description: "changed" }
+    case "POST /api/v1/webhooks/{id}/recover":
+      return { since: new Date(Date.now() - 60_000).toISOString() }
     case "POST /api/v1/proofs":
       return MULTIPLIER
     case "POST /api/v1/proofs/batch":
@@ -130,7 +161,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(21)
+    expect(operations().length).toBe(29)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -187,7 +218,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(21)
+    expect(scoped.length).toBe(29)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",

@@ -46,7 +46,10 @@ export const EventEnvelope = Schema.Struct({
   id: EventId,
   type: EventType,
   created_at: Timestamp,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  // Described as a plain object: each type's own body is in the OpenAPI document's `webhooks` section.
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    jsonSchema: { type: "object", description: "The event's body; its fields depend on `type`" }
+  })
 }).annotations({ identifier: "Event" })
 export type EventEnvelope = typeof EventEnvelope.Type
 

@@ -6,7 +6,10 @@ import {
   CircuitNotFound,
   CircuitNotReady,
   CompilationLimitReached,
+  DeliveryNotFound,
+  DeliveryPending,
   ErrorDetail,
+  EventNotFound,
   IdempotencyKeyInUse,
   IdempotencyKeyReused,
   InsufficientScope,
@@ -19,7 +22,9 @@ import {
   ProofNotFound,
   ProofNotReady,
   RateLimitExceeded,
+  RecoveryNotFound,
   StorageError,
+  WebhookInactive,
   WebhookLimitReached,
   WebhookNotFound
 } from "@mzk/core"
@@ -118,11 +123,21 @@ export const InsufficientScopeWire = wire(InsufficientScope, "insufficient_scope
 export const KeyNotFoundWire = wire(KeyNotFound, "key_not_found", 404, "No active key with this id in the account")
 export const WebhookNotFoundWire = wire(WebhookNotFound, "webhook_not_found", 404, "No webhook with this id in the account")
 export const ProofNotFoundWire = wire(ProofNotFound, "proof_not_found", 404, "No proof with this id in the account")
+export const EventNotFoundWire = wire(EventNotFound, "event_not_found", 404, "No event with this id in the account (events are kept for the retention window, 30 days by default)")
+export const DeliveryNotFoundWire = wire(DeliveryNotFound, "delivery_not_found", 404, "No delivery with this id of this webhook")
+export const RecoveryNotFoundWire = wire(RecoveryNotFound, "recovery_not_found", 404, "No recovery with this id of this webhook")
 export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or no such named resource")
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
 export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
 export const ProofNotReadyWire = wire(ProofNotReady, "proof_not_ready", 409, "The proof is not completed")
+export const WebhookInactiveWire = wire(
+  WebhookInactive,
+  "webhook_inactive",
+  409,
+  "The webhook is inactive (switched off, or disabled after its deliveries failed): re-enable it with PATCH {\"active\": true} first"
+)
+export const DeliveryPendingWire = wire(DeliveryPending, "delivery_pending", 409, "The delivery is already waiting for an attempt: its next one comes by itself")
 export const CircuitNotFoundWire = wire(CircuitNotFound, "circuit_not_found", 404, "No circuit of this name among the built-in ones and the account's")
 export const CircuitNameTakenWire = wire(CircuitNameTaken, "circuit_name_taken", 409, "The account, or the built-in circuits, already have a circuit of this name")
 export const CircuitLimitReachedWire = wire(CircuitLimitReached, "circuit_limit_reached", 409, "The account already has as many circuits as it may hold")

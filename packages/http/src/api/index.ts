@@ -10,6 +10,7 @@ import {
   StorageErrorWire,
   UnsupportedMediaTypeWire
 } from "./errors.js"
+import { EventsGroup } from "./events.js"
 import { KeysGroup } from "./keys.js"
 import { describeAnnotations, describeWebhooks } from "./openapi.js"
 import { ProofsGroup } from "./proofs.js"
@@ -20,6 +21,7 @@ const Definition = HttpApi.make("mzk")
   .add(WebhooksGroup)
   .add(ProofsGroup)
   .add(CircuitsGroup)
+  .add(EventsGroup)
   .prefix("/api/v1")
   .addError(InvalidRequestWire)
   .addError(NotFoundWire)
@@ -33,7 +35,7 @@ const Definition = HttpApi.make("mzk")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits. Every error has the body " +
+    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events. Every error has the body " +
       "{\"error\": {\"code\", \"message\", \"request_id\"}}. The `webhooks` section describes the signed events mzk POSTs to webhooks."
   )
 
@@ -51,6 +53,7 @@ export class MzkApi extends Definition.annotate(
 export * from "./annotations.js"
 export * from "./circuits.js"
 export * from "./errors.js"
+export * from "./events.js"
 export * from "./keys.js"
 export * from "./proofs.js"
 export * from "./upload.js"

@@ -1,5 +1,14 @@
 import { HttpApi, type OpenApi, OpenApiJsonSchema } from "@effect/platform"
-import { DEFAULT_WEBHOOK_CONFIG, EVENT_DATA, EVENT_TYPES, EventId, type EventType, SIGNATURE_HEADER, Timestamp } from "@mzk/core"
+import {
+  DEFAULT_WEBHOOK_CONFIG,
+  EVENT_DATA,
+  EVENT_TYPES,
+  EventId,
+  type EventType,
+  SIGNATURE_HEADER,
+  Timestamp,
+  UNSUBSCRIBABLE_EVENT_TYPES
+} from "@mzk/core"
 import { Context, Option, Schema } from "effect"
 import { IdempotentEndpoint, MeteredEndpoint, RequiredScope } from "./annotations.js"
 
@@ -120,6 +129,12 @@ const SIGNATURE_DESCRIPTION = "`t=<unix seconds>,v1=<hex>`: `v1` is the lowercas
   "Recompute it before parsing the JSON, compare in constant time, and refuse a `t` more than 300 seconds from your clock. " +
   "Each attempt is signed anew with its own `t`."
 
+/** Who receives an event of `type`: its subscribers, or for a type no webhook subscribes to, the one webhook it concerns. */
+const recipients = (type: EventType) =>
+  (UNSUBSCRIBABLE_EVENT_TYPES as ReadonlyArray<EventType>).includes(type)
+    ? `Sent as a POST only to the webhook \`POST /api/v1/webhooks/{id}/test\` tests, whatever it subscribes to; no webhook can subscribe to \`${type}\`.`
+    : `Sent as a POST to every active webhook of the account subscribed to \`${type}\`.`
+
 /**
  * The OpenAPI 3.1 `webhooks` section: one entry per event type mzk delivers, its body the event
  * envelope with that type's `data` (from the core's `EVENT_DATA`, so a new event type is documented
@@ -140,7 +155,7 @@ export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec
       post: {
         operationId: `webhooks.${type}`,
         summary: `${type} event`,
-        description: `Sent as a POST to every active webhook of the account subscribed to \`${type}\`.`,
+        description: recipients(type),
         parameters: [
           {
             name: SIGNATURE_HEADER,
@@ -158,7 +173,8 @@ export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec
         responses: {
           "2XX": {
             description: `Acknowledged. Any other status, or no answer within ${seconds(timeoutMs)}, fails the attempt; ` +
-              `it is retried ${retryScheduleMs.map(seconds).join(", ")} after the first failure, then given up.`
+              `it is retried ${retryScheduleMs.map(seconds).join(", ")} after the first failure, then given up. An attempt asked ` +
+              "for by hand (a test, a retry, a recovery) is made once."
           }
         }
       }

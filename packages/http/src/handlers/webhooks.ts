@@ -1,9 +1,11 @@
-import { Webhooks } from "@mzk/core"
+import { WebhookReplay, Webhooks } from "@mzk/core"
 import { Effect, Redacted } from "effect"
 import { implement } from "./handler.js"
 
-export const WebhooksHandlers = Effect.map(Webhooks, (webhooks) =>
-  implement("webhooks", {
+export const WebhooksHandlers = Effect.gen(function*() {
+  const webhooks = yield* Webhooks
+  const replay = yield* WebhookReplay
+  return implement("webhooks", {
     create: ({ payload, principal }) =>
       Effect.map(webhooks.create(principal.account_id, payload), (created) => ({
         ...created.webhook,
@@ -18,5 +20,12 @@ export const WebhooksHandlers = Effect.map(Webhooks, (webhooks) =>
         deliveries: list.attempts,
         total: list.total,
         has_more: list.has_more
-      }))
-  }))
+      })),
+    delivery: ({ path, principal }) => replay.getDelivery(principal.account_id, path.id, path.delivery_id),
+    test: ({ path, principal }) => replay.test(principal.account_id, path.id),
+    retryDelivery: ({ path, principal }) => replay.retryDelivery(principal.account_id, path.id, path.delivery_id),
+    recover: ({ path, payload, principal }) => replay.recover(principal.account_id, path.id, payload),
+    recoveries: ({ path, principal, urlParams }) => replay.listRecoveries(principal.account_id, path.id, urlParams),
+    recovery: ({ path, principal }) => replay.getRecovery(principal.account_id, path.id, path.recovery_id)
+  })
+})

@@ -4,6 +4,7 @@ import {
   type CircuitCompiler,
   type Circuits,
   CircuitsConfig,
+  type Events,
   Idempotency,
   idempotencyKeyProblem,
   InternalError,
@@ -18,6 +19,7 @@ import {
   type StoredResponse,
   type SessionAuthenticator,
   Telemetry,
+  type WebhookReplay,
   type Webhooks
 } from "@mzk/core"
 import { Cause, Effect, Option, ParseResult, Redacted } from "effect"
@@ -40,7 +42,7 @@ import { makeRouter } from "./router.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency
+export type HttpServices = ApiKeys | Webhooks | WebhookReplay | Events | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency
 
 /** A route beside the API's endpoints (documents, probes, metrics): its answer, or a declared error. */
 interface StaticRoute {
