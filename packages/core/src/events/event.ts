@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { boundedMessage } from "../kernel/decode.js"
 import { AccountId, EventId } from "../kernel/ids.js"
 import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
@@ -32,11 +33,15 @@ export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter(isSubscribable)
 /** What a webhook's `events` may name: every event type but those sent only to one webhook. */
 export const SubscribableEventType = Schema.Literal(...SUBSCRIBABLE_EVENT_TYPES).annotations({
   identifier: "SubscribableEventType",
+  // One message for the value, rather than one "Expected …" per member of the union.
   message: (issue) => {
-    const actual = JSON.stringify(issue.actual)
-    return (UNSUBSCRIBABLE_EVENT_TYPES as ReadonlyArray<unknown>).includes(issue.actual)
-      ? `${actual} cannot be subscribed to: POST /api/v1/webhooks/{id}/test sends it to the webhook it tests`
-      : `${actual === undefined ? "a value" : actual} is not an event type (${SUBSCRIBABLE_EVENT_TYPES.join(", ")})`
+    const actual = JSON.stringify(issue.actual) ?? "a value"
+    return {
+      override: true,
+      message: (UNSUBSCRIBABLE_EVENT_TYPES as ReadonlyArray<unknown>).includes(issue.actual)
+        ? `${actual} cannot be subscribed to: POST /api/v1/webhooks/{id}/test sends it to the webhook it tests`
+        : `${boundedMessage(actual)} is not an event type a webhook can subscribe to (${SUBSCRIBABLE_EVENT_TYPES.join(", ")})`
+    }
   }
 })
 export type SubscribableEventType = typeof SubscribableEventType.Type
