@@ -8,13 +8,12 @@ import {
   EventsRepo,
   makeId,
   type Timestamp,
-  type WebhookRecord,
-  WebhooksRepo
+  type WebhookRecord
 } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { parkEverythingPending } from "./deliveries.js"
 import type { ConformanceIt } from "./env.js"
-import { eventRecord, freshAccount, webhookRecord } from "./fixtures.js"
+import { eventRecord, freshAccount, ids, storedWebhook } from "./fixtures.js"
 
 const at = (iso: string) => iso as Timestamp
 
@@ -24,8 +23,6 @@ const at = (iso: string) => iso as Timestamp
  */
 const OLD = (day: number) => at(`1969-06-${String(day).padStart(2, "0")}T00:00:00.000Z`)
 const CUTOFF = at("1969-07-01T00:00:00.000Z")
-
-const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
 
 /** An event of the account, stored, with one delivery in each of `statuses` (and an attempt of each). */
 const storedEvent = (account: AccountId, webhook: WebhookRecord, overrides: Partial<EventRecord>, statuses: ReadonlyArray<DeliveryStatus> = []) =>
@@ -53,13 +50,6 @@ const storedEvent = (account: AccountId, webhook: WebhookRecord, overrides: Part
       deliveries.push(delivery)
     }
     return { event, deliveries }
-  })
-
-const webhookOf = (account: AccountId) =>
-  Effect.gen(function*() {
-    const webhook = yield* webhookRecord(account)
-    yield* (yield* WebhooksRepo).insert(webhook, { maxPerAccount: 20 })
-    return webhook
   })
 
 export const eventTests = (it: ConformanceIt, timeout: number) => {
@@ -108,7 +98,7 @@ export const eventTests = (it: ConformanceIt, timeout: number) => {
       const deliveries = yield* DeliveriesRepo
       yield* parkEverythingPending
       const account = yield* freshAccount
-      const webhook = yield* webhookOf(account)
+      const webhook = yield* storedWebhook(account)
       const settled = yield* storedEvent(account, webhook, { created_at: OLD(1) }, ["succeeded", "pending", "cancelled"])
       const waiting = yield* storedEvent(account, webhook, { created_at: OLD(2) }, ["succeeded", "pending"])
       const bare = yield* storedEvent(account, webhook, { created_at: OLD(3) })
@@ -166,7 +156,7 @@ export const eventTests = (it: ConformanceIt, timeout: number) => {
     Effect.gen(function*() {
       const repo = yield* EventsRepo
       const account = yield* freshAccount
-      const webhook = yield* webhookOf(account)
+      const webhook = yield* storedWebhook(account)
       const made: Array<EventRecord> = []
       for (const day of [24, 22, 23]) made.push((yield* storedEvent(account, webhook, { created_at: OLD(day) }, ["succeeded"])).event)
       expect(yield* repo.deleteExpired(CUTOFF, 2)).toBe(2)

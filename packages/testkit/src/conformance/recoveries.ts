@@ -9,20 +9,17 @@ import {
   RecoveriesRepo,
   type RecoveryRecord,
   type Timestamp,
-  type WebhookRecord,
-  WebhooksRepo
+  type WebhookRecord
 } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { ConformanceIt } from "./env.js"
-import { eventRecord, freshAccount, webhookRecord } from "./fixtures.js"
+import { eventRecord, freshAccount, ids, storedWebhook } from "./fixtures.js"
 
 const at = (iso: string) => iso as Timestamp
 
 /** Times of these tests: the 2600s, where no other test of the suite leaves a running recovery or a lease. */
 const T = (minute: number) => at(`2600-01-01T00:${String(minute).padStart(2, "0")}:00.000Z`)
 const PARKED_UNTIL = at("2699-01-01T00:00:00.000Z")
-
-const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
 
 /** Leases every running recovery in the store far ahead, so the next claims see only the test's own. */
 const parkEverythingRunning = Effect.gen(function*() {
@@ -32,13 +29,6 @@ const parkEverythingRunning = Effect.gen(function*() {
     if (claimed.length === 0) return
   }
 })
-
-const webhookOf = (account: AccountId) =>
-  Effect.gen(function*() {
-    const webhook = yield* webhookRecord(account)
-    yield* (yield* WebhooksRepo).insert(webhook, { maxPerAccount: 20 })
-    return webhook
-  })
 
 /** A stored delivery of a stored event, created at `created`, in `status`. */
 const delivery = (webhook: WebhookRecord, status: DeliveryStatus, created: Timestamp) =>
@@ -93,7 +83,7 @@ export const recoveryTests = (it: ConformanceIt, timeout: number) => {
     Effect.gen(function*() {
       const repo = yield* DeliveriesRepo
       const account = yield* freshAccount
-      const webhook = yield* webhookOf(account)
+      const webhook = yield* storedWebhook(account)
       const failed = yield* delivery(webhook, "failed", T(1))
       const pending = yield* delivery(webhook, "pending", T(2))
       expect(yield* repo.get(account, failed.id)).toEqual(Option.some(failed))
@@ -118,8 +108,8 @@ export const recoveryTests = (it: ConformanceIt, timeout: number) => {
     Effect.gen(function*() {
       const repo = yield* DeliveriesRepo
       const account = yield* freshAccount
-      const webhook = yield* webhookOf(account)
-      const other = yield* webhookOf(account)
+      const webhook = yield* storedWebhook(account)
+      const other = yield* storedWebhook(account)
       const before = yield* delivery(webhook, "failed", T(0))
       const inRange = [
         yield* delivery(webhook, "failed", T(1)),
@@ -151,8 +141,8 @@ export const recoveryTests = (it: ConformanceIt, timeout: number) => {
     Effect.gen(function*() {
       const repo = yield* RecoveriesRepo
       const account = yield* freshAccount
-      const webhook = yield* webhookOf(account)
-      const sibling = yield* webhookOf(account)
+      const webhook = yield* storedWebhook(account)
+      const sibling = yield* storedWebhook(account)
       const made = [yield* recoveryOf(webhook), yield* recoveryOf(webhook, { status: "completed", requeued: 7, completed_at: T(31) }), yield* recoveryOf(webhook)]
       yield* recoveryOf(sibling)
       expect(yield* repo.get(account, webhook.id, made[1]!.id)).toEqual(Option.some(made[1]))
@@ -170,7 +160,7 @@ export const recoveryTests = (it: ConformanceIt, timeout: number) => {
       const repo = yield* RecoveriesRepo
       yield* parkEverythingRunning
       const account = yield* freshAccount
-      const webhook = yield* webhookOf(account)
+      const webhook = yield* storedWebhook(account)
       const later = yield* recoveryOf(webhook, { updated_at: T(2) })
       const earlier = yield* recoveryOf(webhook, { updated_at: T(1) })
       yield* recoveryOf(webhook, { status: "completed", completed_at: T(1), updated_at: T(0) })
@@ -202,7 +192,7 @@ export const recoveryTests = (it: ConformanceIt, timeout: number) => {
     Effect.gen(function*() {
       const repo = yield* RecoveriesRepo
       yield* parkEverythingRunning
-      const webhook = yield* webhookOf(yield* freshAccount)
+      const webhook = yield* storedWebhook(yield* freshAccount)
       const made = yield* Effect.all(Array.from({ length: 20 }, () => recoveryOf(webhook)))
       const results = yield* Effect.all(
         Array.from({ length: 30 }, () => repo.claim({ now: T(40), leaseUntil: T(41), limit: 2 })),
