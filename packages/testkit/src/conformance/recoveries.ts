@@ -1,6 +1,5 @@
 import { expect } from "@effect/vitest"
 import {
-  type AccountId,
   DeliveriesRepo,
   type DeliveryRecord,
   type DeliveryStatus,
