@@ -19,7 +19,7 @@ export const Recovery = Schema.Struct({
       "switched off or removed first"
   }),
   since: Timestamp.annotations({ description: "Deliveries created at or after this time are recovered" }),
-  until: Timestamp.annotations({ description: "…and before this one: when the recovery was asked for" }),
+  until: Timestamp.annotations({ description: "…and at or before this one: when the recovery was asked for" }),
   requeued: Schema.Int.annotations({ description: "Deliveries re-queued so far; each is attempted once more, as `trigger: manual`" }),
   created_at: Timestamp,
   completed_at: Schema.NullOr(Timestamp).annotations({ description: "When it completed or was cancelled; null while running" })
