@@ -261,6 +261,8 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
         await db.schema.createIndex("webhook_recoveries_by_webhook").on("webhook_recoveries").columns(["account_id", "webhook_id", "id"]).execute()
         // The claim's scan: running recoveries, least recently advanced first.
         await db.schema.createIndex("webhook_recoveries_work").on("webhook_recoveries").columns(["status", "updated_at", "id"]).execute()
+        // Retention: recoveries that ended before the window.
+        await db.schema.createIndex("webhook_recoveries_ended").on("webhook_recoveries").columns(["completed_at"]).execute()
       }
     }
   }

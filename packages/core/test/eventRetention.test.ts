@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type AccountId, Accounts, ApiKeys, DeliveriesRepo, type EventId, Events, WebhookReplay, Webhooks } from "@mzk/core"
+import { type AccountId, Accounts, ApiKeys, DeliveriesRepo, type EventId, Events, timestampFromMillis, WebhookReplay, Webhooks } from "@mzk/core"
 import { testService, type TestServiceOptions } from "@mzk/testkit"
-import { Effect, TestClock } from "effect"
+import { Clock, Effect, TestClock } from "effect"
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -10,6 +10,7 @@ const DAY = 24 * HOUR
 const run = <A, E, R>(body: Effect.Effect<A, E, R>, options: TestServiceOptions = {}) =>
   Effect.provide(body, testService(options)) as Effect.Effect<A, E, never>
 
+const nowIso = Effect.map(Clock.currentTimeMillis, timestampFromMillis)
 const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "Acme" })), (a) => a.id)
 
 /** A key.created event, and its id. */
@@ -80,4 +81,18 @@ describe("event retention (TestClock)", () => {
       yield* TestClock.adjust(2 * DAY + HOUR)
       expect((yield* (yield* Events).list(account)).total).toBe(0)
     }), { eventsConfig: { retentionMs: DAY, sweepIntervalMs: DAY, sweepBatchSize: 7 } }))
+
+  it.effect("recoveries that ended before the window go with it", () =>
+    run(Effect.gen(function*() {
+      const account = yield* newAccount
+      const { webhook } = yield* (yield* Webhooks).create(account, { url: "https://ok.example.com/", events: ["key.created"] })
+      const replay = yield* WebhookReplay
+      const first = yield* replay.recover(account, webhook.id, { since: yield* nowIso })
+      yield* TestClock.adjust(HOUR)
+      expect((yield* replay.getRecovery(account, webhook.id, first.id)).status).toBe("completed")
+      yield* TestClock.adjust(DAY)
+      const second = yield* replay.recover(account, webhook.id, { since: yield* nowIso })
+      yield* TestClock.adjust(DAY - HOUR)
+      expect((yield* replay.listRecoveries(account, webhook.id)).recoveries.map((r) => r.id)).toEqual([second.id])
+    }), { eventsConfig: { retentionMs: DAY, sweepIntervalMs: DAY } }))
 })

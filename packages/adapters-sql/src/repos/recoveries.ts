@@ -51,5 +51,11 @@ export const sqlRecoveries = (conn: SqlConnection) =>
         .pipe(Effect.map((count) => count > 0)),
     release: (id, lease) =>
       conn.affected((db) => db.updateTable("webhook_recoveries").set({ lease_expires_at: null }).$call(underLease(id, lease)))
-        .pipe(Effect.map((count) => count > 0))
+        .pipe(Effect.map((count) => count > 0)),
+    deleteEnded: (before, limit) =>
+      conn.affected((db) =>
+        db.deleteFrom("webhook_recoveries").where("id", "in", (eb) =>
+          eb.selectFrom("webhook_recoveries").select("id").where("status", "<>", "running").where("completed_at", "<", before)
+            .orderBy("id").limit(limit))
+      )
   })

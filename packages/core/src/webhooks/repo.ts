@@ -129,4 +129,6 @@ export class RecoveriesRepo extends Context.Tag("@mzk/core/RecoveriesRepo")<Reco
   readonly advance: (id: RecoveryId, lease: Timestamp, progress: RecoveryProgress) => Effect.Effect<boolean, StorageError>
   /** Hands a claimed recovery back untouched (no lease) while `running` under `lease`. */
   readonly release: (id: RecoveryId, lease: Timestamp) => Effect.Effect<boolean, StorageError>
+  /** Retention: deletes up to `limit` completed or cancelled recoveries that ended before `before`; returns how many. */
+  readonly deleteEnded: (before: Timestamp, limit: number) => Effect.Effect<number, StorageError>
 }>() {}

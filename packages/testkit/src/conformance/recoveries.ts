@@ -187,6 +187,26 @@ export const recoveryTests = (it: ConformanceIt, timeout: number) => {
       expect(ids(yield* repo.claim({ now: T(12), leaseUntil: T(13), limit: 10 }))).toEqual([later.id, earlier.id])
     }), timeout)
 
+  it.effect("recoveries: deleteEnded deletes those that completed or were cancelled before the cutoff, at most limit at a time", () =>
+    Effect.gen(function*() {
+      const repo = yield* RecoveriesRepo
+      const webhook = yield* storedWebhook(yield* freshAccount)
+      // Ended in 1968, where no other test of the suite ends one.
+      const old = (month: number) => at(`1968-0${month}-01T00:00:00.000Z`)
+      const ended = [
+        yield* recoveryOf(webhook, { status: "completed", completed_at: old(1) }),
+        yield* recoveryOf(webhook, { status: "cancelled", completed_at: old(2) }),
+        yield* recoveryOf(webhook, { status: "completed", completed_at: old(3) })
+      ]
+      const later = yield* recoveryOf(webhook, { status: "completed", completed_at: old(7) })
+      const running = yield* recoveryOf(webhook, { updated_at: old(1) })
+      expect(yield* repo.deleteEnded(old(6), 2)).toBe(2)
+      expect(yield* repo.deleteEnded(old(6), 2)).toBe(1)
+      expect(yield* repo.deleteEnded(old(6), 2)).toBe(0)
+      for (const gone of ended) expect(Option.isNone(yield* repo.get(webhook.account_id, webhook.id, gone.id))).toBe(true)
+      for (const kept of [later, running]) expect(yield* repo.get(webhook.account_id, webhook.id, kept.id)).toEqual(Option.some(kept))
+    }), timeout)
+
   it.effect("recoveries: concurrent claims never hand out the same recovery twice", () =>
     Effect.gen(function*() {
       const repo = yield* RecoveriesRepo

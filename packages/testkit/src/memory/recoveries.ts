@@ -44,6 +44,15 @@ export const memoryRecoveries = (db: MemoryDb) => {
         if (row === undefined) return false
         recoveries.set(id, { ...row, lease_expires_at: null })
         return true
+      })),
+    deleteEnded: (before, limit) =>
+      db.write(Effect.sync(() => {
+        const ended = [...recoveries.values()]
+          .filter((r) => r.status !== "running" && r.completed_at !== null && r.completed_at < before)
+          .sort(byId)
+          .slice(0, Math.max(0, limit))
+        for (const row of ended) recoveries.delete(row.id)
+        return ended.length
       }))
   })
 }
