@@ -54,6 +54,7 @@ const serve = Command.make("serve", {
       port: options.port,
       host: options.host,
       operations: { metricsToken: options.metricsToken, accessLog: options.accessLog },
+      trustProxy: options.trustProxy,
       workers: !options.noWorkers,
       ...coreOptions(options),
       circuits: circuitsOptions(options)
