@@ -3,6 +3,8 @@ import { type ErrorDetail, MzkApiError } from "./errors.js"
 import { parseRateLimit, type RateLimit } from "./rateLimit.js"
 import type {
   ApiKeyList,
+  AuditLogPage,
+  AuditLogQuery,
   Circuit,
   CircuitList,
   CircuitUpload,
@@ -190,7 +192,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -258,7 +260,7 @@ export const createClient = (options: ClientOptions) => {
   }
   const page = (query: PageQuery = {}): Query => ({ limit: query.limit, starting_after: query.starting_after })
 
-  const { circuits, events, keys, proofs, webhooks } = ENDPOINTS
+  const { audit, circuits, events, keys, proofs, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -344,6 +346,13 @@ export const createClient = (options: ClientOptions) => {
           query: { ...page(query), type: query.type, created_gte: query.created_gte, created_lt: query.created_lt }
         }),
       get: (id: string) => json<Event>(events.get, { params: { id } })
+    },
+    audit: {
+      /** The account's audit log, newest first (needs `audit:read`). */
+      list: (query: AuditLogQuery = {}) =>
+        json<AuditLogPage>(audit.list, {
+          query: { ...page(query), action: query.action, target_id: query.target_id, actor_id: query.actor_id }
+        })
     }
   }
 }

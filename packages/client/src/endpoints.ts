@@ -50,6 +50,9 @@ export const ENDPOINTS = {
   events: {
     list: { method: "GET", path: "/events" },
     get: { method: "GET", path: "/events/:id" }
+  },
+  audit: {
+    list: { method: "GET", path: "/audit-log" }
   }
 } as const satisfies Record<string, Record<string, Endpoint>>
 

@@ -1,6 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import {
   ApiKey,
+  AuditEntry,
   CreateKeyInput,
   CreateProofBatchInput,
   CreateProofInput,
@@ -19,6 +20,7 @@ import {
 } from "@mzk/core"
 import {
   ApiKeyList,
+  AuditLogPage,
   Circuit,
   CircuitList,
   CircuitWithKey,
@@ -121,5 +123,7 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.EventList>().toEqualTypeOf<Body<typeof EventList>>()
     // The query as decoded: limit a number (sent as text), the rest as sent.
     expectTypeOf<Omit<client.ListEventsQuery, "limit">>().toEqualTypeOf<Omit<Body<typeof ListEventsQuery>, "limit">>()
+    expectTypeOf<client.AuditEntry>().toEqualTypeOf<Body<typeof AuditEntry>>()
+    expectTypeOf<client.AuditLogPage>().toEqualTypeOf<Body<typeof AuditLogPage>>()
   })
 })

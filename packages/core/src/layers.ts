@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { Accounts } from "./accounts/service.js"
+import { AuditLog, AuditRetentionSweeper } from "./audit/service.js"
 import { Circuits } from "./circuits/service.js"
 import { CircuitBuildWakeup } from "./circuits/wakeup.js"
 import { Events } from "./events/service.js"
@@ -30,6 +31,8 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
   Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(WebhookReplay.layer),
   Layer.provideMerge(Events.layer),
+  // Every service that changes keys, webhooks or circuits records it here, in its transaction.
+  Layer.provideMerge(AuditLog.layer),
   // Shared by Events and WebhookReplay (which nudge) and a DeliveryEngine built over CoreServices (which listens).
   Layer.provideMerge(DeliveryWakeup.layer),
   // Shared by Webhooks and WebhookReplay (which start recoveries) and WebhookRecoveries (which runs them).
@@ -45,7 +48,8 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
 /**
  * Every background loop, built over `CoreServices` by the process that runs them (given a
  * `WebhookTransport` and a `CircuitCompiler`): the proof worker and retention sweeper, webhook
- * delivery and recoveries, circuit builds, the expiry of idempotency keys, and event retention.
+ * delivery and recoveries, circuit builds, the expiry of idempotency keys, and the retention of
+ * events and of the audit log.
  */
 export const CoreLoops = Layer.mergeAll(
   ProofLoops,
@@ -53,5 +57,6 @@ export const CoreLoops = Layer.mergeAll(
   WebhookRecoveries.layer,
   CircuitBuilds.layer,
   IdempotencySweeper,
-  EventRetentionSweeper
+  EventRetentionSweeper,
+  AuditRetentionSweeper
 )

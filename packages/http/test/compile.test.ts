@@ -75,7 +75,8 @@ describe("compiling an API for the dispatcher", () => {
       "circuits.remove": ["circuits:write", "-"],
       "circuits.verifier": ["circuits:read", "-"],
       "events.list": ["events:read", "-"],
-      "events.get": ["events:read", "-"]
+      "events.get": ["events:read", "-"],
+      "audit.list": ["audit:read", "-"]
     })
   })
 

@@ -1,6 +1,7 @@
 import {
   AccountsRepo,
   ArtifactsRepo,
+  AuditRepo,
   CircuitsRepo,
   DeliveriesRepo,
   EventsRepo,
@@ -17,6 +18,7 @@ import {
 import { Context, Effect, Layer } from "effect"
 import { memoryAccounts } from "./memory/accounts.js"
 import { memoryArtifacts } from "./memory/artifacts.js"
+import { memoryAudit } from "./memory/audit.js"
 import { memoryCircuits } from "./memory/circuits.js"
 import { makeMemoryDb } from "./memory/db.js"
 import { memoryDeliveries } from "./memory/deliveries.js"
@@ -49,6 +51,7 @@ export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.m
     Context.add(CircuitsRepo, memoryCircuits(db)),
     Context.add(ArtifactsRepo, memoryArtifacts(db)),
     Context.add(IdempotencyRepo, memoryIdempotency(db)),
+    Context.add(AuditRepo, memoryAudit(db)),
     Context.add(RecoveriesRepo, memoryRecoveries(db))
   ))
 

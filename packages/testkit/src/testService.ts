@@ -1,6 +1,8 @@
 import {
+  AuditConfig,
   CircuitsConfig,
   type CircuitsConfigShape,
+  DEFAULT_AUDIT_CONFIG,
   DEFAULT_CIRCUITS_CONFIG,
   DEFAULT_PROOFS_CONFIG,
   CoreLoops,
@@ -81,8 +83,10 @@ export const testService = <E = never, R = never>(options: TestServiceOptions<E,
       Layer.succeed(CircuitsConfig, { ...DEFAULT_CIRCUITS_CONFIG, pollIntervalMs: A_DAY, ...options.circuitsConfig }),
       Layer.succeed(EventsConfig, { ...DEFAULT_EVENTS_CONFIG, sweepIntervalMs: A_DAY, ...options.eventsConfig }),
       Layer.succeed(RecoveryConfig, { ...DEFAULT_RECOVERY_CONFIG, pollIntervalMs: A_DAY, ...options.recoveryConfig }),
-      // Expired idempotency keys are swept daily too: an hourly sweep costs a walk of 30 days 720 wake-ups.
-      Layer.succeed(IdempotencyConfig, { ...DEFAULT_IDEMPOTENCY_CONFIG, sweepIntervalMs: A_DAY })
+      // Expired idempotency keys and audit entries are swept daily too: an hourly sweep costs a walk
+      // of 30 days 720 wake-ups.
+      Layer.succeed(IdempotencyConfig, { ...DEFAULT_IDEMPOTENCY_CONFIG, sweepIntervalMs: A_DAY }),
+      Layer.succeed(AuditConfig, { ...DEFAULT_AUDIT_CONFIG, sweepIntervalMs: A_DAY })
     )
     const core = testCore(options.store ?? (MemoryStore as Layer.Layer<Storage, E, R>), {
       ...(options.seed === undefined ? {} : { seed: options.seed }),

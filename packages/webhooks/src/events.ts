@@ -77,6 +77,7 @@ export type Scope =
   | "circuits:read"
   | "circuits:write"
   | "events:read"
+  | "audit:read"
 
 /** Never the raw key. */
 export interface KeyCreatedData {

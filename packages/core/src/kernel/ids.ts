@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   attempt: "att",
   circuit: "cir",
   request: "req",
+  audit: "aud",
   recovery: "rcv"
 } as const
 export type IdKind = keyof typeof ID_PREFIXES
@@ -46,11 +47,13 @@ export const DeliveryId = idSchema(ID_PREFIXES.delivery, "DeliveryId")
 export type DeliveryId = typeof DeliveryId.Type
 export const RequestId = idSchema(ID_PREFIXES.request, "RequestId")
 export type RequestId = typeof RequestId.Type
-/** One HTTP attempt of a delivery, as its log lists it (and a log's cursor). */
 export const CircuitId = idSchema(ID_PREFIXES.circuit, "CircuitId")
 export type CircuitId = typeof CircuitId.Type
+/** One HTTP attempt of a delivery, as its log lists it (and a log's cursor). */
 export const DeliveryAttemptId = idSchema(ID_PREFIXES.attempt, "DeliveryAttemptId")
 export type DeliveryAttemptId = typeof DeliveryAttemptId.Type
+export const AuditEntryId = idSchema(ID_PREFIXES.audit, "AuditEntryId")
+export type AuditEntryId = typeof AuditEntryId.Type
 /** A webhook's recovery: the background job that re-queues its failed deliveries. */
 export const RecoveryId = idSchema(ID_PREFIXES.recovery, "RecoveryId")
 export type RecoveryId = typeof RecoveryId.Type
@@ -66,6 +69,7 @@ export interface IdTypes {
   attempt: DeliveryAttemptId
   circuit: CircuitId
   request: RequestId
+  audit: AuditEntryId
   recovery: RecoveryId
 }
 

@@ -9,7 +9,8 @@ export const SCOPES = [
   "proofs:write",
   "circuits:read",
   "circuits:write",
-  "events:read"
+  "events:read",
+  "audit:read"
 ] as const
 export const Scope = Schema.Literal(...SCOPES).annotations({ identifier: "Scope" })
 export type Scope = typeof Scope.Type

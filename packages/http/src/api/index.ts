@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { AuditGroup } from "./audit.js"
 import { CircuitsGroup } from "./circuits.js"
 import {
   InternalErrorWire,
@@ -22,6 +23,7 @@ const Definition = HttpApi.make("mzk")
   .add(ProofsGroup)
   .add(CircuitsGroup)
   .add(EventsGroup)
+  .add(AuditGroup)
   .prefix("/api/v1")
   .addError(InvalidRequestWire)
   .addError(NotFoundWire)
@@ -35,7 +37,7 @@ const Definition = HttpApi.make("mzk")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events. Every error has the body " +
+    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events, the audit log. Every error has the body " +
       "{\"error\": {\"code\", \"message\", \"request_id\"}}. The `webhooks` section describes the signed events mzk POSTs to webhooks."
   )
 
@@ -51,6 +53,7 @@ export class MzkApi extends Definition.annotate(
 ) {}
 
 export * from "./annotations.js"
+export * from "./audit.js"
 export * from "./circuits.js"
 export * from "./errors.js"
 export * from "./events.js"

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { AuditHandlers } from "./audit.js"
 import { CircuitsHandlers } from "./circuits.js"
 import { EventsHandlers } from "./events.js"
 import { KeysHandlers } from "./keys.js"
@@ -6,4 +7,4 @@ import { ProofsHandlers } from "./proofs.js"
 import { WebhooksHandlers } from "./webhooks.js"
 
 /** Every group of MzkApi implemented over the core services. */
-export const MzkHandlers = Effect.all([KeysHandlers, WebhooksHandlers, ProofsHandlers, CircuitsHandlers, EventsHandlers])
+export const MzkHandlers = Effect.all([KeysHandlers, WebhooksHandlers, ProofsHandlers, CircuitsHandlers, EventsHandlers, AuditHandlers])
