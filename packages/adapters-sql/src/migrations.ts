@@ -227,6 +227,14 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
       up: async (db: Kysely<unknown>) => {
         await db.schema.alterTable("api_keys").addColumn("expires_at", "text").execute()
       }
+    },
+    "0010_webhook_secret_rotation": {
+      // The secret a rotation replaced and when it stops signing; null for every existing webhook,
+      // which has never been rotated.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.alterTable("webhooks").addColumn("previous_secret", "text").execute()
+        await db.schema.alterTable("webhooks").addColumn("previous_secret_expires_at", "text").execute()
+      }
     }
   }
 }

@@ -104,8 +104,16 @@ export interface Webhook {
   readonly events: ReadonlyArray<EventType>
   readonly description: string | null
   readonly active: boolean
-  /** Why mzk turned it off: every attempt of a delivery failed. */
-  readonly disabled_reason: "delivery_failures" | null
+  /**
+   * Why mzk turned it off: every attempt of a delivery failed (`delivery_failures`), or the
+   * endpoint answered 410 Gone (`endpoint_gone`).
+   */
+  readonly disabled_reason: "delivery_failures" | "endpoint_gone" | null
+  /**
+   * When the secret replaced by the last rotation stops (or stopped) signing deliveries beside
+   * the current one; null when never rotated, or rotated without an overlap.
+   */
+  readonly previous_secret_expires_at: Timestamp | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }

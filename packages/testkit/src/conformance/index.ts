@@ -8,6 +8,7 @@ import { deliveryTests } from "./deliveries.js"
 import { idempotencyTests } from "./idempotency.js"
 import { proofTests } from "./proofs.js"
 import { repositoryTests } from "./repositories.js"
+import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
 
 export interface ConformanceOptions {
@@ -31,5 +32,6 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     proofTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
+    secretRotationTests(it, timeout)
   })
 }
