@@ -123,6 +123,21 @@ export interface CreatedWebhook extends Webhook {
   readonly secret: string
 }
 
+export interface RotateWebhookSecretInput {
+  /** Seconds the replaced secret keeps signing beside the new one, 0 to 604800 (7 days); default 86400 (24 h). */
+  readonly expires_in?: number
+  /**
+   * Rotate even while an earlier rotation's overlap lasts (else 409 `secret_rotation_in_progress`):
+   * the secret that rotation replaced stops at once.
+   */
+  readonly force?: boolean
+}
+
+export interface RotatedWebhook extends Webhook {
+  /** The new signing secret (`whsec_…`): in this response only (and its replays). */
+  readonly secret: string
+}
+
 export interface WebhookList {
   readonly webhooks: ReadonlyArray<Webhook>
   readonly total: number
