@@ -1,6 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import {
   ApiKey,
+  AuditEntry,
   CreateKeyInput,
   CreateProofBatchInput,
   CreateProofInput,
@@ -15,6 +16,7 @@ import {
 } from "@mzk/core"
 import {
   ApiKeyList,
+  AuditLogPage,
   Circuit,
   CircuitList,
   CircuitWithKey,
@@ -108,5 +110,7 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.Circuit>().toEqualTypeOf<Body<typeof Circuit>>()
     expectTypeOf<client.CircuitWithKey>().toEqualTypeOf<Body<typeof CircuitWithKey>>()
     expectTypeOf<client.CircuitList>().toEqualTypeOf<Body<typeof CircuitList>>()
+    expectTypeOf<client.AuditEntry>().toEqualTypeOf<Body<typeof AuditEntry>>()
+    expectTypeOf<client.AuditLogPage>().toEqualTypeOf<Body<typeof AuditLogPage>>()
   })
 })
