@@ -478,6 +478,12 @@ describe("receivers' signals", () => {
         expect(sent.filter((r) => r.url === OK).length).toBe(3)
         const webhook = yield* webhooks.get(account, gone.webhook.id)
         expect([webhook.active, webhook.disabled_reason]).toEqual([false, "endpoint_gone"])
+        const { entries: [audited] } = yield* (yield* AuditLog).list(account, { action: "webhook.disabled" })
+        expect(audited).toMatchObject({
+          actor: { type: "system", id: null },
+          target: { type: "webhook", id: gone.webhook.id },
+          changes: [{ field: "active", from: true, to: false }, { field: "disabled_reason", from: null, to: "endpoint_gone" }]
+        })
         expect((yield* webhooks.get(account, ok.webhook.id)).active).toBe(true)
         const deliveries = yield* DeliveriesRepo
         const statuses = yield* Effect.forEach(sent.filter((r) => r.url === OK), (r) =>
