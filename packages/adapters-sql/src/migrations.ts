@@ -250,6 +250,14 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
         await db.schema.createIndex("audit_log_by_target").on("audit_log").columns(["account_id", "target_id", "id"]).execute()
         await db.schema.createIndex("audit_log_by_time").on("audit_log").columns(["created_at"]).execute()
       }
+    },
+    "0010_webhook_secret_rotation": {
+      // The secret a rotation replaced and when it stops signing; null for every existing webhook,
+      // which has never been rotated.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.alterTable("webhooks").addColumn("previous_secret", "text").execute()
+        await db.schema.alterTable("webhooks").addColumn("previous_secret_expires_at", "text").execute()
+      }
     }
   }
 }

@@ -1,5 +1,19 @@
 import { HttpApi } from "@effect/platform"
-import { ApiKey, AuditEntry, CreateKeyInput, CreateProofBatchInput, CreateProofInput, CreateWebhookInput, DeliveryAttempt, Proof, ProofBatch, ProofVerification, UpdateWebhookInput, Webhook } from "@mzk/core"
+import {
+  ApiKey,
+  AuditEntry,
+  CreateKeyInput,
+  CreateProofBatchInput,
+  CreateProofInput,
+  CreateWebhookInput,
+  DeliveryAttempt,
+  Proof,
+  ProofBatch,
+  ProofVerification,
+  RotateWebhookSecretInput,
+  UpdateWebhookInput,
+  Webhook
+} from "@mzk/core"
 import {
   ApiKeyList,
   AuditLogPage,
@@ -13,6 +27,7 @@ import {
   MzkApi,
   ProofCalldata,
   ProofList,
+  RotatedWebhook,
   WebhookList
 } from "@mzk/http"
 import * as client from "@mzk/client"
@@ -81,6 +96,8 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.WebhookList>().toEqualTypeOf<Body<typeof WebhookList>>()
     expectTypeOf<client.CreateWebhookInput>().toEqualTypeOf<Sent<typeof CreateWebhookInput>>()
     expectTypeOf<client.UpdateWebhookInput>().toEqualTypeOf<Sent<typeof UpdateWebhookInput>>()
+    expectTypeOf<client.RotateWebhookSecretInput>().toEqualTypeOf<Sent<typeof RotateWebhookSecretInput>>()
+    expectTypeOf<client.RotatedWebhook>().toEqualTypeOf<Body<typeof RotatedWebhook>>()
     expectTypeOf<client.DeliveryAttempt>().toEqualTypeOf<Body<typeof DeliveryAttempt>>()
     expectTypeOf<client.DeliveryAttemptList>().toEqualTypeOf<Body<typeof DeliveryAttemptList>>()
     expectTypeOf<client.Proof>().toEqualTypeOf<Body<typeof Proof>>()

@@ -57,6 +57,7 @@ describe("compiling an API for the dispatcher", () => {
       "webhooks.update": ["webhooks:write", "-"],
       "webhooks.remove": ["webhooks:write", "-"],
       "webhooks.deliveries": ["webhooks:read", "-"],
+      "webhooks.rotateSecret": ["webhooks:write", "-"],
       "proofs.create": ["proofs:write", "metered"],
       "proofs.createBatch": ["proofs:write", "metered"],
       "proofs.list": ["proofs:read", "-"],

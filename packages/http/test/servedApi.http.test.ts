@@ -110,6 +110,8 @@ const validBody = (op: Operation): unknown => {
       return { url: "https://hooks.example.com/documented", events: ["proof.completed"] }
     case "PATCH /api/v1/webhooks/{id}":
       return { description: "changed" }
+    case "POST /api/v1/webhooks/{id}/rotate-secret":
+      return { expires_in: 60, force: true }
     case "POST /api/v1/proofs":
       return MULTIPLIER
     case "POST /api/v1/proofs/batch":
@@ -130,7 +132,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(22)
+    expect(operations().length).toBe(23)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -187,7 +189,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(22)
+    expect(scoped.length).toBe(23)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",

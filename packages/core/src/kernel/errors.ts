@@ -20,6 +20,8 @@ export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyL
 export class InvalidWebhookUrl extends Schema.TaggedError<InvalidWebhookUrl>()("InvalidWebhookUrl", message) {}
 export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", message) {}
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", message) {}
+/** A secret rotation while the secret an earlier one replaced still signs, without `force`. */
+export class SecretRotationInProgress extends Schema.TaggedError<SecretRotationInProgress>()("SecretRotationInProgress", message) {}
 export class ProofNotFound extends Schema.TaggedError<ProofNotFound>()("ProofNotFound", message) {}
 export class ProofNotReady extends Schema.TaggedError<ProofNotReady>()("ProofNotReady", message) {}
 export class CircuitNotFound extends Schema.TaggedError<CircuitNotFound>()("CircuitNotFound", message) {}

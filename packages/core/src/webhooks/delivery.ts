@@ -3,6 +3,7 @@ import { AccountId, DeliveryAttemptId, DeliveryId, EventId, WebhookId } from "..
 import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
 import { EventType } from "../events/event.js"
+import type { DisabledReason } from "./webhook.js"
 
 export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed", "cancelled")
 export type DeliveryStatus = typeof DeliveryStatus.Type
@@ -89,6 +90,10 @@ export interface DeliveryAfterAttempt {
   /** Set when `status` is pending: when the next retry is due. */
   readonly next_attempt_at: Timestamp | null
   readonly first_failed_at: Timestamp | null
+  /** Set when `status` is failed: why the webhook is switched off with the delivery. */
+  readonly disabled_reason?: DisabledReason
+  /** The wait a 429 or 503 asked for with `Retry-After`, in seconds from the attempt's end, whether or not the schedule let it. */
+  readonly retry_after_seconds?: number
 }
 
 /** A delivery log's query: its page, the cursor an attempt id (`att_…`, what the log lists). */

@@ -19,6 +19,7 @@ import {
   ProofNotFound,
   ProofNotReady,
   RateLimitExceeded,
+  SecretRotationInProgress,
   StorageError,
   WebhookLimitReached,
   WebhookNotFound
@@ -122,6 +123,12 @@ export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or 
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
 export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
+export const SecretRotationInProgressWire = wire(
+  SecretRotationInProgress,
+  "secret_rotation_in_progress",
+  409,
+  "The secret an earlier rotation replaced still signs deliveries; send force: true to end that overlap now"
+)
 export const ProofNotReadyWire = wire(ProofNotReady, "proof_not_ready", 409, "The proof is not completed")
 export const CircuitNotFoundWire = wire(CircuitNotFound, "circuit_not_found", 404, "No circuit of this name among the built-in ones and the account's")
 export const CircuitNameTakenWire = wire(CircuitNameTaken, "circuit_name_taken", 409, "The account, or the built-in circuits, already have a circuit of this name")

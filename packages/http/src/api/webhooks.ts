@@ -1,14 +1,29 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CreateWebhookInput, DeliveryAttempt, ListDeliveryAttemptsQuery, ListWebhooksQuery, UpdateWebhookInput, Webhook } from "@mzk/core"
+import {
+  CreateWebhookInput,
+  DeliveryAttempt,
+  ListDeliveryAttemptsQuery,
+  ListWebhooksQuery,
+  RotateWebhookSecretInput,
+  UpdateWebhookInput,
+  Webhook
+} from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, idempotent, requires } from "./annotations.js"
-import { InvalidWebhookUrlWire, WebhookLimitReachedWire, WebhookNotFoundWire } from "./errors.js"
+import { InvalidWebhookUrlWire, SecretRotationInProgressWire, WebhookLimitReachedWire, WebhookNotFoundWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
 export const CreatedWebhook = Schema.Struct({
   ...Webhook.fields,
   secret: Schema.String.annotations({ description: "The signing secret (`whsec_…`). Returned only here, never again." })
 }).annotations({ identifier: "CreatedWebhook" })
+
+export const RotatedWebhook = Schema.Struct({
+  ...Webhook.fields,
+  secret: Schema.String.annotations({
+    description: "The new signing secret (`whsec_…`). Returned only by this rotation (and its replays with the same Idempotency-Key), never again."
+  })
+}).annotations({ identifier: "RotatedWebhook" })
 
 export const WebhookList = Schema.Struct({ webhooks: Schema.Array(Webhook), total: Schema.Int, has_more: Schema.Boolean })
   .annotations({ identifier: "WebhookList" })
@@ -56,6 +71,24 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addError(WebhookNotFoundWire)
       .pipe(requires("webhooks:write"))
       .annotate(OpenApi.Description, "Delete a webhook permanently; its pending deliveries are cancelled.")
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret")`/webhooks/${webhookId}/rotate-secret`
+      .setPayload(strictBody(RotateWebhookSecretInput))
+      .addSuccess(RotatedWebhook)
+      .addError(WebhookNotFoundWire)
+      .addError(SecretRotationInProgressWire)
+      .pipe(requires("webhooks:write"), idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Rotate the signing secret without a failed delivery: a new secret, in this response only, while the replaced one keeps " +
+          "signing beside it for `expires_in` seconds (default 86400, at most 604800; 0 stops it now). Meanwhile every delivery " +
+          "carries a signature with each (`Service-Signature: t=…,v1=<new>,v1=<old>`, and two `webhook-signature` entries), so " +
+          "receivers verify with either secret and switch at leisure; `previous_secret_expires_at` shows when the old one stops. " +
+          "Rotating again during that overlap is 409 `secret_rotation_in_progress` unless `force: true`, which stops the older " +
+          "secret at once (at most two secrets ever sign; `force: true, expires_in: 0` cuts off a leaked secret now). A replay with " +
+          "the same Idempotency-Key returns the same secret, as a replayed creation does: webhook secrets are stored to sign with."
+      )
   )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`

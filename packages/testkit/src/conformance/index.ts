@@ -9,6 +9,7 @@ import { deliveryTests } from "./deliveries.js"
 import { idempotencyTests } from "./idempotency.js"
 import { proofTests } from "./proofs.js"
 import { repositoryTests } from "./repositories.js"
+import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
 
 export interface ConformanceOptions {
@@ -33,5 +34,6 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
     auditTests(it, timeout)
+    secretRotationTests(it, timeout)
   })
 }
