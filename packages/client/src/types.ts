@@ -338,6 +338,7 @@ export type AuditAction =
   | "webhook.updated"
   | "webhook.deleted"
   | "webhook.disabled"
+  | "webhook.secret_rotated"
   | "circuit.created"
   | "circuit.removed"
 

@@ -213,12 +213,24 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
           const secret = yield* generateWebhookSecret(entropy)
           const at = yield* now
           const overlapMs = (input.expires_in ?? DEFAULT_SECRET_OVERLAP_SECONDS) * 1000
-          const rotated = yield* repo.rotateSecret(accountId, id, {
-            secret: Redacted.value(secret),
-            previousUntil: overlapMs === 0 ? null : timestampFromMillis(millisFromTimestamp(at) + overlapMs),
-            now: at,
-            force: input.force ?? false
-          })
+          const rotated = yield* tx.transaction(Effect.gen(function*() {
+            // Read first only for the audit entry's "from": the conditional write below decides.
+            const before = yield* repo.get(accountId, id)
+            const after = yield* repo.rotateSecret(accountId, id, {
+              secret: Redacted.value(secret),
+              previousUntil: overlapMs === 0 ? null : timestampFromMillis(millisFromTimestamp(at) + overlapMs),
+              now: at,
+              force: input.force ?? false
+            })
+            if (Option.isSome(after)) {
+              yield* audit.record(accountId, "webhook.secret_rotated", { type: "webhook", id: after.value.id, name: null }, [{
+                field: "previous_secret_expires_at",
+                from: Option.match(before, { onNone: () => null, onSome: (webhook) => webhook.previous_secret_expires_at }),
+                to: after.value.previous_secret_expires_at
+              }])
+            }
+            return after
+          }))
           if (Option.isSome(rotated)) return { webhook: toWebhook(rotated.value), secret }
           // Refused: read the webhook to say why (the write is the check, so concurrent rotations cannot both pass).
           const current = yield* repo.get(accountId, id)
