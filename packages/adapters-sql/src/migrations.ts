@@ -251,6 +251,14 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
         await db.schema.createIndex("audit_log_by_time").on("audit_log").columns(["created_at"]).execute()
       }
     },
+    "0010_webhook_secret_rotation": {
+      // The secret a rotation replaced and when it stops signing; null for every existing webhook,
+      // which has never been rotated.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.alterTable("webhooks").addColumn("previous_secret", "text").execute()
+        await db.schema.alterTable("webhooks").addColumn("previous_secret_expires_at", "text").execute()
+      }
+    },
     "0011_events_api": {
       up: async (db: Kysely<unknown>) => {
         // What queued a delivery's attempts; every existing one came from its event's schedule.

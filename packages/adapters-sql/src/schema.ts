@@ -34,6 +34,8 @@ export interface WebhooksTable {
   active: number
   disabled_reason: string | null
   secret: string
+  previous_secret: string | null
+  previous_secret_expires_at: string | null
   created_at: string
   updated_at: string
 }

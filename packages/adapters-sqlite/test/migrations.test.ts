@@ -53,6 +53,23 @@ describe("SQLite store", () => {
       expect(proofs).toEqual([{ id: "proof_1", circuit_id: null }])
     }))
 
+  it.scoped("webhooks made before secret rotation existed have no previous secret after 0010", () =>
+    Effect.gen(function*() {
+      const conn = yield* openSqlite({ filename: ":memory:" })
+      yield* migrate(conn, "0007_key_expiry")
+      const at = "2026-01-01T00:00:00.000Z"
+      yield* conn.query(async (db) => {
+        await db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute()
+        await db.insertInto("webhooks").values({
+          id: "wh_1", account_id: "acct_1", url: "https://hooks.example.com/", events: "[\"key.created\"]", description: null,
+          active: 1, disabled_reason: null, secret: "whsec_old", created_at: at, updated_at: at
+        } as never).execute()
+      })
+      expect((yield* migrate(conn)).applied).toContain("0010_webhook_secret_rotation")
+      const rows = yield* conn.query((db) => db.selectFrom("webhooks").select(["id", "secret", "previous_secret", "previous_secret_expires_at"]).execute())
+      expect(rows).toEqual([{ id: "wh_1", secret: "whsec_old", previous_secret: null, previous_secret_expires_at: null }])
+    }))
+
   it.scoped("0011_events_api: deliveries and attempts made before it came from the schedule; no key gains events:read", () =>
     Effect.gen(function*() {
       const conn = yield* openSqlite({ filename: ":memory:" })

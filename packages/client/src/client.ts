@@ -16,6 +16,8 @@ import type {
   CreateProofInput,
   CreateWebhookInput,
   Delivery,
+  RotatedWebhook,
+  RotateWebhookSecretInput,
   DeliveryAttemptList,
   Event,
   EventList,
@@ -285,6 +287,13 @@ export const createClient = (options: ClientOptions) => {
       get: (id: string) => json<Webhook>(webhooks.get, { params: { id } }),
       update: (id: string, changes: UpdateWebhookInput) => json<Webhook>(webhooks.update, { params: { id }, json: changes }),
       remove: (id: string) => none(webhooks.remove, { params: { id } }),
+      /**
+       * A new signing secret (`secret`, in this response only); the replaced one keeps signing
+       * deliveries beside it for `expires_in` seconds (default 24 h), so receivers switch without a
+       * failed delivery.
+       */
+      rotateSecret: (id: string, input: RotateWebhookSecretInput = {}, create: CreateOptions = {}) =>
+        json<RotatedWebhook>(webhooks.rotateSecret, { params: { id }, json: input, ...create }),
       /** The webhook's delivery attempts, oldest first. */
       deliveries: (id: string, query?: PageQuery) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(query) }),
       /** One delivery (an attempt's `delivery_id`): its status and when its next attempt is due. */

@@ -24,6 +24,7 @@ export const ENDPOINTS = {
     get: { method: "GET", path: "/webhooks/:id" },
     update: { method: "PATCH", path: "/webhooks/:id" },
     remove: { method: "DELETE", path: "/webhooks/:id" },
+    rotateSecret: { method: "POST", path: "/webhooks/:id/rotate-secret" },
     deliveries: { method: "GET", path: "/webhooks/:id/deliveries" },
     delivery: { method: "GET", path: "/webhooks/:id/deliveries/:delivery_id" },
     test: { method: "POST", path: "/webhooks/:id/test" },

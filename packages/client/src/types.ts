@@ -115,14 +115,37 @@ export interface Webhook {
   readonly events: ReadonlyArray<EventType>
   readonly description: string | null
   readonly active: boolean
-  /** Why mzk turned it off: every attempt of a delivery failed. */
-  readonly disabled_reason: "delivery_failures" | null
+  /**
+   * Why mzk turned it off: every attempt of a delivery failed (`delivery_failures`), or the
+   * endpoint answered 410 Gone (`endpoint_gone`).
+   */
+  readonly disabled_reason: "delivery_failures" | "endpoint_gone" | null
+  /**
+   * When the secret replaced by the last rotation stops (or stopped) signing deliveries beside
+   * the current one; null when never rotated, or rotated without an overlap.
+   */
+  readonly previous_secret_expires_at: Timestamp | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
 }
 
 export interface CreatedWebhook extends Webhook {
   /** The signing secret (`whsec_…`): in this response only. Verify deliveries with `@mzk/webhooks`. */
+  readonly secret: string
+}
+
+export interface RotateWebhookSecretInput {
+  /** Seconds the replaced secret keeps signing beside the new one, 0 to 604800 (7 days); default 86400 (24 h). */
+  readonly expires_in?: number
+  /**
+   * Rotate even while an earlier rotation's overlap lasts (else 409 `secret_rotation_in_progress`):
+   * the secret that rotation replaced stops at once.
+   */
+  readonly force?: boolean
+}
+
+export interface RotatedWebhook extends Webhook {
+  /** The new signing secret (`whsec_…`): in this response only (and its replays). */
   readonly secret: string
 }
 
@@ -411,6 +434,7 @@ export type AuditAction =
   | "webhook.updated"
   | "webhook.deleted"
   | "webhook.disabled"
+  | "webhook.secret_rotated"
   | "circuit.created"
   | "circuit.removed"
 

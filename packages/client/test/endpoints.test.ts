@@ -15,6 +15,7 @@ import {
   ProofVerification,
   RecoverWebhookInput,
   Recovery,
+  RotateWebhookSecretInput,
   UpdateWebhookInput,
   Webhook
 } from "@mzk/core"
@@ -33,6 +34,7 @@ import {
   ProofCalldata,
   ProofList,
   RecoveryList,
+  RotatedWebhook,
   WebhookList,
   WebhookTest
 } from "@mzk/http"
@@ -102,6 +104,8 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.WebhookList>().toEqualTypeOf<Body<typeof WebhookList>>()
     expectTypeOf<client.CreateWebhookInput>().toEqualTypeOf<Sent<typeof CreateWebhookInput>>()
     expectTypeOf<client.UpdateWebhookInput>().toEqualTypeOf<Sent<typeof UpdateWebhookInput>>()
+    expectTypeOf<client.RotateWebhookSecretInput>().toEqualTypeOf<Sent<typeof RotateWebhookSecretInput>>()
+    expectTypeOf<client.RotatedWebhook>().toEqualTypeOf<Body<typeof RotatedWebhook>>()
     expectTypeOf<client.DeliveryAttempt>().toEqualTypeOf<Body<typeof DeliveryAttempt>>()
     expectTypeOf<client.DeliveryAttemptList>().toEqualTypeOf<Body<typeof DeliveryAttemptList>>()
     expectTypeOf<client.Proof>().toEqualTypeOf<Body<typeof Proof>>()

@@ -16,6 +16,7 @@ import {
 } from "@mzk/core"
 import { makeMemoryStore, makeScriptedTransport, type RecordedRequest, type Script, testCore, verifyWebhookSignature } from "@mzk/testkit"
 import { Clock, Effect, Exit, Layer, Logger, Option, Redacted, Scope, TestClock } from "effect"
+import { createHmac } from "node:crypto"
 
 const FAILING = "https://fail.example.com/hook"
 const FLAKY = "https://flaky.example.com/hook"
@@ -50,6 +51,37 @@ const envelopeOf = (request: RecordedRequest) => JSON.parse(request.body) as Eve
 const signatureT = (request: RecordedRequest) => Number(/t=(\d+)/.exec(request.headers["Service-Signature"] ?? "")![1])
 
 const createKey = (account: AccountId, name: string) => Effect.flatMap(ApiKeys, (keys) => keys.create(account, { name }))
+
+/** Which of `secrets` a request's Standard Webhooks signature was made with, checked independently with node:crypto. */
+const standardSigners = (request: RecordedRequest, secrets: ReadonlyArray<string>) => {
+  const id = request.headers["webhook-id"]
+  const t = request.headers["webhook-timestamp"]
+  const entries = (request.headers["webhook-signature"] ?? "").split(" ")
+  return secrets.filter((secret) => {
+    const expected = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`${id}.${t}.${request.body}`).digest("base64")
+    return entries.includes(`v1,${expected}`)
+  })
+}
+
+/** Which of `secrets` verify a request's `Service-Signature` at the time it was sent. */
+const serviceSigners = (request: RecordedRequest, secrets: ReadonlyArray<string>) =>
+  secrets.filter((secret) => {
+    try {
+      verifyWebhookSignature(request.body, request.headers["Service-Signature"], secret, { now: request.at_ms })
+      return true
+    } catch {
+      return false
+    }
+  })
+
+/** Every log line the effect writes: message, level and annotations. */
+const captureLogs = () => {
+  const lines: Array<{ message: string; level: string; annotations: Record<string, unknown> }> = []
+  const layer = Logger.replace(Logger.defaultLogger, Logger.make(({ annotations, logLevel, message }) => {
+    lines.push({ message: String(message), level: logLevel.label, annotations: Object.fromEntries(annotations) })
+  }))
+  return { lines, layer }
+}
 
 describe("delivery engine", () => {
   it.effect("an endpoint that always fails: attempts at +0, +30 s, +5 min, +30 min, +2 h, +8 h, then the webhook is disabled", () =>
@@ -354,4 +386,157 @@ describe("delivery engine", () => {
         const [delivery] = yield* (yield* DeliveriesRepo).listByEvent(envelopeOf(sent[1]!).id)
         expect(delivery!.lease_expires_at).toBe(new Date(t0 + 24_000).toISOString())
       }), { maxConcurrentPerWebhook: 1, leaseMs: 14_000 }))
+})
+
+describe("signatures of a delivery", () => {
+  it.effect("every attempt carries Service-Signature and the Standard Webhooks headers over one timestamp, with the event id", () =>
+    withEngine({ [FLAKY]: [{ status: 500 }, { status: 200 }] }, (transport) =>
+      Effect.gen(function*() {
+        const account = yield* newAccount
+        const created = yield* (yield* Webhooks).create(account, { url: FLAKY, events: ["key.created"] })
+        const secret = Redacted.value(created.secret)
+        yield* createKey(account, "k")
+        yield* settle
+        yield* TestClock.adjust(30_000)
+        const sent = yield* transport.requests
+        expect(sent.length).toBe(2)
+        for (const request of sent) {
+          expect(request.headers["webhook-id"]).toBe(envelopeOf(request).id)
+          expect(request.headers["webhook-timestamp"]).toBe(String(signatureT(request)))
+          expect(request.headers["webhook-timestamp"]).toBe(String(Math.floor(request.at_ms / 1000)))
+          expect(request.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/)
+          expect(request.headers["Service-Signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
+          expect(standardSigners(request, [secret, "whsec_b3RoZXItb3RoZXItb3RoZXItb3RoZXItb3RoZXItb3Q="])).toEqual([secret])
+          expect(serviceSigners(request, [secret])).toEqual([secret])
+        }
+        // Signed afresh: the retry has its own timestamp and signatures.
+        expect(sent[1]!.headers["webhook-timestamp"]).toBe(String(Number(sent[0]!.headers["webhook-timestamp"]) + 30))
+        expect(sent[1]!.headers["webhook-signature"]).not.toBe(sent[0]!.headers["webhook-signature"])
+      })))
+
+  it.effect("during a rotation's overlap each scheme carries a signature per live secret, the new one first; after it only the new one", () =>
+    withEngine({ [FLAKY]: (n) => (n === 2 ? { status: 500 } : { status: 200 }) }, (transport) =>
+      Effect.gen(function*() {
+        const account = yield* newAccount
+        const webhooks = yield* Webhooks
+        const created = yield* webhooks.create(account, { url: FLAKY, events: ["key.created"] })
+        const old = Redacted.value(created.secret)
+        const rotated = yield* webhooks.rotateSecret(account, created.webhook.id, { expires_in: 600 })
+        const fresh = Redacted.value(rotated.secret)
+        const t0 = yield* Clock.currentTimeMillis
+
+        yield* createKey(account, "in-overlap")
+        yield* settle
+        // 10 s before the overlap ends: this attempt fails, and its retry comes 30 s later, after the end.
+        yield* TestClock.adjust(590_000)
+        yield* createKey(account, "just-before-the-end")
+        yield* settle
+        yield* TestClock.adjust(30_000)
+        yield* createKey(account, "after")
+        yield* settle
+
+        const sent = yield* transport.requests
+        expect(sent.map((r) => r.at_ms - t0)).toEqual([0, 590_000, 620_000, 620_000])
+        const [during, failed, retried, after] = sent as [RecordedRequest, RecordedRequest, RecordedRequest, RecordedRequest]
+        for (const request of [during, failed]) {
+          expect(request.headers["Service-Signature"]!.split(",").map((part) => part.split("=")[0])).toEqual(["t", "v1", "v1"])
+          expect(request.headers["Service-Signature"]!.split(",")[1]).toBe(`v1=${createHmac("sha256", fresh).update(`${signatureT(request)}.${request.body}`).digest("hex")}`)
+          expect(serviceSigners(request, [old, fresh])).toEqual([old, fresh])
+          expect(request.headers["webhook-signature"]!.split(" ").length).toBe(2)
+          expect(standardSigners(request, [old, fresh])).toEqual([old, fresh])
+        }
+        // The retry of the delivery that failed in the overlap is signed again, now with the new secret only.
+        expect(envelopeOf(retried).id).toBe(envelopeOf(failed).id)
+        for (const request of [retried, after]) {
+          expect(request.headers["Service-Signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
+          expect(serviceSigners(request, [old, fresh])).toEqual([fresh])
+          expect(standardSigners(request, [old, fresh])).toEqual([fresh])
+        }
+      })))
+})
+
+describe("receivers' signals", () => {
+  const GONE = "https://gone.example.com/hook"
+  const BUSY = "https://busy.example.com/hook"
+  const GARBLED = "https://garbled.example.com/hook"
+
+  it.effect("a 410 Gone disables the webhook at once (endpoint_gone) and cancels its other pending deliveries, in one go", () => {
+    const logs = captureLogs()
+    return withEngine({ [GONE]: [{ status: 410, body: "no such hook" }] }, (transport) =>
+      Effect.gen(function*() {
+        const account = yield* newAccount
+        const webhooks = yield* Webhooks
+        const gone = yield* webhooks.create(account, { url: GONE, events: ["key.created"] })
+        const ok = yield* webhooks.create(account, { url: OK, events: ["key.created"] })
+        // One slot per webhook: the second and third events wait while the first attempt gets its 410.
+        for (const name of ["one", "two", "three"]) yield* createKey(account, name)
+        yield* settle
+        yield* TestClock.adjust(24 * HOUR)
+
+        const sent = yield* transport.requests
+        expect(sent.filter((r) => r.url === GONE).length).toBe(1)
+        expect(sent.filter((r) => r.url === OK).length).toBe(3)
+        const webhook = yield* webhooks.get(account, gone.webhook.id)
+        expect([webhook.active, webhook.disabled_reason]).toEqual([false, "endpoint_gone"])
+        const { entries: [audited] } = yield* (yield* AuditLog).list(account, { action: "webhook.disabled" })
+        expect(audited).toMatchObject({
+          actor: { type: "system", id: null },
+          target: { type: "webhook", id: gone.webhook.id },
+          changes: [{ field: "active", from: true, to: false }, { field: "disabled_reason", from: null, to: "endpoint_gone" }]
+        })
+        expect((yield* webhooks.get(account, ok.webhook.id)).active).toBe(true)
+        const deliveries = yield* DeliveriesRepo
+        const statuses = yield* Effect.forEach(sent.filter((r) => r.url === OK), (r) =>
+          Effect.map(deliveries.listByEvent(envelopeOf(r).id), (all) => all.find((d) => d.webhook_id === gone.webhook.id)!.status))
+        expect(statuses).toEqual(["failed", "cancelled", "cancelled"])
+        const log = yield* webhooks.listDeliveryAttempts(account, gone.webhook.id)
+        expect(log.attempts.map((a) => [a.attempt, a.outcome, a.status_code, a.response_body])).toEqual([[1, "failed", 410, "no such hook"]])
+
+        const attemptLine = logs.lines.find((l) => l.annotations.event === "webhook.attempt" && l.annotations.status_code === 410)
+        expect(attemptLine?.annotations).toMatchObject({ delivery_status: "failed", disabled_reason: "endpoint_gone" })
+        const warning = logs.lines.find((l) => l.level === "WARN" && l.annotations.webhook_id === gone.webhook.id)
+        expect(warning).toMatchObject({ message: expect.stringContaining("410 Gone"), annotations: { disabled_reason: "endpoint_gone" } })
+
+        // Switched on again by its owner, it starts afresh.
+        const on = yield* webhooks.update(account, gone.webhook.id, { active: true })
+        expect([on.active, on.disabled_reason]).toEqual([true, null])
+      }), { maxConcurrentPerWebhook: 1 }).pipe(Effect.provide(logs.layer))
+  })
+
+  it.effect("a 429 or 503 with Retry-After (seconds or date) delays the next attempt to when asked, never past the retry after it", () => {
+    const logs = captureLogs()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 22, 10, 0))
+      const t0 = yield* Clock.currentTimeMillis
+      yield* withEngine({
+        [BUSY]: [
+          { status: 429, retryAfter: "120" },
+          { status: 503, retryAfter: new Date(t0 + 20 * MIN).toUTCString() },
+          { status: 503, retryAfter: "999999" },
+          { status: 204 }
+        ],
+        [GARBLED]: [{ status: 503, retryAfter: "in a minute" }, { status: 429, retryAfter: "10" }, { status: 204 }]
+      }, (transport) =>
+        Effect.gen(function*() {
+          const account = yield* newAccount
+          const webhooks = yield* Webhooks
+          yield* webhooks.create(account, { url: BUSY, events: ["key.created"] })
+          yield* webhooks.create(account, { url: GARBLED, events: ["key.created"] })
+          yield* createKey(account, "k")
+          yield* settle
+          for (const step of [30_000, 90_000, 18 * MIN, 10 * MIN, 90 * MIN]) yield* TestClock.adjust(step)
+          const sent = yield* transport.requests
+          // Asked 120 s (the schedule's 30 s moves); asked +20 min (5 min moves); asked 11 days: capped at 2 h, when the retry after it is due.
+          expect(sent.filter((r) => r.url === BUSY).map((r) => r.at_ms - t0)).toEqual([0, 120_000, 20 * MIN, 2 * HOUR])
+          // Garbage changes nothing; a wait shorter than the schedule neither.
+          expect(sent.filter((r) => r.url === GARBLED).map((r) => r.at_ms - t0)).toEqual([0, 30_000, 5 * MIN])
+          const asked = logs.lines.filter((l) => l.annotations.event === "webhook.attempt" && l.annotations.status_code === 429)
+            .map((l) => [l.annotations.retry_after_seconds, l.annotations.next_attempt_at])
+          expect(asked).toEqual([
+            [120, new Date(t0 + 120_000).toISOString()],
+            [10, new Date(t0 + 5 * MIN).toISOString()]
+          ])
+        }))
+    }).pipe(Effect.provide(logs.layer))
+  })
 })

@@ -72,6 +72,7 @@ describe("Webhooks service", () => {
         description: "billing",
         active: true,
         disabled_reason: null,
+        previous_secret_expires_at: null,
         created_at: "2026-11-22T09:30:00.000Z",
         updated_at: "2026-11-22T09:30:00.000Z"
       })
@@ -80,7 +81,8 @@ describe("Webhooks service", () => {
       expect(got).toEqual(created.webhook)
       expect(listed).toEqual({ webhooks: [created.webhook], total: 1, has_more: false })
       expect(JSON.stringify([got, listed])).not.toContain(secret)
-      expect(JSON.stringify([got, listed])).not.toContain("secret")
+      expect(JSON.stringify([got, listed])).not.toContain('"secret"')
+      expect(JSON.stringify([got, listed])).not.toContain("whsec_")
       const other = yield* webhooks.create(account, body("https://hooks.example.com/2"))
       expect(Redacted.value(other.secret)).not.toBe(secret)
     }).pipe(Effect.provide(TestLayer)))

@@ -85,6 +85,21 @@ describe("GET /api/v1/audit-log", () => {
     expect(text).not.toMatch(/mzk_[0-9A-Za-z]{20}|whsec_/)
   })
 
+  it("records a secret rotation with when the replaced secret stops signing, never a secret", async () => {
+    const { key } = await h.newAccount()
+    const hook = await createWebhook(h, key)
+    const first = await h.call("POST", `/api/v1/webhooks/${hook.id}/rotate-secret`, { token: key, body: { expires_in: 3600 } })
+    const forced = await h.call("POST", `/api/v1/webhooks/${hook.id}/rotate-secret`, { token: key, body: { force: true, expires_in: 0 } })
+    expect([first.status, forced.status]).toEqual([200, 200])
+    const { entries } = await log(h, key, `?action=webhook.secret_rotated&target_id=${hook.id}`)
+    expect(entries.map((e) => [e.request_id, e.changes])).toEqual([
+      [requestIdOf(forced), [{ field: "previous_secret_expires_at", from: first.json.previous_secret_expires_at, to: null }]],
+      [requestIdOf(first), [{ field: "previous_secret_expires_at", from: null, to: first.json.previous_secret_expires_at }]]
+    ])
+    const text = JSON.stringify(entries)
+    for (const secret of [hook.secret, first.json.secret, forced.json.secret]) expect(text).not.toContain(secret)
+  })
+
   it("pages on to older entries and filters by action, target and actor", async () => {
     const { key } = await h.newAccount()
     const other = await keyWithScopes(h, key, ["keys:write", "keys:read"], "other")

@@ -63,6 +63,7 @@ describe("compiling an API for the dispatcher", () => {
       "webhooks.recover": ["webhooks:write", "-"],
       "webhooks.recoveries": ["webhooks:read", "-"],
       "webhooks.recovery": ["webhooks:read", "-"],
+      "webhooks.rotateSecret": ["webhooks:write", "-"],
       "proofs.create": ["proofs:write", "metered"],
       "proofs.createBatch": ["proofs:write", "metered"],
       "proofs.list": ["proofs:read", "-"],

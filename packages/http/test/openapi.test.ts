@@ -57,7 +57,7 @@ describe("the OpenAPI document", () => {
     }
   })
 
-  it("describes every event type in its webhooks section: the envelope with that type's data, signed with Service-Signature", async () => {
+  it("describes every event type in its webhooks section: the envelope with that type's data, signed with both schemes, and what answers do", async () => {
     const doc = (await h.call("GET", "/api/v1/openapi.json")).json
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort())
     const resolve = (schema: { $ref?: string }) => (schema.$ref === undefined ? schema : doc.components.schemas[schema.$ref.split("/").pop()!])
@@ -73,7 +73,14 @@ describe("the OpenAPI document", () => {
       expect(signature, type).toMatchObject({ in: "header", required: true })
       expect(signature.description).toContain("HMAC-SHA256")
       expect(signature.description).toContain("<t>.<body>")
-      expect(Object.keys(operation.responses)).toEqual(["2XX"])
+      expect(signature.description).toContain("v1=<new>,v1=<old>")
+      const names = operation.parameters.map((p: { name: string }) => p.name)
+      expect(names).toEqual(expect.arrayContaining(["webhook-id", "webhook-timestamp", "webhook-signature"]))
+      const standard = operation.parameters.find((p: { name: string }) => p.name === "webhook-signature")
+      expect(standard.description).toContain("<webhook-id>.<webhook-timestamp>.<body>")
+      expect(Object.keys(operation.responses).sort()).toEqual(["2XX", "410", "429", "503", "default"])
+      expect(operation.responses["410"].description).toContain("endpoint_gone")
+      expect(operation.responses["503"].description).toContain("Retry-After")
     }
     const completed = resolve(resolve(doc.webhooks["proof.completed"].post.requestBody.content["application/json"].schema).properties.data)
     expect(completed.required).toEqual(expect.arrayContaining(["proof_id", "status"]))

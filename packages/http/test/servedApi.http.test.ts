@@ -144,6 +144,8 @@ const validBody = (op: Operation): unknown => {
       return { description: "changed" }
     case "POST /api/v1/webhooks/{id}/recover":
       return { since: new Date(Date.now() - 60_000).toISOString() }
+    case "POST /api/v1/webhooks/{id}/rotate-secret":
+      return { expires_in: 60, force: true }
     case "POST /api/v1/proofs":
       return MULTIPLIER
     case "POST /api/v1/proofs/batch":
@@ -164,7 +166,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(30)
+    expect(operations().length).toBe(31)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -221,7 +223,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(30)
+    expect(scoped.length).toBe(31)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",

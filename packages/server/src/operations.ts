@@ -39,7 +39,7 @@ export const makeMetrics = (registry: Registry) => {
   const provingSeconds = new Histogram({ name: "mzk_proof_duration_seconds", help: "Proving time of settled proofs", labelNames: ["circuit", "status"], buckets: PROVING_SECONDS, registers })
   const attempts = new Counter({ name: "mzk_webhook_attempts_total", help: "Webhook delivery attempts, by outcome", labelNames: ["outcome"], registers })
   const attemptSeconds = new Histogram({ name: "mzk_webhook_attempt_duration_seconds", help: "Time a receiver took to answer a delivery attempt", labelNames: ["outcome"], buckets: SECONDS, registers })
-  const deliveries = new Counter({ name: "mzk_webhook_deliveries_total", help: "Deliveries settled: succeeded, or failed once every retry was spent", labelNames: ["outcome"], registers })
+  const deliveries = new Counter({ name: "mzk_webhook_deliveries_total", help: "Deliveries settled: succeeded, or failed once every retry was spent or the endpoint answered 410 Gone", labelNames: ["outcome"], registers })
   const refusals = new Counter({ name: "mzk_rate_limit_refusals_total", help: "Metered requests refused with 429, by policy (key: per minute; daily: per account)", labelNames: ["policy"], registers })
 
   const telemetry: TelemetryShape = {

@@ -72,7 +72,7 @@ const pinnedLookup = (pinned: ResolvedAddress): LookupFunction =>
  * address that was checked (a `lookup` pinned to it), so a DNS answer that changes between check
  * and connect (rebinding) is never used. TLS still verifies the certificate against the host
  * name, and the Host header stays the name. Redirects are not followed (the 3xx is the answer),
- * at most 4 KiB of the body is read, and the whole exchange is bounded by `timeoutMs`, counted
+ * at most 4 KiB of the body is read, `Retry-After` is passed on, and the whole exchange is bounded by `timeoutMs`, counted
  * from when the request has its socket. Connections are pooled per webhook (`webhookId`), never
  * per host, so no attempt waits behind another webhook's.
  */
@@ -160,7 +160,9 @@ export const makeNodeWebhookTransport = (options: NodeWebhookTransportOptions = 
         let size = 0
         const finish = () => {
           const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES).toString("utf8")
-          settle(Effect.succeed({ status: res.statusCode ?? 0, body: text }))
+          // The one response header the engine reads: a 429 or 503 may ask when to come back.
+          const retryAfter = res.headers["retry-after"]
+          settle(Effect.succeed({ status: res.statusCode ?? 0, body: text, ...(retryAfter === undefined ? {} : { retryAfter }) }))
         }
         res.on("data", (chunk: Buffer) => {
           if (size >= RESPONSE_BODY_LIMIT_BYTES) return

@@ -106,6 +106,16 @@ describe("Node webhook transport", () => {
       expect((yield* receiver.received).length).toBe(1)
     }))
 
+  it.scopedLive("passes on the answer's Retry-After, as sent, for the engine to read", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startWebhookReceiver({
+        reply: (_, n) => (n === 1 ? { status: 503, headers: { "Retry-After": "120" }, body: "" } : { status: 429, headers: { "retry-after": "Wed, 21 Oct 2026 07:28:00 GMT" }, body: "" })
+      })
+      expect(yield* sendWith({ allowInsecure: true }, receiver.url)).toEqual(Either.right({ status: 503, body: "", retryAfter: "120" }))
+      expect(yield* sendWith({ allowInsecure: true }, receiver.url))
+        .toEqual(Either.right({ status: 429, body: "", retryAfter: "Wed, 21 Oct 2026 07:28:00 GMT" }))
+    }))
+
   it.scopedLive("reads at most 4 KiB of the response body", () =>
     Effect.gen(function*() {
       const receiver = yield* startWebhookReceiver({ reply: () => ({ status: 500, body: "x".repeat(200_000) }) })

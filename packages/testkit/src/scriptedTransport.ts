@@ -1,9 +1,12 @@
 import { TransportFailure, WebhookTransport, type WebhookRequest, type WebhookResponse } from "@mzk/core"
 import { Clock, Duration, Effect, Layer } from "effect"
 
-/** What one attempt gets back. `delay` passes on the `Clock`, so `TestClock` drives it. */
+/**
+ * What one attempt gets back. `delay` passes on the `Clock`, so `TestClock` drives it;
+ * `retryAfter` is the answer's `Retry-After` header (a 429 or 503 may delay the retry with it).
+ */
 export type ScriptedResponse =
-  | { readonly status: number; readonly body?: string; readonly delay?: Duration.DurationInput }
+  | { readonly status: number; readonly body?: string; readonly retryAfter?: string; readonly delay?: Duration.DurationInput }
   | { readonly error: TransportFailure["reason"]; readonly delay?: Duration.DurationInput }
   /** Never answers: the caller's timeout decides. */
   | { readonly hang: true }
@@ -62,7 +65,7 @@ export const makeScriptedTransport = (
         if ("error" in response) {
           return yield* new TransportFailure({ reason: response.error, message: `scripted ${response.error}` })
         }
-        return { status: response.status, body: response.body ?? "" }
+        return { status: response.status, body: response.body ?? "", ...(response.retryAfter === undefined ? {} : { retryAfter: response.retryAfter }) }
       })
 
     return {

@@ -38,6 +38,23 @@ export const sqlWebhooks = (conn: SqlConnection) =>
         db.updateTable("webhooks").set(set).where("id", "=", id).where("account_id", "=", accountId).returningAll()
       ).pipe(Effect.map(Option.map(toRecord)))
     },
+    rotateSecret: (accountId, id, { force, now, previousUntil, secret }) =>
+      conn.first((db) => {
+        const rotate = db.updateTable("webhooks")
+          .set((eb) => ({
+            // Every right-hand side reads the row as it was, so `previous_secret` gets the replaced secret.
+            previous_secret: previousUntil === null ? null : eb.ref("secret"),
+            previous_secret_expires_at: previousUntil,
+            secret,
+            updated_at: now
+          }))
+          .where("id", "=", id)
+          .where("account_id", "=", accountId)
+        return (force
+          ? rotate
+          : rotate.where((eb) => eb.or([eb("previous_secret_expires_at", "is", null), eb("previous_secret_expires_at", "<=", now)]))
+        ).returningAll()
+      }).pipe(Effect.map(Option.map(toRecord))),
     remove: (accountId, id) =>
       conn.affected((db) => db.deleteFrom("webhooks").where("id", "=", id).where("account_id", "=", accountId))
         .pipe(Effect.map((count) => count > 0)),

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   "webhook.updated",
   "webhook.deleted",
   "webhook.disabled",
+  "webhook.secret_rotated",
   "circuit.created",
   "circuit.removed"
 ] as const

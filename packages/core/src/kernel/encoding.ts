@@ -57,3 +57,6 @@ export const base64 = (bytes: Uint8Array): string => {
   for (const byte of bytes) binary += String.fromCharCode(byte)
   return btoa(binary)
 }
+
+/** The bytes of standard base64 text; throws on text that is not base64. */
+export const fromBase64 = (text: string): Uint8Array => Uint8Array.from(atob(text), (char) => char.charCodeAt(0))

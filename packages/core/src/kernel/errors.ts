@@ -27,6 +27,8 @@ export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()("De
 export class DeliveryPending extends Schema.TaggedError<DeliveryPending>()("DeliveryPending", message) {}
 export class RecoveryNotFound extends Schema.TaggedError<RecoveryNotFound>()("RecoveryNotFound", message) {}
 export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", message) {}
+/** A secret rotation while the secret an earlier one replaced still signs, without `force`. */
+export class SecretRotationInProgress extends Schema.TaggedError<SecretRotationInProgress>()("SecretRotationInProgress", message) {}
 export class ProofNotFound extends Schema.TaggedError<ProofNotFound>()("ProofNotFound", message) {}
 export class ProofNotReady extends Schema.TaggedError<ProofNotReady>()("ProofNotReady", message) {}
 export class CircuitNotFound extends Schema.TaggedError<CircuitNotFound>()("CircuitNotFound", message) {}

@@ -3,6 +3,7 @@ import { AccountId, DeliveryAttemptId, DeliveryId, EventId, WebhookId } from "..
 import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
 import { EventType } from "../events/event.js"
+import type { DisabledReason } from "./webhook.js"
 
 export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed", "cancelled")
 export type DeliveryStatus = typeof DeliveryStatus.Type
@@ -11,7 +12,7 @@ export type DeliveryStatus = typeof DeliveryStatus.Type
  * What queued a delivery's attempts: `scheduled`, an event's own delivery, whose failures are
  * retried on the schedule and, once it is spent, disable the webhook; `manual`, a test, a retry or
  * a recovery asked for through the API: one attempt, which settles the delivery either way and
- * never disables the webhook (Svix's manual trigger).
+ * never disables the webhook, but for a 410 Gone, the receiver's own word (Svix's manual trigger).
  */
 export const DeliveryTrigger = Schema.Literal("scheduled", "manual")
 export type DeliveryTrigger = typeof DeliveryTrigger.Type
@@ -102,12 +103,10 @@ export interface DeliveryAfterAttempt {
   /** Set when `status` is pending: when the next retry is due. */
   readonly next_attempt_at: Timestamp | null
   readonly first_failed_at: Timestamp | null
-}
-
-/** Where an attempt leaves the delivery, and whether it leaves the webhook switched off. */
-export interface DeliveryOutcome extends DeliveryAfterAttempt {
-  /** The retry schedule is spent: the webhook is switched off and its other pending deliveries cancelled. */
-  readonly disables_webhook: boolean
+  /** Set when `status` is failed: why the webhook is switched off with the delivery. */
+  readonly disabled_reason?: DisabledReason
+  /** The wait a 429 or 503 asked for with `Retry-After`, in seconds from the attempt's end, whether or not the schedule let it. */
+  readonly retry_after_seconds?: number
 }
 
 /** One event on its way to one webhook, as the API shows it. */

@@ -14,14 +14,14 @@ import { nextDeliveryState } from "./deliveryState.js"
 import { DeliveriesRepo, WebhooksRepo } from "./repo.js"
 import { TransportFailure, WebhookTransport } from "./transport.js"
 import type { WebhookRecord } from "./webhook.js"
-import { SIGNATURE_HEADER, signatureHeader } from "./signing.js"
+import { signatureHeaders, signingSecrets } from "./signing.js"
 import { RESPONSE_BODY_LIMIT_BYTES, truncateUtf8 } from "./text.js"
 import { DeliveryWakeup } from "./wakeup.js"
 import { observeAttempt } from "./observe.js"
 
 type SendResult =
-  | { readonly status: number; readonly body: string; readonly error?: undefined }
-  | { readonly error: DeliveryErrorClass; readonly status?: undefined }
+  | { readonly status: number; readonly body: string; readonly retryAfter?: string | undefined; readonly error?: undefined }
+  | { readonly error: DeliveryErrorClass; readonly status?: undefined; readonly retryAfter?: undefined }
 
 /**
  * When nothing can be claimed although storage says something is due (a lease taken over in
@@ -40,9 +40,10 @@ const LEASE_MARGIN_MS = 5_000
  * Concurrency is bounded twice: over all endpoints, and per webhook. A webhook whose slots and
  * small backlog are full is left out of claims, so deliveries to one slow endpoint wait in storage,
  * not in a slot another endpoint could use. Every attempt is signed with the time it is made, and
- * retries are due at fixed offsets from the first failure (`retryScheduleMs`); when the last one
- * fails, the delivery is `failed`, the webhook is switched off with `disabled_reason:
- * "delivery_failures"` and its other pending deliveries are cancelled, in one transaction.
+ * retries are due at fixed offsets from the first failure (`retryScheduleMs`), later where a 429
+ * or 503 asks with `Retry-After` (`nextDeliveryState` decides); when the last one fails, or the
+ * endpoint answers 410 Gone, the delivery is `failed`, the webhook is switched off with its
+ * `disabled_reason` and its other pending deliveries are cancelled, in one transaction.
  */
 export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<DeliveryEngine, {
   /** Attempts in flight in this process. */
@@ -100,7 +101,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
         return checked
       }
 
-      const send = (webhook: WebhookRecord, body: string): Effect.Effect<SendResult> => {
+      const send = (webhook: WebhookRecord, eventId: string, body: string): Effect.Effect<SendResult> => {
         // Checked again on every attempt: the URL may predate a tightened policy, and a record
         // written past the service must still never reach an internal address.
         const checked = checkUrl(webhook.url)
@@ -108,12 +109,13 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           return Effect.succeed({ error: checked.problem.kind === "invalid" ? "invalid_url" : "blocked_address" })
         }
         return Effect.gen(function*() {
-          // Signed with the time of this attempt, so a receiver's 300 s tolerance holds on retries.
-          const t = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          // Signed with the time of this attempt, so a receiver's 300 s tolerance holds on retries,
+          // and with every secret live then, so a rotation's overlap ends on time.
+          const nowMs = yield* Clock.currentTimeMillis
           const headers = {
             "Content-Type": "application/json",
             "User-Agent": config.userAgent,
-            [SIGNATURE_HEADER]: signatureHeader(webhook.secret, t, body)
+            ...signatureHeaders(signingSecrets(webhook, nowMs), { id: eventId, timestamp: Math.floor(nowMs / 1000), body })
           }
           return yield* transport.send({ url: webhook.url, headers, body, timeoutMs: config.timeoutMs, webhookId: webhook.id }).pipe(
             // The transport has its own timer; this one holds even for a transport that ignores it.
@@ -121,7 +123,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
               duration: config.timeoutMs,
               onTimeout: () => new TransportFailure({ reason: "timeout", message: "No answer within the timeout" })
             }),
-            Effect.map((response): SendResult => ({ status: response.status, body: response.body })),
+            Effect.map((response): SendResult => ({ status: response.status, body: response.body, retryAfter: response.retryAfter })),
             Effect.catchTag("TransportFailure", (failure) => Effect.succeed<SendResult>({ error: failure.reason }))
           )
         })
@@ -146,10 +148,11 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             return
           }
           const id = yield* ids.make("attempt")
-          const result = yield* send(webhook.value, JSON.stringify(toEnvelope(event.value)))
+          const result = yield* send(webhook.value, event.value.id, JSON.stringify(toEnvelope(event.value)))
           const endMs = yield* Clock.currentTimeMillis
-          const ok = result.status !== undefined && result.status >= 200 && result.status < 300
           const number = delivery.attempts + 1
+          const answer = { status: result.status ?? null, retryAfter: result.retryAfter }
+          const after = nextDeliveryState(delivery, number, answer, endMs, config.retryScheduleMs)
           const record: DeliveryAttemptRecord = {
             id,
             account_id: delivery.account_id,
@@ -160,34 +163,34 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             attempt: number,
             trigger: delivery.trigger,
             attempted_at: startedAt,
-            outcome: ok ? "succeeded" : "failed",
+            outcome: after.status === "succeeded" ? "succeeded" : "failed",
             status_code: result.status ?? null,
             error: result.error ?? null,
             latency_ms: Math.max(0, Math.round(endMs - startMs)),
             response_body: result.status === undefined ? null : truncateUtf8(result.body, RESPONSE_BODY_LIMIT_BYTES)
           }
-          const after = nextDeliveryState(delivery, number, ok, endMs, config.retryScheduleMs)
           const endedAt = timestampFromMillis(endMs)
-          if (!after.disables_webhook) {
+          if (after.disabled_reason === undefined) {
             // One conditional write, atomic on its own: no transaction on the common path.
             if (yield* deliveries.recordAttempt(record, after, lease)) yield* observeAttempt(telemetry, record, after)
             return
           }
+          // The last retry failed, or the endpoint is gone: the webhook goes off with the delivery.
+          const reason = after.disabled_reason ?? "delivery_failures"
           const disabled = yield* tx.transaction(Effect.gen(function*() {
             if (!(yield* deliveries.recordAttempt(record, after, lease))) return false
             yield* tx.afterCommit(observeAttempt(telemetry, record, after))
-            const switchedOff = yield* webhooks.update(delivery.account_id, delivery.webhook_id, {
-              active: false,
-              disabled_reason: "delivery_failures"
-            }, endedAt)
+            const switchedOff = yield* webhooks.update(delivery.account_id, delivery.webhook_id, { active: false, disabled_reason: reason }, endedAt)
             if (Option.isSome(switchedOff)) yield* auditWebhook(audit, "webhook.disabled", webhook.value, switchedOff.value)
             yield* deliveries.cancelPendingForWebhook(delivery.webhook_id, endedAt)
             return true
           }))
           if (disabled) {
-            yield* Effect.logWarning("Webhook disabled after its delivery retries were exhausted").pipe(
-              Effect.annotateLogs({ webhook_id: delivery.webhook_id, event_id: delivery.event_id })
-            )
+            yield* Effect.logWarning(
+              reason === "endpoint_gone"
+                ? "Webhook disabled: its endpoint answered 410 Gone"
+                : "Webhook disabled after its delivery retries were exhausted"
+            ).pipe(Effect.annotateLogs({ webhook_id: delivery.webhook_id, event_id: delivery.event_id, disabled_reason: reason }))
           }
         })
 

@@ -21,7 +21,7 @@ import { type Recovery, type RecoverWebhookInput, toRecovery } from "./recovery.
 import { DeliveriesRepo, RecoveriesRepo, WebhooksRepo } from "./repo.js"
 import { findWebhook } from "./service.js"
 import { DeliveryWakeup } from "./wakeup.js"
-import type { WebhookRecord } from "./webhook.js"
+import type { DisabledReason, WebhookRecord } from "./webhook.js"
 
 export interface WebhookTest {
   readonly event: EventEnvelope
@@ -35,6 +35,12 @@ export interface RecoveryList {
 }
 
 const isDeliveryId = Schema.is(DeliveryId)
+
+/** Why mzk switched a webhook off, as an inactive webhook's refusal says it. */
+const DISABLED_BECAUSE: Record<DisabledReason, string> = {
+  delivery_failures: "disabled after its deliveries failed",
+  endpoint_gone: "disabled: its endpoint answered 410 Gone"
+}
 const isRecoveryId = Schema.is(RecoveryId)
 
 /**
@@ -90,7 +96,7 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
         webhook.active
           ? Effect.succeed(webhook)
           : Effect.fail(new WebhookInactive({
-            message: `Webhook ${webhook.id} is inactive${webhook.disabled_reason === "delivery_failures" ? " (disabled after its deliveries failed)" : ""}: ` +
+            message: `Webhook ${webhook.id} is inactive${webhook.disabled_reason === null ? "" : ` (${DISABLED_BECAUSE[webhook.disabled_reason]})`}: ` +
               "re-enable it with PATCH {\"active\": true} first"
           }))
 

@@ -1,11 +1,18 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Entropy } from "../kernel/entropy.js"
 import { invalidRequest } from "../kernel/decode.js"
-import { type InvalidRequest, InvalidWebhookUrl, type StorageError, type WebhookLimitReached, WebhookNotFound } from "../kernel/errors.js"
+import {
+  type InvalidRequest,
+  InvalidWebhookUrl,
+  SecretRotationInProgress,
+  type StorageError,
+  type WebhookLimitReached,
+  WebhookNotFound
+} from "../kernel/errors.js"
 import { type AccountId, Ids, WebhookId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
 import { pageOf, type PageQuery } from "../kernel/paging.js"
-import { now } from "../kernel/time.js"
+import { millisFromTimestamp, now, timestampFromMillis } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { AuditLog } from "../audit/service.js"
 import { checkWebhookUrl, firstNonPublic } from "./addresses.js"
@@ -18,6 +25,8 @@ import { generateWebhookSecret } from "./signing.js"
 import { HostResolver } from "./transport.js"
 import {
   type CreateWebhookInput,
+  DEFAULT_SECRET_OVERLAP_SECONDS,
+  type RotateWebhookSecretInput,
   toWebhook,
   type UpdateWebhookInput,
   type Webhook,
@@ -25,6 +34,7 @@ import {
   type WebhookRecord
 } from "./webhook.js"
 
+/** A webhook and its signing secret, shown once: by its creation, and by each rotation. */
 export interface CreatedWebhook {
   readonly webhook: Webhook
   /** `whsec_…`, shown once. Wrapped so it cannot reach a log by accident. */
@@ -54,8 +64,8 @@ export const findWebhook = (repo: WebhooksRepo["Type"], accountId: AccountId, id
     : Effect.fail(notFound(id))
 
 /**
- * Webhook management. The secret is returned by `create` only; every other result is a `Webhook`,
- * which has no secret field at all.
+ * Webhook management. A secret is returned by `create` and `rotateSecret` only; every other result
+ * is a `Webhook`, which has no secret field at all.
  */
 export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
   readonly create: (
@@ -76,6 +86,17 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
     input: UpdateWebhookInput
   ) => Effect.Effect<Webhook, InvalidRequest | InvalidWebhookUrl | WebhookNotFound | StorageError>
   readonly remove: (accountId: AccountId, id: string) => Effect.Effect<void, WebhookNotFound | StorageError>
+  /**
+   * A new signing secret; the replaced one keeps signing beside it for `expires_in` seconds
+   * (default 24 h; 0: not at all), so receivers move over without a delivery failing. While that
+   * overlap lasts another rotation is `SecretRotationInProgress`, unless `force`, which drops the
+   * secret still in overlap: at most two secrets ever sign.
+   */
+  readonly rotateSecret: (
+    accountId: AccountId,
+    id: string,
+    input: RotateWebhookSecretInput
+  ) => Effect.Effect<CreatedWebhook, WebhookNotFound | SecretRotationInProgress | StorageError>
   /** The attempt log of one webhook, oldest first, for `GET /api/v1/webhooks/:id/deliveries`. */
   readonly listDeliveryAttempts: (
     accountId: AccountId,
@@ -134,6 +155,8 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             active: body.active ?? true,
             disabled_reason: null,
             secret: Redacted.value(secret),
+            previous_secret: null,
+            previous_secret_expires_at: null,
             created_at: at,
             updated_at: at
           }
@@ -194,6 +217,40 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
           }))
           : Effect.fail(notFound(id))
 
+      const rotateSecret = (accountId: AccountId, id: string, input: RotateWebhookSecretInput) =>
+        Effect.gen(function*() {
+          if (!isWebhookId(id)) return yield* notFound(id)
+          const secret = yield* generateWebhookSecret(entropy)
+          const at = yield* now
+          const overlapMs = (input.expires_in ?? DEFAULT_SECRET_OVERLAP_SECONDS) * 1000
+          const rotated = yield* tx.transaction(Effect.gen(function*() {
+            // Read first only for the audit entry's "from": the conditional write below decides.
+            const before = yield* repo.get(accountId, id)
+            const after = yield* repo.rotateSecret(accountId, id, {
+              secret: Redacted.value(secret),
+              previousUntil: overlapMs === 0 ? null : timestampFromMillis(millisFromTimestamp(at) + overlapMs),
+              now: at,
+              force: input.force ?? false
+            })
+            if (Option.isSome(after)) {
+              yield* audit.record(accountId, "webhook.secret_rotated", { type: "webhook", id: after.value.id, name: null }, [{
+                field: "previous_secret_expires_at",
+                from: Option.match(before, { onNone: () => null, onSome: (webhook) => webhook.previous_secret_expires_at }),
+                to: after.value.previous_secret_expires_at
+              }])
+            }
+            return after
+          }))
+          if (Option.isSome(rotated)) return { webhook: toWebhook(rotated.value), secret }
+          // Refused: read the webhook to say why (the write is the check, so concurrent rotations cannot both pass).
+          const current = yield* repo.get(accountId, id)
+          if (Option.isNone(current)) return yield* notFound(id)
+          return yield* new SecretRotationInProgress({
+            message: `The secret replaced by the last rotation signs deliveries until ${current.value.previous_secret_expires_at}; ` +
+              "send force: true to end that overlap now"
+          })
+        })
+
       const listDeliveryAttempts = (accountId: AccountId, id: string, query: PageQuery = {}) =>
         Effect.gen(function*() {
           const webhook = yield* find(accountId, id)
@@ -201,7 +258,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
           return { attempts: found.items.map(toDeliveryAttempt), total: found.total, has_more: found.has_more }
         })
 
-      return { create, list, get, update, remove, listDeliveryAttempts }
+      return { create, list, get, update, remove, rotateSecret, listDeliveryAttempts }
     })
   )
 }

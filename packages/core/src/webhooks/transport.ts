@@ -16,6 +16,8 @@ export interface WebhookResponse {
   readonly status: number
   /** The start of the response body, at most 4 KiB. */
   readonly body: string
+  /** The response's `Retry-After` header as received, when it had one: a 429 or 503 may delay the retry with it. */
+  readonly retryAfter?: string | undefined
 }
 
 /** The POST got no HTTP answer; `reason` is the error class recorded in the attempt log. */

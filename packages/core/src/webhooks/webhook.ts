@@ -5,7 +5,12 @@ import { StoredText, TextWithoutControls } from "../kernel/text.js"
 import { Timestamp } from "../kernel/time.js"
 import { EventType, SubscribableEventType } from "../events/event.js"
 
-export const DisabledReason = Schema.Literal("delivery_failures")
+/**
+ * Why mzk switched a webhook off: every attempt of a delivery failed (`delivery_failures`), or the
+ * endpoint answered `410 Gone` (`endpoint_gone`), which says it will never accept deliveries again.
+ */
+export const DisabledReason = Schema.Literal("delivery_failures", "endpoint_gone")
+export type DisabledReason = typeof DisabledReason.Type
 
 /** A webhook as clients see it after create: never the secret. */
 export const Webhook = Schema.Struct({
@@ -15,6 +20,10 @@ export const Webhook = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   active: Schema.Boolean,
   disabled_reason: Schema.NullOr(DisabledReason),
+  previous_secret_expires_at: Schema.NullOr(Timestamp).annotations({
+    description: "When the signing secret replaced by the last rotation stops (or stopped) signing deliveries, which carry a " +
+      "signature with each live secret until then; null when the secret was never rotated, or the last rotation kept no overlap"
+  }),
   created_at: Timestamp,
   updated_at: Timestamp
 }).annotations({ identifier: "Webhook" })
@@ -24,6 +33,12 @@ export interface WebhookRecord extends Webhook {
   readonly account_id: AccountId
   /** `whsec_…`: kept readable because every delivery is signed with it. */
   readonly secret: string
+  /**
+   * The secret the last rotation replaced, still signing deliveries until
+   * `previous_secret_expires_at`; null when that rotation kept no overlap. Kept after it expires
+   * (it then signs nothing) until the next rotation replaces it.
+   */
+  readonly previous_secret: string | null
 }
 
 /** The fields an update may change (PATCH semantics: absent means unchanged). */
@@ -32,7 +47,7 @@ export interface WebhookChanges {
   readonly events?: ReadonlyArray<SubscribableEventType>
   readonly description?: string | null
   readonly active?: boolean
-  readonly disabled_reason?: typeof DisabledReason.Type | null
+  readonly disabled_reason?: DisabledReason | null
 }
 
 export const toWebhook = (record: WebhookRecord): Webhook => ({
@@ -42,6 +57,7 @@ export const toWebhook = (record: WebhookRecord): Webhook => ({
   description: record.description,
   active: record.active,
   disabled_reason: record.disabled_reason,
+  previous_secret_expires_at: record.previous_secret_expires_at,
   created_at: record.created_at,
   updated_at: record.updated_at
 })
@@ -87,6 +103,37 @@ export type UpdateWebhookInput = typeof UpdateWebhookInput.Type
 
 /** A webhook listing's query: its page, the cursor a webhook id. */
 export const ListWebhooksQuery = pageQuery(WebhookId)
+
+/** The overlap a rotation gives the replaced secret unless told otherwise: 24 hours. */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400
+
+/**
+ * Longest overlap a rotation may give the replaced secret: 7 days, as Stripe's roll of a webhook
+ * secret allows; past that a receiver is not moving over, and two secrets would sign for ever.
+ */
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 86_400
+
+/** The body of a secret rotation request. */
+export const RotateWebhookSecretInput = Schema.Struct({
+  expires_in: Schema.optionalWith(
+    Schema.Int.pipe(
+      Schema.between(0, MAX_SECRET_OVERLAP_SECONDS, {
+        message: () => `expires_in must be whole seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS}`
+      })
+    ).annotations({
+      description: "Seconds the replaced secret keeps signing deliveries beside the new one (default 86400, 24 h; 0 stops it now)"
+    }),
+    { exact: true }
+  ),
+  force: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description: "Rotate even while an earlier rotation's overlap lasts: the secret that rotation replaced stops signing at " +
+        "once, so at most two secrets ever sign (default false: 409 `secret_rotation_in_progress`)"
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "RotateWebhookSecretInput" })
+export type RotateWebhookSecretInput = typeof RotateWebhookSecretInput.Type
 
 /** `data` of `webhook.test`: which webhook is tested, so a receiver shared by several can tell. */
 export const WebhookTestData = Schema.Struct({

@@ -23,6 +23,7 @@ import {
   ProofNotReady,
   RateLimitExceeded,
   RecoveryNotFound,
+  SecretRotationInProgress,
   StorageError,
   WebhookInactive,
   WebhookLimitReached,
@@ -130,6 +131,12 @@ export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or 
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
 export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
+export const SecretRotationInProgressWire = wire(
+  SecretRotationInProgress,
+  "secret_rotation_in_progress",
+  409,
+  "The secret an earlier rotation replaced still signs deliveries; send force: true to end that overlap now"
+)
 export const ProofNotReadyWire = wire(ProofNotReady, "proof_not_ready", 409, "The proof is not completed")
 export const WebhookInactiveWire = wire(
   WebhookInactive,

@@ -6,6 +6,9 @@ import {
   EventId,
   type EventType,
   SIGNATURE_HEADER,
+  STANDARD_WEBHOOK_ID_HEADER,
+  STANDARD_WEBHOOK_SIGNATURE_HEADER,
+  STANDARD_WEBHOOK_TIMESTAMP_HEADER,
   Timestamp,
   UNSUBSCRIBABLE_EVENT_TYPES
 } from "@mzk/core"
@@ -124,10 +127,40 @@ const eventSchemaName = (type: EventType) =>
 
 const seconds = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`)
 
-const SIGNATURE_DESCRIPTION = "`t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the webhook's " +
-  "whole signing secret (`whsec_…`, as returned when the webhook was created), of `<t>.<body>`, the body exactly as received. " +
-  "Recompute it before parsing the JSON, compare in constant time, and refuse a `t` more than 300 seconds from your clock. " +
-  "Each attempt is signed anew with its own `t`."
+const SIGNATURE_DESCRIPTION = "`t=<unix seconds>,v1=<hex>`, with one `v1` per live signing secret: each is the lowercase hex " +
+  "HMAC-SHA256, keyed with the whole secret string (`whsec_…`, as returned when the webhook was created or its secret rotated), " +
+  "of `<t>.<body>`, the body exactly as received. Accept the delivery when any `v1` matches: during a rotation's overlap there " +
+  "are two (`t=…,v1=<new>,v1=<old>`), so a receiver holding either secret verifies it. Recompute it before parsing the JSON, " +
+  "compare in constant time, and refuse a `t` more than 300 seconds from your clock. Each attempt is signed anew with its own " +
+  "`t`. `@mzk/webhooks`' `constructEvent` and Stripe's `stripe.webhooks.constructEvent` check exactly this."
+
+/** The Standard Webhooks headers (standardwebhooks.com), sent beside `Service-Signature` over the same timestamp. */
+const STANDARD_WEBHOOK_HEADERS = [
+  {
+    name: STANDARD_WEBHOOK_ID_HEADER,
+    in: "header",
+    required: true,
+    description: "Standard Webhooks' message id: the event's id (`evt_…`), the same on every attempt; deduplicate on it",
+    schema: { type: "string", pattern: "^evt_[0-9a-z]{26}$" }
+  },
+  {
+    name: STANDARD_WEBHOOK_TIMESTAMP_HEADER,
+    in: "header",
+    required: true,
+    description: "Unix seconds when this attempt was signed: the same as `t` in `Service-Signature`",
+    schema: { type: "string", pattern: "^\\d+$" }
+  },
+  {
+    name: STANDARD_WEBHOOK_SIGNATURE_HEADER,
+    in: "header",
+    required: true,
+    description: "Standard Webhooks signatures: space-separated `v1,<base64>` entries, one per live signing secret, each the " +
+      "base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the bytes that the secret's base64 part " +
+      "(after `whsec_`) encodes. The `standardwebhooks` libraries verify it unchanged, with the whole `whsec_…` secret: " +
+      "`new Webhook(secret).verify(body, headers)`.",
+    schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$" }
+  }
+]
 
 /** Who receives an event of `type`: its subscribers, or for a type no webhook subscribes to, the one webhook it concerns. */
 const recipients = (type: EventType) =>
@@ -138,11 +171,15 @@ const recipients = (type: EventType) =>
 /**
  * The OpenAPI 3.1 `webhooks` section: one entry per event type mzk delivers, its body the event
  * envelope with that type's `data` (from the core's `EVENT_DATA`, so a new event type is documented
- * as soon as it exists), and how a receiver checks the `Service-Signature` header and acknowledges.
+ * as soon as it exists), how a receiver checks either signature scheme, and what its answers do.
  */
 export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
   const defs = spec.components.schemas as Record<string, unknown>
   const { retryScheduleMs, timeoutMs, userAgent } = DEFAULT_WEBHOOK_CONFIG
+  const retryAfterAnswer = "Overloaded, or down for a while: the attempt fails and is retried as any failure, but with a " +
+    "`Retry-After` (delay-seconds or an HTTP-date) not before the time it asks, and not after the time the retry following " +
+    `that one is due (the schedule: ${retryScheduleMs.map(seconds).join(", ")} after the first failure), so a receiver can ` +
+    "make mzk wait but cannot stretch the schedule; the last retry keeps its time. A value that is neither form is ignored."
   const webhooks: Record<string, unknown> = {}
   for (const type of EVENT_TYPES) {
     const event = Schema.Struct({
@@ -162,8 +199,9 @@ export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec
             in: "header",
             required: true,
             description: SIGNATURE_DESCRIPTION,
-            schema: { type: "string", pattern: "^t=\\d+,v1=[0-9a-f]{64}$" }
+            schema: { type: "string", pattern: "^t=\\d+(,v1=[0-9a-f]{64})+$" }
           },
+          ...STANDARD_WEBHOOK_HEADERS,
           { name: "User-Agent", in: "header", required: true, schema: { type: "string", example: userAgent } }
         ],
         requestBody: {
@@ -171,10 +209,20 @@ export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec
           content: { "application/json": { schema: OpenApiJsonSchema.makeWithDefs(event, { defs, defsPath: "#/components/schemas/" }) } }
         },
         responses: {
-          "2XX": {
-            description: `Acknowledged. Any other status, or no answer within ${seconds(timeoutMs)}, fails the attempt; ` +
-              `it is retried ${retryScheduleMs.map(seconds).join(", ")} after the first failure, then given up. An attempt asked ` +
-              "for by hand (a test, a retry, a recovery) is made once."
+          "2XX": { description: "Acknowledged: the delivery succeeded." },
+          "410": {
+            description: "Gone: the endpoint will never take deliveries again. The delivery fails and the webhook is disabled at " +
+              "once (`active: false`, `disabled_reason: \"endpoint_gone\"`), its other pending deliveries cancelled; " +
+              "`PATCH active: true` switches it on again."
+          },
+          "429": { description: retryAfterAnswer },
+          "503": { description: retryAfterAnswer },
+          default: {
+            description: `Any other status (a redirect included), or no answer within ${seconds(timeoutMs)}, fails the attempt; ` +
+              `it is retried ${retryScheduleMs.map(seconds).join(", ")} after the first failure. When the last retry fails ` +
+              "the webhook is disabled (`disabled_reason: \"delivery_failures\"`) and its other pending deliveries cancelled. An " +
+              "attempt asked for by hand (a test, a retry, a recovery) is made once: it is not retried and, but for a 410, never " +
+              "disables the webhook."
           }
         }
       }

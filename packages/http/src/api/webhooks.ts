@@ -9,6 +9,7 @@ import {
   ListWebhooksQuery,
   RecoverWebhookInput,
   Recovery,
+  RotateWebhookSecretInput,
   UpdateWebhookInput,
   Webhook
 } from "@mzk/core"
@@ -19,6 +20,7 @@ import {
   DeliveryPendingWire,
   InvalidWebhookUrlWire,
   RecoveryNotFoundWire,
+  SecretRotationInProgressWire,
   WebhookInactiveWire,
   WebhookLimitReachedWire,
   WebhookNotFoundWire
@@ -29,6 +31,13 @@ export const CreatedWebhook = Schema.Struct({
   ...Webhook.fields,
   secret: Schema.String.annotations({ description: "The signing secret (`whsec_…`). Returned only here, never again." })
 }).annotations({ identifier: "CreatedWebhook" })
+
+export const RotatedWebhook = Schema.Struct({
+  ...Webhook.fields,
+  secret: Schema.String.annotations({
+    description: "The new signing secret (`whsec_…`). Returned only by this rotation (and its replays with the same Idempotency-Key), never again."
+  })
+}).annotations({ identifier: "RotatedWebhook" })
 
 export const WebhookList = Schema.Struct({ webhooks: Schema.Array(Webhook), total: Schema.Int, has_more: Schema.Boolean })
   .annotations({ identifier: "WebhookList" })
@@ -48,7 +57,7 @@ const deliveryId = HttpApiSchema.param("delivery_id", Schema.String)
 const recoveryId = HttpApiSchema.param("recovery_id", Schema.String)
 
 /** Why a manual attempt behaves as it does, said once for test, retry and recover. */
-const MANUAL = "It is one attempt, signed afresh, logged with `trigger: manual`: a failure is not retried on the schedule and never disables the webhook."
+const MANUAL = "It is one attempt, signed afresh, logged with `trigger: manual`: a failure is not retried on the schedule and never disables the webhook (a 410 Gone still does: the receiver's own word)."
 
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
@@ -93,6 +102,24 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addError(WebhookNotFoundWire)
       .pipe(requires("webhooks:write"))
       .annotate(OpenApi.Description, "Delete a webhook permanently; its pending deliveries are cancelled.")
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret")`/webhooks/${webhookId}/rotate-secret`
+      .setPayload(strictBody(RotateWebhookSecretInput))
+      .addSuccess(RotatedWebhook)
+      .addError(WebhookNotFoundWire)
+      .addError(SecretRotationInProgressWire)
+      .pipe(requires("webhooks:write"), idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Rotate the signing secret without a failed delivery: a new secret, in this response only, while the replaced one keeps " +
+          "signing beside it for `expires_in` seconds (default 86400, at most 604800; 0 stops it now). Meanwhile every delivery " +
+          "carries a signature with each (`Service-Signature: t=…,v1=<new>,v1=<old>`, and two `webhook-signature` entries), so " +
+          "receivers verify with either secret and switch at leisure; `previous_secret_expires_at` shows when the old one stops. " +
+          "Rotating again during that overlap is 409 `secret_rotation_in_progress` unless `force: true`, which stops the older " +
+          "secret at once (at most two secrets ever sign; `force: true, expires_in: 0` cuts off a leaked secret now). A replay with " +
+          "the same Idempotency-Key returns the same secret, as a replayed creation does: webhook secrets are stored to sign with."
+      )
   )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`

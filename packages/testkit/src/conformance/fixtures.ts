@@ -57,6 +57,8 @@ export const webhookRecord = (accountId: AccountId, overrides: Partial<WebhookRe
       active: true,
       disabled_reason: null,
       secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I=",
+      previous_secret: null,
+      previous_secret_expires_at: null,
       created_at: at,
       updated_at: at,
       ...overrides

@@ -11,6 +11,7 @@ import { idempotencyTests } from "./idempotency.js"
 import { proofTests } from "./proofs.js"
 import { recoveryTests } from "./recoveries.js"
 import { repositoryTests } from "./repositories.js"
+import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
 
 export interface ConformanceOptions {
@@ -35,6 +36,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
     auditTests(it, timeout)
+    secretRotationTests(it, timeout)
     eventTests(it, timeout)
     recoveryTests(it, timeout)
   })

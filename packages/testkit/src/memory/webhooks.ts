@@ -29,6 +29,22 @@ export const memoryWebhooks = (db: MemoryDb) => {
         webhooks.set(id, updated)
         return Option.some(updated)
       })),
+    rotateSecret: (accountId, id, { force, now, previousUntil, secret }) =>
+      db.write(Effect.sync(() => {
+        const webhook = own(accountId, id)
+        if (webhook === undefined) return Option.none()
+        const overlapEnds = webhook.previous_secret_expires_at
+        if (!force && overlapEnds !== null && overlapEnds > now) return Option.none()
+        const rotated: WebhookRecord = {
+          ...webhook,
+          secret,
+          previous_secret: previousUntil === null ? null : webhook.secret,
+          previous_secret_expires_at: previousUntil,
+          updated_at: now
+        }
+        webhooks.set(id, rotated)
+        return Option.some(rotated)
+      })),
     remove: (accountId, id) => db.write(Effect.sync(() => own(accountId, id) !== undefined && webhooks.delete(id))),
     listSubscribed: (accountId, type) =>
       Effect.sync(() => ofAccount(accountId).filter((w) => w.active && w.events.includes(type)).sort(byId))
