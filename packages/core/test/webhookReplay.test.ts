@@ -174,6 +174,20 @@ describe("retry of one delivery", () => {
     }), { webhooks: { [FAILING]: endpoint.script } })
   })
 
+  it.effect("a manual attempt answered 410 Gone still disables the webhook: the receiver's own word", () =>
+    run(Effect.gen(function*() {
+      const account = yield* newAccount
+      const replay = yield* WebhookReplay
+      const { webhook } = yield* (yield* Webhooks).create(account, { url: FAILING, events: ["key.created"] })
+      const sent = yield* replay.test(account, webhook.id)
+      yield* TestClock.adjust(0)
+      expect(yield* replay.getDelivery(account, webhook.id, sent.delivery.id)).toMatchObject({ status: "failed", attempts: 1 })
+      const gone = yield* (yield* Webhooks).get(account, webhook.id)
+      expect([gone.active, gone.disabled_reason]).toEqual([false, "endpoint_gone"])
+      const refused = yield* Effect.flip(replay.test(account, webhook.id))
+      expect(refused.message).toContain("410 Gone")
+    }), { webhooks: { [FAILING]: [{ status: 410 }] } }))
+
   it.effect("a delivery waiting in its schedule is 409; other webhooks', other accounts' and unknown deliveries are not found", () =>
     run(Effect.gen(function*() {
       const account = yield* newAccount
