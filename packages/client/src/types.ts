@@ -22,6 +22,7 @@ export type EventType =
   | "proof.failed"
   | "proof.expired"
   | "proof.verified"
+  | "proof.canceled"
   | "key.created"
   | "key.revoked"
   | "key.rolled"
@@ -164,7 +165,7 @@ export interface CreateProofBatchInput {
   readonly proofs: ReadonlyArray<CreateProofInput>
 }
 
-export type ProofStatus = "queued" | "running" | "completed" | "failed" | "expired"
+export type ProofStatus = "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
 
 export interface ProofError {
   readonly code: "constraint_violation" | "invalid_inputs" | "timeout" | "internal"
@@ -185,6 +186,8 @@ export interface Proof {
   readonly created_at: Timestamp
   readonly started_at: Timestamp | null
   readonly completed_at: Timestamp | null
+  /** When it was canceled (`proofs.cancel`); null otherwise. */
+  readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
 }
 

@@ -6,6 +6,7 @@ import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
 import { idempotencyTests } from "./idempotency.js"
+import { proofCancellationTests } from "./proofCancellation.js"
 import { proofTests } from "./proofs.js"
 import { repositoryTests } from "./repositories.js"
 import { transactionTests } from "./transactions.js"
@@ -29,6 +30,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     concurrencyTests(it, timeout)
     deliveryTests(it, timeout)
     proofTests(it, timeout)
+    proofCancellationTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
   })
