@@ -206,6 +206,14 @@ export interface ProofBatch {
   readonly proofs: ReadonlyArray<Proof>
 }
 
+/** `proofs.cancelBatch`: the batch's proofs once its queued and running ones were canceled. */
+export interface ProofBatchCancellation {
+  readonly batch_id: string
+  /** Proofs this request canceled (0 when the batch had settled). */
+  readonly canceled_count: number
+  readonly proofs: ReadonlyArray<Proof>
+}
+
 export interface ProofVerification {
   readonly proof_id: string
   readonly circuit: string

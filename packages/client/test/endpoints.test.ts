@@ -1,5 +1,5 @@
 import { HttpApi } from "@effect/platform"
-import { ApiKey, CreateKeyInput, CreateProofBatchInput, CreateProofInput, CreateWebhookInput, DeliveryAttempt, Proof, ProofBatch, ProofVerification, UpdateWebhookInput, Webhook } from "@mzk/core"
+import { ApiKey, CreateKeyInput, CreateProofBatchInput, CreateProofInput, CreateWebhookInput, DeliveryAttempt, Proof, ProofBatch, ProofBatchCancellation, ProofVerification, UpdateWebhookInput, Webhook } from "@mzk/core"
 import {
   ApiKeyList,
   Circuit,
@@ -85,6 +85,7 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.Proof>().toEqualTypeOf<Body<typeof Proof>>()
     expectTypeOf<client.ProofList>().toEqualTypeOf<Body<typeof ProofList>>()
     expectTypeOf<client.ProofBatch>().toEqualTypeOf<Body<typeof ProofBatch>>()
+    expectTypeOf<client.ProofBatchCancellation>().toEqualTypeOf<Body<typeof ProofBatchCancellation>>()
     expectTypeOf<client.ProofVerification>().toEqualTypeOf<Body<typeof ProofVerification>>()
     expectTypeOf<client.ProofCalldata>().toEqualTypeOf<Body<typeof ProofCalldata>>()
     expectTypeOf<client.CreateProofInput>().toEqualTypeOf<Sent<typeof CreateProofInput>>()
