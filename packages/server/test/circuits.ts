@@ -12,6 +12,11 @@ export const BOUNDED_SQUARES = {
   sources: { "lib/square.circom": readFileSync(`${dir}lib/square.circom`, "utf8") }
 } as const
 
+/** A circuit whose proofs take as long as asked: its witness runs a loop of `n` rounds (about 25 ns each). */
+export const SPIN = {
+  main: readFileSync(fileURLToPath(new URL("./fixtures/circuits/spin/main.circom", import.meta.url)), "utf8")
+} as const
+
 /** The powers of tau the tests build with: development only, small enough to make in a second. */
 export const DEV_PTAU_POWER = 8
 
