@@ -2,21 +2,9 @@ import { Accounts, ApiKeys } from "@mzk/core"
 import { makeHttpClient, startWebhookReceiver, verifyWebhookSignature } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe } from "vitest"
-import { DEV_PTAU_POWER, settle, SPIN, uploadCircuit } from "./circuits.js"
+import { DEV_PTAU_POWER, settle, SPIN, spinningProof, tempDir, uploadCircuit } from "./circuits.js"
 import { startServer } from "./realServer.js"
-
-const tempDir = (prefix: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), `mzk-${prefix}-`))),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  )
-
-/** About seven hours of witness computation: a proof that only a cancel (or the timeout) ends. */
-const FOREVER_ROUNDS = "1000000000000"
 
 describe("cancel with the real prover, over a real port", () => {
   it.scopedLive("a running proof's prover thread is released at once: the one thread of the pool proves the next proof", () =>
@@ -44,13 +32,8 @@ describe("cancel with the real prover, over a real port", () => {
       const ready = yield* Effect.promise(() => settle(api, "/api/v1/circuits/spin", (c) => c.status !== "compiling", 90_000))
       expect(ready).toMatchObject({ status: "ready", public_signals: ["b"] })
 
-      const spinning = yield* call("POST", "/api/v1/proofs", { type: "spin", inputs: { n: FOREVER_ROUNDS, a: 3 } })
-      expect(spinning.status).toBe(202)
-      const id: string = spinning.json.proof_id
-      yield* Effect.promise(() => settle(api, `/api/v1/proofs/${id}`, (p) => p.status !== "queued", 30_000))
-      // Proving for a while: the thread is deep in the witness loop.
-      yield* Effect.sleep("1 second")
-      expect((yield* call("GET", `/api/v1/proofs/${id}`)).json.status).toBe("running")
+      const spinning = yield* spinningProof(api)
+      const id = spinning.proof_id
 
       const canceled = yield* call("POST", `/api/v1/proofs/${id}/cancel`)
       expect(canceled.status).toBe(200)
@@ -70,7 +53,7 @@ describe("cancel with the real prover, over a real port", () => {
       verifyWebhookSignature(delivery!.rawBody, delivery!.headers["service-signature"] as string, webhook.json.secret)
       expect(JSON.parse(delivery!.rawBody.toString("utf8"))).toMatchObject({
         type: "proof.canceled",
-        data: { proof_id: id, circuit: "spin", status: "canceled", canceled_at: canceled.json.canceled_at, created_at: spinning.json.created_at }
+        data: { proof_id: id, circuit: "spin", status: "canceled", canceled_at: canceled.json.canceled_at, created_at: spinning.created_at }
       })
       const metrics = (yield* Effect.promise(() => makeHttpClient(baseUrl).send("GET", "/metrics"))).text
       expect(metrics).toContain('mzk_proofs_total{status="canceled",circuit="uploaded"} 1')

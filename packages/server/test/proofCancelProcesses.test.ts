@@ -1,18 +1,9 @@
 import { describePostgres, freshDatabaseUrl } from "@mzk/adapters-postgres/testing"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import pg from "pg"
-import { DEV_PTAU_POWER, settle, SPIN, uploadCircuit } from "./circuits.js"
+import { DEV_PTAU_POWER, settle, SPIN, spinningProof, tempDir, uploadCircuit } from "./circuits.js"
 import { createAccount, mzkProcess, serveProcess } from "./processes.js"
-
-const tempDir = (prefix: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), `mzk-${prefix}-`))),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  )
 
 /** Polls (in real time) until `check` holds for what `probe` returns; dies with `what` after `withinMs`. */
 const until = <A>(probe: () => A | Promise<A>, check: (a: A) => boolean, withinMs: number, what: string) =>
@@ -43,11 +34,7 @@ describePostgres("proof cancellation across processes", () => {
       // The worker builds the upload and proves it; the API process only stores and answers.
       expect((yield* Effect.promise(() => uploadCircuit(api.baseUrl, key, "spin", SPIN))).status).toBe(202)
       yield* Effect.promise(() => settle(client, "/api/v1/circuits/spin", (c) => c.status !== "compiling", 120_000))
-      const spinning = yield* call("POST", "/api/v1/proofs", { type: "spin", inputs: { n: "1000000000000", a: 3 } })
-      const id: string = spinning.json.proof_id
-      yield* Effect.promise(() => settle(client, `/api/v1/proofs/${id}`, (p) => p.status !== "queued", 60_000))
-      yield* Effect.sleep("1 second")
-      expect((yield* call("GET", `/api/v1/proofs/${id}`)).json.status).toBe("running")
+      const id = (yield* spinningProof(client)).proof_id
 
       const canceled = yield* call("POST", `/api/v1/proofs/${id}/cancel`)
       expect([canceled.status, canceled.json.status]).toEqual([200, "canceled"])
