@@ -164,7 +164,26 @@ export interface IdempotencyKeysTable {
   locked_until: string | null
 }
 
+/** The audit log: append-only; actor and target flattened into columns so listings filter on them. */
+export interface AuditLogTable {
+  id: string
+  account_id: string
+  action: string
+  actor_type: string
+  actor_id: string | null
+  target_type: string
+  target_id: string
+  target_name: string | null
+  request_id: string | null
+  ip_address: string | null
+  user_agent: string | null
+  /** JSON object of the changed fields, or null. */
+  changes: string | null
+  created_at: string
+}
+
 export interface Database {
+  audit_log: AuditLogTable
   idempotency_keys: IdempotencyKeysTable
   circuits: CircuitsTable
   circuit_artifacts: CircuitArtifactsTable

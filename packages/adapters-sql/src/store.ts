@@ -1,9 +1,10 @@
-import { AccountsRepo, ArtifactsRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, IdempotencyRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
+import { AccountsRepo, ArtifactsRepo, AuditRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, IdempotencyRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
 import { Context, Effect } from "effect"
 import { pendingMigrations } from "./migrations.js"
 import type { SqlConnection } from "./connection.js"
 import { sqlAccounts } from "./repos/accounts.js"
 import { sqlArtifacts } from "./repos/artifacts.js"
+import { sqlAudit } from "./repos/audit.js"
 import { sqlCircuits } from "./repos/circuits.js"
 import { sqlDeliveries } from "./repos/deliveries.js"
 import { sqlEvents } from "./repos/events.js"
@@ -27,5 +28,6 @@ export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
     Context.add(ProofsRepo, sqlProofs(conn)),
     Context.add(CircuitsRepo, sqlCircuits(conn)),
     Context.add(ArtifactsRepo, sqlArtifacts(conn)),
-    Context.add(IdempotencyRepo, sqlIdempotency(conn))
+    Context.add(IdempotencyRepo, sqlIdempotency(conn)),
+    Context.add(AuditRepo, sqlAudit(conn))
   )

@@ -3,6 +3,8 @@ import { type ErrorDetail, MzkApiError } from "./errors.js"
 import { parseRateLimit, type RateLimit } from "./rateLimit.js"
 import type {
   ApiKeyList,
+  AuditLogPage,
+  AuditLogQuery,
   Circuit,
   CircuitList,
   CircuitUpload,
@@ -179,7 +181,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `audit`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -247,7 +249,7 @@ export const createClient = (options: ClientOptions) => {
   }
   const page = (query: PageQuery = {}): Query => ({ limit: query.limit, starting_after: query.starting_after })
 
-  const { circuits, keys, proofs, webhooks } = ENDPOINTS
+  const { audit, circuits, keys, proofs, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -324,6 +326,13 @@ export const createClient = (options: ClientOptions) => {
       remove: (name: string) => none(circuits.remove, { params: { name } }),
       /** The Solidity source of a contract that verifies the circuit's proofs on chain. */
       verifier: (name: string) => text(circuits.verifier, { params: { name } })
+    },
+    audit: {
+      /** The account's audit log, newest first (needs `audit:read`). */
+      list: (query: AuditLogQuery = {}) =>
+        json<AuditLogPage>(audit.list, {
+          query: { ...page(query), action: query.action, target_id: query.target_id, actor_id: query.actor_id }
+        })
     }
   }
 }

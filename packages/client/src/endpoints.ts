@@ -42,6 +42,9 @@ export const ENDPOINTS = {
     get: { method: "GET", path: "/circuits/:name" },
     remove: { method: "DELETE", path: "/circuits/:name" },
     verifier: { method: "GET", path: "/circuits/:name/verifier.sol" }
+  },
+  audit: {
+    list: { method: "GET", path: "/audit-log" }
   }
 } as const satisfies Record<string, Record<string, Endpoint>>
 

@@ -16,6 +16,7 @@ export type Scope =
   | "proofs:write"
   | "circuits:read"
   | "circuits:write"
+  | "audit:read"
 
 export type EventType =
   | "proof.completed"
@@ -313,4 +314,51 @@ export interface CircuitUpload {
   readonly zkey?: UploadFile
   readonly sym?: UploadFile
   readonly r1cs?: UploadFile
+}
+
+// ---- Audit log
+
+export type AuditAction =
+  | "key.created"
+  | "key.revoked"
+  | "key.rolled"
+  | "webhook.created"
+  | "webhook.updated"
+  | "webhook.deleted"
+  | "webhook.disabled"
+  | "circuit.created"
+  | "circuit.removed"
+
+/** A field's value in an audit entry's `changes`. */
+export type AuditValue = string | boolean | ReadonlyArray<string> | null
+
+/** One change of a key, webhook or circuit: who made it, from where, and what it changed. */
+export interface AuditEntry {
+  /** `aud_…`; entries sort by time. */
+  readonly id: string
+  readonly action: AuditAction
+  /** An API key (`id`: its key id), a session (the id its application gave, or null), the `mzk` command line, or mzk itself. */
+  readonly actor: { readonly type: "api_key" | "session" | "cli" | "system"; readonly id: string | null }
+  readonly target: { readonly type: "api_key" | "webhook" | "circuit"; readonly id: string; readonly name: string | null }
+  readonly request_id: string | null
+  readonly ip_address: string | null
+  readonly user_agent: string | null
+  /** The fields the action set or changed, before and after; null where it changed none it shows (a revocation, a removal). */
+  readonly changes: ReadonlyArray<{ readonly field: string; readonly from: AuditValue; readonly to: AuditValue }> | null
+  readonly created_at: Timestamp
+}
+
+export interface AuditLogPage {
+  readonly entries: ReadonlyArray<AuditEntry>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+/** Newest first: `starting_after` is the last id of the previous page; the filters narrow the log. */
+export interface AuditLogQuery extends PageQuery {
+  readonly action?: AuditAction
+  /** A key, webhook or circuit id. */
+  readonly target_id?: string
+  /** A key id, or a session's actor id. */
+  readonly actor_id?: string
 }

@@ -1,7 +1,8 @@
 import { HttpApi } from "@effect/platform"
-import { ApiKey, CreateKeyInput, CreateProofBatchInput, CreateProofInput, CreateWebhookInput, DeliveryAttempt, Proof, ProofBatch, ProofBatchCancellation, ProofVerification, UpdateWebhookInput, Webhook } from "@mzk/core"
+import { ApiKey, AuditEntry, CreateKeyInput, CreateProofBatchInput, CreateProofInput, CreateWebhookInput, DeliveryAttempt, Proof, ProofBatch, ProofBatchCancellation, ProofVerification, UpdateWebhookInput, Webhook } from "@mzk/core"
 import {
   ApiKeyList,
+  AuditLogPage,
   Circuit,
   CircuitList,
   CircuitWithKey,
@@ -93,5 +94,7 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.Circuit>().toEqualTypeOf<Body<typeof Circuit>>()
     expectTypeOf<client.CircuitWithKey>().toEqualTypeOf<Body<typeof CircuitWithKey>>()
     expectTypeOf<client.CircuitList>().toEqualTypeOf<Body<typeof CircuitList>>()
+    expectTypeOf<client.AuditEntry>().toEqualTypeOf<Body<typeof AuditEntry>>()
+    expectTypeOf<client.AuditLogPage>().toEqualTypeOf<Body<typeof AuditLogPage>>()
   })
 })

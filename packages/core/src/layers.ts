@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { Accounts } from "./accounts/service.js"
+import { AuditLog, AuditRetentionSweeper } from "./audit/service.js"
 import { Circuits } from "./circuits/service.js"
 import { CircuitBuildWakeup } from "./circuits/wakeup.js"
 import { Events } from "./events/service.js"
@@ -26,6 +27,8 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
   Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
   Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(Events.layer),
+  // Every service that changes keys, webhooks or circuits records it here, in its transaction.
+  Layer.provideMerge(AuditLog.layer),
   // Shared by Events (which nudges) and a DeliveryEngine built over CoreServices (which listens).
   Layer.provideMerge(DeliveryWakeup.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).
@@ -41,6 +44,6 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
 /**
  * Every background loop, built over `CoreServices` by the process that runs them (given a
  * `WebhookTransport` and a `CircuitCompiler`): the proof worker and retention sweeper, webhook
- * delivery, circuit builds, and the expiry of idempotency keys.
+ * delivery, circuit builds, the expiry of idempotency keys and the audit log's retention.
  */
-export const CoreLoops = Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer, IdempotencySweeper)
+export const CoreLoops = Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer, IdempotencySweeper, AuditRetentionSweeper)

@@ -1,4 +1,5 @@
 import type { AccountsRepo } from "./accounts/repo.js"
+import type { AuditRepo } from "./audit/repo.js"
 import type { ArtifactsRepo, CircuitsRepo } from "./circuits/repo.js"
 import type { EventsRepo } from "./events/repo.js"
 import type { IdempotencyRepo } from "./idempotency/repo.js"
@@ -11,4 +12,4 @@ import type { DeliveriesRepo, WebhooksRepo } from "./webhooks/repo.js"
 
 /** Everything a store layer provides: one repository per aggregate, the `Transactor` and its health check. */
 export type Storage = Transactor | StorageHealth | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo
-  | CircuitsRepo | ArtifactsRepo | IdempotencyRepo
+  | CircuitsRepo | ArtifactsRepo | IdempotencyRepo | AuditRepo

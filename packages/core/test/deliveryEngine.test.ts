@@ -3,6 +3,7 @@ import {
   type AccountId,
   Accounts,
   ApiKeys,
+  AuditLog,
   DEFAULT_WEBHOOK_CONFIG,
   DeliveriesRepo,
   DeliveryEngine,
@@ -86,6 +87,15 @@ describe("delivery engine", () => {
 
         const webhook = yield* webhooks.get(account, created.webhook.id)
         expect([webhook.active, webhook.disabled_reason]).toEqual([false, "delivery_failures"])
+        // mzk switched it off, and says so in the account's audit log.
+        const { entries: [disabled] } = yield* (yield* AuditLog).list(account, { action: "webhook.disabled" })
+        expect(disabled).toMatchObject({
+          actor: { type: "system", id: null },
+          target: { type: "webhook", id: created.webhook.id },
+          request_id: null,
+          changes: [{ field: "active", from: true, to: false }, { field: "disabled_reason", from: null, to: "delivery_failures" }],
+          created_at: "2026-11-22T18:00:00.000Z"
+        })
         const deliveries = yield* DeliveriesRepo
         const [first] = yield* deliveries.listByEvent(envelopeOf(firstEvent[0]!).id)
         expect([first!.status, first!.attempts, first!.next_attempt_at]).toEqual(["failed", 6, null])

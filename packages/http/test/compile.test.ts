@@ -69,7 +69,8 @@ describe("compiling an API for the dispatcher", () => {
       "circuits.list": ["circuits:read", "-"],
       "circuits.get": ["circuits:read", "-"],
       "circuits.remove": ["circuits:write", "-"],
-      "circuits.verifier": ["circuits:read", "-"]
+      "circuits.verifier": ["circuits:read", "-"],
+      "audit.list": ["audit:read", "-"]
     })
   })
 

@@ -9,7 +9,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { migrate } from "@mzk/adapters-sql"
 import { openPostgres } from "@mzk/adapters-postgres"
 import { openSqlite } from "@mzk/adapters-sqlite"
-import { CreateAccountInput, decodeInput } from "@mzk/core"
+import { auditedAs, CLI_ACTOR, CreateAccountInput, decodeInput } from "@mzk/core"
 import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, Layer, Logger, LogLevel } from "effect"
 import { readFileSync } from "node:fs"
 import { createAccountWithKey } from "./accounts.js"
@@ -54,6 +54,7 @@ const serve = Command.make("serve", {
       port: options.port,
       host: options.host,
       operations: { metricsToken: options.metricsToken, accessLog: options.accessLog },
+      trustProxy: options.trustProxy,
       workers: !options.noWorkers,
       ...coreOptions(options),
       circuits: circuitsOptions(options)
@@ -98,7 +99,7 @@ const accountsCreate = Command.make("create", {
   json: Options.boolean("json").pipe(Options.withDescription("Print exactly {\"account_id\", \"api_key\"}"))
 }, ({ account: input, database, json }) =>
   Effect.gen(function*() {
-    const { account, api_key: apiKey } = yield* createAccountWithKey(input)
+    const { account, api_key: apiKey } = yield* createAccountWithKey(input).pipe(auditedAs(CLI_ACTOR))
     yield* ConsoleModule.log(json
       ? JSON.stringify({ account_id: account.id, api_key: apiKey })
       : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)

@@ -12,6 +12,8 @@ export interface EmbeddedSession {
   readonly account_id: string
   /** Defaults to every scope. */
   readonly scopes?: ReadonlyArray<ApiScope>
+  /** Who holds the session (your user id): the actor of its changes in the audit log. */
+  readonly actor_id?: string
 }
 
 export type SessionCheck = (token: string) => Promise<EmbeddedSession | null | undefined> | EmbeddedSession | null | undefined
@@ -54,6 +56,16 @@ export interface CreateMzkOptions {
   readonly webhooks?: MzkOptions["webhooks"]
   /** The default prover pool's threads (default: the core count). */
   readonly proverThreads?: number | undefined
+  /** The audit log's retention over its default (365 days), as `mzk serve --audit-retention`. */
+  readonly audit?: MzkOptions["audit"]
+  /**
+   * The proxies in front of your application whose `X-Forwarded-For` names the client, for the
+   * audit log's `ip_address` (Express's `trust proxy` forms: addresses, CIDR ranges, `loopback`,
+   * `linklocal`, `uniquelocal`). Default none: the connection's peer. The fetch handler sees no
+   * connection: there the address is null, unless this is set, when the platform in front is taken
+   * as a trusted proxy and `X-Forwarded-For` names the client.
+   */
+  readonly trustProxy?: MzkOptions["trustProxy"]
 }
 
 const databaseTarget = (database: string | DatabaseTarget): DatabaseTarget =>
@@ -95,7 +107,9 @@ export const createMzk = async (options: CreateMzkOptions) => {
     proofs: options.proofs,
     limits: options.limits,
     webhooks: options.webhooks,
-    proverThreads: options.proverThreads
+    proverThreads: options.proverThreads,
+    audit: options.audit,
+    trustProxy: options.trustProxy
   }
   // The prover pool starts on the first proof or verification: an API-only process never starts it.
   const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }))

@@ -11,10 +11,13 @@ import {
   type ProverEngine
 } from "@mzk/circuits"
 import {
+  AuditConfig,
+  type AuditConfigShape,
   CircuitsConfig,
   type CircuitsConfigShape,
   CoreLoops,
   CoreServices,
+  DEFAULT_AUDIT_CONFIG,
   DEFAULT_CIRCUITS_CONFIG,
   DEFAULT_LIMITS,
   DEFAULT_PROOFS_CONFIG,
@@ -30,7 +33,7 @@ import {
   type WebhookConfigShape,
   DEFAULT_WEBHOOK_CONFIG
 } from "@mzk/core"
-import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener } from "@mzk/http"
+import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener, TrustedProxies } from "@mzk/http"
 import { Context, Effect, Layer, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { type DatabaseTarget, storageLayer } from "./database.js"
@@ -83,6 +86,13 @@ export interface MzkOptions {
   readonly webhooks?: Partial<Omit<WebhookConfigShape, "allowInsecureWebhooks">> | undefined
   /** The default pool's prover threads: proofs worked on at once (default: the core count). */
   readonly proverThreads?: number | undefined
+  /** The audit log's retention over its default (365 days). */
+  readonly audit?: Partial<AuditConfigShape> | undefined
+  /**
+   * The proxies whose `X-Forwarded-For` names the client (addresses, CIDR ranges, `loopback`,
+   * `linklocal`, `uniquelocal`), for the audit log's `ip_address`. Default none: the connection's peer.
+   */
+  readonly trustProxy?: ReadonlyArray<string> | undefined
 }
 
 /** `partial` over `defaults`, its `undefined` values left out (a setting not given keeps its default). */
@@ -144,6 +154,8 @@ export const MzkCore = (options: MzkOptions) => {
     Layer.provideMerge(NodeHostResolver()),
     Layer.provideMerge(Layer.succeed(WebhookConfig, webhookConfig(options))),
     Layer.provideMerge(Layer.succeed(ProofsConfig, proofs)),
+    Layer.provideMerge(Layer.succeed(AuditConfig, over(DEFAULT_AUDIT_CONFIG, options.audit))),
+    Layer.provideMerge(Layer.succeed(TrustedProxies, options.trustProxy ?? [])),
     Layer.provideMerge(Layer.succeed(Limits, over(DEFAULT_LIMITS, options.limits))),
     Layer.provideMerge(NodeEntropy),
     Layer.provideMerge(NodeApiKeyHashing),

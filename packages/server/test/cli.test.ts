@@ -1,4 +1,5 @@
 import { eventually, makeHttpClient } from "@mzk/testkit"
+import Database from "better-sqlite3"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -71,7 +72,7 @@ describe("mzk's mistakes are one line", () => {
     const closedPort = await freePort()
     try {
       // Run side by side: each is a process start of its own.
-      const [portInUse, badPath, malformedUrl, unreachable, emptyName, badValue, unknownFlag, missingArg, badEnv, badLevel] = await Promise.all([
+      const [portInUse, badPath, malformedUrl, unreachable, emptyName, badValue, unknownFlag, missingArg, badEnv, badLevel, badProxy] = await Promise.all([
         run(["serve", "--port", String(busyPort), "--database", sqlite("busy"), "--no-workers"]),
         run(["migrate", "--database", `sqlite:${aFile}/mzk.db`]),
         run(["migrate", "--database", "postgres://mzk:s3cr#t@db.example:5432/mzk"]),
@@ -81,7 +82,8 @@ describe("mzk's mistakes are one line", () => {
         run(["serve", "--prot", "8080"]),
         run(["keys", "revoke", "--account", "acct_x"]),
         run(["serve", "--database", sqlite("env")], { MZK_PROOF_TIMEOUT: "soon" }),
-        run(["migrate", "--log-level", "loud"])
+        run(["migrate", "--log-level", "loud"]),
+        run(["serve", "--database", sqlite("proxy")], { MZK_TRUST_PROXY: "loopback, proxy.internal" })
       ])
 
       expect(portInUse.code).toBe(1)
@@ -105,6 +107,8 @@ describe("mzk's mistakes are one line", () => {
       expect(oneLine(badEnv)).toMatch(/MZK_PROOF_TIMEOUT: "soon" is not a duration/)
       expect(badLevel.code).toBe(2)
       expect(oneLine(badLevel)).toMatch(/--log-level: "loud" is not one of/)
+      expect(badProxy.code).toBe(2)
+      expect(oneLine(badProxy)).toMatch(/MZK_TRUST_PROXY: "loopback, proxy.internal" is not a list of addresses, CIDR ranges.*proxy\.internal/)
     } finally {
       busy.close()
     }
@@ -175,6 +179,19 @@ describe("mzk keys", () => {
     expect(oneLine(notAnId)).toMatch(/--account: "acct_nobody" is not an account id/)
     expect(overLimit.code).toBe(1)
     expect(oneLine(overLimit)).toMatch(/raise --max-active-keys-per-account$/)
+
+    // The account's audit log says the command line made each change, and nothing of what was refused.
+    const db = new Database(database.slice("sqlite:".length), { readonly: true })
+    try {
+      const rows = db.prepare("select action, actor_type, actor_id, target_id, request_id from audit_log where account_id = ? order by id").all(account_id)
+      expect(rows).toEqual([
+        { action: "key.created", actor_type: "cli", actor_id: null, target_id: expect.stringMatching(/^key_/), request_id: null },
+        { action: "key.created", actor_type: "cli", actor_id: null, target_id: record.id, request_id: null },
+        { action: "key.revoked", actor_type: "cli", actor_id: null, target_id: record.id, request_id: null }
+      ])
+    } finally {
+      db.close()
+    }
   }, 120_000)
 })
 

@@ -1,6 +1,7 @@
 import {
   AccountsRepo,
   ArtifactsRepo,
+  AuditRepo,
   CircuitsRepo,
   DeliveriesRepo,
   EventsRepo,
@@ -16,6 +17,7 @@ import {
 import { Context, Effect, Layer } from "effect"
 import { memoryAccounts } from "./memory/accounts.js"
 import { memoryArtifacts } from "./memory/artifacts.js"
+import { memoryAudit } from "./memory/audit.js"
 import { memoryCircuits } from "./memory/circuits.js"
 import { makeMemoryDb } from "./memory/db.js"
 import { memoryDeliveries } from "./memory/deliveries.js"
@@ -46,7 +48,8 @@ export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.m
     Context.add(ProofsRepo, memoryProofs(db)),
     Context.add(CircuitsRepo, memoryCircuits(db)),
     Context.add(ArtifactsRepo, memoryArtifacts(db)),
-    Context.add(IdempotencyRepo, memoryIdempotency(db))
+    Context.add(IdempotencyRepo, memoryIdempotency(db)),
+    Context.add(AuditRepo, memoryAudit(db))
   ))
 
 /** A fresh, empty in-memory store per build of the layer. */

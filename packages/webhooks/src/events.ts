@@ -85,6 +85,7 @@ export type Scope =
   | "proofs:write"
   | "circuits:read"
   | "circuits:write"
+  | "audit:read"
 
 /** Never the raw key. */
 export interface KeyCreatedData {

@@ -1,5 +1,6 @@
 import {
   circuitDigests,
+  type CircuitId,
   type CircuitInsertRefusal,
   CircuitsRepo,
   type Digest,
@@ -165,7 +166,7 @@ export const sqlCircuits = (conn: SqlConnection) => {
         // A removed circuit keeps no artifact: its proofs verify with the key kept in its row.
         yield* conn.execute((db) => db.deleteFrom("circuit_artifacts").where("circuit_id", "=", id))
         yield* deleteUnreferenced(referred.map((row) => row.digest).sort())
-        return "removed" as const
+        return { removed: id as CircuitId }
       })),
     claimBuilds: ({ leaseUntil, limit, now, only }) =>
       limit <= 0 || only?.length === 0

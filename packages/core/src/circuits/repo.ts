@@ -50,14 +50,14 @@ export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<Circuits
   readonly list: (owner: AccountId, page: Page) => Effect.Effect<PageOf<StoredCircuit>, StorageError>
   /**
    * Removes a live circuit unless proofs of it are `queued` or `running` (checked in the same
-   * transaction as the removal): `removed`, `in_use`, or `not_found`. The row stays, hidden;
-   * its artifacts are deleted unless another live circuit shares them.
+   * transaction as the removal): `{ removed: id }`, `in_use`, or `not_found`. The row stays,
+   * hidden; its artifacts are deleted unless another live circuit shares them.
    */
   readonly remove: (
     owner: AccountId,
     name: string,
     now: Timestamp
-  ) => Effect.Effect<"removed" | "in_use" | "not_found", StorageError>
+  ) => Effect.Effect<{ readonly removed: CircuitId } | "in_use" | "not_found", StorageError>
   /**
    * Claims up to `limit` builds: `compiling` circuits with no lease or a lapsed one, oldest first.
    * A claimed row gets `lease_expires_at = leaseUntil` and `attempts + 1`. Concurrent calls never

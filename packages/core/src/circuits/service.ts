@@ -11,6 +11,7 @@ import {
 import { type AccountId, type CircuitId, Ids } from "../kernel/ids.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
+import { AuditLog } from "../audit/service.js"
 import { BN128_FIELD_MODULUS, type Circuit, type StoredCircuit, toCircuit } from "./circuit.js"
 import type { BuildInput } from "./compiler.js"
 import { CircuitsConfig } from "./config.js"
@@ -80,6 +81,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
     this,
     Effect.gen(function*() {
       const tx = yield* Transactor
+      const audit = yield* AuditLog
       const repo = yield* CircuitsRepo
       const artifacts = yield* ArtifactsRepo
       const builtins = yield* BuiltinCircuits
@@ -127,6 +129,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
             }
             const refused = yield* repo.insert(record, limits)
             if (Option.isSome(refused)) return yield* refusalError(refused.value, fields.name, limits)
+            yield* audit.record(accountId, "circuit.created", { type: "circuit", id, name: fields.name })
             yield* tx.afterCommit(wakeup.notify)
             return record
           }))
@@ -159,7 +162,8 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
           if (Option.isSome(builtins.get(name))) {
             return yield* new CircuitInUse({ message: `${JSON.stringify(name)} is a built-in circuit; built-in circuits cannot be removed` })
           }
-          const outcome = yield* repo.remove(accountId, name, yield* now)
+          const outcome = yield* tx.transaction(Effect.tap(repo.remove(accountId, name, yield* now), (outcome) =>
+            typeof outcome === "object" ? audit.record(accountId, "circuit.removed", { type: "circuit", id: outcome.removed, name }) : Effect.void))
           if (outcome === "not_found") return yield* new CircuitNotFound({ message: `No circuit ${JSON.stringify(name)} in this account` })
           if (outcome === "in_use") {
             return yield* new CircuitInUse({

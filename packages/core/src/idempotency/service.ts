@@ -3,7 +3,8 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { hex } from "../kernel/encoding.js"
 import { IdempotencyKeyInUse, IdempotencyKeyReused, type StorageError } from "../kernel/errors.js"
 import type { AccountId } from "../kernel/ids.js"
-import { timestampFromMillis } from "../kernel/time.js"
+import { now, timestampFromMillis } from "../kernel/time.js"
+import { sweepForever } from "../kernel/sweep.js"
 import { IdempotencyConfig } from "./config.js"
 import type { StoredResponse } from "./record.js"
 import { IdempotencyRepo } from "./repo.js"
@@ -99,12 +100,6 @@ export const IdempotencySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const repo = yield* IdempotencyRepo
     const config = yield* IdempotencyConfig
-    yield* Clock.currentTimeMillis.pipe(
-      Effect.flatMap((nowMs) => repo.deleteExpired(timestampFromMillis(nowMs))),
-      Effect.catchAllCause((cause) => Effect.logError("idempotency key sweep failed", cause)),
-      Effect.zipRight(Effect.sleep(config.sweepIntervalMs)),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    yield* sweepForever("idempotency key sweep", Effect.flatMap(now, repo.deleteExpired), config.sweepIntervalMs)
   })
 )

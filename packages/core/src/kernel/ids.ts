@@ -16,7 +16,8 @@ export const ID_PREFIXES = {
   delivery: "del",
   attempt: "att",
   circuit: "cir",
-  request: "req"
+  request: "req",
+  audit: "aud"
 } as const
 export type IdKind = keyof typeof ID_PREFIXES
 
@@ -45,11 +46,13 @@ export const DeliveryId = idSchema(ID_PREFIXES.delivery, "DeliveryId")
 export type DeliveryId = typeof DeliveryId.Type
 export const RequestId = idSchema(ID_PREFIXES.request, "RequestId")
 export type RequestId = typeof RequestId.Type
-/** One HTTP attempt of a delivery, as its log lists it (and a log's cursor). */
 export const CircuitId = idSchema(ID_PREFIXES.circuit, "CircuitId")
 export type CircuitId = typeof CircuitId.Type
+/** One HTTP attempt of a delivery, as its log lists it (and a log's cursor). */
 export const DeliveryAttemptId = idSchema(ID_PREFIXES.attempt, "DeliveryAttemptId")
 export type DeliveryAttemptId = typeof DeliveryAttemptId.Type
+export const AuditEntryId = idSchema(ID_PREFIXES.audit, "AuditEntryId")
+export type AuditEntryId = typeof AuditEntryId.Type
 
 export interface IdTypes {
   account: AccountId
@@ -62,6 +65,7 @@ export interface IdTypes {
   attempt: DeliveryAttemptId
   circuit: CircuitId
   request: RequestId
+  audit: AuditEntryId
 }
 
 const MAX_MILLIS = 2 ** 48 - 1

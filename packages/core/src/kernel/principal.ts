@@ -6,7 +6,7 @@ import type { Scope } from "./scopes.js"
 export interface Principal {
   readonly account_id: AccountId
   readonly scopes: ReadonlyArray<Scope>
-  readonly via: { readonly kind: "api_key"; readonly key_id: KeyId } | { readonly kind: "session" }
+  readonly via: { readonly kind: "api_key"; readonly key_id: KeyId } | { readonly kind: "session"; readonly actor_id?: string }
 }
 
 /** Why `principal` may not do what needs `scope` (403 `insufficient_scope`), or undefined when it may. */

@@ -8,7 +8,8 @@ export const SCOPES = [
   "proofs:read",
   "proofs:write",
   "circuits:read",
-  "circuits:write"
+  "circuits:write",
+  "audit:read"
 ] as const
 export const Scope = Schema.Literal(...SCOPES).annotations({ identifier: "Scope" })
 export type Scope = typeof Scope.Type

@@ -25,7 +25,7 @@ export const makeAuthenticate: Effect.Effect<Authenticate, never, ApiKeys | Sess
         ? Effect.succeed({
           account_id: session.value.account_id,
           scopes: session.value.scopes ?? SCOPES,
-          via: { kind: "session" }
+          via: session.value.actor_id === undefined ? { kind: "session" } : { kind: "session", actor_id: session.value.actor_id }
         } satisfies Principal)
         : Effect.fail(new InvalidApiKey({ message: "The API key is missing, malformed, revoked or expired" })))
   }

@@ -9,6 +9,7 @@ import { Transactor } from "../kernel/transaction.js"
 import { millisFromTimestamp, now, type Timestamp, timestampFromMillis } from "../kernel/time.js"
 import { invalidRequest } from "../kernel/decode.js"
 import { Events } from "../events/service.js"
+import { AuditLog } from "../audit/service.js"
 import {
   type ApiKey,
   type ApiKeyRecord,
@@ -69,6 +70,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       const tx = yield* Transactor
       const keys = yield* KeysRepo
       const events = yield* Events
+      const audit = yield* AuditLog
       const entropy = yield* Entropy
       const ids = yield* Ids
       const { hash } = yield* ApiKeyHashing
@@ -90,6 +92,15 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
           }
           return { record, secret }
         })
+
+      /** A created key's audit entry: what it was created with, never anything secret. */
+      const auditCreated = (record: ApiKeyRecord) =>
+        audit.record(record.account_id, "key.created", { type: "api_key", id: record.id, name: record.name }, [
+          { field: "name", from: null, to: record.name },
+          { field: "description", from: null, to: record.description },
+          { field: "scopes", from: null, to: record.scopes },
+          { field: "expires_at", from: null, to: record.expires_at }
+        ])
 
       /** A key can never hand out a scope it does not hold itself: not by creating a key, nor by rolling one. */
       const grantable = (scopes: ReadonlyArray<Scope>, grantorScopes: ReadonlyArray<Scope> | undefined) => {
@@ -117,6 +128,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
           }, createdAt)
           yield* tx.transaction(Effect.gen(function*() {
             yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: createdAt })
+            yield* auditCreated(record)
             yield* events.record(accountId, "key.created", {
               id: record.id,
               name: record.name,
@@ -144,6 +156,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
             const revokedAt = yield* now
             const revoked = yield* keys.revoke(accountId, id, revokedAt)
             if (Option.isNone(revoked)) return yield* notFound(id)
+            yield* audit.record(accountId, "key.revoked", { type: "api_key", id, name: revoked.value.name })
             yield* events.record(accountId, "key.revoked", { id, name: revoked.value.name, revoked_at: revokedAt })
           }))
           : Effect.fail(notFound(id))
@@ -155,20 +168,29 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
             const rolledAt = yield* now
             const overlapEnds = timestampFromMillis(millisFromTimestamp(rolledAt) + (input.expires_in ?? DEFAULT_ROLL_OVERLAP_SECONDS) * 1000)
             // First the old key's end, so an overlap of 0 frees its place under the limit for the new one.
-            const old = yield* keys.expire(accountId, id, overlapEnds, rolledAt)
-            if (Option.isNone(old)) return yield* notFound(id)
+            // Read first only for the audit entry's "from": the conditional write below decides.
+            const previousExpiry = (yield* keys.listActive(accountId, rolledAt)).find((key) => key.id === id)?.expires_at ?? null
+            const after = yield* keys.expire(accountId, id, overlapEnds, rolledAt)
+            if (Option.isNone(after)) return yield* notFound(id)
+            const old = after.value
             // Refused whole: the transaction takes the old key's new end back too.
-            yield* grantable(old.value.scopes, grantorScopes)
-            const { description, name, scopes } = old.value
+            yield* grantable(old.scopes, grantorScopes)
+            const { description, name, scopes } = old
             const { record, secret } = yield* makeKey(accountId, { name, description, scopes, expires_at: null }, rolledAt)
             yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: rolledAt })
+            // The old key's shortened life, and the key that replaces it.
+            yield* audit.record(accountId, "key.rolled", { type: "api_key", id: old.id, name }, [
+              { field: "expires_at", from: previousExpiry, to: old.expires_at },
+              { field: "replaced_by", from: null, to: record.id }
+            ])
+            yield* auditCreated(record)
             yield* events.record(accountId, "key.rolled", {
               id: record.id,
               name,
               scopes,
               created_at: rolledAt,
-              previous_key_id: old.value.id,
-              previous_key_expires_at: old.value.expires_at!
+              previous_key_id: old.id,
+              previous_key_expires_at: old.expires_at!
             })
             return { api_key: toApiKey(record), secret }
           }))

@@ -6,6 +6,8 @@ export interface Session {
   readonly account_id: AccountId
   /** Defaults to every scope: a signed-in user may do anything in their account. */
   readonly scopes?: ReadonlyArray<Scope>
+  /** Who holds the session in the embedding application (a user id): the actor of its changes in the audit log. */
+  readonly actor_id?: string
 }
 
 /**

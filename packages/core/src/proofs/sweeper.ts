@@ -5,6 +5,7 @@ import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
 import { now } from "../kernel/time.js"
+import { sweepForever } from "../kernel/sweep.js"
 import { observeProof } from "./observe.js"
 
 const BATCH = 100
@@ -46,11 +47,6 @@ export const sweepExpiredProofs = Effect.gen(function*() {
 export const ProofRetentionSweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const config = yield* ProofsConfig
-    yield* sweepExpiredProofs.pipe(
-      Effect.catchAllCause((cause) => Effect.logError("proof retention sweep failed", cause)),
-      Effect.zipRight(Effect.sleep(config.sweepIntervalMs)),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    yield* sweepForever("proof retention sweep", sweepExpiredProofs, config.sweepIntervalMs)
   })
 )

@@ -5,7 +5,9 @@ import { Ids, type WebhookId } from "../kernel/ids.js"
 import { millisFromTimestamp, type Timestamp, timestampFromMillis } from "../kernel/time.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
+import { AuditLog } from "../audit/service.js"
 import { checkWebhookUrl } from "./addresses.js"
+import { auditWebhook } from "./audit.js"
 import { WebhookConfig } from "./config.js"
 import type { DeliveryAttemptRecord, DeliveryErrorClass, DeliveryRecord } from "./delivery.js"
 import { nextDeliveryState } from "./deliveryState.js"
@@ -58,6 +60,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
       const deliveries = yield* DeliveriesRepo
       const webhooks = yield* WebhooksRepo
       const events = yield* EventsRepo
+      const audit = yield* AuditLog
       const tx = yield* Transactor
       const transport = yield* WebhookTransport
       const wakeup = yield* DeliveryWakeup
@@ -172,10 +175,11 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           const disabled = yield* tx.transaction(Effect.gen(function*() {
             if (!(yield* deliveries.recordAttempt(record, after, lease))) return false
             yield* tx.afterCommit(observeAttempt(telemetry, record, after))
-            yield* webhooks.update(delivery.account_id, delivery.webhook_id, {
+            const switchedOff = yield* webhooks.update(delivery.account_id, delivery.webhook_id, {
               active: false,
               disabled_reason: "delivery_failures"
             }, endedAt)
+            if (Option.isSome(switchedOff)) yield* auditWebhook(audit, "webhook.disabled", webhook.value, switchedOff.value)
             yield* deliveries.cancelPendingForWebhook(delivery.webhook_id, endedAt)
             return true
           }))

@@ -7,7 +7,9 @@ import { Limits } from "../kernel/limits.js"
 import { pageOf, type PageQuery } from "../kernel/paging.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
+import { AuditLog } from "../audit/service.js"
 import { checkWebhookUrl, firstNonPublic } from "./addresses.js"
+import { auditWebhook } from "./audit.js"
 import { WebhookConfig } from "./config.js"
 import { type DeliveryAttempt, toDeliveryAttempt } from "./delivery.js"
 import { DeliveriesRepo, WebhooksRepo } from "./repo.js"
@@ -77,6 +79,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
       const tx = yield* Transactor
       const repo = yield* WebhooksRepo
       const deliveries = yield* DeliveriesRepo
+      const audit = yield* AuditLog
       const entropy = yield* Entropy
       const ids = yield* Ids
       // Read once, when the layer is built: providing them to the layer is then enough, and the
@@ -125,7 +128,10 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             created_at: at,
             updated_at: at
           }
-          yield* repo.insert(record, { maxPerAccount: limits.maxWebhooksPerAccount })
+          yield* tx.transaction(Effect.zipRight(
+            repo.insert(record, { maxPerAccount: limits.maxWebhooksPerAccount }),
+            auditWebhook(audit, "webhook.created", null, record)
+          ))
           return { webhook: toWebhook(record), secret }
         })
 
@@ -163,6 +169,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             const at = yield* now
             const updated = yield* repo.update(accountId, current.id, changes, at)
             if (Option.isNone(updated)) return yield* notFound(id)
+            yield* auditWebhook(audit, "webhook.updated", current, updated.value)
             if (!updated.value.active) yield* deliveries.cancelPendingForWebhook(current.id, at)
             return toWebhook(updated.value)
           }))
@@ -172,6 +179,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
         isWebhookId(id)
           ? tx.transaction(Effect.gen(function*() {
             if (!(yield* repo.remove(accountId, id))) return yield* notFound(id)
+            yield* audit.record(accountId, "webhook.deleted", { type: "webhook", id, name: null })
             yield* deliveries.cancelPendingForWebhook(id, yield* now)
           }))
           : Effect.fail(notFound(id))

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { AuditGroup } from "./audit.js"
 import { CircuitsGroup } from "./circuits.js"
 import {
   InternalErrorWire,
@@ -20,6 +21,7 @@ const Definition = HttpApi.make("mzk")
   .add(WebhooksGroup)
   .add(ProofsGroup)
   .add(CircuitsGroup)
+  .add(AuditGroup)
   .prefix("/api/v1")
   .addError(InvalidRequestWire)
   .addError(NotFoundWire)
@@ -33,7 +35,7 @@ const Definition = HttpApi.make("mzk")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits. Every error has the body " +
+    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, the audit log. Every error has the body " +
       "{\"error\": {\"code\", \"message\", \"request_id\"}}. The `webhooks` section describes the signed events mzk POSTs to webhooks."
   )
 
@@ -49,6 +51,7 @@ export class MzkApi extends Definition.annotate(
 ) {}
 
 export * from "./annotations.js"
+export * from "./audit.js"
 export * from "./circuits.js"
 export * from "./errors.js"
 export * from "./keys.js"

@@ -1,6 +1,9 @@
 import type { HttpApi } from "@effect/platform"
 import {
+  actorOf,
   type ApiKeys,
+  AuditContext,
+  type AuditLog,
   type CircuitCompiler,
   type Circuits,
   CircuitsConfig,
@@ -30,6 +33,7 @@ import { makeFormParser } from "../wire/multipart.js"
 import { MULTIPART_BODY, precheck, tooLarge } from "../wire/precheck.js"
 import { rateLimitHeaders } from "../wire/rateLimit.js"
 import { makeRequestIds } from "../wire/requestId.js"
+import { makeClientAddress, TrustedProxies } from "../wire/clientAddress.js"
 import { type CompiledEndpoint, compileApi, type CompileOptions, UnservableApi } from "./compile.js"
 import { documentationRoutes } from "./docs.js"
 import { Operations, operationRoutes } from "./operations.js"
@@ -40,7 +44,7 @@ import { makeRouter } from "./router.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency
+export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency | AuditLog
 
 /** A route beside the API's endpoints (documents, probes, metrics): its answer, or a declared error. */
 interface StaticRoute {
@@ -58,6 +62,12 @@ interface Notes {
   route?: string
   rateLimit?: ReadonlyArray<RateLimitWindow>
   retryAfterSeconds?: number
+}
+
+/** The client's `User-Agent`, cut to what an audit entry keeps. */
+const userAgent = (request: MzkRequest): string | null => {
+  const value = header(request, "user-agent")
+  return value === undefined ? null : value.slice(0, 512)
 }
 
 /** Query string → record, a repeated key as an array of its values (as the platform's UrlParams). */
@@ -187,6 +197,7 @@ export const makeDispatcherFor = (
     const idempotency = yield* Idempotency
     const telemetry = yield* Telemetry
     const operations = yield* Operations
+    const clientAddress = makeClientAddress(yield* TrustedProxies)
     const nextRequestId = makeRequestIds()
     const route = makeRouter<CompiledEndpoint | StaticRoute>([
       ...compiled.endpoints,
@@ -323,8 +334,20 @@ export const makeDispatcherFor = (
       if (decodeUrlParams !== undefined) {
         steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
       }
+      const handle = Effect.suspend(() => endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0]))
+      // Who changes what, for the audit log: only requests that may change something carry it.
+      const audited = endpoint.secured && endpoint.method !== "GET"
+        ? Effect.suspend(() =>
+          Effect.provideService(handle, AuditContext, {
+            actor: actorOf(input.principal!),
+            request_id: requestId,
+            ip_address: clientAddress(request),
+            user_agent: userAgent(request)
+          })
+        )
+        : handle
       const run = Effect.map(
-        Effect.suspend(() => endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0])),
+        audited,
         (result): MzkResponse => {
           let value = result
           if (endpoint.metered) {

@@ -120,6 +120,7 @@ class NodeRequest implements MzkRequest {
   readonly method: string
   readonly url: string
   readonly headers: MzkRequest["headers"]
+  readonly remoteAddress: string | undefined
   constructor(
     private readonly incoming: IncomingMessage,
     private readonly response: ServerResponse,
@@ -130,6 +131,7 @@ class NodeRequest implements MzkRequest {
     this.method = incoming.method ?? "GET"
     this.url = url
     this.headers = incoming.headers
+    this.remoteAddress = incoming.socket.remoteAddress
   }
   stream(limitBytes: number, sink: (chunk: Uint8Array) => void) {
     return streamBody(this.incoming, this.response, this.held, limitBytes, sink)
@@ -143,7 +145,14 @@ class NodeRequest implements MzkRequest {
  */
 const consumedRequest = (incoming: IncomingMessage, url: string): MzkRequest => {
   const kept = consumedBody(incoming as IncomingMessage & { readonly rawBody?: unknown; readonly body?: unknown })
-  return { method: incoming.method ?? "GET", url, headers: incoming.headers, body: consumedText(kept), stream: consumedStream(kept) }
+  return {
+    method: incoming.method ?? "GET",
+    url,
+    headers: incoming.headers,
+    body: consumedText(kept),
+    stream: consumedStream(kept),
+    remoteAddress: incoming.socket.remoteAddress
+  }
 }
 
 /**

@@ -15,6 +15,8 @@ export interface MzkRequest {
    * never buffered past its endpoint's limit. Read at most once, and only if `body` is not.
    */
   readonly stream: (limitBytes: number, sink: (chunk: Uint8Array) => void) => Effect.Effect<void, BodyError>
+  /** The connection's peer address, where the transport knows it (Node's socket; not a fetch handler). */
+  readonly remoteAddress?: string | undefined
 }
 
 export type BodyError = { readonly _tag: "BodyTooLarge" } | { readonly _tag: "BodyUnreadable" }

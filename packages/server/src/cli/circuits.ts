@@ -1,6 +1,6 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { prepareDevelopmentPtau } from "@mzk/circuits"
-import { AccountId, Accounts, type BuildInput, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG } from "@mzk/core"
+import { AccountId, Accounts, auditedAs, CLI_ACTOR, type BuildInput, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
@@ -134,7 +134,7 @@ const add = Command.make("add", {
       name: flags.name,
       source,
       ...(Option.isSome(flags.description) ? { description: flags.description.value } : {})
-    }).pipe(Effect.either)
+    }).pipe(auditedAs(CLI_ACTOR), Effect.either)
     if (created._tag === "Left") return yield* fail(created.left.message)
     // Built here, with this command's settings, and nothing else of the database's queue (a
     // server's worker on the same database may take it first: either way it settles).
@@ -172,7 +172,7 @@ const list = Command.make("list", {
 
 const remove = Command.make("remove", { name: Args.text({ name: "NAME" }), account, database }, ({ account, database, name }) =>
   Effect.gen(function*() {
-    const removed = yield* (yield* Circuits).remove(account, name).pipe(Effect.either)
+    const removed = yield* (yield* Circuits).remove(account, name).pipe(auditedAs(CLI_ACTOR), Effect.either)
     if (removed._tag === "Left") return yield* fail(removed.left.message)
     yield* Console.log(`Removed circuit ${name}`)
   }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Remove an account's circuit (refused while proofs of it are queued or running)"))

@@ -1,5 +1,5 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Accounts, type AccountId, type ApiKey, ApiKeys, CreateKeyInput, decodeInput, Scope, SCOPES } from "@mzk/core"
+import { Accounts, type AccountId, type ApiKey, ApiKeys, auditedAs, CLI_ACTOR, CreateKeyInput, decodeInput, Scope, SCOPES } from "@mzk/core"
 import { Console, Effect, Option, Redacted, Schema } from "effect"
 import { MzkCore } from "../mzk.js"
 import { account } from "./circuits.js"
@@ -47,6 +47,7 @@ const create = Command.make("create", {
     }).pipe(Effect.mapError((invalid) => new UsageError({ message: invalid.message.replace(/^Invalid request: /, "") })))
     yield* accountMustExist(flags.account)
     const created = yield* (yield* ApiKeys).create(flags.account, input).pipe(
+      auditedAs(CLI_ACTOR),
       Effect.catchTags({
         KeyLimitReached: (e) => new CommandFailed({ message: `${e.message}; revoke one with mzk keys revoke, or raise --max-active-keys-per-account` }),
         InsufficientScope: (e) => new CommandFailed({ message: e.message })
@@ -80,6 +81,7 @@ const revoke = Command.make("revoke", {
   Effect.gen(function*() {
     yield* accountMustExist(flags.account)
     yield* (yield* ApiKeys).revoke(flags.account, flags.id).pipe(
+      auditedAs(CLI_ACTOR),
       Effect.catchTag("KeyNotFound", () => new CommandFailed({ message: `No active key ${flags.id} on ${flags.account}; mzk keys list --account ${flags.account} shows them` }))
     )
     yield* Console.log(`Revoked key ${flags.id}`)

@@ -1,6 +1,7 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { parseBytes } from "@mzk/circuits"
-import { DEFAULT_CIRCUITS_CONFIG, DEFAULT_LIMITS, DEFAULT_PROOFS_CONFIG, DEFAULT_WEBHOOK_CONFIG } from "@mzk/core"
+import { DEFAULT_AUDIT_CONFIG, DEFAULT_CIRCUITS_CONFIG, DEFAULT_LIMITS, DEFAULT_PROOFS_CONFIG, DEFAULT_WEBHOOK_CONFIG } from "@mzk/core"
+import { trustedProxiesProblem } from "@mzk/http"
 import { Config, Context, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { statSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -76,6 +77,13 @@ const choice = <const L extends string>(...values: ReadonlyArray<L>) =>
   fromText(Schema.Literal(...values), (t) =>
     values.includes(t as L) ? Either.right(t as L) : Either.left(`is not one of ${values.join(", ")}`), (t) => t)
 
+/** Proxies as Express's `trust proxy` names them, comma-separated: `loopback`, `10.0.0.0/8, 192.0.2.7`. */
+const proxies = fromText(Schema.Array(Schema.String), (t) => {
+  const list = t.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
+  const problem = trustedProxiesProblem(list)
+  return problem === undefined ? Either.right(list) : Either.left(`is not a list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (${problem})`)
+}, (list) => list.join(","))
+
 const DatabaseTargetSchema: Schema.Schema<DatabaseTarget> = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("sqlite"), filename: Schema.String }),
   Schema.Struct({ kind: Schema.Literal("postgres"), url: Schema.String })
@@ -129,6 +137,10 @@ export const settings = {
     description: "The bearer token GET /metrics requires"
   }),
   accessLog: setting({ flag: "access-log", ...flag, description: "Log one line per HTTP request", default: false }),
+  trustProxy: setting({
+    flag: "trust-proxy", label: "list", schema: proxies, default: [], shown: "none: the connection's peer",
+    description: "Proxies whose X-Forwarded-For names the client (the audit log's ip_address): addresses, CIDR ranges, loopback, linklocal, uniquelocal, comma-separated"
+  }),
   metricsPort: optional({
     flag: "metrics-port", ...int(1, 65_535), shown: "none",
     description: "mzk worker: serve /healthz, /readyz and /metrics (only those) on this port, at --host"
@@ -142,6 +154,7 @@ export const settings = {
   // Proofs and the prover
   proofTimeout: setting({ flag: "proof-timeout", label: "duration", schema: duration, description: "How long one proof may take before it fails with timeout", default: DEFAULT_PROOFS_CONFIG.timeoutMs }),
   retention: setting({ flag: "retention", label: "duration", schema: duration, description: "How long settled proofs are kept before they expire", default: DEFAULT_PROOFS_CONFIG.retentionMs }),
+  auditRetention: setting({ flag: "audit-retention", label: "duration", schema: duration, description: "How long audit log entries are kept", default: DEFAULT_AUDIT_CONFIG.retentionMs }),
   proverThreads: optional({
     flag: "prover-threads", ...int(1), shown: `the number of cores (${availableParallelism()} here)`,
     description: "Prover threads: proofs this process works on at once"
@@ -244,13 +257,13 @@ export type SettingValues<T> = Values<T>
 const pick = <const K extends keyof typeof settings>(...keys: ReadonlyArray<K>): Pick<typeof settings, K> =>
   Object.fromEntries(keys.map((key) => [key, settings[key]])) as Pick<typeof settings, K>
 
-export const serverGroup = pick("port", "host", "metricsToken", "accessLog")
+export const serverGroup = pick("port", "host", "metricsToken", "accessLog", "trustProxy")
 /** A worker's operational endpoints: its proofs and deliveries are counted in its own metrics. */
 export const workerGroup = pick("metricsPort", "host", "metricsToken")
 export const databaseGroup = pick("database")
 /** What a process running the core's loops takes: proofs, the prover, webhooks, limits. */
 export const coreGroup = pick(
-  "proofTimeout", "retention", "proverThreads", "proverEngine", "webhookTimeout", "allowInsecureWebhooks",
+  "proofTimeout", "retention", "auditRetention", "proverThreads", "proverEngine", "webhookTimeout", "allowInsecureWebhooks",
   "proofsPerMinutePerKey", "proofsPerDayPerAccount", "maxRunningProofsPerAccount", "maxWebhooksPerAccount", "maxBatchSize",
   "maxActiveKeysPerAccount"
 )
@@ -320,6 +333,7 @@ export const settingsHelp = (): HelpDoc.HelpDoc => {
 /** The core's settings as the composition root (`MzkOptions`) takes them. */
 export const coreOptions = (values: SettingValues<typeof coreGroup>) => ({
   proofs: { timeoutMs: values.proofTimeout, retentionMs: values.retention },
+  audit: { retentionMs: values.auditRetention },
   limits: {
     proofRequestsPerMinutePerKey: values.proofsPerMinutePerKey,
     proofsPerDayPerAccount: values.proofsPerDayPerAccount,

@@ -244,7 +244,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const repo = yield* CircuitsRepo
       const account = yield* freshAccount
       const old = yield* inserted(account, { name: "reused" })
-      expect(yield* repo.remove(account, "reused", T30)).toBe("removed")
+      expect(yield* repo.remove(account, "reused", T30)).toHaveProperty("removed")
       expect(yield* repo.getByName(account, "reused")).toEqual(Option.none())
       expect(Option.map(yield* repo.getById(old.id), (c) => c.id)).toEqual(Option.some(old.id))
       expect(yield* repo.remove(account, "reused", T30)).toBe("not_found")
@@ -262,7 +262,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const account = yield* freshAccount
       const kept = yield* inserted(account, { name: "kept" })
       const gone = yield* inserted(account, { name: "gone" })
-      expect(yield* repo.remove(account, "gone", T30)).toBe("removed")
+      expect(yield* repo.remove(account, "gone", T30)).toEqual({ removed: gone.id })
       expect(yield* repo.holdLive([gone.id, kept.id, gone.id])).toEqual([gone.id, gone.id])
       expect(yield* tx.transaction(repo.holdLive([kept.id]))).toEqual([])
       expect(yield* repo.holdLive([])).toEqual([])
@@ -285,7 +285,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(running?.status).toBe("running")
       expect(yield* repo.remove(account, circuit.name, T30)).toBe("in_use")
       yield* proofs.complete(proof.id, running!.attempts, { proof_blob: "e30=", public_inputs: {}, duration_ms: 1, completed_at: T30, expires_at: T90 })
-      expect(yield* repo.remove(account, circuit.name, T30)).toBe("removed")
+      expect(yield* repo.remove(account, circuit.name, T30)).toEqual({ removed: circuit.id })
     }), timeout)
 
   it.effect("circuits: remove deletes the artifacts no live circuit refers to, and keeps shared ones", () =>
@@ -304,13 +304,13 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
           sym: yield* artifacts.put(yield* uniqueBytes("other sym"))
         }
       })
-      expect(yield* repo.remove(account, removed.name, T30)).toBe("removed")
+      expect(yield* repo.remove(account, removed.name, T30)).toHaveProperty("removed")
       expect(Option.isSome(yield* artifacts.get(removed.source.wasm))).toBe(true)
       expect(yield* artifacts.get(removed.source.zkey)).toEqual(Option.none())
       expect(yield* artifacts.get(removed.source.sym)).toEqual(Option.none())
       // The same bytes can be stored again afterwards.
       expect(Option.isSome(yield* artifacts.get(yield* artifacts.put(bytesOf("reput"))))).toBe(true)
-      expect(yield* repo.remove(other, sharing.name, T30)).toBe("removed")
+      expect(yield* repo.remove(other, sharing.name, T30)).toHaveProperty("removed")
       expect(yield* artifacts.get(removed.source.wasm)).toEqual(Option.none())
     }), timeout)
 
@@ -325,7 +325,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const wasm = yield* artifacts.put(yield* uniqueBytes("built wasm"))
       const zkey = yield* artifacts.put(yield* uniqueBytes("built zkey"))
       expect(Option.isSome(yield* repo.complete(circuit.id, claimed!.attempts, buildOf(wasm, zkey)))).toBe(true)
-      expect(yield* repo.remove(account, circuit.name, T60)).toBe("removed")
+      expect(yield* repo.remove(account, circuit.name, T60)).toHaveProperty("removed")
       expect(yield* artifacts.get(wasm)).toEqual(Option.none())
       expect(yield* artifacts.get(zkey)).toEqual(Option.none())
     }), timeout)
@@ -373,7 +373,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const account = yield* freshAccount
       const circuit = yield* inserted(account)
       const gone = yield* inserted(account)
-      expect(yield* repo.remove(account, gone.name, T0)).toBe("removed")
+      expect(yield* repo.remove(account, gone.name, T0)).toHaveProperty("removed")
       const [first] = yield* claimBuilds(T0, 5, T60)
       expect([first?.id, first?.attempts]).toEqual([circuit.id, 1])
       expect(yield* claimBuilds(T30, 5)).toEqual([])
@@ -417,7 +417,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.getById(released.id)).toEqual(Option.some({ ...released, lease_expires_at: null, attempts: 0 }))
       expect(yield* repo.release(released.id, 1)).toBe(false)
       // A build of a circuit removed meanwhile cannot settle.
-      expect(yield* repo.remove(account, removed.name, T30)).toBe("removed")
+      expect(yield* repo.remove(account, removed.name, T30)).toHaveProperty("removed")
       expect(yield* repo.fail(removed.id, 1, error, T30)).toEqual(Option.none())
       expect(yield* repo.release(removed.id, 1)).toBe(false)
       expect((yield* claimBuilds(T30, 5)).map((c) => c.id)).toEqual([released.id])

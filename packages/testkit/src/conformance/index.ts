@@ -2,6 +2,7 @@ import { layer } from "@effect/vitest"
 import type { Storage } from "@mzk/core"
 import type { Layer } from "effect"
 import { testCore } from "../coreLayer.js"
+import { auditTests } from "./audit.js"
 import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
@@ -33,5 +34,6 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     proofCancellationTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
+    auditTests(it, timeout)
   })
 }

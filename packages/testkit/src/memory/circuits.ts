@@ -69,7 +69,7 @@ export const memoryCircuits = (db: MemoryDb) => {
         rows.set(circuit.id, { circuit, removed_at: now })
         const kept = new Set(live().flatMap(circuitDigests))
         for (const digest of circuitDigests(circuit)) if (!kept.has(digest)) artifacts.delete(digest)
-        return "removed" as const
+        return { removed: circuit.id }
       })),
     claimBuilds: ({ leaseUntil, limit, now, only }) =>
       db.write(Effect.gen(function*() {
