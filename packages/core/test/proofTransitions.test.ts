@@ -1,4 +1,4 @@
-import { mayApply, nextStatuses, PROOF_STATUSES, PROOF_TRANSITIONS, type ProofStatus } from "@mzk/core"
+import { claimHolds, mayApply, nextStatuses, PROOF_STATUSES, PROOF_TRANSITIONS, type ProofStatus } from "@mzk/core"
 import { describe, expect, it } from "vitest"
 
 describe("the proof lifecycle table", () => {
@@ -33,5 +33,10 @@ describe("the proof lifecycle table", () => {
     expect(PROOF_STATUSES.filter((s) => mayApply("cancel", s))).toEqual(["queued", "running"])
     expect(PROOF_STATUSES.filter((s) => mayApply("expire", s))).toEqual(["completed", "failed", "canceled"])
     expect(PROOF_STATUSES.filter((s) => mayApply("claim", s))).toEqual(["queued", "running"])
+  })
+
+  it("a claim holds its proof while it runs under it and once it settled it; canceled, handed back or taken over, it is lost", () => {
+    expect(PROOF_STATUSES.filter((status) => claimHolds(2, { status, attempts: 2 }))).toEqual(["running", "completed", "failed"])
+    expect(PROOF_STATUSES.filter((status) => claimHolds(2, { status, attempts: 3 }))).toEqual([])
   })
 })

@@ -1,4 +1,4 @@
-import { PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type Timestamp } from "@mzk/core"
+import { claimHolds, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofStatus, type Timestamp } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { Insertable, Selectable, Updateable } from "kysely"
 import { claimableProof } from "../claims.js"
@@ -131,12 +131,13 @@ export const sqlProofs = (conn: SqlConnection) => {
       claims.length === 0
         ? Effect.succeed([])
         : Effect.map(
-          conn.rows((db) =>
-            db.selectFrom("proofs").select(["id", "attempts"]).where("id", "in", claims.map((c) => c.id)).where("status", "=", "running")
-          ),
+          conn.rows((db) => db.selectFrom("proofs").select(["id", "status", "attempts"]).where("id", "in", claims.map((c) => c.id))),
           (rows) => {
-            const held = new Map(rows.map((row) => [row.id, row.attempts]))
-            return claims.filter((claim) => held.get(claim.id) !== claim.attempts).map((claim) => claim.id)
+            const found = new Map(rows.map((row) => [row.id, { status: row.status as ProofStatus, attempts: row.attempts }]))
+            return claims.filter((claim) => {
+              const row = found.get(claim.id)
+              return row === undefined || !claimHolds(claim.attempts, row)
+            }).map((claim) => claim.id)
           }
         ),
     expireDue: (now: Timestamp, limit: number) =>

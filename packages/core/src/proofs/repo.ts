@@ -101,9 +101,9 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   /** The account's proofs of a batch, in id order; none for an unknown or another account's batch. */
   readonly listBatch: (accountId: AccountId, batchId: BatchId) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
   /**
-   * Of the claims a worker holds, the ids of those it has lost: the proof is no longer `running`
-   * with the claim's `attempts` (canceled, or taken over after its lease lapsed). One read by
-   * primary key, made while the worker runs proofs.
+   * Of the claims a worker holds, the ids of those it has lost (`claimHolds` is false: the proof
+   * was canceled, or taken over after its lease lapsed; an unknown id is lost too). A proof the
+   * claim has settled itself is not lost. One read by primary key, made while the worker runs proofs.
    */
   readonly lostClaims: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<ReadonlyArray<ProofId>, StorageError>
   /**

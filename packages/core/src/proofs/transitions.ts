@@ -33,3 +33,12 @@ export const mayApply = (transition: ProofTransition, status: ProofStatus): bool
 /** The statuses a proof in `status` can move to next; none once it is expired. */
 export const nextStatuses = (status: ProofStatus): ReadonlyArray<ProofStatus> =>
   [...new Set(Object.values(PROOF_TRANSITIONS).filter((t) => (t.from as ReadonlyArray<ProofStatus>).includes(status)).map((t) => t.to))]
+
+/**
+ * A claim (a worker's, by its `attempts`) still holds a proof while the proof runs under it, or
+ * once it settled it (`complete` and `fail` are conditional on the attempt: no one else could
+ * have). Otherwise the claim is lost: the proof was canceled, or taken over by a later claim.
+ */
+export const claimHolds = (attempt: number, proof: { readonly status: ProofStatus; readonly attempts: number }): boolean =>
+  proof.attempts === attempt &&
+  (proof.status === PROOF_TRANSITIONS.claim.to || proof.status === PROOF_TRANSITIONS.complete.to || proof.status === PROOF_TRANSITIONS.fail.to)

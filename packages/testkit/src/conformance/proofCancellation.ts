@@ -108,7 +108,7 @@ export const proofCancellationTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.map(yield* repo.get(other, foreign.id), (r) => r.status)).toEqual(Option.some("queued"))
     }), timeout)
 
-  it.effect("proofs: lostClaims names the claims that are no longer running with their attempt", () =>
+  it.effect("proofs: lostClaims names the claims whose proof moved on without them: canceled, taken over, unknown; not one they settled", () =>
     Effect.gen(function*() {
       yield* isolate
       const repo = yield* ProofsRepo
@@ -123,8 +123,11 @@ export const proofCancellationTests = (it: ConformanceIt, timeout: number) => {
       const unknown = yield* makeId("proof")
       const claims = [kept!, canceled!, done!, takenOver!].map((r) => ({ id: r.id, attempts: 1 }))
       const lost = yield* repo.lostClaims([...claims, { id: unknown, attempts: 1 }])
-      expect([...lost].sort()).toEqual([canceled!.id, done!.id, takenOver!.id, unknown].sort())
-      expect(yield* repo.lostClaims([claims[0]!])).toEqual([])
+      expect([...lost].sort()).toEqual([canceled!.id, takenOver!.id, unknown].sort())
+      expect(yield* repo.lostClaims([claims[0]!, claims[2]!])).toEqual([])
+      // The claim that took over holds it; a claim of another attempt of a settled proof does not.
+      expect(yield* repo.lostClaims([{ id: takenOver!.id, attempts: 2 }])).toEqual([])
+      expect(yield* repo.lostClaims([{ id: done!.id, attempts: 2 }])).toEqual([done!.id])
       expect(yield* repo.lostClaims([])).toEqual([])
     }), timeout)
 

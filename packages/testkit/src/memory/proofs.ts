@@ -1,4 +1,4 @@
-import { mayApply, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition } from "@mzk/core"
+import { claimHolds, mayApply, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { byId, type MemoryDb, paginate } from "./db.js"
 
@@ -108,7 +108,7 @@ export const memoryProofs = (db: MemoryDb) => {
       Effect.sync(() =>
         claims.filter((claim) => {
           const row = proofs.get(claim.id)
-          return row === undefined || row.status !== "running" || row.attempts !== claim.attempts
+          return row === undefined || !claimHolds(claim.attempts, row)
         }).map((claim) => claim.id)
       ),
     expireDue: (now, limit) =>
