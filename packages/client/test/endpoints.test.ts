@@ -9,6 +9,7 @@ import {
   DeliveryAttempt,
   Proof,
   ProofBatch,
+  ProofBatchCancellation,
   ProofVerification,
   RotateWebhookSecretInput,
   UpdateWebhookInput,
@@ -103,6 +104,7 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.Proof>().toEqualTypeOf<Body<typeof Proof>>()
     expectTypeOf<client.ProofList>().toEqualTypeOf<Body<typeof ProofList>>()
     expectTypeOf<client.ProofBatch>().toEqualTypeOf<Body<typeof ProofBatch>>()
+    expectTypeOf<client.ProofBatchCancellation>().toEqualTypeOf<Body<typeof ProofBatchCancellation>>()
     expectTypeOf<client.ProofVerification>().toEqualTypeOf<Body<typeof ProofVerification>>()
     expectTypeOf<client.ProofCalldata>().toEqualTypeOf<Body<typeof ProofCalldata>>()
     expectTypeOf<client.CreateProofInput>().toEqualTypeOf<Sent<typeof CreateProofInput>>()

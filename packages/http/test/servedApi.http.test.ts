@@ -48,6 +48,9 @@ beforeAll(async () => {
       expires_at: at
     })
   }))
+  // Queued ones, for the cancels (the one above is completed for verify).
+  ids.cancelable = (await createProof(h, key)).proof_id
+  ids.batches = (await h.call("POST", "/api/v1/proofs/batch", { token: key, body: { proofs: [MULTIPLIER, MULTIPLIER] } })).json.batch_id
   const other = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "other" } })
   ids.keys = other.json.id
   // An own circuit, ready, so that its verifier answers and DELETE (run last) removes it.
@@ -82,11 +85,15 @@ const operations = (): Array<Operation> =>
     }))
   ).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"))
 
-/** The path with its parameters filled: a real id of the resource the path names, or a missing one. */
+/**
+ * The path with its parameters filled: a real id of the resource the path names (a batch's for
+ * `{batch_id}`, a queued proof's for a cancel), or a missing one.
+ */
 const pathOf = (op: Operation, real: boolean) =>
-  op.template.replace(/\{(\w+)\}/g, () => {
-    const resource = op.template.split("/")[3]!
-    return real ? ids[resource]! : "nope"
+  op.template.replace(/\{(\w+)\}/g, (_, param: string) => {
+    if (!real) return "nope"
+    if (param === "batch_id") return ids.batches!
+    return op.template.endsWith("/cancel") ? ids.cancelable! : ids[op.template.split("/")[3]!]!
   })
 
 /** The request body of an upload operation (multipart/form-data), as `h.call` options. */
@@ -132,7 +139,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(23)
+    expect(operations().length).toBe(25)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -189,7 +196,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(23)
+    expect(scoped.length).toBe(25)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",

@@ -2,7 +2,7 @@ import type { Schema } from "effect"
 import { CircuitFailedData, CircuitReadyData } from "../circuits/circuit.js"
 import { KeyCreatedData, KeyRevokedData, KeyRolledData } from "../keys/apiKey.js"
 import type { EventType } from "./event.js"
-import { ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
+import { ProofCanceledData, ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
 
 /** The `data` schema of every event type, so an event can only be recorded with its own body. */
 export const EVENT_DATA = {
@@ -10,6 +10,7 @@ export const EVENT_DATA = {
   "proof.failed": ProofFailedData,
   "proof.expired": ProofExpiredData,
   "proof.verified": ProofVerifiedData,
+  "proof.canceled": ProofCanceledData,
   "key.created": KeyCreatedData,
   "key.revoked": KeyRevokedData,
   "key.rolled": KeyRolledData,

@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import {
+  BatchNotFound,
   CircuitInUse,
   CircuitLimitReached,
   CircuitNameTaken,
@@ -16,6 +17,7 @@ import {
   InvalidWebhookUrl,
   KeyLimitReached,
   KeyNotFound,
+  ProofNotCancelable,
   ProofNotFound,
   ProofNotReady,
   RateLimitExceeded,
@@ -119,6 +121,7 @@ export const InsufficientScopeWire = wire(InsufficientScope, "insufficient_scope
 export const KeyNotFoundWire = wire(KeyNotFound, "key_not_found", 404, "No active key with this id in the account")
 export const WebhookNotFoundWire = wire(WebhookNotFound, "webhook_not_found", 404, "No webhook with this id in the account")
 export const ProofNotFoundWire = wire(ProofNotFound, "proof_not_found", 404, "No proof with this id in the account")
+export const BatchNotFoundWire = wire(BatchNotFound, "batch_not_found", 404, "No batch with this id in the account")
 export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or no such named resource")
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
@@ -130,6 +133,12 @@ export const SecretRotationInProgressWire = wire(
   "The secret an earlier rotation replaced still signs deliveries; send force: true to end that overlap now"
 )
 export const ProofNotReadyWire = wire(ProofNotReady, "proof_not_ready", 409, "The proof is not completed")
+export const ProofNotCancelableWire = wire(
+  ProofNotCancelable,
+  "proof_not_cancelable",
+  409,
+  "The proof has settled (completed, failed, canceled or expired); only queued or running proofs can be canceled"
+)
 export const CircuitNotFoundWire = wire(CircuitNotFound, "circuit_not_found", 404, "No circuit of this name among the built-in ones and the account's")
 export const CircuitNameTakenWire = wire(CircuitNameTaken, "circuit_name_taken", 409, "The account, or the built-in circuits, already have a circuit of this name")
 export const CircuitLimitReachedWire = wire(CircuitLimitReached, "circuit_limit_reached", 409, "The account already has as many circuits as it may hold")

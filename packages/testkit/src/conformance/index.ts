@@ -7,6 +7,7 @@ import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
 import { idempotencyTests } from "./idempotency.js"
+import { proofCancellationTests } from "./proofCancellation.js"
 import { proofTests } from "./proofs.js"
 import { repositoryTests } from "./repositories.js"
 import { secretRotationTests } from "./secretRotation.js"
@@ -31,6 +32,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     concurrencyTests(it, timeout)
     deliveryTests(it, timeout)
     proofTests(it, timeout)
+    proofCancellationTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
     auditTests(it, timeout)
