@@ -1,5 +1,19 @@
 import { PostgresStore, PostgresWakeups } from "@mzk/adapters-postgres"
-import { Accounts, ApiKeys, CircuitBuildWakeup, Circuits, DeliveryWakeup, Events, type KeyId, now, ProofWakeup, Proofs, Webhooks } from "@mzk/core"
+import {
+  Accounts,
+  ApiKeys,
+  CircuitBuildWakeup,
+  Circuits,
+  DeliveryWakeup,
+  Events,
+  type KeyId,
+  now,
+  ProofCancelWakeup,
+  ProofWakeup,
+  Proofs,
+  ProofsRepo,
+  Webhooks
+} from "@mzk/core"
 import { testCore } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -10,7 +24,7 @@ import { describePostgres, freshDatabaseUrl } from "./freshDatabase.js"
  * loops at once (LISTEN/NOTIFY), not at its next poll.
  */
 describePostgres("Postgres wake-ups across processes", () => {
-  it.scopedLive("queued proofs, new deliveries and uploaded circuits written by one process wake the other's loops", () =>
+  it.scopedLive("queued proofs, new deliveries, uploaded circuits and canceled running proofs written by one process wake the other's loops", () =>
     Effect.gen(function*() {
       const { url } = yield* freshDatabaseUrl
       const writer = yield* Layer.build(testCore(PostgresStore({ connectionString: url }), { seed: "writer" }))
@@ -49,5 +63,24 @@ describePostgres("Postgres wake-ups across processes", () => {
         c.create(account.id, { name: "shared", source: { kind: "circom", main: "m.circom", files: { "m.circom": new TextEncoder().encode("component main = T();") } } })))
       const buildWake = yield* buildFiber.await.pipe(Effect.timeout("3 seconds"))
       expect(buildWake._tag).toBe("Success")
+
+      // A running proof canceled by one process wakes the other's proof worker to check its claims;
+      // a queued one canceled concerns no worker and wakes none.
+      const cancelWakeup = Context.get(listener, ProofCancelWakeup)
+      const request = inWriter(Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "5" } })))
+      const running = (yield* request).value.proof_id
+      // Claimed as a worker would (with the one queued above), and then another queued.
+      yield* inWriter(Effect.flatMap(ProofsRepo, (repo) =>
+        Effect.flatMap(now, (at) => repo.claimNext({ now: at, leaseUntil: at, maxRunningPerAccount: 10, limit: 10 }))))
+      const queued = (yield* request).value.proof_id
+      yield* Effect.sleep("300 millis")
+      yield* cancelWakeup.clear
+      yield* inWriter(Effect.flatMap(Proofs, (p) => p.cancel(account.id, queued)))
+      yield* Effect.sleep("500 millis")
+      const quiet = yield* Effect.fork(cancelWakeup.take)
+      expect((yield* quiet.await.pipe(Effect.timeout("300 millis"), Effect.option))._tag).toBe("None")
+      yield* inWriter(Effect.flatMap(Proofs, (p) => p.cancel(account.id, running)))
+      const cancelWake = yield* quiet.await.pipe(Effect.timeout("3 seconds"))
+      expect(cancelWake._tag).toBe("Success")
     }), 30_000)
 })

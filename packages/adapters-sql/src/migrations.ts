@@ -251,6 +251,15 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
         await db.schema.createIndex("audit_log_by_time").on("audit_log").columns(["created_at"]).execute()
       }
     },
+    "0009_proof_cancellation": {
+      up: async (db: Kysely<unknown>) => {
+        // Null for every existing proof: none was canceled.
+        await db.schema.alterTable("proofs").addColumn("canceled_at", "text").execute()
+        // A batch's proofs, read and canceled together; most proofs have no batch.
+        await db.schema.createIndex("proofs_by_batch").on("proofs").columns(["batch_id", "id"])
+          .where(sql.ref("batch_id"), "is not", null).execute()
+      }
+    },
     "0010_webhook_secret_rotation": {
       // The secret a rotation replaced and when it stops signing; null for every existing webhook,
       // which has never been rotated.

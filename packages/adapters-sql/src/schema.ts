@@ -106,6 +106,7 @@ export interface ProofsTable {
   created_at: string
   started_at: string | null
   completed_at: string | null
+  canceled_at: string | null
   expires_at: string | null
 }
 

@@ -3,8 +3,11 @@ import type { Context, Effect } from "effect"
 import type { ColumnDataType, SelectQueryBuilder } from "kysely"
 import type { SqlConnection } from "./connection.js"
 
-/** The work a write can announce to the idle loops of other processes. */
-export type WorkKind = "proofs" | "deliveries" | "circuits" | "recoveries"
+/**
+ * What a write can announce to the loops of other processes: work for their idle loops, or
+ * (`canceledProofs`) running proofs canceled, which their proof workers stop.
+ */
+export type WorkKind = "proofs" | "deliveries" | "circuits" | "recoveries" | "canceledProofs"
 
 /** What `DeliveriesRepo.claimDue` asks for: due deliveries, at most `maxPerWebhook` of each webhook. */
 export type DeliveryClaim = Parameters<Context.Tag.Service<typeof DeliveriesRepo>["claimDue"]>[0]

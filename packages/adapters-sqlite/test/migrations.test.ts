@@ -4,6 +4,7 @@ import { Accounts } from "@mzk/core"
 import { testCore } from "@mzk/testkit"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import { sql } from "kysely"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -51,6 +52,28 @@ describe("SQLite store", () => {
       expect(keys.map((k) => [k.id, JSON.parse(k.scopes)])).toEqual([["key_1", [...old, "circuits:read"]], ["key_2", ["proofs:read", "circuits:read"]]])
       const proofs = yield* conn.query((db) => db.selectFrom("proofs").select(["id", "circuit_id"]).execute())
       expect(proofs).toEqual([{ id: "proof_1", circuit_id: null }])
+    }))
+
+  it.scoped("0009 gives existing proofs no canceled_at, and a batch's proofs are read through its index", () =>
+    Effect.gen(function*() {
+      const conn = yield* openSqlite({ filename: ":memory:" })
+      yield* migrate(conn, "0007_key_expiry")
+      const at = "2026-01-01T00:00:00.000Z"
+      yield* conn.query(async (db) => {
+        await db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute()
+        await db.insertInto("proofs").values({
+          id: "proof_1", account_id: "acct_1", batch_id: "batch_1", type: "multiplier", circuit: "multiplier", circuit_id: null,
+          status: "queued", inputs: "{}", public_inputs: "{}", proof_blob: null, error: null, duration_ms: null, attempts: 0,
+          lease_expires_at: null, created_at: at, started_at: null, completed_at: null, expires_at: null
+        } as never).execute()
+      })
+      expect((yield* migrate(conn)).applied).toContain("0009_proof_cancellation")
+      const proofs = yield* conn.query((db) => db.selectFrom("proofs").select(["id", "status", "canceled_at"]).execute())
+      expect(proofs).toEqual([{ id: "proof_1", status: "queued", canceled_at: null }])
+      const plan = yield* conn.query((db) =>
+        sql<{ detail: string }>`explain query plan select * from proofs where batch_id = ${"batch_1"} and account_id = ${"acct_1"} order by id`
+          .execute(db))
+      expect(plan.rows.map((row) => row.detail).join("; ")).toContain("proofs_by_batch")
     }))
 
   it.scoped("webhooks made before secret rotation existed have no previous secret after 0010", () =>

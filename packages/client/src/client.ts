@@ -29,6 +29,7 @@ import type {
   RollKeyInput,
   Proof,
   ProofBatch,
+  ProofBatchCancellation,
   ProofCalldata,
   ProofList,
   ProofVerification,
@@ -323,7 +324,19 @@ export const createClient = (options: ClientOptions) => {
       /** A completed proof as the call of its circuit's Solidity verifier. */
       calldata: (id: string) => json<ProofCalldata>(proofs.calldata, { params: { id } }),
       /**
-       * Polls `get` until the proof is no longer queued or running (completed, failed or expired).
+       * Cancels a queued or running proof: `canceled` at once (a running one is stopped), its daily
+       * quota unit given back, `proof.canceled` fired. A settled proof rejects with 409
+       * `proof_not_cancelable`.
+       */
+      cancel: (id: string, create: CreateOptions = {}) => json<Proof>(proofs.cancel, { params: { id }, ...create }),
+      /**
+       * Cancels every queued or running proof of a batch: the batch's proofs as they stand, and
+       * `canceled_count` (0 when every proof had already settled).
+       */
+      cancelBatch: (batchId: string, create: CreateOptions = {}) =>
+        json<ProofBatchCancellation>(proofs.cancelBatch, { params: { batch_id: batchId }, ...create }),
+      /**
+       * Polls `get` until the proof is no longer queued or running (completed, failed, canceled or expired).
        * Webhooks are the better way to learn of results; this is for scripts and tests.
        */
       wait: async (id: string, waitOptions: WaitOptions = {}): Promise<Proof> => {

@@ -39,7 +39,9 @@ export const ENDPOINTS = {
     list: { method: "GET", path: "/proofs" },
     get: { method: "GET", path: "/proofs/:id" },
     verify: { method: "GET", path: "/proofs/:id/verify", metered: true },
-    calldata: { method: "GET", path: "/proofs/:id/calldata" }
+    calldata: { method: "GET", path: "/proofs/:id/calldata" },
+    cancel: { method: "POST", path: "/proofs/:id/cancel" },
+    cancelBatch: { method: "POST", path: "/proofs/batch/:batch_id/cancel" }
   },
   circuits: {
     create: { method: "POST", path: "/circuits" },

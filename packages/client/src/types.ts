@@ -24,6 +24,7 @@ export type EventType =
   | "proof.failed"
   | "proof.expired"
   | "proof.verified"
+  | "proof.canceled"
   | "key.created"
   | "key.revoked"
   | "key.rolled"
@@ -284,7 +285,7 @@ export interface CreateProofBatchInput {
   readonly proofs: ReadonlyArray<CreateProofInput>
 }
 
-export type ProofStatus = "queued" | "running" | "completed" | "failed" | "expired"
+export type ProofStatus = "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
 
 export interface ProofError {
   readonly code: "constraint_violation" | "invalid_inputs" | "timeout" | "internal"
@@ -305,6 +306,8 @@ export interface Proof {
   readonly created_at: Timestamp
   readonly started_at: Timestamp | null
   readonly completed_at: Timestamp | null
+  /** When it was canceled (`proofs.cancel`); null otherwise. */
+  readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
 }
 
@@ -320,6 +323,14 @@ export interface ListProofsQuery extends PageQuery {
 
 export interface ProofBatch {
   readonly batch_id: string
+  readonly proofs: ReadonlyArray<Proof>
+}
+
+/** `proofs.cancelBatch`: the batch's proofs once its queued and running ones were canceled. */
+export interface ProofBatchCancellation {
+  readonly batch_id: string
+  /** Proofs this request canceled (0 when the batch had settled). */
+  readonly canceled_count: number
   readonly proofs: ReadonlyArray<Proof>
 }
 

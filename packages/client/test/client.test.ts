@@ -56,6 +56,19 @@ describe("requests", () => {
     await expect(client.webhooks.recovery("wh_1", "")).rejects.toThrow(TypeError)
   })
 
+  it("cancels a proof and a batch with a bodiless POST, the Idempotency-Key when given", async () => {
+    const { client, sent } = recording(() => Response.json({}))
+    await client.proofs.cancel("proof_1", { idempotencyKey: "cancel-1" })
+    await client.proofs.cancelBatch("batch_1")
+    expect(sent.map((s) => [s.init.method, s.url, s.init.body])).toEqual([
+      ["POST", "https://mzk.example.com/api/v1/proofs/proof_1/cancel", undefined],
+      ["POST", "https://mzk.example.com/api/v1/proofs/batch/batch_1/cancel", undefined]
+    ])
+    expect(sent[0]!.init.headers).toMatchObject({ "idempotency-key": "cancel-1" })
+    expect(sent[1]!.init.headers).not.toHaveProperty("idempotency-key")
+    await expect(client.proofs.cancelBatch("")).rejects.toThrow(TypeError)
+  })
+
   it("refuses an empty id rather than address the collection", async () => {
     const { client, sent } = recording()
     await expect(client.webhooks.remove("")).rejects.toThrow(TypeError)

@@ -12,6 +12,7 @@ import {
   ListEventsQuery,
   Proof,
   ProofBatch,
+  ProofBatchCancellation,
   ProofVerification,
   RecoverWebhookInput,
   Recovery,
@@ -111,6 +112,7 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.Proof>().toEqualTypeOf<Body<typeof Proof>>()
     expectTypeOf<client.ProofList>().toEqualTypeOf<Body<typeof ProofList>>()
     expectTypeOf<client.ProofBatch>().toEqualTypeOf<Body<typeof ProofBatch>>()
+    expectTypeOf<client.ProofBatchCancellation>().toEqualTypeOf<Body<typeof ProofBatchCancellation>>()
     expectTypeOf<client.ProofVerification>().toEqualTypeOf<Body<typeof ProofVerification>>()
     expectTypeOf<client.ProofCalldata>().toEqualTypeOf<Body<typeof ProofCalldata>>()
     expectTypeOf<client.CreateProofInput>().toEqualTypeOf<Sent<typeof CreateProofInput>>()

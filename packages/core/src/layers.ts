@@ -11,7 +11,7 @@ import { DeliveryEngine } from "./webhooks/engine.js"
 import { Ids } from "./kernel/ids.js"
 import { ApiKeys } from "./keys/service.js"
 import { Proofs } from "./proofs/service.js"
-import { ProofWakeup } from "./proofs/wakeup.js"
+import { ProofCancelWakeup, ProofWakeup } from "./proofs/wakeup.js"
 import { RateLimits } from "./rateLimits/service.js"
 import { Webhooks } from "./webhooks/service.js"
 import { EventRetentionSweeper } from "./events/sweeper.js"
@@ -39,6 +39,8 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
   Layer.provideMerge(RecoveryWakeup.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).
   Layer.provideMerge(ProofWakeup.layer),
+  // Shared by Proofs (which nudges when it cancels a running proof) and the proof worker (which stops it).
+  Layer.provideMerge(ProofCancelWakeup.layer),
   // Shared by Circuits (which nudges on uploads) and CircuitBuilds built over CoreServices (which listens).
   Layer.provideMerge(CircuitBuildWakeup.layer),
   // One id maker for every service, so ids made in order sort in order.

@@ -70,6 +70,8 @@ describe("compiling an API for the dispatcher", () => {
       "proofs.get": ["proofs:read", "-"],
       "proofs.verify": ["proofs:read", "metered"],
       "proofs.calldata": ["proofs:read", "-"],
+      "proofs.cancel": ["proofs:write", "-"],
+      "proofs.cancelBatch": ["proofs:write", "-"],
       "circuits.create": ["circuits:write", "-"],
       "circuits.list": ["circuits:read", "-"],
       "circuits.get": ["circuits:read", "-"],

@@ -11,6 +11,7 @@ afterAll(() => h.close())
 const R = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
 const POLICY = `"key";q=60;w=60, "daily";q=5000;w=86400`
 const PROOF_FIELDS = [
+  "canceled_at",
   "circuit",
   "completed_at",
   "created_at",

@@ -74,6 +74,9 @@ beforeAll(async () => {
       expires_at: at
     })
   }))
+  // Queued ones, for the cancels (the one above is completed for verify).
+  ids.cancelable = (await createProof(h, key)).proof_id
+  ids.batches = (await h.call("POST", "/api/v1/proofs/batch", { token: key, body: { proofs: [MULTIPLIER, MULTIPLIER] } })).json.batch_id
   const other = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "other" } })
   ids.keys = other.json.id
   // An own circuit, ready, so that its verifier answers and DELETE (run last) removes it.
@@ -112,13 +115,18 @@ const operations = (): Array<Operation> =>
   ).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"))
 
 /** Which of `ids` fills each path parameter; `id` and `name` are the id of the resource the path names. */
-const PARAMETER_IDS: Record<string, string> = { delivery_id: "deliveries", recovery_id: "recoveries" }
+const PARAMETER_IDS: Record<string, string> = { batch_id: "batches", delivery_id: "deliveries", recovery_id: "recoveries" }
 
-/** The path with its parameters filled: real ids of the resources the path names, or missing ones. */
+/**
+ * The path with its parameters filled: real ids of the resources the path names (a queued proof's
+ * for a cancel), or missing ones.
+ */
 const pathOf = (op: Operation, real: boolean) =>
   op.template.replace(/\{(\w+)\}/g, (_, parameter: string) => {
-    const resource = PARAMETER_IDS[parameter] ?? op.template.split("/")[3]!
-    return real ? ids[resource]! : "nope"
+    if (!real) return "nope"
+    const resource = PARAMETER_IDS[parameter]
+    if (resource !== undefined) return ids[resource]!
+    return op.template.endsWith("/cancel") ? ids.cancelable! : ids[op.template.split("/")[3]!]!
   })
 
 /** The request body of an upload operation (multipart/form-data), as `h.call` options. */
@@ -166,7 +174,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(31)
+    expect(operations().length).toBe(33)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -223,7 +231,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(31)
+    expect(scoped.length).toBe(33)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",

@@ -35,7 +35,7 @@ export const makeMetrics = (registry: Registry) => {
   const registers = [registry]
   const requests = new Counter({ name: "mzk_http_requests_total", help: "HTTP requests answered, by route template and status", labelNames: ["method", "route", "status"], registers })
   const requestSeconds = new Histogram({ name: "mzk_http_request_duration_seconds", help: "Time to answer an HTTP request", labelNames: ["method", "route"], buckets: SECONDS, registers })
-  const proofs = new Counter({ name: "mzk_proofs_total", help: "Proofs that moved to a status (queued, running, completed, failed, expired)", labelNames: ["status", "circuit"], registers })
+  const proofs = new Counter({ name: "mzk_proofs_total", help: "Proofs that moved to a status (queued, running, completed, failed, canceled, expired)", labelNames: ["status", "circuit"], registers })
   const provingSeconds = new Histogram({ name: "mzk_proof_duration_seconds", help: "Proving time of settled proofs", labelNames: ["circuit", "status"], buckets: PROVING_SECONDS, registers })
   const attempts = new Counter({ name: "mzk_webhook_attempts_total", help: "Webhook delivery attempts, by outcome", labelNames: ["outcome"], registers })
   const attemptSeconds = new Histogram({ name: "mzk_webhook_attempt_duration_seconds", help: "Time a receiver took to answer a delivery attempt", labelNames: ["outcome"], buckets: SECONDS, registers })

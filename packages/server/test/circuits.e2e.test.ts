@@ -3,22 +3,15 @@ import { makeHttpClient, startWebhookReceiver, verifyWebhookSignature } from "@m
 import { expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
-import { DEV_PTAU_POWER, settle, uploadCircuit } from "./circuits.js"
+import { DEV_PTAU_POWER, settle, tempDir, uploadCircuit } from "./circuits.js"
 import { startServer } from "./realServer.js"
 
 /** An independent verifier: the snarkjs command line, in another process, with the published key. */
 const snarkjsCli = fileURLToPath(new URL("../../../circuits/node_modules/.bin/snarkjs", import.meta.url))
-
-const tempDir = (prefix: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), `mzk-${prefix}-`))),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  )
 
 /** A server on a real port that builds uploads with a small development ptau, and an account's key on it. */
 const serverWithAccount = (options: { readonly workers: boolean; readonly maxUploadBytes?: number }) =>

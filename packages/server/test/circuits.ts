@@ -1,6 +1,17 @@
 import { eventually, type HttpClient } from "@mzk/testkit"
-import { readFileSync } from "node:fs"
+import { expect } from "@effect/vitest"
+import { Effect } from "effect"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+
+/** A fresh folder for the test's scope (a ptau, a cache), removed when the scope closes. */
+export const tempDir = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), `mzk-${prefix}-`))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
 
 /**
  * A circuit written for these tests (not one of the four built in): two files, an include of
@@ -11,6 +22,27 @@ export const BOUNDED_SQUARES = {
   main: readFileSync(`${dir}main.circom`, "utf8"),
   sources: { "lib/square.circom": readFileSync(`${dir}lib/square.circom`, "utf8") }
 } as const
+
+/** A circuit whose proofs take as long as asked: its witness runs a loop of `n` rounds (about 25 ns each). */
+export const SPIN = {
+  main: readFileSync(fileURLToPath(new URL("./fixtures/circuits/spin/main.circom", import.meta.url)), "utf8")
+} as const
+
+/**
+ * Requests a SPIN proof of about seven hours (10^12 rounds: only a cancel or the timeout ends it)
+ * and waits until a worker has been proving it for a second; its record as created.
+ */
+export const spinningProof = (client: HttpClient) =>
+  Effect.gen(function*() {
+    const created = yield* Effect.promise(() => client.send("POST", "/api/v1/proofs", { body: { type: "spin", inputs: { n: "1000000000000", a: 3 } } }))
+    expect(created.status).toBe(202)
+    const path = `/api/v1/proofs/${created.json.proof_id}`
+    yield* Effect.promise(() => settle(client, path, (p) => p.status !== "queued", 60_000))
+    // Proving for a while: the prover thread is deep in the witness loop.
+    yield* Effect.sleep("1 second")
+    expect((yield* Effect.promise(() => client.send("GET", path))).json.status).toBe("running")
+    return created.json as { proof_id: string; created_at: string }
+  })
 
 /** The powers of tau the tests build with: development only, small enough to make in a second. */
 export const DEV_PTAU_POWER = 8

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   "proof.failed",
   "proof.expired",
   "proof.verified",
+  "proof.canceled",
   "key.created",
   "key.revoked",
   "key.rolled",
@@ -65,6 +66,15 @@ export interface ProofVerifiedData {
   readonly circuit: string
   readonly valid: boolean
   readonly verified_at: Timestamp
+}
+
+/** A queued or running proof was canceled by the account; it produced no proof. */
+export interface ProofCanceledData {
+  readonly proof_id: string
+  readonly circuit: string
+  readonly status: "canceled"
+  readonly canceled_at: Timestamp
+  readonly created_at: Timestamp
 }
 
 export type Scope =
@@ -149,6 +159,7 @@ export interface EventDataByType {
   readonly "proof.failed": ProofFailedData
   readonly "proof.expired": ProofExpiredData
   readonly "proof.verified": ProofVerifiedData
+  readonly "proof.canceled": ProofCanceledData
   readonly "key.created": KeyCreatedData
   readonly "key.revoked": KeyRevokedData
   readonly "key.rolled": KeyRolledData

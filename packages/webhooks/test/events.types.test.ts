@@ -48,6 +48,13 @@ const SAMPLES: { readonly [T in EventType]: EventDataByType[T] } = {
     valid: true,
     verified_at: "2026-11-22T10:00:01.000Z"
   },
+  "proof.canceled": {
+    proof_id: "proof_01jd0000000000000000000000",
+    circuit: "merkle_membership",
+    status: "canceled",
+    canceled_at: "2026-11-22T10:00:02.000Z",
+    created_at: "2026-11-22T10:00:00.000Z"
+  },
   "key.created": {
     id: "key_01jd0000000000000000000000",
     name: "ci",
@@ -115,6 +122,7 @@ describe("the event types match what the server sends", () => {
     expectTypeOf<EventDataByType["proof.failed"]>().toEqualTypeOf<Plain<EventData<"proof.failed">>>()
     expectTypeOf<EventDataByType["proof.expired"]>().toEqualTypeOf<Plain<EventData<"proof.expired">>>()
     expectTypeOf<EventDataByType["proof.verified"]>().toEqualTypeOf<Plain<EventData<"proof.verified">>>()
+    expectTypeOf<EventDataByType["proof.canceled"]>().toEqualTypeOf<Plain<EventData<"proof.canceled">>>()
     expectTypeOf<EventDataByType["key.created"]>().toEqualTypeOf<Plain<EventData<"key.created">>>()
     expectTypeOf<EventDataByType["key.revoked"]>().toEqualTypeOf<Plain<EventData<"key.revoked">>>()
     expectTypeOf<EventDataByType["key.rolled"]>().toEqualTypeOf<Plain<EventData<"key.rolled">>>()

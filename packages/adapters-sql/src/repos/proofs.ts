@@ -1,4 +1,4 @@
-import { PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type Timestamp } from "@mzk/core"
+import { claimHolds, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofStatus, type Timestamp } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { Insertable, Selectable, Updateable } from "kysely"
 import { claimableProof } from "../claims.js"
@@ -25,7 +25,7 @@ const byExpiry = (a: ProofRecord, b: ProofRecord) =>
 /** Every column of `proofs`, for the statement that inserts one whole row. */
 const PROOF_COLUMNS = [
   "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "status", "inputs", "public_inputs", "proof_blob", "error",
-  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "expires_at"
+  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at"
 ] as const satisfies ReadonlyArray<keyof ProofsTable>
 // Fails to compile when the table gains a column the list lacks.
 const _everyColumn: Exclude<keyof ProofsTable, (typeof PROOF_COLUMNS)[number]> extends never ? true : never = true
@@ -108,6 +108,38 @@ export const sqlProofs = (conn: SqlConnection) => {
         Effect.map((count) => count > 0),
         Effect.tap((released) => (released ? dialect.announce(conn, "proofs") : Effect.void))
       ),
+    cancel: (accountId, target, cancellation) =>
+      conn.rows((db) =>
+        db.updateTable("proofs")
+          .set({ status: PROOF_TRANSITIONS.cancel.to, ...cancellation, inputs: null, lease_expires_at: null })
+          .where("account_id", "=", accountId)
+          .$if("proof" in target, (q) => q.where("id", "=", (target as { proof: string }).proof))
+          .$if("batch" in target, (q) => q.where("batch_id", "=", (target as { batch: string }).batch))
+          .where("status", "in", PROOF_TRANSITIONS.cancel.from)
+          .returningAll()
+      ).pipe(
+        Effect.map((rows) => rows.map(toRecord).sort((a, b) => (a.id < b.id ? -1 : 1))),
+        // A running proof's worker may be another process: tell it (at commit) to check its claims.
+        Effect.tap((rows) => (rows.some((row) => row.started_at !== null) ? dialect.announce(conn, "canceledProofs") : Effect.void))
+      ),
+    listBatch: (accountId, batchId) =>
+      Effect.map(
+        conn.rows((db) => db.selectFrom("proofs").selectAll().where("batch_id", "=", batchId).where("account_id", "=", accountId).orderBy("id")),
+        (rows) => rows.map(toRecord)
+      ),
+    lostClaims: (claims) =>
+      claims.length === 0
+        ? Effect.succeed([])
+        : Effect.map(
+          conn.rows((db) => db.selectFrom("proofs").select(["id", "status", "attempts"]).where("id", "in", claims.map((c) => c.id))),
+          (rows) => {
+            const found = new Map(rows.map((row) => [row.id, { status: row.status as ProofStatus, attempts: row.attempts }]))
+            return claims.filter((claim) => {
+              const row = found.get(claim.id)
+              return row === undefined || !claimHolds(claim.attempts, row)
+            }).map((claim) => claim.id)
+          }
+        ),
     expireDue: (now: Timestamp, limit: number) =>
       conn.transaction(Effect.gen(function*() {
         const due = yield* conn.rows((db) =>

@@ -55,6 +55,14 @@ export const sqlRateLimits = (conn: SqlConnection) => {
       // The counters exist after a bucket's first request: lock them, and create them only if missing.
       const created = ensure.execute(params).pipe(Effect.zipRight(lock.rows(params)), Effect.flatMap(charge))
       return conn.transaction(Effect.flatMap(lock.rows(params), (rows) => (rows.length === sorted.length ? charge(rows) : created)))
-    }
+    },
+    // One conditional write per counter: the window must still be the one charged, the count stays >= 0.
+    refund: (refunds) =>
+      Effect.forEach(refunds, ({ amount, bucket, window_start }) =>
+        conn.execute((db) =>
+          db.updateTable("rate_counters")
+            .set((eb) => ({ count: eb.case().when("count", ">", amount).then(eb("count", "-", amount)).else(0).end() }))
+            .where("bucket", "=", bucket).where("window_start", "=", window_start)
+        ), { discard: true })
   })
 }

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   "proof.failed",
   "proof.expired",
   "proof.verified",
+  "proof.canceled",
   "key.created",
   "key.revoked",
   "key.rolled",

@@ -2,7 +2,7 @@ import type { Schema } from "effect"
 import { CircuitFailedData, CircuitReadyData } from "../circuits/circuit.js"
 import { KeyCreatedData, KeyRevokedData, KeyRolledData } from "../keys/apiKey.js"
 import type { EventType } from "./event.js"
-import { ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
+import { ProofCanceledData, ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
 import { WebhookTestData } from "../webhooks/webhook.js"
 
 /** The `data` schema of every event type, so an event can only be recorded with its own body. */
@@ -11,6 +11,7 @@ export const EVENT_DATA = {
   "proof.failed": ProofFailedData,
   "proof.expired": ProofExpiredData,
   "proof.verified": ProofVerifiedData,
+  "proof.canceled": ProofCanceledData,
   "key.created": KeyCreatedData,
   "key.revoked": KeyRevokedData,
   "key.rolled": KeyRolledData,

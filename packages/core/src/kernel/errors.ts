@@ -31,6 +31,10 @@ export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNot
 export class SecretRotationInProgress extends Schema.TaggedError<SecretRotationInProgress>()("SecretRotationInProgress", message) {}
 export class ProofNotFound extends Schema.TaggedError<ProofNotFound>()("ProofNotFound", message) {}
 export class ProofNotReady extends Schema.TaggedError<ProofNotReady>()("ProofNotReady", message) {}
+/** A cancel of a proof that has already settled (completed, failed, canceled or expired). */
+export class ProofNotCancelable extends Schema.TaggedError<ProofNotCancelable>()("ProofNotCancelable", message) {}
+/** No batch with this id has proofs in the account. */
+export class BatchNotFound extends Schema.TaggedError<BatchNotFound>()("BatchNotFound", message) {}
 export class CircuitNotFound extends Schema.TaggedError<CircuitNotFound>()("CircuitNotFound", message) {}
 export class CircuitNameTaken extends Schema.TaggedError<CircuitNameTaken>()("CircuitNameTaken", message) {}
 export class CircuitLimitReached extends Schema.TaggedError<CircuitLimitReached>()("CircuitLimitReached", message) {}

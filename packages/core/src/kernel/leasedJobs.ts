@@ -1,4 +1,4 @@
-import { Clock, Effect, FiberSet, type Scope } from "effect"
+import { Clock, Effect, Fiber, FiberSet, Queue, type Scope } from "effect"
 import type { StorageError } from "./errors.js"
 import { type Timestamp, timestampFromMillis } from "./time.js"
 import type { Wakeup } from "./wakeup.js"
@@ -26,6 +26,16 @@ export interface LeasedJobs<J> {
   readonly release: (job: J) => Effect.Effect<unknown, unknown>
   /** For logs: "proof proof_…". */
   readonly describe: (job: J) => string
+  /**
+   * Keeps the running jobs honest: while any run, every `intervalMs` (at once on a `wakeup` nudge)
+   * `lost` names those whose claim is no longer this process's (the job was canceled, or taken
+   * over after its lease lapsed), and their fibers are interrupted. Without it a job runs to its end.
+   */
+  readonly watch?: {
+    readonly lost: (jobs: ReadonlyArray<J>) => Effect.Effect<ReadonlyArray<J>, StorageError>
+    readonly intervalMs: number
+    readonly wakeup: Wakeup
+  }
 }
 
 /**
@@ -41,6 +51,10 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
     // Made before the claim loop is forked, so on shutdown the loop stops first and only then are
     // the running jobs interrupted (and handed back): none is claimed after the hand-back.
     const running = yield* FiberSet.make<void>()
+    /** Each running job's fiber, for the watch to stop. */
+    const held = new Map<J, Fiber.RuntimeFiber<void>>()
+    /** A job started: the watch, idle while none runs, starts watching. */
+    const started = yield* Queue.sliding<void>(1)
 
     const run = (job: J) =>
       jobs.run(job).pipe(
@@ -53,6 +67,13 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
         Effect.catchAllCause((cause) => Effect.logError(`${jobs.describe(job)} could not be settled`, cause)),
         Effect.ensuring(Effect.zipRight(Effect.sync(() => void inFlight--), jobs.wakeup.notify))
       )
+
+    /** `run`, its fiber known to the watch while it runs. */
+    const tracked = (job: J) =>
+      Effect.withFiberRuntime<void>((fiber) => {
+        held.set(job, fiber)
+        return Effect.ensuring(run(job), Effect.sync(() => void held.delete(job)))
+      })
 
     /**
      * Claims what fits; true when it may be worth claiming again at once. Claiming and starting
@@ -68,7 +89,8 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
         limit: free
       })
       inFlight += claimed.length
-      for (const job of claimed) yield* FiberSet.run(running, Effect.interruptible(run(job)))
+      for (const job of claimed) yield* FiberSet.run(running, Effect.interruptible(tracked(job)))
+      if (claimed.length > 0) yield* Queue.offer(started, undefined)
       return claimed.length === free
     }))
 
@@ -81,5 +103,38 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
       if (!more) yield* idle
     }).pipe(Effect.forever, Effect.forkScoped)
 
+    // Forked after the running jobs' set is made, so on shutdown it stops before they are handed back.
+    if (jobs.watch !== undefined) yield* watchClaims(jobs, jobs.watch, held, Queue.take(started))
+
     return { inFlight: Effect.sync(() => inFlight) }
   })
+
+/**
+ * The watch of `LeasedJobs.watch`. With no job running it waits for one to start, so an idle worker
+ * neither reads storage nor wakes on the clock; while jobs run it checks every `intervalMs`, or at
+ * once when nudged, and interrupts the fibers of the jobs it no longer holds. An interrupted job is
+ * handed back as on shutdown; that write is conditional on the claim, so for a lost one it does nothing.
+ */
+const watchClaims = <J>(
+  jobs: LeasedJobs<J>,
+  watch: NonNullable<LeasedJobs<J>["watch"]>,
+  held: Map<J, Fiber.RuntimeFiber<void>>,
+  jobStarted: Effect.Effect<void>
+) => {
+  const stop = (job: J) => {
+    const fiber = held.get(job)
+    if (fiber === undefined) return Effect.void
+    return Effect.zipRight(
+      Effect.logInfo(`${jobs.describe(job)} stopped: this worker no longer holds it (canceled, or taken over)`),
+      Fiber.interrupt(fiber)
+    )
+  }
+  const check = Effect.suspend(() => {
+    if (held.size === 0) return Effect.void
+    return Effect.flatMap(watch.lost([...held.keys()]), (lost) => Effect.forEach(lost, stop, { concurrency: "unbounded", discard: true }))
+  }).pipe(Effect.catchAllCause((cause) => Effect.logError(`${jobs.name}: checking its claims failed`, cause)))
+  const step = Effect.suspend(() =>
+    held.size === 0 ? jobStarted : Effect.zipRight(Effect.raceFirst(watch.wakeup.take, Effect.sleep(watch.intervalMs)), check)
+  )
+  return Effect.forkScoped(Effect.forever(step))
+}

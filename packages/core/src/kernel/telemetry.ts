@@ -2,7 +2,7 @@ import { Context } from "effect"
 
 /** A proof moved to `status` (after the write that moved it committed). */
 export interface ProofObservation {
-  readonly status: "queued" | "running" | "completed" | "failed" | "expired"
+  readonly status: "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
   /** The circuit's name; `builtin` tells a built-in circuit from an account's own. */
   readonly circuit: string
   readonly builtin: boolean

@@ -10,6 +10,12 @@ export interface ProofsConfigShape {
   readonly leaseMarginMs: number
   /** Idle workers look for queued proofs this often (proofs queued in-process wake them at once). */
   readonly pollIntervalMs: number
+  /**
+   * While a worker runs proofs, it checks this often that each is still its own (one read by
+   * primary key) and stops those that are not: canceled, or taken over after a lapsed lease. A
+   * cancel in the same process, or announced by Postgres, is seen at once; this bounds the rest.
+   */
+  readonly claimCheckIntervalMs: number
   readonly sweepIntervalMs: number
   /** Proofs this process works on at once; default: the prover's capacity. */
   readonly workerConcurrency?: number
@@ -22,6 +28,7 @@ export const DEFAULT_PROOFS_CONFIG: ProofsConfigShape = {
   retentionMs: 30 * 86_400_000,
   leaseMarginMs: 30_000,
   pollIntervalMs: 1_000,
+  claimCheckIntervalMs: 1_000,
   sweepIntervalMs: 60_000,
   maxAttempts: 3
 }

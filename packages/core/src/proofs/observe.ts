@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { TelemetryShape } from "../kernel/telemetry.js"
 import type { ProofRecord } from "./proof.js"
 
-type Observed = "queued" | "running" | "completed" | "failed" | "expired"
+type Observed = "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
 
 /**
  * A proof's move to `status`, where operators see it: one structured log line (ids, circuit,

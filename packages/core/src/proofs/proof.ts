@@ -3,7 +3,7 @@ import { AccountId, BatchId, type CircuitId, ProofId } from "../kernel/ids.js"
 import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
 
-export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "expired"] as const
+export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "canceled", "expired"] as const
 export const ProofStatus = Schema.Literal(...PROOF_STATUSES).annotations({ identifier: "ProofStatus" })
 export type ProofStatus = typeof ProofStatus.Type
 
@@ -66,6 +66,7 @@ export const Proof = Schema.Struct({
   created_at: Timestamp,
   started_at: Schema.NullOr(Timestamp),
   completed_at: Schema.NullOr(Timestamp),
+  canceled_at: Schema.NullOr(Timestamp).annotations({ description: "When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise" }),
   expires_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "Proof" })
 export type Proof = typeof Proof.Type
@@ -95,6 +96,13 @@ export const ProofExpiredData = Schema.Struct({
   status: Schema.Literal("expired"),
   created_at: Timestamp,
   expired_at: Timestamp
+})
+export const ProofCanceledData = Schema.Struct({
+  proof_id: ProofId,
+  circuit: Schema.String,
+  status: Schema.Literal("canceled"),
+  canceled_at: Timestamp,
+  created_at: Timestamp
 })
 export const ProofVerifiedData = Schema.Struct({
   proof_id: ProofId,
@@ -132,6 +140,8 @@ export interface ProofRecord {
   readonly created_at: Timestamp
   readonly started_at: Timestamp | null
   readonly completed_at: Timestamp | null
+  /** When it was canceled; null unless `canceled`. */
+  readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
 }
 export type ProofError = typeof ProofError.Type
@@ -148,6 +158,7 @@ export const toProof = (record: ProofRecord): Proof => ({
   created_at: record.created_at,
   started_at: record.started_at,
   completed_at: record.completed_at,
+  canceled_at: record.canceled_at,
   expires_at: record.expires_at
 })
 
@@ -157,6 +168,17 @@ export const ProofBatch = Schema.Struct({
   proofs: Schema.Array(Proof)
 }).annotations({ identifier: "ProofBatch" })
 export type ProofBatch = typeof ProofBatch.Type
+
+/**
+ * `POST /proofs/batch/:batch_id/cancel`: the batch's proofs as they stand once its queued and
+ * running ones were canceled, and how many that was (0 when none could be: the batch had settled).
+ */
+export const ProofBatchCancellation = Schema.Struct({
+  batch_id: BatchId,
+  canceled_count: Schema.Int.annotations({ description: "Proofs this request canceled (those that were queued or running)" }),
+  proofs: Schema.Array(Proof)
+}).annotations({ identifier: "ProofBatchCancellation" })
+export type ProofBatchCancellation = typeof ProofBatchCancellation.Type
 
 /** `GET /proofs/:id/verify`. */
 export const ProofVerification = ProofVerifiedData.annotations({ identifier: "ProofVerification" })

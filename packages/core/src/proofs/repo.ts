@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { ProofError, ProofRecord, ProofStatus } from "./proof.js"
 import type { StorageError } from "../kernel/errors.js"
-import type { AccountId, ProofId } from "../kernel/ids.js"
+import type { AccountId, BatchId, ProofId } from "../kernel/ids.js"
 import type { Timestamp } from "../kernel/time.js"
 import type { Page, PageOf } from "../kernel/paging.js"
 
@@ -29,9 +29,24 @@ export interface ProofFailure {
   readonly expires_at: Timestamp
 }
 
+/** When a cancel happens, and when the canceled proof's retention ends. */
+export interface ProofCancellation {
+  readonly canceled_at: Timestamp
+  readonly expires_at: Timestamp
+}
+
+/** What a cancel takes: one proof, or every proof of a batch. */
+export type CancelTarget = { readonly proof: ProofId } | { readonly batch: BatchId }
+
+/** A claim a worker holds: the proof and the claim's `attempts` (its lease token). */
+export interface HeldClaim {
+  readonly id: ProofId
+  readonly attempts: number
+}
+
 /**
  * Proofs and their job queue: one table, rows move `queued → running → completed | failed →
- * expired`. Every transition is one conditional write, so several worker processes may share a
+ * expired` (or `queued | running → canceled → expired`). Every transition is one conditional write, so several worker processes may share a
  * database (Postgres: `FOR UPDATE SKIP LOCKED`; SQLite: one writer) and nothing runs twice while
  * its lease holds, and nothing accepted is lost when a worker dies (its lease lapses).
  */
@@ -71,7 +86,28 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
    */
   readonly release: (id: ProofId, attempt: number) => Effect.Effect<boolean, StorageError>
   /**
-   * Moves up to `limit` `completed` or `failed` proofs with `expires_at <= now` to `expired`,
+   * Cancels the account's `target` proofs that are `queued` or `running` (none of another
+   * account's): `canceled` with `canceled_at` and `expires_at`, `inputs` and the lease cleared
+   * (`attempts` and `started_at` kept). Returns the rows it moved, in id order. A conditional write
+   * like the others, so against a concurrent claim, complete or fail each proof ends canceled or
+   * settled, never both; a second cancel moves nothing. Where processes share the database, a
+   * move of a running proof is announced to their workers.
+   */
+  readonly cancel: (
+    accountId: AccountId,
+    target: CancelTarget,
+    cancellation: ProofCancellation
+  ) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
+  /** The account's proofs of a batch, in id order; none for an unknown or another account's batch. */
+  readonly listBatch: (accountId: AccountId, batchId: BatchId) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
+  /**
+   * Of the claims a worker holds, the ids of those it has lost (`claimHolds` is false: the proof
+   * was canceled, or taken over after its lease lapsed; an unknown id is lost too). A proof the
+   * claim has settled itself is not lost. One read by primary key, made while the worker runs proofs.
+   */
+  readonly lostClaims: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<ReadonlyArray<ProofId>, StorageError>
+  /**
+   * Moves up to `limit` `completed`, `failed` or `canceled` proofs with `expires_at <= now` to `expired`,
    * earliest `expires_at` first (then id), clearing `proof_blob` and `inputs`; returns the updated
    * rows. Concurrent calls never expire the same proof twice.
    */

@@ -1,24 +1,26 @@
-import { Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
 import type { Circuit } from "../circuits/circuit.js"
 import { CircuitsRepo } from "../circuits/repo.js"
 import { BuiltinCircuits, Circuits } from "../circuits/service.js"
 import { Events } from "../events/service.js"
 import {
+  BatchNotFound,
   CircuitNotReady,
   type ErrorDetail,
   InternalError,
   type InvalidRequest,
+  ProofNotCancelable,
   ProofNotFound,
   ProofNotReady,
   type RateLimitExceeded,
   type StorageError
 } from "../kernel/errors.js"
 import { invalidRequest } from "../kernel/decode.js"
-import { type AccountId, type BatchId, Ids, ProofId } from "../kernel/ids.js"
+import { type AccountId, BatchId, Ids, ProofId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
 import { pageOf } from "../kernel/paging.js"
 import type { Principal } from "../kernel/principal.js"
-import { now } from "../kernel/time.js"
+import { now, timestampFromMillis } from "../kernel/time.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { type Metered, RateLimits } from "../rateLimits/service.js"
@@ -31,14 +33,16 @@ import {
   type ListProofsQuery,
   type Proof,
   type ProofBatch,
+  type ProofBatchCancellation,
   type ProofRecord,
   type ProofVerification,
   toProof
 } from "./proof.js"
 import { Prover } from "./prover.js"
-import { ProofsRepo } from "./repo.js"
+import { ProofsConfig } from "./config.js"
+import { type CancelTarget, ProofsRepo } from "./repo.js"
 import { observeProof } from "./observe.js"
-import { ProofWakeup } from "./wakeup.js"
+import { ProofCancelWakeup, ProofWakeup } from "./wakeup.js"
 
 export interface ProofList {
   readonly proofs: ReadonlyArray<Proof>
@@ -47,6 +51,7 @@ export interface ProofList {
 }
 
 const isProofId = Schema.is(ProofId)
+const isBatchId = Schema.is(BatchId)
 
 /** One request checked against the circuit its `type` names. */
 type Checked =
@@ -86,6 +91,19 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
   ) => Effect.Effect<Metered<ProofVerification>, ProofNotFound | ProofNotReady | RateLimitExceeded | InternalError | StorageError>
   /** A completed proof as the call of a Solidity verifier (`verifyProof(a, b, c, public_signals)`). */
   readonly calldata: (accountId: AccountId, id: string) => Effect.Effect<SolidityCalldata, ProofNotFound | ProofNotReady | InternalError | StorageError>
+  /**
+   * Cancels a queued or running proof (Stripe's PaymentIntent cancel): `canceled` at once, its
+   * private inputs dropped, its unit given back to the daily quota, `proof.canceled` recorded, all
+   * in one transaction; a running proof's worker then stops proving it. A proof that has settled
+   * (completed, failed, canceled, expired) is `ProofNotCancelable`, naming its status.
+   */
+  readonly cancel: (accountId: AccountId, id: string) => Effect.Effect<Proof, ProofNotFound | ProofNotCancelable | StorageError>
+  /**
+   * Cancels every queued or running proof of a batch, as `cancel` does each, in one transaction;
+   * answers with the batch's proofs as they stand and how many were canceled, 0 when none could be
+   * (the batch had settled: not an error, so a retry or a cancel racing the last proofs succeeds).
+   */
+  readonly cancelBatch: (accountId: AccountId, batchId: string) => Effect.Effect<ProofBatchCancellation, BatchNotFound | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -99,6 +117,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const circuitsRepo = yield* CircuitsRepo
       const prover = yield* Prover
       const wakeup = yield* ProofWakeup
+      const cancelWakeup = yield* ProofCancelWakeup
+      const config = yield* ProofsConfig
       const ids = yield* Ids
       const telemetry = yield* Telemetry
 
@@ -143,6 +163,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           created_at: createdAt,
           started_at: null,
           completed_at: null,
+          canceled_at: null,
           expires_at: null
         })))
 
@@ -281,7 +302,61 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           })
         })
 
-      return { calldata, create, createBatch, get, list, verify }
+      /**
+       * The cancel of `target`'s queued and running proofs with everything it entails, in one
+       * transaction (joining the caller's): the conditional write, the quota refund, one
+       * `proof.canceled` each; once committed, this process's worker is nudged if one was running.
+       */
+      const cancelProofs = (accountId: AccountId, target: CancelTarget) =>
+        tx.transaction(Effect.gen(function*() {
+          const nowMs = yield* Clock.currentTimeMillis
+          const canceled_at = timestampFromMillis(nowMs)
+          const rows = yield* repo.cancel(accountId, target, { canceled_at, expires_at: timestampFromMillis(nowMs + config.retentionMs) })
+          if (rows.length === 0) return rows
+          yield* rateLimits.refundProofs(accountId, rows.map((row) => row.created_at))
+          for (const row of rows) {
+            yield* events.record(accountId, "proof.canceled", {
+              proof_id: row.id,
+              circuit: row.circuit,
+              status: "canceled",
+              canceled_at,
+              created_at: row.created_at
+            })
+          }
+          // A canceled proof that was running has started_at; a queued one never had.
+          const wasRunning = rows.some((row) => row.started_at !== null)
+          yield* tx.afterCommit(Effect.zipRight(
+            wasRunning ? cancelWakeup.notify : Effect.void,
+            Effect.forEach(rows, (row) => observeProof(telemetry, row, "canceled"), { discard: true })
+          ))
+          return rows
+        }))
+
+      const cancel = (accountId: AccountId, id: string) =>
+        isProofId(id)
+          ? Effect.flatMap(cancelProofs(accountId, { proof: id }), (rows) =>
+            rows.length > 0
+              ? Effect.succeed(toProof(rows[0]!))
+              : Effect.flatMap(find(accountId, id), (record) =>
+                Effect.fail(
+                  new ProofNotCancelable({ message: `Proof ${id} is ${record.status}; only queued or running proofs can be canceled` })
+                )))
+          : Effect.fail(notFound(id))
+
+      const batchNotFound = (id: string) => new BatchNotFound({ message: `No batch ${JSON.stringify(id)} in this account` })
+
+      const cancelBatch = (accountId: AccountId, batchId: string) =>
+        isBatchId(batchId)
+          ? tx.transaction(Effect.gen(function*() {
+            const canceled = yield* cancelProofs(accountId, { batch: batchId })
+            // Read after the cancel, in its transaction: the batch as this request leaves it.
+            const proofs = yield* repo.listBatch(accountId, batchId)
+            if (proofs.length === 0) return yield* batchNotFound(batchId)
+            return { batch_id: batchId, canceled_count: canceled.length, proofs: proofs.map(toProof) }
+          }))
+          : Effect.fail(batchNotFound(batchId))
+
+      return { calldata, cancel, cancelBatch, create, createBatch, get, list, verify }
     })
   )
 }

@@ -5,3 +5,11 @@ import { makeWakeup, type Wakeup } from "../kernel/wakeup.js"
 export class ProofWakeup extends Context.Tag("@mzk/core/ProofWakeup")<ProofWakeup, Wakeup>() {
   static readonly layer = Layer.effect(this, makeWakeup)
 }
+
+/**
+ * A running proof was canceled: the proof worker checks at once that the proofs it runs are still
+ * its own, and stops the ones that are not (instead of at its next check).
+ */
+export class ProofCancelWakeup extends Context.Tag("@mzk/core/ProofCancelWakeup")<ProofCancelWakeup, Wakeup>() {
+  static readonly layer = Layer.effect(this, makeWakeup)
+}

@@ -13,14 +13,18 @@ import { Events } from "../events/service.js"
 import { timestampFromMillis } from "../kernel/time.js"
 import { encodeProofBlob } from "./blob.js"
 import { observeProof } from "./observe.js"
-import { ProofWakeup } from "./wakeup.js"
+import { ProofCancelWakeup, ProofWakeup } from "./wakeup.js"
 
 /**
  * The proof worker: a scoped background loop that claims queued proofs from storage, proves them
  * and settles each with its event in one transaction. It claims no more than it can run at once,
  * so a claimed proof starts at once and its timeout measures proving, not waiting; the per-account
  * running limit is enforced by the claim itself, so it holds across processes. It wakes on the
- * in-process nudge (proofs queued, a proof settled) or else every `pollIntervalMs`.
+ * in-process nudge (proofs queued, a proof settled) or else every `pollIntervalMs`. While it runs
+ * proofs it checks that they are still its own (`ProofsRepo.lostClaims`, every
+ * `claimCheckIntervalMs` or at once on a cancel's nudge) and interrupts the proving of those that
+ * are not: the prover stops (its thread is released), and the settling writes, conditional on the
+ * claim, would have found nothing anyway.
  */
 export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorker, {
   /** Proofs this process is working on now. */
@@ -35,6 +39,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const prover = yield* Prover
       const circuits = yield* Circuits
       const wakeup = yield* ProofWakeup
+      const cancelWakeup = yield* ProofCancelWakeup
       const config = yield* ProofsConfig
       const limits = yield* Limits
       const telemetry = yield* Telemetry
@@ -134,7 +139,16 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
         claim: (request) => repo.claimNext({ ...request, maxRunningPerAccount: limits.maxRunningProofsPerAccount }),
         run,
         release: (record) => repo.release(record.id, record.attempts),
-        describe: (record) => `proof ${record.id}`
+        describe: (record) => `proof ${record.id}`,
+        watch: {
+          intervalMs: config.claimCheckIntervalMs,
+          wakeup: cancelWakeup,
+          lost: (records) =>
+            Effect.map(repo.lostClaims(records.map(({ attempts, id }) => ({ id, attempts }))), (ids) => {
+              const lost = new Set<string>(ids)
+              return records.filter((record) => lost.has(record.id))
+            })
+        }
       })
     })
   )

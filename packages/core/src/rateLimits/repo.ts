@@ -16,6 +16,13 @@ export interface RateConsumeResult {
   readonly counts: ReadonlyArray<number>
 }
 
+/** Units to give back to one counter, if it still counts the window they were charged in. */
+export interface RateRefund {
+  readonly bucket: string
+  readonly window_start: number
+  readonly amount: number
+}
+
 export class RateLimitsRepo extends Context.Tag("@mzk/core/RateLimitsRepo")<RateLimitsRepo, {
   /**
    * Charges every bucket, all or nothing and atomically: a bucket whose stored window is older
@@ -23,4 +30,10 @@ export class RateLimitsRepo extends Context.Tag("@mzk/core/RateLimitsRepo")<Rate
    * process's clock runs ahead) is charged in that newer window. Exact under any concurrency.
    */
   readonly consume: (buckets: ReadonlyArray<RateBucket>) => Effect.Effect<RateConsumeResult, StorageError>
+  /**
+   * Gives `amount` back to each bucket whose stored window is `window_start`, never below zero; a
+   * bucket that has moved on to another window (or has none) is left as it is. Joins the caller's
+   * transaction, so a refund commits exactly when the change that earns it does.
+   */
+  readonly refund: (refunds: ReadonlyArray<RateRefund>) => Effect.Effect<void, StorageError>
 }>() {}

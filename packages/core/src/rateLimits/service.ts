@@ -2,11 +2,18 @@ import { Context, Effect, Layer } from "effect"
 import { RateLimitExceeded, type RateLimitWindow, type StorageError } from "../kernel/errors.js"
 import { Limits } from "../kernel/limits.js"
 import { Telemetry } from "../kernel/telemetry.js"
+import type { AccountId } from "../kernel/ids.js"
 import type { Principal } from "../kernel/principal.js"
-import { type RateBucket, RateLimitsRepo } from "./repo.js"
+import { millisFromTimestamp, type Timestamp } from "../kernel/time.js"
+import { type RateBucket, RateLimitsRepo, type RateRefund } from "./repo.js"
 
 const MINUTE_MS = 60_000
 const DAY_MS = 86_400_000
+
+/** The fixed window of `windowMs` that `ms` falls in, by its start. */
+const windowStart = (ms: number, windowMs: number) => ms - (ms % windowMs)
+/** The counter of an account's daily proof quota. */
+const dailyBucket = (accountId: AccountId) => `daily:${accountId}`
 
 /** A metered operation's result with the rate-limit windows its response headers report. */
 export interface Metered<A> {
@@ -55,6 +62,13 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
     principal: Principal,
     cost: ProofRequestCost
   ) => Effect.Effect<ReadonlyArray<RateLimitWindow>, RateLimitExceeded | StorageError>
+  /**
+   * Gives canceled proofs back to the account's daily quota: one unit per proof, to the UTC day it
+   * was created (and charged) in, if that day is still the current one; a past day's count no
+   * longer limits anything. The key's minute is not refunded: the request was made. Run it in the
+   * cancel's transaction, so the refund happens exactly when the cancel does, once.
+   */
+  readonly refundProofs: (accountId: AccountId, createdAt: ReadonlyArray<Timestamp>) => Effect.Effect<void, StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -75,7 +89,7 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
                 windowMs: MINUTE_MS,
                 bucket: {
                   bucket: `key:${principal.via.key_id}`,
-                  window_start: nowMs - (nowMs % MINUTE_MS),
+                  window_start: windowStart(nowMs, MINUTE_MS),
                   limit: limits.proofRequestsPerMinutePerKey,
                   cost: 1
                 }
@@ -85,8 +99,8 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
               name: "daily",
               windowMs: DAY_MS,
               bucket: {
-                bucket: `daily:${principal.account_id}`,
-                window_start: nowMs - (nowMs % DAY_MS),
+                bucket: dailyBucket(principal.account_id),
+                window_start: windowStart(nowMs, DAY_MS),
                 limit: limits.proofsPerDayPerAccount,
                 cost: cost.proofs
               }
@@ -106,7 +120,16 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
             })
           }))
 
-      return { admitProofRequest }
+      const refundProofs = (accountId: AccountId, createdAt: ReadonlyArray<Timestamp>) =>
+        Effect.clockWith((clock) => {
+          const today = windowStart(clock.unsafeCurrentTimeMillis(), DAY_MS)
+          const amount = createdAt.filter((at) => windowStart(millisFromTimestamp(at), DAY_MS) === today).length
+          if (amount === 0) return Effect.void
+          const refund: RateRefund = { bucket: dailyBucket(accountId), window_start: today, amount }
+          return repo.refund([refund])
+        })
+
+      return { admitProofRequest, refundProofs }
     })
   )
 }

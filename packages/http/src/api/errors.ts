@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import {
+  BatchNotFound,
   CircuitInUse,
   CircuitLimitReached,
   CircuitNameTaken,
@@ -19,6 +20,7 @@ import {
   InvalidWebhookUrl,
   KeyLimitReached,
   KeyNotFound,
+  ProofNotCancelable,
   ProofNotFound,
   ProofNotReady,
   RateLimitExceeded,
@@ -127,6 +129,7 @@ export const ProofNotFoundWire = wire(ProofNotFound, "proof_not_found", 404, "No
 export const EventNotFoundWire = wire(EventNotFound, "event_not_found", 404, "No event with this id in the account (events are kept for the retention window, 30 days by default)")
 export const DeliveryNotFoundWire = wire(DeliveryNotFound, "delivery_not_found", 404, "No delivery with this id of this webhook")
 export const RecoveryNotFoundWire = wire(RecoveryNotFound, "recovery_not_found", 404, "No recovery with this id of this webhook")
+export const BatchNotFoundWire = wire(BatchNotFound, "batch_not_found", 404, "No batch with this id in the account")
 export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or no such named resource")
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
@@ -145,6 +148,12 @@ export const WebhookInactiveWire = wire(
   "The webhook is inactive (switched off, or disabled after its deliveries failed): re-enable it with PATCH {\"active\": true} first"
 )
 export const DeliveryPendingWire = wire(DeliveryPending, "delivery_pending", 409, "The delivery is already waiting for an attempt: its next one comes by itself")
+export const ProofNotCancelableWire = wire(
+  ProofNotCancelable,
+  "proof_not_cancelable",
+  409,
+  "The proof has settled (completed, failed, canceled or expired); only queued or running proofs can be canceled"
+)
 export const CircuitNotFoundWire = wire(CircuitNotFound, "circuit_not_found", 404, "No circuit of this name among the built-in ones and the account's")
 export const CircuitNameTakenWire = wire(CircuitNameTaken, "circuit_name_taken", 409, "The account, or the built-in circuits, already have a circuit of this name")
 export const CircuitLimitReachedWire = wire(CircuitLimitReached, "circuit_limit_reached", 409, "The account already has as many circuits as it may hold")

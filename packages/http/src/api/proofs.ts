@@ -1,14 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CreateProofBatchInput, CreateProofInput, ListProofsQuery, Proof, ProofBatch, ProofVerification } from "@mzk/core"
+import { CreateProofBatchInput, CreateProofInput, ListProofsQuery, Proof, ProofBatch, ProofBatchCancellation, ProofVerification } from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, idempotent, metered, requires } from "./annotations.js"
-import { CircuitNotReadyWire, ProofNotFoundWire, ProofNotReadyWire } from "./errors.js"
+import { BatchNotFoundWire, CircuitNotReadyWire, ProofNotCancelableWire, ProofNotFoundWire, ProofNotReadyWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
 export const ProofList = Schema.Struct({ proofs: Schema.Array(Proof), total: Schema.Int, has_more: Schema.Boolean })
   .annotations({ identifier: "ProofList" })
 
 const proofId = HttpApiSchema.param("id", Schema.String)
+const batchId = HttpApiSchema.param("batch_id", Schema.String)
 
 const Uint256 = Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)$/)).annotations({ description: "A uint256 as a decimal string" })
 
@@ -82,6 +83,34 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
       .annotate(
         OpenApi.Description,
         "A completed proof as the call of its circuit's Solidity verifier: the function, its arguments and the ABI-encoded calldata."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("cancel")`/proofs/${proofId}/cancel`
+      .addSuccess(Proof)
+      .addError(ProofNotFoundWire)
+      .addError(ProofNotCancelableWire)
+      .pipe(requires("proofs:write"), idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Cancel a queued or running proof; no body. It is `canceled` at once, with `canceled_at`: a queued proof is never " +
+          "proven, a running one is stopped (its prover thread is freed for other proofs). Its private inputs are dropped, its " +
+          "unit of the daily quota is given back (if it was charged today, UTC; the key's request a minute is not), " +
+          "`proof.canceled` fires, and it expires with the retention period like a settled proof. A completed, failed, " +
+          "canceled or expired proof is 409 `proof_not_cancelable`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("cancelBatch")`/proofs/batch/${batchId}/cancel`
+      .addSuccess(ProofBatchCancellation)
+      .addError(BatchNotFoundWire)
+      .pipe(requires("proofs:write"), idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Cancel every queued or running proof of a batch (`POST /proofs/batch`), in one transaction, as " +
+          "`POST /proofs/{id}/cancel` cancels one; no body. Answers with the batch's proofs as they stand and `canceled_count`. " +
+          "A batch with nothing left to cancel (every proof settled) answers 200 with `canceled_count: 0`, not an error, " +
+          "so a retry or a cancel racing the batch's last proofs succeeds."
       )
   )
   .middleware(Authentication)

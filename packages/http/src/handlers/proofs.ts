@@ -9,5 +9,7 @@ export const ProofsHandlers = Effect.map(Proofs, (proofs) =>
     list: ({ principal, urlParams }) => proofs.list(principal.account_id, urlParams),
     get: ({ path, principal }) => proofs.get(principal.account_id, path.id),
     verify: ({ path, principal }) => proofs.verify(principal, path.id),
-    calldata: ({ path, principal }) => proofs.calldata(principal.account_id, path.id)
+    calldata: ({ path, principal }) => proofs.calldata(principal.account_id, path.id),
+    cancel: ({ path, principal }) => proofs.cancel(principal.account_id, path.id),
+    cancelBatch: ({ path, principal }) => proofs.cancelBatch(principal.account_id, path.batch_id)
   }))

@@ -8,6 +8,7 @@ import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
 import { eventTests } from "./events.js"
 import { idempotencyTests } from "./idempotency.js"
+import { proofCancellationTests } from "./proofCancellation.js"
 import { proofTests } from "./proofs.js"
 import { recoveryTests } from "./recoveries.js"
 import { repositoryTests } from "./repositories.js"
@@ -33,6 +34,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     concurrencyTests(it, timeout)
     deliveryTests(it, timeout)
     proofTests(it, timeout)
+    proofCancellationTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
     auditTests(it, timeout)

@@ -5,13 +5,13 @@ import type { ConformanceIt } from "./env.js"
 import { freshAccount } from "./fixtures.js"
 
 const at = (iso: string) => iso as Timestamp
-const FOREVER = at("9999-12-31T23:59:59.999Z")
-const T0 = at("2030-01-01T00:00:00.000Z")
-const T30 = at("2030-01-01T00:00:30.000Z")
-const T60 = at("2030-01-01T00:01:00.000Z")
-const T90 = at("2030-01-01T00:01:30.000Z")
+export const FOREVER = at("9999-12-31T23:59:59.999Z")
+export const T0 = at("2030-01-01T00:00:00.000Z")
+export const T30 = at("2030-01-01T00:00:30.000Z")
+export const T60 = at("2030-01-01T00:01:00.000Z")
+export const T90 = at("2030-01-01T00:01:30.000Z")
 
-const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord> = {}) =>
+export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord> = {}) =>
   Effect.gen(function*() {
     const record: ProofRecord = {
       id: yield* makeId("proof"),
@@ -31,13 +31,14 @@ const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord> = {})
       created_at: at("2030-01-01T00:00:00.000Z"),
       started_at: null,
       completed_at: null,
+      canceled_at: null,
       expires_at: null,
       ...overrides
     }
     return record
   })
 
-const queued = (accountId: AccountId, n: number) =>
+export const queued = (accountId: AccountId, n: number) =>
   Effect.gen(function*() {
     const rows = yield* Effect.all(Array.from({ length: n }, () => proofRecord(accountId)))
     yield* (yield* ProofsRepo).insertMany(rows)
@@ -49,7 +50,7 @@ const queued = (accountId: AccountId, n: number) =>
  * so each test first takes every earlier test's claimable and expirable proofs out of the way
  * (leased until the year 9999, so they never come back).
  */
-const isolate = Effect.gen(function*() {
+export const isolate = Effect.gen(function*() {
   const repo = yield* ProofsRepo
   for (;;) {
     const claimed = yield* repo.claimNext({ now: T90, leaseUntil: FOREVER, maxRunningPerAccount: 1_000_000, limit: 1000 })
@@ -58,10 +59,10 @@ const isolate = Effect.gen(function*() {
   while ((yield* repo.expireDue(FOREVER, 1000)).length > 0) { /* drain */ }
 })
 
-const claim = (now: Timestamp, limit: number, maxRunningPerAccount = 10, leaseUntil = T60) =>
+export const claim = (now: Timestamp, limit: number, maxRunningPerAccount = 10, leaseUntil = T60) =>
   Effect.flatMap(ProofsRepo, (repo) => repo.claimNext({ now, leaseUntil, maxRunningPerAccount, limit }))
 
-const completion = { proof_blob: "eyJwaV9hIjpbXX0=", public_inputs: { min: "1", max: "9" }, duration_ms: 1234, completed_at: T30, expires_at: T60 }
+export const completion = { proof_blob: "eyJwaV9hIjpbXX0=", public_inputs: { min: "1", max: "9" }, duration_ms: 1234, completed_at: T30, expires_at: T60 }
 
 export const proofTests = (it: ConformanceIt, timeout: number) => {
   it.effect("proofs: insertMany then get within the owning account only (inputs and arrays kept)", () =>
@@ -283,13 +284,14 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
         complete: (row) => Effect.map(repo.complete(row.id, row.attempts, completion), Option.isSome),
         fail: (row) => Effect.map(repo.fail(row.id, row.attempts, failure), Option.isSome),
         release: (row) => repo.release(row.id, row.attempts),
+        cancel: (row) => Effect.map(repo.cancel(account, { proof: row.id }, { canceled_at: T30, expires_at: T60 }), (rows) => rows.length === 1),
         expire: (row) => Effect.map(repo.expireDue(T90, 1000), (rows) => rows.some((r) => r.id === row.id))
       }
       const seen: Array<string> = []
       for (const [transition, { from, to }] of Object.entries(PROOF_TRANSITIONS) as Array<[ProofTransition, { from: ReadonlyArray<string>; to: string }]>) {
         for (const status of PROOF_STATUSES) {
           yield* isolate
-          const settled = status === "completed" || status === "failed" || status === "expired"
+          const settled = status === "completed" || status === "failed" || status === "canceled" || status === "expired"
           // Due for everything: a running proof's lease has lapsed, a settled one's retention is over.
           const row = yield* proofRecord(account, { status, attempts: 1, lease_expires_at: status === "running" ? T0 : null, expires_at: settled ? T30 : null })
           yield* repo.insertMany([row])

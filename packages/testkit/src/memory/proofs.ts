@@ -1,4 +1,4 @@
-import { mayApply, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition } from "@mzk/core"
+import { claimHolds, mayApply, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { byId, type MemoryDb, paginate } from "./db.js"
 
@@ -83,6 +83,33 @@ export const memoryProofs = (db: MemoryDb) => {
       Effect.map(
         settle("release", id, attempt, (row) => ({ ...row, lease_expires_at: null, started_at: null, attempts: row.attempts - 1 })),
         Option.isSome
+      ),
+    cancel: (accountId, target, cancellation) =>
+      db.write(Effect.gen(function*() {
+        const targeted = "proof" in target
+          ? [own(accountId, target.proof)].filter((row) => row !== undefined)
+          : [...proofs.values()].filter((row) => row.account_id === accountId && row.batch_id === target.batch)
+        yield* Effect.yieldNow()
+        return targeted.filter((row) => mayApply("cancel", row.status)).sort(byId).map((row) => {
+          const updated: ProofRecord = {
+            ...row,
+            ...cancellation,
+            status: PROOF_TRANSITIONS.cancel.to,
+            inputs: null,
+            lease_expires_at: null
+          }
+          proofs.set(row.id, updated)
+          return updated
+        })
+      })),
+    listBatch: (accountId, batchId) =>
+      Effect.sync(() => [...proofs.values()].filter((row) => row.account_id === accountId && row.batch_id === batchId).sort(byId)),
+    lostClaims: (claims) =>
+      Effect.sync(() =>
+        claims.filter((claim) => {
+          const row = proofs.get(claim.id)
+          return row === undefined || !claimHolds(claim.attempts, row)
+        }).map((claim) => claim.id)
       ),
     expireDue: (now, limit) =>
       db.write(Effect.gen(function*() {

@@ -25,6 +25,14 @@ export const memoryRateLimits = (db: MemoryDb) => {
           return count
         })
         return { admitted, counts }
+      })),
+    refund: (refunds) =>
+      db.write(Effect.sync(() => {
+        for (const { amount, bucket, window_start } of refunds) {
+          const stored = counters.get(bucket)
+          if (stored === undefined || stored.window_start !== window_start) continue
+          counters.set(bucket, { ...stored, count: Math.max(0, stored.count - amount) })
+        }
       }))
   })
 }
