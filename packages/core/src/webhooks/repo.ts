@@ -2,7 +2,6 @@ import { Context, type Effect, type Option } from "effect"
 import type { EventType } from "../events/event.js"
 import type { StorageError, WebhookLimitReached } from "../kernel/errors.js"
 import type { AccountId, DeliveryId, EventId, RecoveryId, WebhookId } from "../kernel/ids.js"
-import type { LeaseRequest } from "../kernel/leasedJobs.js"
 import type { Page, PageOf } from "../kernel/paging.js"
 import type { Timestamp } from "../kernel/time.js"
 import type { DeliveryAfterAttempt, DeliveryAttemptRecord, DeliveryRecord } from "./delivery.js"
@@ -134,7 +133,11 @@ export class RecoveriesRepo extends Context.Tag("@mzk/core/RecoveriesRepo")<Reco
    * advanced (`updated_at`, then id) first, setting `lease_expires_at = leaseUntil`. Concurrent
    * claims never return the same recovery.
    */
-  readonly claim: (request: LeaseRequest) => Effect.Effect<ReadonlyArray<RecoveryRecord>, StorageError>
+  readonly claim: (request: {
+    readonly now: Timestamp
+    readonly leaseUntil: Timestamp
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<RecoveryRecord>, StorageError>
   /**
    * Records a batch's progress and clears the lease, only while the recovery is `running` under
    * `lease`. True when it wrote.
