@@ -1,5 +1,5 @@
 import type { SqlConnection, WorkKind } from "@mzk/adapters-sql"
-import { CircuitBuildWakeup, DeliveryWakeup, ProofCancelWakeup, ProofWakeup, type StorageError, type Wakeup } from "@mzk/core"
+import { CircuitBuildWakeup, DeliveryWakeup, ProofCancelWakeup, ProofWakeup, RecoveryWakeup, type StorageError, type Wakeup } from "@mzk/core"
 import { Effect, Layer, Runtime, Schedule } from "effect"
 import { sql } from "kysely"
 import pg from "pg"
@@ -9,7 +9,8 @@ export const WORK_CHANNELS: Readonly<Record<WorkKind, string>> = {
   proofs: "mzk_proofs",
   deliveries: "mzk_deliveries",
   circuits: "mzk_circuits",
-  canceledProofs: "mzk_canceled_proofs"
+  canceledProofs: "mzk_canceled_proofs",
+  recoveries: "mzk_recoveries"
 }
 
 /**
@@ -22,19 +23,20 @@ export const notifyWork = (conn: SqlConnection, work: WorkKind): Effect.Effect<v
 /**
  * Wakes this process's idle loops when another process writes work: a dedicated connection
  * LISTENs on the channels the repositories NOTIFY (at commit) when they insert proofs,
- * deliveries or circuits to build, or cancel running proofs, and turns each notice into the local
- * nudge (a cancel's wakes the proof worker's check of its claims). Polling stays as the fallback, so a
+ * deliveries, circuits to build or webhook recoveries, or cancel running proofs, and turns each
+ * notice into the local nudge (a cancel's wakes the proof worker's check of its claims). Polling stays as the fallback, so a
  * lost connection only costs latency; it is re-opened every second until it holds again.
  */
 export const PostgresWakeups = (
   options: { readonly connectionString: string }
-): Layer.Layer<never, never, ProofWakeup | ProofCancelWakeup | DeliveryWakeup | CircuitBuildWakeup> =>
+): Layer.Layer<never, never, ProofWakeup | ProofCancelWakeup | DeliveryWakeup | CircuitBuildWakeup | RecoveryWakeup> =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const wakeups: Readonly<Record<WorkKind, Wakeup>> = {
       proofs: yield* ProofWakeup,
       deliveries: yield* DeliveryWakeup,
       circuits: yield* CircuitBuildWakeup,
-      canceledProofs: yield* ProofCancelWakeup
+      canceledProofs: yield* ProofCancelWakeup,
+      recoveries: yield* RecoveryWakeup
     }
     const byChannel = new Map(Object.entries(WORK_CHANNELS).map(([work, channel]) => [channel, wakeups[work as WorkKind]]))
     const run = Runtime.runFork(yield* Effect.runtime<never>())

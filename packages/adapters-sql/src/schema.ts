@@ -54,6 +54,7 @@ export interface DeliveriesTable {
   event_id: string
   webhook_id: string
   status: string
+  trigger: string
   attempts: number
   next_attempt_at: string | null
   lease_expires_at: string | null
@@ -71,6 +72,7 @@ export interface DeliveryAttemptsTable {
   event_id: string
   event_type: string
   attempt: number
+  trigger: string
   attempted_at: string
   outcome: string
   status_code: number | null
@@ -184,8 +186,24 @@ export interface AuditLogTable {
   created_at: string
 }
 
+export interface WebhookRecoveriesTable {
+  id: string
+  account_id: string
+  webhook_id: string
+  status: string
+  since: string
+  until: string
+  requeued: number
+  cursor: string | null
+  lease_expires_at: string | null
+  created_at: string
+  updated_at: string
+  completed_at: string | null
+}
+
 export interface Database {
   audit_log: AuditLogTable
+  webhook_recoveries: WebhookRecoveriesTable
   idempotency_keys: IdempotencyKeysTable
   circuits: CircuitsTable
   circuit_artifacts: CircuitArtifactsTable

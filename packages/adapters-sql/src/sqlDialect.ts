@@ -7,7 +7,7 @@ import type { SqlConnection } from "./connection.js"
  * What a write can announce to the loops of other processes: work for their idle loops, or
  * (`canceledProofs`) running proofs canceled, which their proof workers stop.
  */
-export type WorkKind = "proofs" | "deliveries" | "circuits" | "canceledProofs"
+export type WorkKind = "proofs" | "deliveries" | "circuits" | "recoveries" | "canceledProofs"
 
 /** What `DeliveriesRepo.claimDue` asks for: due deliveries, at most `maxPerWebhook` of each webhook. */
 export type DeliveryClaim = Parameters<Context.Tag.Service<typeof DeliveriesRepo>["claimDue"]>[0]

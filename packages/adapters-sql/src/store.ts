@@ -1,4 +1,4 @@
-import { AccountsRepo, ArtifactsRepo, AuditRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, IdempotencyRepo, KeysRepo, ProofsRepo, RateLimitsRepo, type Storage, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
+import { AccountsRepo, ArtifactsRepo, AuditRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, IdempotencyRepo, KeysRepo, ProofsRepo, RateLimitsRepo, RecoveriesRepo, type Storage, StorageHealth, Transactor, WebhooksRepo } from "@mzk/core"
 import { Context, Effect } from "effect"
 import { pendingMigrations } from "./migrations.js"
 import type { SqlConnection } from "./connection.js"
@@ -12,6 +12,7 @@ import { sqlIdempotency } from "./repos/idempotency.js"
 import { sqlKeys } from "./repos/keys.js"
 import { sqlProofs } from "./repos/proofs.js"
 import { sqlRateLimits } from "./repos/rateLimits.js"
+import { sqlRecoveries } from "./repos/recoveries.js"
 import { sqlWebhooks } from "./repos/webhooks.js"
 
 /** Every storage port over one SQL connection; the dialect packages supply the connection, with their `SqlDialect`. */
@@ -29,5 +30,6 @@ export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
     Context.add(CircuitsRepo, sqlCircuits(conn)),
     Context.add(ArtifactsRepo, sqlArtifacts(conn)),
     Context.add(IdempotencyRepo, sqlIdempotency(conn)),
-    Context.add(AuditRepo, sqlAudit(conn))
+    Context.add(AuditRepo, sqlAudit(conn)),
+    Context.add(RecoveriesRepo, sqlRecoveries(conn))
   )

@@ -93,6 +93,36 @@ describe("SQLite store", () => {
       expect(rows).toEqual([{ id: "wh_1", secret: "whsec_old", previous_secret: null, previous_secret_expires_at: null }])
     }))
 
+  it.scoped("0011_events_api: deliveries and attempts made before it came from the schedule; no key gains events:read", () =>
+    Effect.gen(function*() {
+      const conn = yield* openSqlite({ filename: ":memory:" })
+      yield* migrate(conn, "0007_key_expiry")
+      const at = "2026-01-01T00:00:00.000Z"
+      const scopes = JSON.stringify(["keys:read", "proofs:read", "circuits:read", "circuits:write"])
+      yield* conn.query(async (db) => {
+        await db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute()
+        await db.insertInto("api_keys").values({
+          id: "key_1", account_id: "acct_1", name: "k", description: null, prefix: "mzk_k", scopes, hash: "h", created_at: at,
+          last_used_at: null, revoked_at: null, expires_at: null
+        }).execute()
+        await db.insertInto("deliveries").values({
+          id: "del_1", account_id: "acct_1", event_id: "evt_1", webhook_id: "wh_1", status: "failed", attempts: 6, next_attempt_at: null,
+          lease_expires_at: null, first_failed_at: at, last_attempt_at: at, created_at: at, updated_at: at
+        } as never).execute()
+        await db.insertInto("delivery_attempts").values({
+          id: "att_1", account_id: "acct_1", delivery_id: "del_1", webhook_id: "wh_1", event_id: "evt_1", event_type: "key.created",
+          attempt: 1, attempted_at: at, outcome: "failed", status_code: 500, error: null, latency_ms: 3, response_body: null
+        } as never).execute()
+      })
+      expect((yield* migrate(conn)).applied).toContain("0011_events_api")
+      const rows = yield* conn.query(async (db) => [
+        await db.selectFrom("deliveries").select(["id", "trigger"]).execute(),
+        await db.selectFrom("delivery_attempts").select(["id", "trigger"]).execute(),
+        await db.selectFrom("api_keys").select(["id", "scopes"]).execute()
+      ])
+      expect(rows).toEqual([[{ id: "del_1", trigger: "scheduled" }], [{ id: "att_1", trigger: "scheduled" }], [{ id: "key_1", scopes }]])
+    }))
+
   it.effect("data survives closing and reopening the file (WAL mode on disk)", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "mzk-reopen-"))

@@ -15,10 +15,14 @@ import type {
   CreateProofBatchInput,
   CreateProofInput,
   CreateWebhookInput,
+  Delivery,
   RotatedWebhook,
   RotateWebhookSecretInput,
   DeliveryAttemptList,
+  Event,
+  EventList,
   FileContent,
+  ListEventsQuery,
   ListProofsQuery,
   NamedFile,
   PageQuery,
@@ -29,10 +33,14 @@ import type {
   ProofCalldata,
   ProofList,
   ProofVerification,
+  RecoverWebhookInput,
+  Recovery,
+  RecoveryList,
   UpdateWebhookInput,
   UploadFile,
   Webhook,
-  WebhookList
+  WebhookList,
+  WebhookTest
 } from "./types.js"
 
 /** What the client sends requests with: the global `fetch`, or any function of its shape. */
@@ -71,7 +79,7 @@ export interface WaitOptions {
 const DEFAULT_TIMEOUT_MS = 30_000
 
 type Params = Readonly<Record<string, string>>
-type Query = Readonly<Record<string, string | number | undefined>>
+type Query = Readonly<Record<string, string | number | ReadonlyArray<string> | undefined>>
 
 /** Options of a call that creates something (every POST). */
 export interface CreateOptions {
@@ -105,7 +113,11 @@ const pathOf = (template: string, params: Params = {}) =>
 
 const queryOf = (query: Query = {}) => {
   const search = new URLSearchParams()
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value))
+  for (const [name, value] of Object.entries(query)) {
+    // A list is the parameter repeated (`?type=a&type=b`), as the server reads it.
+    if (Array.isArray(value)) for (const item of value) search.append(name, item)
+    else if (value !== undefined) search.set(name, String(value))
+  }
   const text = search.toString()
   return text === "" ? "" : `?${text}`
 }
@@ -183,7 +195,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`, `audit`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -251,7 +263,7 @@ export const createClient = (options: ClientOptions) => {
   }
   const page = (query: PageQuery = {}): Query => ({ limit: query.limit, starting_after: query.starting_after })
 
-  const { audit, circuits, keys, proofs, webhooks } = ENDPOINTS
+  const { audit, circuits, events, keys, proofs, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -284,7 +296,20 @@ export const createClient = (options: ClientOptions) => {
       rotateSecret: (id: string, input: RotateWebhookSecretInput = {}, create: CreateOptions = {}) =>
         json<RotatedWebhook>(webhooks.rotateSecret, { params: { id }, json: input, ...create }),
       /** The webhook's delivery attempts, oldest first. */
-      deliveries: (id: string, query?: PageQuery) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(query) })
+      deliveries: (id: string, query?: PageQuery) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(query) }),
+      /** One delivery (an attempt's `delivery_id`): its status and when its next attempt is due. */
+      delivery: (id: string, deliveryId: string) => json<Delivery>(webhooks.delivery, { params: { id, delivery_id: deliveryId } }),
+      /** Sends a `webhook.test` event to this webhook only (202): one attempt, follow it with `delivery`. */
+      test: (id: string, create: CreateOptions = {}) => json<WebhookTest>(webhooks.test, { params: { id }, ...create }),
+      /** One more attempt of a delivery now (202): the same event, signed afresh; never disables the webhook. */
+      retryDelivery: (id: string, deliveryId: string, create: CreateOptions = {}) =>
+        json<Delivery>(webhooks.retryDelivery, { params: { id, delivery_id: deliveryId }, ...create }),
+      /** Re-queues, in the background, the webhook's failed deliveries since `since` (202); follow it with `recovery`. */
+      recover: (id: string, input: RecoverWebhookInput, create: CreateOptions = {}) =>
+        json<Recovery>(webhooks.recover, { params: { id }, json: input, ...create }),
+      /** The webhook's recoveries, newest first. */
+      recoveries: (id: string, query?: PageQuery) => json<RecoveryList>(webhooks.recoveries, { params: { id }, query: page(query) }),
+      recovery: (id: string, recoveryId: string) => json<Recovery>(webhooks.recovery, { params: { id, recovery_id: recoveryId } })
     },
     proofs: {
       /** Queues a proof (202, `queued`); the result comes as `proof.completed`/`proof.failed`, or poll with `wait`. */
@@ -335,6 +360,14 @@ export const createClient = (options: ClientOptions) => {
       remove: (name: string) => none(circuits.remove, { params: { name } }),
       /** The Solidity source of a contract that verifies the circuit's proofs on chain. */
       verifier: (name: string) => text(circuits.verifier, { params: { name } })
+    },
+    events: {
+      /** The account's events, newest first, as webhooks receive them; kept for the retention window (30 days by default). */
+      list: (query: ListEventsQuery = {}) =>
+        json<EventList>(events.list, {
+          query: { ...page(query), type: query.type, created_gte: query.created_gte, created_lt: query.created_lt }
+        }),
+      get: (id: string) => json<Event>(events.get, { params: { id } })
     },
     audit: {
       /** The account's audit log, newest first (needs `audit:read`). */

@@ -25,7 +25,13 @@ export const ENDPOINTS = {
     update: { method: "PATCH", path: "/webhooks/:id" },
     remove: { method: "DELETE", path: "/webhooks/:id" },
     rotateSecret: { method: "POST", path: "/webhooks/:id/rotate-secret" },
-    deliveries: { method: "GET", path: "/webhooks/:id/deliveries" }
+    deliveries: { method: "GET", path: "/webhooks/:id/deliveries" },
+    delivery: { method: "GET", path: "/webhooks/:id/deliveries/:delivery_id" },
+    test: { method: "POST", path: "/webhooks/:id/test" },
+    retryDelivery: { method: "POST", path: "/webhooks/:id/deliveries/:delivery_id/retry" },
+    recover: { method: "POST", path: "/webhooks/:id/recover" },
+    recoveries: { method: "GET", path: "/webhooks/:id/recoveries" },
+    recovery: { method: "GET", path: "/webhooks/:id/recoveries/:recovery_id" }
   },
   proofs: {
     create: { method: "POST", path: "/proofs", metered: true },
@@ -43,6 +49,10 @@ export const ENDPOINTS = {
     get: { method: "GET", path: "/circuits/:name" },
     remove: { method: "DELETE", path: "/circuits/:name" },
     verifier: { method: "GET", path: "/circuits/:name/verifier.sol" }
+  },
+  events: {
+    list: { method: "GET", path: "/events" },
+    get: { method: "GET", path: "/events/:id" }
   },
   audit: {
     list: { method: "GET", path: "/audit-log" }

@@ -16,6 +16,7 @@ export type Scope =
   | "proofs:write"
   | "circuits:read"
   | "circuits:write"
+  | "events:read"
   | "audit:read"
 
 export type EventType =
@@ -29,6 +30,10 @@ export type EventType =
   | "key.rolled"
   | "circuit.ready"
   | "circuit.failed"
+  | "webhook.test"
+
+/** What a webhook's `events` may name: every type but `webhook.test`, which goes only to the webhook tested. */
+export type SubscribableEventType = Exclude<EventType, "webhook.test">
 
 /** A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page. */
 export interface PageQuery {
@@ -86,7 +91,7 @@ export interface ApiKeyList {
 export interface CreateWebhookInput {
   /** A public HTTPS endpoint. */
   readonly url: string
-  readonly events: ReadonlyArray<EventType>
+  readonly events: ReadonlyArray<SubscribableEventType>
   readonly description?: string | null
   /** Default true. */
   readonly active?: boolean
@@ -95,9 +100,14 @@ export interface CreateWebhookInput {
 /** Absent fields stay as they are; `active: true` re-enables a webhook disabled after failures. */
 export interface UpdateWebhookInput {
   readonly url?: string
-  readonly events?: ReadonlyArray<EventType>
+  readonly events?: ReadonlyArray<SubscribableEventType>
   readonly description?: string | null
   readonly active?: boolean
+  /**
+   * With `active: true`: also recover (re-queue) the webhook's failed deliveries created since
+   * this time, as `webhooks.recover` does; within the event retention window.
+   */
+  readonly recover_since?: Timestamp
 }
 
 export interface Webhook {
@@ -146,6 +156,9 @@ export interface WebhookList {
   readonly has_more: boolean
 }
 
+/** What queued an attempt: the retry schedule, or a caller (test, retry, recovery: one attempt, never disabling the webhook). */
+export type DeliveryTrigger = "scheduled" | "manual"
+
 export type DeliveryErrorClass = "timeout" | "dns" | "connection" | "tls" | "blocked_address" | "invalid_url" | "other"
 
 export interface DeliveryAttempt {
@@ -154,8 +167,10 @@ export interface DeliveryAttempt {
   readonly webhook_id: string
   readonly event_id: string
   readonly event_type: EventType
-  /** 1 for the first attempt, 2 to 6 for the retries. */
+  /** 1 for the first attempt, 2 to 6 for the retries, then one more per manual retry or recovery. */
   readonly attempt: number
+  /** `scheduled`: the first attempt or a retry of the schedule; `manual`: a test, a retry or a recovery. */
+  readonly trigger: DeliveryTrigger
   readonly attempted_at: Timestamp
   readonly outcome: "succeeded" | "failed"
   /** The HTTP status, or null when no answer came. */
@@ -171,6 +186,87 @@ export interface DeliveryAttemptList {
   readonly deliveries: ReadonlyArray<DeliveryAttempt>
   readonly total: number
   readonly has_more: boolean
+}
+
+/** One event on its way to one webhook. */
+export interface Delivery {
+  readonly id: string
+  readonly webhook_id: string
+  readonly event_id: string
+  readonly event_type: EventType
+  /** `pending` until an attempt succeeds, the last retry fails, or the webhook is switched off or removed first (`cancelled`). */
+  readonly status: DeliveryStatus
+  /** What queued its pending or last attempt: the retry schedule, or a test, retry or recovery. */
+  readonly trigger: DeliveryTrigger
+  /** Attempts made so far; each is in the webhook's delivery log. */
+  readonly attempts: number
+  /** When the next attempt is due; null once settled. */
+  readonly next_attempt_at: Timestamp | null
+  readonly last_attempt_at: Timestamp | null
+  readonly created_at: Timestamp
+  readonly updated_at: Timestamp
+}
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
+
+/** `webhooks.test`: the `webhook.test` event and its delivery to the webhook tested. */
+export interface WebhookTest {
+  readonly event: Event
+  readonly delivery: Delivery
+}
+
+export interface RecoverWebhookInput {
+  /** Recover the deliveries created at or after this time; within the event retention window (30 days by default). */
+  readonly since: Timestamp
+}
+
+export type RecoveryStatus = "running" | "completed" | "cancelled"
+
+/** A background re-queueing of a webhook's failed deliveries (`webhooks.recover`, or a re-enabling update with `recover_since`). */
+export interface Recovery {
+  readonly id: string
+  readonly webhook_id: string
+  /** `cancelled` when the webhook was switched off or removed first. */
+  readonly status: RecoveryStatus
+  readonly since: Timestamp
+  /** When the recovery was asked for: deliveries created after it are not its business. */
+  readonly until: Timestamp
+  /** Deliveries re-queued so far, each for one more attempt. */
+  readonly requeued: number
+  readonly created_at: Timestamp
+  readonly completed_at: Timestamp | null
+}
+
+export interface RecoveryList {
+  readonly recoveries: ReadonlyArray<Recovery>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+// ---- Events
+
+/** An event as webhooks receive it; `data` depends on `type` (`@mzk/webhooks` types each one). */
+export interface Event {
+  readonly id: string
+  readonly type: EventType
+  readonly created_at: Timestamp
+  readonly data: { readonly [field: string]: unknown }
+}
+
+export interface EventList {
+  readonly events: ReadonlyArray<Event>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+/** `events.list`: newest first; `starting_after` an event id moves on to older ones. */
+export interface ListEventsQuery extends PageQuery {
+  /** One type, or several. */
+  readonly type?: EventType | readonly [EventType, ...Array<EventType>]
+  /** Created at or after this time. */
+  readonly created_gte?: Timestamp
+  /** Created before this time. */
+  readonly created_lt?: Timestamp
 }
 
 // ---- Proofs

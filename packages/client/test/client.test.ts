@@ -41,6 +41,21 @@ describe("requests", () => {
     expect(sent[0]!.init.signal).toBeInstanceOf(AbortSignal)
   })
 
+  it("sends several event types as the parameter repeated, and two path ids where a path has two", async () => {
+    const { client, sent } = recording(() => Response.json({}))
+    await client.events.list({ type: ["proof.completed", "proof.failed"], created_gte: "2026-01-01T00:00:00.000Z", limit: 5 })
+    await client.events.list({ type: "key.created" })
+    await client.webhooks.retryDelivery("wh_1", "del_2", { idempotencyKey: "k-1" })
+    expect(sent.map((s) => [s.init.method, s.url])).toEqual([
+      ["GET", "https://mzk.example.com/api/v1/events?limit=5&type=proof.completed&type=proof.failed&created_gte=2026-01-01T00%3A00%3A00.000Z"],
+      ["GET", "https://mzk.example.com/api/v1/events?type=key.created"],
+      ["POST", "https://mzk.example.com/api/v1/webhooks/wh_1/deliveries/del_2/retry"]
+    ])
+    expect(sent[2]!.init.headers).toMatchObject({ "idempotency-key": "k-1" })
+    expect(sent[2]!.init.body).toBeUndefined()
+    await expect(client.webhooks.recovery("wh_1", "")).rejects.toThrow(TypeError)
+  })
+
   it("cancels a proof and a batch with a bodiless POST, the Idempotency-Key when given", async () => {
     const { client, sent } = recording(() => Response.json({}))
     await client.proofs.cancel("proof_1", { idempotencyKey: "cancel-1" })

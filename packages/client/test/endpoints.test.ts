@@ -6,11 +6,16 @@ import {
   CreateProofBatchInput,
   CreateProofInput,
   CreateWebhookInput,
+  Delivery,
   DeliveryAttempt,
+  EventEnvelope,
+  ListEventsQuery,
   Proof,
   ProofBatch,
   ProofBatchCancellation,
   ProofVerification,
+  RecoverWebhookInput,
+  Recovery,
   RotateWebhookSecretInput,
   UpdateWebhookInput,
   Webhook
@@ -24,12 +29,15 @@ import {
   CreatedApiKey,
   CreatedWebhook,
   DeliveryAttemptList,
+  EventList,
   MeteredEndpoint,
   MzkApi,
   ProofCalldata,
   ProofList,
+  RecoveryList,
   RotatedWebhook,
-  WebhookList
+  WebhookList,
+  WebhookTest
 } from "@mzk/http"
 import * as client from "@mzk/client"
 import { API_PREFIX, createClient, ENDPOINTS } from "@mzk/client"
@@ -112,6 +120,15 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.Circuit>().toEqualTypeOf<Body<typeof Circuit>>()
     expectTypeOf<client.CircuitWithKey>().toEqualTypeOf<Body<typeof CircuitWithKey>>()
     expectTypeOf<client.CircuitList>().toEqualTypeOf<Body<typeof CircuitList>>()
+    expectTypeOf<client.Delivery>().toEqualTypeOf<Body<typeof Delivery>>()
+    expectTypeOf<client.WebhookTest>().toEqualTypeOf<Body<typeof WebhookTest>>()
+    expectTypeOf<client.Recovery>().toEqualTypeOf<Body<typeof Recovery>>()
+    expectTypeOf<client.RecoveryList>().toEqualTypeOf<Body<typeof RecoveryList>>()
+    expectTypeOf<client.RecoverWebhookInput>().toEqualTypeOf<Sent<typeof RecoverWebhookInput>>()
+    expectTypeOf<client.Event>().toEqualTypeOf<Body<typeof EventEnvelope>>()
+    expectTypeOf<client.EventList>().toEqualTypeOf<Body<typeof EventList>>()
+    // The query as decoded: limit a number (sent as text), the rest as sent.
+    expectTypeOf<Omit<client.ListEventsQuery, "limit">>().toEqualTypeOf<Omit<Body<typeof ListEventsQuery>, "limit">>()
     expectTypeOf<client.AuditEntry>().toEqualTypeOf<Body<typeof AuditEntry>>()
     expectTypeOf<client.AuditLogPage>().toEqualTypeOf<Body<typeof AuditLogPage>>()
   })

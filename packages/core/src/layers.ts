@@ -14,7 +14,10 @@ import { Proofs } from "./proofs/service.js"
 import { ProofCancelWakeup, ProofWakeup } from "./proofs/wakeup.js"
 import { RateLimits } from "./rateLimits/service.js"
 import { Webhooks } from "./webhooks/service.js"
-import { DeliveryWakeup } from "./webhooks/wakeup.js"
+import { EventRetentionSweeper } from "./events/sweeper.js"
+import { WebhookRecoveries } from "./webhooks/recoveries.js"
+import { WebhookReplay } from "./webhooks/replay.js"
+import { DeliveryWakeup, RecoveryWakeup } from "./webhooks/wakeup.js"
 
 /**
  * Every core service, built over whatever storage, `Entropy`, `Prover` and `BuiltinCircuits` the
@@ -26,11 +29,14 @@ import { DeliveryWakeup } from "./webhooks/wakeup.js"
 export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer, Idempotency.layer,
   Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
   Layer.provideMerge(Circuits.layer),
+  Layer.provideMerge(WebhookReplay.layer),
   Layer.provideMerge(Events.layer),
   // Every service that changes keys, webhooks or circuits records it here, in its transaction.
   Layer.provideMerge(AuditLog.layer),
-  // Shared by Events (which nudges) and a DeliveryEngine built over CoreServices (which listens).
+  // Shared by Events and WebhookReplay (which nudge) and a DeliveryEngine built over CoreServices (which listens).
   Layer.provideMerge(DeliveryWakeup.layer),
+  // Shared by Webhooks and WebhookReplay (which start recoveries) and WebhookRecoveries (which runs them).
+  Layer.provideMerge(RecoveryWakeup.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).
   Layer.provideMerge(ProofWakeup.layer),
   // Shared by Proofs (which nudges when it cancels a running proof) and the proof worker (which stops it).
@@ -44,6 +50,15 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
 /**
  * Every background loop, built over `CoreServices` by the process that runs them (given a
  * `WebhookTransport` and a `CircuitCompiler`): the proof worker and retention sweeper, webhook
- * delivery, circuit builds, the expiry of idempotency keys and the audit log's retention.
+ * delivery and recoveries, circuit builds, the expiry of idempotency keys, and the retention of
+ * events and of the audit log.
  */
-export const CoreLoops = Layer.mergeAll(ProofLoops, DeliveryEngine.layer, CircuitBuilds.layer, IdempotencySweeper, AuditRetentionSweeper)
+export const CoreLoops = Layer.mergeAll(
+  ProofLoops,
+  DeliveryEngine.layer,
+  WebhookRecoveries.layer,
+  CircuitBuilds.layer,
+  IdempotencySweeper,
+  EventRetentionSweeper,
+  AuditRetentionSweeper
+)

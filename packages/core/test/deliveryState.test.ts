@@ -33,6 +33,22 @@ describe("nextDeliveryState", () => {
     expect(last).toEqual({ status: "failed", next_attempt_at: null, first_failed_at: at(T0), disabled_reason: "delivery_failures" })
   })
 
+  it("a manual attempt settles the delivery either way, without a retry and without disabling the webhook, unless the endpoint is gone", () => {
+    // Attempt 7 of a delivery whose schedule was spent, and attempt 2 of one still early in it.
+    for (const attempt of [7, 2]) {
+      for (const answer of [{ status: 500 }, { status: null }, { status: 503, retryAfter: "120" }]) {
+        const failed = nextDeliveryState({ first_failed_at: at(T0), trigger: "manual" }, attempt, answer, T0 + 9 * 3_600_000, SCHEDULE)
+        expect(failed).toEqual({ status: "failed", next_attempt_at: null, first_failed_at: at(T0) })
+      }
+      const succeeded = nextDeliveryState({ first_failed_at: at(T0), trigger: "manual" }, attempt, { status: 200 }, T0, SCHEDULE)
+      expect(succeeded).toEqual({ status: "succeeded", next_attempt_at: null, first_failed_at: at(T0) })
+    }
+    // A manual attempt that fails first leaves no first failure to schedule from.
+    expect(nextDeliveryState({ first_failed_at: null, trigger: "manual" }, 1, { status: 500 }, T0, SCHEDULE).first_failed_at).toBeNull()
+    // A 410 is the receiver saying it is gone for good: that holds whoever asked for the attempt.
+    expect(nextDeliveryState({ first_failed_at: null, trigger: "manual" }, 1, { status: 410 }, T0, SCHEDULE).disabled_reason).toBe("endpoint_gone")
+  })
+
   it("a retry is never due before the attempt that failed ended", () => {
     fc.assert(fc.property(
       fc.integer({ min: 1, max: SCHEDULE.length }),

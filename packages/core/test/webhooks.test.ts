@@ -6,7 +6,7 @@ import {
   CreateWebhookInput,
   decodeInput,
   DEFAULT_WEBHOOK_CONFIG,
-  EVENT_TYPES,
+  SUBSCRIBABLE_EVENT_TYPES,
   HostResolutionFailure,
   HostResolver,
   signatureHeader,
@@ -87,17 +87,19 @@ describe("Webhooks service", () => {
       expect(Redacted.value(other.secret)).not.toBe(secret)
     }).pipe(Effect.provide(TestLayer)))
 
-  it.effect("create may start inactive; events must be a non-empty subset of the six types without repeats", () =>
+  it.effect("create may start inactive; events must be a non-empty subset of the subscribable types without repeats", () =>
     Effect.gen(function*() {
       const account = yield* newAccount
       const webhooks = yield* Webhooks
       expect((yield* webhooks.create(account, body("https://a.example.com/", { active: false }))).webhook.active).toBe(false)
-      expect((yield* webhooks.create(account, { url: "https://a.example.com/", events: [...EVENT_TYPES] })).webhook.events)
-        .toEqual(EVENT_TYPES)
+      expect((yield* webhooks.create(account, { url: "https://a.example.com/", events: [...SUBSCRIBABLE_EVENT_TYPES] })).webhook.events)
+        .toEqual(SUBSCRIBABLE_EVENT_TYPES)
       const refusals = [
         [{ url: "https://a.example.com/", events: [] }, "events"],
         [{ url: "https://a.example.com/", events: ["proof.completed", "proof.completed"] }, "events"],
         [{ url: "https://a.example.com/", events: ["proof.started"] }, "events.0"],
+        // Sent only to the webhook a test is asked of.
+        [{ url: "https://a.example.com/", events: ["proof.completed", "webhook.test"] }, "events.1"],
         [{ url: "https://a.example.com/" }, "events"],
         [{ events: ["key.created"] }, "url"],
         [{ url: "http://a.example.com/", events: ["key.created"] }, "url"],

@@ -57,6 +57,12 @@ describe("compiling an API for the dispatcher", () => {
       "webhooks.update": ["webhooks:write", "-"],
       "webhooks.remove": ["webhooks:write", "-"],
       "webhooks.deliveries": ["webhooks:read", "-"],
+      "webhooks.delivery": ["webhooks:read", "-"],
+      "webhooks.test": ["webhooks:write", "-"],
+      "webhooks.retryDelivery": ["webhooks:write", "-"],
+      "webhooks.recover": ["webhooks:write", "-"],
+      "webhooks.recoveries": ["webhooks:read", "-"],
+      "webhooks.recovery": ["webhooks:read", "-"],
       "webhooks.rotateSecret": ["webhooks:write", "-"],
       "proofs.create": ["proofs:write", "metered"],
       "proofs.createBatch": ["proofs:write", "metered"],
@@ -71,6 +77,8 @@ describe("compiling an API for the dispatcher", () => {
       "circuits.get": ["circuits:read", "-"],
       "circuits.remove": ["circuits:write", "-"],
       "circuits.verifier": ["circuits:read", "-"],
+      "events.list": ["events:read", "-"],
+      "events.get": ["events:read", "-"],
       "audit.list": ["audit:read", "-"]
     })
   })

@@ -6,10 +6,12 @@ import {
   CircuitsConfig,
   type CircuitsConfigShape,
   DEFAULT_CIRCUITS_CONFIG,
-  type SessionAuthenticator
+  DeliveryEngine,
+  type SessionAuthenticator,
+  WebhookRecoveries
 } from "@mzk/core"
 import { makeNodeListener } from "@mzk/http"
-import { type HttpReply, makeHttpClient, type SendOptions, testCore } from "@mzk/testkit"
+import { type HttpReply, makeHttpClient, makeScriptedTransport, type Script, type SendOptions, testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -79,6 +81,17 @@ export const coreWithBuilds = (core: Layer.Layer<Core> = testCore(), config: Par
 /** The harness over the in-memory core; `sessions` plugs in an embedding app's authenticator. */
 export const makeHarness = (sessions?: Layer.Layer<SessionAuthenticator>) =>
   harnessOver(ManagedRuntime.make(sessions === undefined ? coreWithBuilds() : Layer.merge(coreWithBuilds(), sessions)))
+
+/**
+ * The harness with webhooks delivered too: the delivery engine and the recovery loop run over a
+ * scripted transport (what each URL answers; others 200), whose requests the test can read.
+ */
+export const makeDeliveringHarness = async (script: Script) => {
+  const transport = Effect.runSync(makeScriptedTransport(script))
+  const loops = Layer.mergeAll(DeliveryEngine.layer, WebhookRecoveries.layer).pipe(Layer.provide(transport.layer))
+  const harness = await harnessOver(ManagedRuntime.make(Layer.provideMerge(loops, coreWithBuilds())))
+  return { ...harness, sent: (url: string) => Effect.runPromise(transport.requestsTo(url)) }
+}
 
 /** Every error answer must carry the envelope and the response's own request id. */
 export const expectEnvelope = (reply: Reply, status: number, code: string) => {

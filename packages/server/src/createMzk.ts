@@ -54,6 +54,8 @@ export interface CreateMzkOptions {
   readonly limits?: MzkOptions["limits"]
   /** Webhook delivery settings (the attempt timeout…) over the defaults. */
   readonly webhooks?: MzkOptions["webhooks"]
+  /** Event retention (`retentionMs`, 30 days by default, as `--event-retention`) and its sweep. */
+  readonly events?: MzkOptions["events"]
   /** The default prover pool's threads (default: the core count). */
   readonly proverThreads?: number | undefined
   /** The audit log's retention over its default (365 days), as `mzk serve --audit-retention`. */
@@ -107,6 +109,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
     proofs: options.proofs,
     limits: options.limits,
     webhooks: options.webhooks,
+    events: options.events,
     proverThreads: options.proverThreads,
     audit: options.audit,
     trustProxy: options.trustProxy

@@ -21,6 +21,9 @@ import {
   DEFAULT_CIRCUITS_CONFIG,
   DEFAULT_LIMITS,
   DEFAULT_PROOFS_CONFIG,
+  DEFAULT_EVENTS_CONFIG,
+  EventsConfig,
+  type EventsConfigShape,
   Limits,
   type LimitsConfig,
   Prover,
@@ -84,6 +87,8 @@ export interface MzkOptions {
   readonly limits?: Partial<LimitsConfig> | undefined
   /** Webhook delivery settings (attempt timeout…) over the defaults; `allowInsecureWebhooks` is its own option. */
   readonly webhooks?: Partial<Omit<WebhookConfigShape, "allowInsecureWebhooks">> | undefined
+  /** Event retention (30 days) and its sweep over the defaults. */
+  readonly events?: Partial<EventsConfigShape> | undefined
   /** The default pool's prover threads: proofs worked on at once (default: the core count). */
   readonly proverThreads?: number | undefined
   /** The audit log's retention over its default (365 days). */
@@ -154,6 +159,7 @@ export const MzkCore = (options: MzkOptions) => {
     Layer.provideMerge(NodeHostResolver()),
     Layer.provideMerge(Layer.succeed(WebhookConfig, webhookConfig(options))),
     Layer.provideMerge(Layer.succeed(ProofsConfig, proofs)),
+    Layer.provideMerge(Layer.succeed(EventsConfig, over(DEFAULT_EVENTS_CONFIG, options.events))),
     Layer.provideMerge(Layer.succeed(AuditConfig, over(DEFAULT_AUDIT_CONFIG, options.audit))),
     Layer.provideMerge(Layer.succeed(TrustedProxies, options.trustProxy ?? [])),
     Layer.provideMerge(Layer.succeed(Limits, over(DEFAULT_LIMITS, options.limits))),

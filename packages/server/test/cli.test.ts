@@ -199,7 +199,7 @@ describe("settings and stopping", () => {
   it("flag > environment > config file > default; a bad config file is one line naming the file and key; a signal stops with a line and exit 0", async () => {
     const [fromFile, fromEnv, fromFlag] = await Promise.all([freePort(), freePort(), freePort()])
     const config = join(dir, "mzk.json")
-    writeFileSync(config, JSON.stringify({ port: fromFile, "proof-timeout": "90s", "max-batch-size": 2 }))
+    writeFileSync(config, JSON.stringify({ port: fromFile, "proof-timeout": "90s", "max-batch-size": 2, "event-retention": "2h" }))
     const account = await run(["accounts", "create", "--name", "Settings", "--database", sqlite("file"), "--json"])
     const { api_key } = JSON.parse(account.stdout) as { api_key: string }
     const bad = join(dir, "bad.json")
@@ -238,6 +238,14 @@ describe("settings and stopping", () => {
     expect(three.status).toBe(400)
     expect(three.text).toContain("must hold 1 to 2 proofs")
     expect(two.status).toBe(202)
+    // So did its event retention: a recovery may reach back 2 hours, not 3.
+    const client = makeHttpClient(`http://127.0.0.1:${fromFile}`, { token: api_key })
+    const webhook = await client.send("POST", "/api/v1/webhooks", { body: { url: "https://hooks.example.com/mzk", events: ["proof.completed"] } })
+    const recover = (hours: number) =>
+      client.send("POST", `/api/v1/webhooks/${webhook.json.id}/recover`, { body: { since: new Date(Date.now() - hours * 3_600_000).toISOString() } })
+    const [tooFar, inside] = [await recover(3), await recover(1.5)]
+    expect([tooFar.status, tooFar.json.error.details[0].path]).toEqual([400, "since"])
+    expect(inside.status).toBe(202)
 
     servers[0]!.kill("SIGINT")
     servers[1]!.kill("SIGTERM")

@@ -109,6 +109,21 @@ describe("createMzk", () => {
     }
   })
 
+  it("takes the event retention: GET /events keeps that long, and a recovery reaches no further back", async () => {
+    const mzk = await createMzk({ database: "sqlite::memory:", workers: false, events: { retentionMs: 3_600_000 } })
+    try {
+      const call = nextRoute(mzk.fetch, (await mzk.createAccount({ name: "Ada" })).api_key)
+      const webhook = await call("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/mzk", events: ["key.created"] })
+      const since = (ms: number) => ({ since: new Date(Date.now() - ms).toISOString() })
+      const tooFar = await call("POST", `/api/v1/webhooks/${webhook.json.id}/recover`, since(2 * 3_600_000))
+      expect(tooFar).toMatchObject({ status: 400, json: { error: { code: "invalid_request", details: [{ path: "since" }] } } })
+      expect((await call("POST", `/api/v1/webhooks/${webhook.json.id}/recover`, since(1_800_000))).status).toBe(202)
+      expect((await call("GET", "/api/v1/events?type=key.created")).json.total).toBe(1)
+    } finally {
+      await mzk.stop()
+    }
+  })
+
   it("refuses a database URL it cannot use, and an account name the API would refuse", async () => {
     await expect(createMzk({ database: "mysql://localhost/mzk" })).rejects.toThrow(/Unknown database/)
     const mzk = await createMzk({ database: "sqlite::memory:", workers: false })

@@ -9,6 +9,7 @@ import {
   KeysRepo,
   ProofsRepo,
   RateLimitsRepo,
+  RecoveriesRepo,
   type Storage,
   StorageHealth,
   Transactor,
@@ -26,6 +27,7 @@ import { memoryIdempotency } from "./memory/idempotency.js"
 import { memoryKeys } from "./memory/keys.js"
 import { memoryProofs } from "./memory/proofs.js"
 import { memoryRateLimits } from "./memory/rateLimits.js"
+import { memoryRecoveries } from "./memory/recoveries.js"
 import { memoryWebhooks } from "./memory/webhooks.js"
 
 /**
@@ -49,7 +51,8 @@ export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.m
     Context.add(CircuitsRepo, memoryCircuits(db)),
     Context.add(ArtifactsRepo, memoryArtifacts(db)),
     Context.add(IdempotencyRepo, memoryIdempotency(db)),
-    Context.add(AuditRepo, memoryAudit(db))
+    Context.add(AuditRepo, memoryAudit(db)),
+    Context.add(RecoveriesRepo, memoryRecoveries(db))
   ))
 
 /** A fresh, empty in-memory store per build of the layer. */

@@ -14,7 +14,8 @@ export const EVENT_TYPES = [
   "key.revoked",
   "key.rolled",
   "circuit.ready",
-  "circuit.failed"
+  "circuit.failed",
+  "webhook.test"
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
@@ -85,6 +86,7 @@ export type Scope =
   | "proofs:write"
   | "circuits:read"
   | "circuits:write"
+  | "events:read"
   | "audit:read"
 
 /** Never the raw key. */
@@ -145,6 +147,13 @@ export interface CircuitFailedData {
   readonly created_at: Timestamp
 }
 
+/** Sent by `POST /api/v1/webhooks/{id}/test` to that webhook only: answer it as any event, with a 2xx. */
+export interface WebhookTestData {
+  /** The webhook tested (`wh_…`), for a receiver several webhooks share. */
+  readonly webhook_id: string
+  readonly message: string
+}
+
 export interface EventDataByType {
   readonly "proof.completed": ProofCompletedData
   readonly "proof.failed": ProofFailedData
@@ -156,6 +165,7 @@ export interface EventDataByType {
   readonly "key.rolled": KeyRolledData
   readonly "circuit.ready": CircuitReadyData
   readonly "circuit.failed": CircuitFailedData
+  readonly "webhook.test": WebhookTestData
 }
 
 /** One delivered event of type `T`. */

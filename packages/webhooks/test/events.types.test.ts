@@ -83,7 +83,8 @@ const SAMPLES: { readonly [T in EventType]: EventDataByType[T] } = {
     status: "failed",
     error: { code: "compile_error", message: "error[P1012]", file: "main.circom", line: 3 },
     created_at: "2026-11-22T10:00:00.000Z"
-  }
+  },
+  "webhook.test": { webhook_id: "wh_01jd0000000000000000000000", message: "A test event for webhook wh_01jd0000000000000000000000" }
 }
 
 type JsonSchema = { $ref?: string; properties?: Record<string, JsonSchema>; required?: Array<string> }
@@ -127,6 +128,7 @@ describe("the event types match what the server sends", () => {
     expectTypeOf<EventDataByType["key.rolled"]>().toEqualTypeOf<Plain<EventData<"key.rolled">>>()
     expectTypeOf<EventDataByType["circuit.ready"]>().toEqualTypeOf<Plain<EventData<"circuit.ready">>>()
     expectTypeOf<EventDataByType["circuit.failed"]>().toEqualTypeOf<Plain<EventData<"circuit.failed">>>()
+    expectTypeOf<EventDataByType["webhook.test"]>().toEqualTypeOf<Plain<EventData<"webhook.test">>>()
     expectTypeOf<EventType>().toEqualTypeOf<Plain<EventEnvelope["type"]>>()
     expectTypeOf<MzkEvent["type"]>().toEqualTypeOf<EventType>()
     expectTypeOf<Extract<MzkEvent, { type: "circuit.failed" }>>().toEqualTypeOf<MzkEventOf<"circuit.failed">>()

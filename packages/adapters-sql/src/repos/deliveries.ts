@@ -1,10 +1,13 @@
-import { DeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord, type Timestamp } from "@mzk/core"
+import { DeliveriesRepo, type DeliveryAttemptRecord, type DeliveryId, type DeliveryRecord, type Timestamp } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { sql, type UpdateQueryBuilder, type UpdateResult } from "kysely"
 import { deliveryUnleased } from "../claims.js"
 import type { SqlConnection } from "../connection.js"
 import type { Database } from "../schema.js"
 import { page } from "./paging.js"
+
+const SETTLED = ["succeeded", "failed", "cancelled"]
+const UNDELIVERED = ["failed", "cancelled"]
 
 export const sqlDeliveries = (conn: SqlConnection) => {
   const { dialect } = conn
@@ -13,6 +16,12 @@ export const sqlDeliveries = (conn: SqlConnection) => {
   const underLease = (id: string, lease: Timestamp) =>
     (q: UpdateQueryBuilder<Database, "deliveries", "deliveries", UpdateResult>) =>
       q.where("id", "=", id).where("status", "=", "pending").where("lease_expires_at", "=", lease)
+
+  /** Settled deliveries, queued for one manual attempt due at `at` (`DeliveriesRepo.requeue`). */
+  const requeue = (at: Timestamp) =>
+    (q: UpdateQueryBuilder<Database, "deliveries", "deliveries", UpdateResult>) =>
+      q.set({ status: "pending", trigger: "manual", next_attempt_at: at, lease_expires_at: null, updated_at: at })
+        .where("status", "in", SETTLED)
 
   return DeliveriesRepo.of({
     insertMany: (rows) =>
@@ -77,6 +86,31 @@ export const sqlDeliveries = (conn: SqlConnection) => {
           .where("status", "=", "pending")
           .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
       ).pipe(Effect.map((row) => Option.fromNullable(Option.getOrUndefined(row)?.due as Timestamp | null | undefined))),
+    get: (accountId, id) =>
+      conn.first((db) => db.selectFrom("deliveries").selectAll().where("id", "=", id).where("account_id", "=", accountId))
+        .pipe(Effect.map((row) => row as Option.Option<DeliveryRecord>)),
+    requeue: (id, at) =>
+      conn.first((db) => db.updateTable("deliveries").$call(requeue(at)).where("id", "=", id).returningAll()).pipe(
+        Effect.tap((row) => (Option.isSome(row) ? dialect.announce(conn, "deliveries") : Effect.void)),
+        Effect.map((row) => row as Option.Option<DeliveryRecord>)
+      ),
+    requeueFailed: ({ after, at, limit, since, until, webhookId }) =>
+      conn.transaction(Effect.gen(function*() {
+        const batch = yield* conn.rows((db) =>
+          db.selectFrom("deliveries").select("id")
+            .where("webhook_id", "=", webhookId).where("status", "in", UNDELIVERED)
+            .where("created_at", ">=", since).where("created_at", "<=", until)
+            .$if(after !== null, (q) => q.where("id", ">", after!))
+            .orderBy("id").limit(limit)
+        )
+        if (batch.length === 0) return { scanned: 0, last: null, requeued: 0 }
+        // Still undelivered: a retry may have queued one meanwhile.
+        const requeued = yield* conn.affected((db) =>
+          db.updateTable("deliveries").$call(requeue(at)).where("id", "in", batch.map((row) => row.id)).where("status", "in", UNDELIVERED)
+        )
+        if (requeued > 0) yield* dialect.announce(conn, "deliveries")
+        return { scanned: batch.length, last: batch.at(-1)!.id as DeliveryId, requeued }
+      })),
     listAttempts: (accountId, webhookId, request) =>
       page(conn, request, (db) =>
         db.selectFrom("delivery_attempts").where("account_id", "=", accountId).where("webhook_id", "=", webhookId),

@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { StorageError } from "../kernel/errors.js"
 import { type AccountId, Ids } from "../kernel/ids.js"
 import { pageOf } from "../kernel/paging.js"
-import { sweepForever } from "../kernel/sweep.js"
+import { deleteInBatches, sweepForever } from "../kernel/sweep.js"
 import { millisFromTimestamp, now, timestampFromMillis } from "../kernel/time.js"
 import { AuditConfig } from "./config.js"
 import { AuditContext, SYSTEM_ACTOR } from "./context.js"
@@ -73,12 +73,7 @@ export const sweepAuditLog = Effect.gen(function*() {
   const repo = yield* AuditRepo
   const { retentionMs } = yield* AuditConfig
   const before = timestampFromMillis(millisFromTimestamp(yield* now) - retentionMs)
-  let total = 0
-  for (;;) {
-    const deleted = yield* repo.deleteBefore(before, SWEEP_BATCH)
-    total += deleted
-    if (deleted < SWEEP_BATCH) return total
-  }
+  return yield* deleteInBatches(repo.deleteBefore, before, SWEEP_BATCH)
 })
 
 /** Audit retention as a background loop (in `CoreLoops`): a sweep at start, then every `sweepIntervalMs`. */

@@ -3,6 +3,7 @@ import { CircuitFailedData, CircuitReadyData } from "../circuits/circuit.js"
 import { KeyCreatedData, KeyRevokedData, KeyRolledData } from "../keys/apiKey.js"
 import type { EventType } from "./event.js"
 import { ProofCanceledData, ProofCompletedData, ProofExpiredData, ProofFailedData, ProofVerifiedData } from "../proofs/proof.js"
+import { WebhookTestData } from "../webhooks/webhook.js"
 
 /** The `data` schema of every event type, so an event can only be recorded with its own body. */
 export const EVENT_DATA = {
@@ -15,7 +16,8 @@ export const EVENT_DATA = {
   "key.revoked": KeyRevokedData,
   "key.rolled": KeyRolledData,
   "circuit.ready": CircuitReadyData,
-  "circuit.failed": CircuitFailedData
+  "circuit.failed": CircuitFailedData,
+  "webhook.test": WebhookTestData
 } as const satisfies Record<EventType, Schema.Schema.AnyNoContext>
 
 export type EventData<T extends EventType> = Schema.Schema.Type<(typeof EVENT_DATA)[T]>

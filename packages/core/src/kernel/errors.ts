@@ -20,6 +20,13 @@ export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyL
 export class InvalidWebhookUrl extends Schema.TaggedError<InvalidWebhookUrl>()("InvalidWebhookUrl", message) {}
 export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", message) {}
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", message) {}
+/** A test, a retry or a recovery asked of a webhook that is switched off: it receives nothing until re-enabled. */
+export class WebhookInactive extends Schema.TaggedError<WebhookInactive>()("WebhookInactive", message) {}
+export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()("DeliveryNotFound", message) {}
+/** A retry of a delivery that is already waiting for an attempt. */
+export class DeliveryPending extends Schema.TaggedError<DeliveryPending>()("DeliveryPending", message) {}
+export class RecoveryNotFound extends Schema.TaggedError<RecoveryNotFound>()("RecoveryNotFound", message) {}
+export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", message) {}
 /** A secret rotation while the secret an earlier one replaced still signs, without `force`. */
 export class SecretRotationInProgress extends Schema.TaggedError<SecretRotationInProgress>()("SecretRotationInProgress", message) {}
 export class ProofNotFound extends Schema.TaggedError<ProofNotFound>()("ProofNotFound", message) {}

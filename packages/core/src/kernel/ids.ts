@@ -17,7 +17,8 @@ export const ID_PREFIXES = {
   attempt: "att",
   circuit: "cir",
   request: "req",
-  audit: "aud"
+  audit: "aud",
+  recovery: "rcv"
 } as const
 export type IdKind = keyof typeof ID_PREFIXES
 
@@ -53,6 +54,9 @@ export const DeliveryAttemptId = idSchema(ID_PREFIXES.attempt, "DeliveryAttemptI
 export type DeliveryAttemptId = typeof DeliveryAttemptId.Type
 export const AuditEntryId = idSchema(ID_PREFIXES.audit, "AuditEntryId")
 export type AuditEntryId = typeof AuditEntryId.Type
+/** A webhook's recovery: the background job that re-queues its failed deliveries. */
+export const RecoveryId = idSchema(ID_PREFIXES.recovery, "RecoveryId")
+export type RecoveryId = typeof RecoveryId.Type
 
 export interface IdTypes {
   account: AccountId
@@ -66,6 +70,7 @@ export interface IdTypes {
   circuit: CircuitId
   request: RequestId
   audit: AuditEntryId
+  recovery: RecoveryId
 }
 
 const MAX_MILLIS = 2 ** 48 - 1

@@ -9,6 +9,7 @@ export const SCOPES = [
   "proofs:write",
   "circuits:read",
   "circuits:write",
+  "events:read",
   "audit:read"
 ] as const
 export const Scope = Schema.Literal(...SCOPES).annotations({ identifier: "Scope" })

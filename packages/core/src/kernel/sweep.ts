@@ -1,4 +1,6 @@
 import { Effect, type Scope } from "effect"
+import type { StorageError } from "./errors.js"
+import type { Timestamp } from "./time.js"
 
 /**
  * A retention or expiry sweep as a background fiber of the current scope: one sweep at once, then
@@ -17,3 +19,21 @@ export const sweepForever = <R>(
     Effect.forkScoped,
     Effect.asVoid
   )
+
+/**
+ * Runs a deletion of at most `limit` rows older than `before` until one comes back short, so no
+ * statement runs long; returns how many it deleted in all.
+ */
+export const deleteInBatches = (
+  batch: (before: Timestamp, limit: number) => Effect.Effect<number, StorageError>,
+  before: Timestamp,
+  limit: number
+): Effect.Effect<number, StorageError> =>
+  Effect.gen(function*() {
+    let total = 0
+    for (;;) {
+      const deleted = yield* batch(before, limit)
+      total += deleted
+      if (deleted < limit) return total
+    }
+  })

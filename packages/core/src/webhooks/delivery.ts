@@ -8,6 +8,15 @@ import type { DisabledReason } from "./webhook.js"
 export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed", "cancelled")
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
+/**
+ * What queued a delivery's attempts: `scheduled`, an event's own delivery, whose failures are
+ * retried on the schedule and, once it is spent, disable the webhook; `manual`, a test, a retry or
+ * a recovery asked for through the API: one attempt, which settles the delivery either way and
+ * never disables the webhook, but for a 410 Gone, the receiver's own word (Svix's manual trigger).
+ */
+export const DeliveryTrigger = Schema.Literal("scheduled", "manual")
+export type DeliveryTrigger = typeof DeliveryTrigger.Type
+
 /** One event on its way to one webhook: the outbox row the delivery engine works from. */
 export interface DeliveryRecord {
   readonly id: DeliveryId
@@ -15,6 +24,8 @@ export interface DeliveryRecord {
   readonly event_id: EventId
   readonly webhook_id: WebhookId
   readonly status: DeliveryStatus
+  /** What queued its pending (or last) attempt: the schedule, or a caller by hand. */
+  readonly trigger: DeliveryTrigger
   /** Attempts made so far. */
   readonly attempts: number
   /** When the next attempt is due; null once the delivery is settled. */
@@ -51,8 +62,9 @@ export const DeliveryAttempt = Schema.Struct({
   webhook_id: WebhookId,
   event_id: EventId,
   event_type: EventType,
-  /** 1 for the initial attempt, 2 to 6 for the retries. */
+  /** 1 for the initial attempt, 2 to 6 for the retries, then one more for each manual retry or recovery. */
   attempt: Schema.Int,
+  trigger: DeliveryTrigger.annotations({ description: "`scheduled`: the initial attempt or a retry of the schedule; `manual`: a test, a retry or a recovery" }),
   attempted_at: Timestamp,
   outcome: Schema.Literal("succeeded", "failed"),
   /** The HTTP status, or null when no answer came. */
@@ -76,6 +88,7 @@ export const toDeliveryAttempt = (record: DeliveryAttemptRecord): DeliveryAttemp
   event_id: record.event_id,
   event_type: record.event_type,
   attempt: record.attempt,
+  trigger: record.trigger,
   attempted_at: record.attempted_at,
   outcome: record.outcome,
   status_code: record.status_code,
@@ -95,6 +108,38 @@ export interface DeliveryAfterAttempt {
   /** The wait a 429 or 503 asked for with `Retry-After`, in seconds from the attempt's end, whether or not the schedule let it. */
   readonly retry_after_seconds?: number
 }
+
+/** One event on its way to one webhook, as the API shows it. */
+export const Delivery = Schema.Struct({
+  id: DeliveryId,
+  webhook_id: WebhookId,
+  event_id: EventId,
+  event_type: EventType,
+  status: DeliveryStatus.annotations({
+    description: "`pending` until an attempt succeeds (`succeeded`), the last retry fails (`failed`), or the webhook is switched off or removed first (`cancelled`)"
+  }),
+  trigger: DeliveryTrigger.annotations({ description: "What queued its pending or last attempt: the retry schedule, or a test, retry or recovery" }),
+  attempts: Schema.Int.annotations({ description: "Attempts made so far; each is in the webhook's delivery log" }),
+  next_attempt_at: Schema.NullOr(Timestamp).annotations({ description: "When the next attempt is due; null once settled" }),
+  last_attempt_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}).annotations({ identifier: "Delivery" })
+export type Delivery = typeof Delivery.Type
+
+export const toDelivery = (record: DeliveryRecord, eventType: EventType): Delivery => ({
+  id: record.id,
+  webhook_id: record.webhook_id,
+  event_id: record.event_id,
+  event_type: eventType,
+  status: record.status,
+  trigger: record.trigger,
+  attempts: record.attempts,
+  next_attempt_at: record.next_attempt_at,
+  last_attempt_at: record.last_attempt_at,
+  created_at: record.created_at,
+  updated_at: record.updated_at
+})
 
 /** A delivery log's query: its page, the cursor an attempt id (`att_…`, what the log lists). */
 export const ListDeliveryAttemptsQuery = pageQuery(DeliveryAttemptId)

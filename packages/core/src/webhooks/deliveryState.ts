@@ -16,7 +16,9 @@ const ASKS_TO_WAIT = new Set([429, 503])
  * `endMs` with `answer`:
  * - a 2xx: `succeeded`;
  * - a 410 Gone: `failed` at once, and the webhook is disabled (`endpoint_gone`): the receiver says
- *   it will never take deliveries again;
+ *   it will never take deliveries again, whatever queued the attempt;
+ * - a manual attempt (a test, a retry, a recovery) is one attempt: any other answer settles it
+ *   `failed`, leaves the schedule alone and never disables the webhook;
  * - otherwise `pending` with its next attempt due at the next offset of `retryScheduleMs` from the
  *   first failure (not from the attempt before, so a slow receiver does not stretch the schedule),
  *   never earlier than now; `failed` (webhook disabled, `delivery_failures`) once every retry of
@@ -28,7 +30,7 @@ const ASKS_TO_WAIT = new Set([429, 503])
  * never earlier than the schedule. A value that is neither form changes nothing.
  */
 export const nextDeliveryState = (
-  delivery: Pick<DeliveryRecord, "first_failed_at">,
+  delivery: Pick<DeliveryRecord, "first_failed_at"> & Partial<Pick<DeliveryRecord, "trigger">>,
   attempt: number,
   answer: AttemptAnswer,
   endMs: number,
@@ -40,6 +42,7 @@ export const nextDeliveryState = (
   }
   const firstFailed = delivery.first_failed_at ?? timestampFromMillis(endMs)
   if (status === 410) return { status: "failed", next_attempt_at: null, first_failed_at: firstFailed, disabled_reason: "endpoint_gone" }
+  if (delivery.trigger === "manual") return { status: "failed", next_attempt_at: null, first_failed_at: delivery.first_failed_at }
   const delay = retryScheduleMs[attempt - 1]
   if (delay === undefined) {
     return { status: "failed", next_attempt_at: null, first_failed_at: firstFailed, disabled_reason: "delivery_failures" }

@@ -161,6 +161,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             event_id: delivery.event_id,
             event_type: event.value.type,
             attempt: number,
+            trigger: delivery.trigger,
             attempted_at: startedAt,
             outcome: after.status === "succeeded" ? "succeeded" : "failed",
             status_code: result.status ?? null,
@@ -169,7 +170,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             response_body: result.status === undefined ? null : truncateUtf8(result.body, RESPONSE_BODY_LIMIT_BYTES)
           }
           const endedAt = timestampFromMillis(endMs)
-          if (after.status !== "failed") {
+          if (after.disabled_reason === undefined) {
             // One conditional write, atomic on its own: no transaction on the common path.
             if (yield* deliveries.recordAttempt(record, after, lease)) yield* observeAttempt(telemetry, record, after)
             return

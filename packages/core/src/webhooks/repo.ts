@@ -1,10 +1,11 @@
 import { Context, type Effect, type Option } from "effect"
 import type { EventType } from "../events/event.js"
 import type { StorageError, WebhookLimitReached } from "../kernel/errors.js"
-import type { AccountId, DeliveryId, EventId, WebhookId } from "../kernel/ids.js"
+import type { AccountId, DeliveryId, EventId, RecoveryId, WebhookId } from "../kernel/ids.js"
 import type { Page, PageOf } from "../kernel/paging.js"
 import type { Timestamp } from "../kernel/time.js"
 import type { DeliveryAfterAttempt, DeliveryAttemptRecord, DeliveryRecord } from "./delivery.js"
+import type { RecoveryProgress, RecoveryRecord } from "./recovery.js"
 import type { WebhookChanges, WebhookRecord } from "./webhook.js"
 
 export class WebhooksRepo extends Context.Tag("@mzk/core/WebhooksRepo")<WebhooksRepo, {
@@ -86,10 +87,64 @@ export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<Deli
    * there is no such delivery. The engine sleeps until then instead of polling.
    */
   readonly nextDueAt: (excludeWebhooks: ReadonlyArray<WebhookId>) => Effect.Effect<Option.Option<Timestamp>, StorageError>
+  /** One delivery of the account. */
+  readonly get: (accountId: AccountId, id: DeliveryId) => Effect.Effect<Option.Option<DeliveryRecord>, StorageError>
+  /**
+   * Queues a settled delivery (`succeeded`, `failed` or `cancelled`) for one manual attempt now:
+   * `status = pending`, `trigger = manual`, `next_attempt_at = at`, no lease, `updated_at = at`;
+   * its attempts, `first_failed_at` and attempt log stay. Returns it as updated; none, with nothing
+   * written, when it is pending already or does not exist.
+   */
+  readonly requeue: (id: DeliveryId, at: Timestamp) => Effect.Effect<Option.Option<DeliveryRecord>, StorageError>
+  /**
+   * One batch of a recovery: of the webhook's `failed` and `cancelled` deliveries created from
+   * `since` up to `until`, with an id after `after` (from the first when null), the first `limit`
+   * in id order are queued as `requeue` does. Returns how many it looked at, the last id it looked
+   * at (where the next batch starts), and how many it queued.
+   */
+  readonly requeueFailed: (batch: {
+    readonly webhookId: WebhookId
+    readonly since: Timestamp
+    readonly until: Timestamp
+    readonly after: DeliveryId | null
+    readonly limit: number
+    readonly at: Timestamp
+  }) => Effect.Effect<{ readonly scanned: number; readonly last: DeliveryId | null; readonly requeued: number }, StorageError>
   /** The attempts on one webhook of the account, in id order (which is attempt-time order). */
   readonly listAttempts: (
     accountId: AccountId,
     webhookId: WebhookId,
     page: Page
   ) => Effect.Effect<PageOf<DeliveryAttemptRecord>, StorageError>
+}>() {}
+
+/**
+ * Webhook recoveries and their job queue: a recovery is `running` until its batches are done, each
+ * batch run under a short lease (claimed, advanced, the lease cleared), so several workers never
+ * run the same batch and a worker that dies mid-batch only delays it until the lease lapses.
+ */
+export class RecoveriesRepo extends Context.Tag("@mzk/core/RecoveriesRepo")<RecoveriesRepo, {
+  readonly insert: (recovery: RecoveryRecord) => Effect.Effect<void, StorageError>
+  readonly get: (accountId: AccountId, webhookId: WebhookId, id: RecoveryId) => Effect.Effect<Option.Option<RecoveryRecord>, StorageError>
+  /** The webhook's recoveries, in id order (`page.order`). */
+  readonly list: (accountId: AccountId, webhookId: WebhookId, page: Page) => Effect.Effect<PageOf<RecoveryRecord>, StorageError>
+  /**
+   * Claims up to `limit` `running` recoveries with no lease or a lapsed one, least recently
+   * advanced (`updated_at`, then id) first, setting `lease_expires_at = leaseUntil`. Concurrent
+   * claims never return the same recovery.
+   */
+  readonly claim: (request: {
+    readonly now: Timestamp
+    readonly leaseUntil: Timestamp
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<RecoveryRecord>, StorageError>
+  /**
+   * Records a batch's progress and clears the lease, only while the recovery is `running` under
+   * `lease`. True when it wrote.
+   */
+  readonly advance: (id: RecoveryId, lease: Timestamp, progress: RecoveryProgress) => Effect.Effect<boolean, StorageError>
+  /** Hands a claimed recovery back untouched (no lease) while `running` under `lease`. */
+  readonly release: (id: RecoveryId, lease: Timestamp) => Effect.Effect<boolean, StorageError>
+  /** Retention: deletes up to `limit` completed or cancelled recoveries that ended before `before`; returns how many. */
+  readonly deleteEnded: (before: Timestamp, limit: number) => Effect.Effect<number, StorageError>
 }>() {}

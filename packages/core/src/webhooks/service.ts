@@ -19,6 +19,7 @@ import { checkWebhookUrl, firstNonPublic } from "./addresses.js"
 import { auditWebhook } from "./audit.js"
 import { WebhookConfig } from "./config.js"
 import { type DeliveryAttempt, toDeliveryAttempt } from "./delivery.js"
+import { makeRecoveryStarter } from "./recoveries.js"
 import { DeliveriesRepo, WebhooksRepo } from "./repo.js"
 import { generateWebhookSecret } from "./signing.js"
 import { HostResolver } from "./transport.js"
@@ -54,6 +55,14 @@ export interface DeliveryAttemptList {
 
 const isWebhookId = Schema.is(WebhookId)
 
+const notFound = (id: string) => new WebhookNotFound({ message: `No webhook ${JSON.stringify(id)} in this account` })
+
+/** The account's webhook `id`; unknown, malformed and other accounts' ids are all `WebhookNotFound`. */
+export const findWebhook = (repo: WebhooksRepo["Type"], accountId: AccountId, id: string): Effect.Effect<WebhookRecord, WebhookNotFound | StorageError> =>
+  isWebhookId(id)
+    ? Effect.flatMap(repo.get(accountId, id), Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed }))
+    : Effect.fail(notFound(id))
+
 /**
  * Webhook management. A secret is returned by `create` and `rotateSecret` only; every other result
  * is a `Webhook`, which has no secret field at all.
@@ -67,8 +76,9 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
   /** Unknown, malformed and other accounts' ids are all `WebhookNotFound`. */
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Webhook, WebhookNotFound | StorageError>
   /**
-   * PATCH semantics. `active: true` clears `disabled_reason` and starts afresh; `active: false`
-   * cancels the deliveries still pending, as does `remove`.
+   * PATCH semantics. `active: true` clears `disabled_reason` and starts afresh, and with
+   * `recover_since` also starts a recovery (`WebhookReplay.recover`) in the same transaction;
+   * `active: false` cancels the deliveries still pending, as does `remove`.
    */
   readonly update: (
     accountId: AccountId,
@@ -107,8 +117,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
       // URL policy cannot differ from one call to the next.
       const { allowInsecureWebhooks } = yield* WebhookConfig
       const resolver = yield* HostResolver
-
-      const notFound = (id: string) => new WebhookNotFound({ message: `No webhook ${JSON.stringify(id)} in this account` })
+      const recovery = yield* makeRecoveryStarter
 
       /** Shape problems are 400 `invalid_request`; a host that is not public is 400 `invalid_webhook_url`. */
       const validateUrl = (raw: string) =>
@@ -165,19 +174,19 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
           has_more: found.has_more
         }))
 
-      const find = (accountId: AccountId, id: string) =>
-        isWebhookId(id)
-          ? Effect.flatMap(repo.get(accountId, id), Option.match({
-            onNone: () => Effect.fail(notFound(id)),
-            onSome: (record) => Effect.succeed(record)
-          }))
-          : Effect.fail(notFound(id))
+      const find = (accountId: AccountId, id: string) => findWebhook(repo, accountId, id)
 
       const get = (accountId: AccountId, id: string) => Effect.map(find(accountId, id), toWebhook)
 
       const update = (accountId: AccountId, id: string, body: UpdateWebhookInput) =>
         Effect.gen(function*() {
           const current = yield* find(accountId, id)
+          if (body.recover_since !== undefined) {
+            if (body.active !== true) {
+              return yield* invalidRequest([{ path: "recover_since", message: "goes with \"active\": true (a recovery re-sends what failed to a webhook being re-enabled)" }])
+            }
+            yield* recovery.checkSince(body.recover_since, "recover_since")
+          }
           if (body.url !== undefined) yield* validateUrl(body.url)
           const changes: { -readonly [K in keyof WebhookChanges]: WebhookChanges[K] } = {}
           if (body.url !== undefined) changes.url = body.url
@@ -194,6 +203,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             if (Option.isNone(updated)) return yield* notFound(id)
             yield* auditWebhook(audit, "webhook.updated", current, updated.value)
             if (!updated.value.active) yield* deliveries.cancelPendingForWebhook(current.id, at)
+            if (body.recover_since !== undefined) yield* recovery.start(updated.value, body.recover_since)
             return toWebhook(updated.value)
           }))
         })

@@ -5,3 +5,8 @@ import { makeWakeup, type Wakeup } from "../kernel/wakeup.js"
 export class DeliveryWakeup extends Context.Tag("@mzk/core/DeliveryWakeup")<DeliveryWakeup, Wakeup>() {
   static readonly layer = Layer.effect(this, makeWakeup)
 }
+
+/** A recovery was asked for, or has another batch to run: the recovery loop starts at once. */
+export class RecoveryWakeup extends Context.Tag("@mzk/core/RecoveryWakeup")<RecoveryWakeup, Wakeup>() {
+  static readonly layer = Layer.effect(this, makeWakeup)
+}

@@ -3,7 +3,7 @@ import { AccountId, WebhookId } from "../kernel/ids.js"
 import { pageQuery } from "../kernel/paging.js"
 import { StoredText, TextWithoutControls } from "../kernel/text.js"
 import { Timestamp } from "../kernel/time.js"
-import { EventType } from "../events/event.js"
+import { EventType, SubscribableEventType } from "../events/event.js"
 
 /**
  * Why mzk switched a webhook off: every attempt of a delivery failed (`delivery_failures`), or the
@@ -44,7 +44,7 @@ export interface WebhookRecord extends Webhook {
 /** The fields an update may change (PATCH semantics: absent means unchanged). */
 export interface WebhookChanges {
   readonly url?: string
-  readonly events?: ReadonlyArray<EventType>
+  readonly events?: ReadonlyArray<SubscribableEventType>
   readonly description?: string | null
   readonly active?: boolean
   readonly disabled_reason?: DisabledReason | null
@@ -66,7 +66,7 @@ const WebhookUrlText = TextWithoutControls.pipe(
   Schema.minLength(1, { message: () => "url is required" }),
   Schema.maxLength(2048, { message: () => "url must be at most 2048 characters" })
 )
-const WebhookEvents = Schema.Array(EventType).pipe(
+const WebhookEvents = Schema.Array(SubscribableEventType).pipe(
   Schema.minItems(1, { message: () => "events must name at least one event type" }),
   Schema.filter((types) => new Set(types).size === types.length || "events must not repeat an event type")
 )
@@ -82,12 +82,22 @@ export const CreateWebhookInput = Schema.Struct({
 }).annotations({ identifier: "CreateWebhookInput" })
 export type CreateWebhookInput = typeof CreateWebhookInput.Type
 
-/** PATCH: every field optional, absent means unchanged. */
+/**
+ * PATCH: every field optional, absent means unchanged. `recover_since` goes with `active: true`:
+ * re-enabling also starts a recovery of what failed since then (Svix's recover on re-enable).
+ */
 export const UpdateWebhookInput = Schema.Struct({
   url: Schema.optionalWith(WebhookUrlText, { exact: true }),
   events: Schema.optionalWith(WebhookEvents, { exact: true }),
   description: Schema.optionalWith(Schema.NullOr(WebhookDescription), { exact: true }),
-  active: Schema.optionalWith(Schema.Boolean, { exact: true })
+  active: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  recover_since: Schema.optionalWith(
+    Timestamp.annotations({
+      description: "With `active: true`: also re-queue the webhook's failed deliveries created since this time, " +
+        "as `POST /webhooks/{id}/recover` does (within the event retention window)"
+    }),
+    { exact: true }
+  )
 }).annotations({ identifier: "UpdateWebhookInput" })
 export type UpdateWebhookInput = typeof UpdateWebhookInput.Type
 
@@ -124,3 +134,9 @@ export const RotateWebhookSecretInput = Schema.Struct({
   )
 }).annotations({ identifier: "RotateWebhookSecretInput" })
 export type RotateWebhookSecretInput = typeof RotateWebhookSecretInput.Type
+
+/** `data` of `webhook.test`: which webhook is tested, so a receiver shared by several can tell. */
+export const WebhookTestData = Schema.Struct({
+  webhook_id: WebhookId,
+  message: Schema.String
+})

@@ -7,7 +7,10 @@ import {
   CircuitNotFound,
   CircuitNotReady,
   CompilationLimitReached,
+  DeliveryNotFound,
+  DeliveryPending,
   ErrorDetail,
+  EventNotFound,
   IdempotencyKeyInUse,
   IdempotencyKeyReused,
   InsufficientScope,
@@ -21,8 +24,10 @@ import {
   ProofNotFound,
   ProofNotReady,
   RateLimitExceeded,
+  RecoveryNotFound,
   SecretRotationInProgress,
   StorageError,
+  WebhookInactive,
   WebhookLimitReached,
   WebhookNotFound
 } from "@mzk/core"
@@ -121,6 +126,9 @@ export const InsufficientScopeWire = wire(InsufficientScope, "insufficient_scope
 export const KeyNotFoundWire = wire(KeyNotFound, "key_not_found", 404, "No active key with this id in the account")
 export const WebhookNotFoundWire = wire(WebhookNotFound, "webhook_not_found", 404, "No webhook with this id in the account")
 export const ProofNotFoundWire = wire(ProofNotFound, "proof_not_found", 404, "No proof with this id in the account")
+export const EventNotFoundWire = wire(EventNotFound, "event_not_found", 404, "No event with this id in the account (events are kept for the retention window, 30 days by default)")
+export const DeliveryNotFoundWire = wire(DeliveryNotFound, "delivery_not_found", 404, "No delivery with this id of this webhook")
+export const RecoveryNotFoundWire = wire(RecoveryNotFound, "recovery_not_found", 404, "No recovery with this id of this webhook")
 export const BatchNotFoundWire = wire(BatchNotFound, "batch_not_found", 404, "No batch with this id in the account")
 export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or no such named resource")
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
@@ -133,6 +141,13 @@ export const SecretRotationInProgressWire = wire(
   "The secret an earlier rotation replaced still signs deliveries; send force: true to end that overlap now"
 )
 export const ProofNotReadyWire = wire(ProofNotReady, "proof_not_ready", 409, "The proof is not completed")
+export const WebhookInactiveWire = wire(
+  WebhookInactive,
+  "webhook_inactive",
+  409,
+  "The webhook is inactive (switched off, or disabled after its deliveries failed): re-enable it with PATCH {\"active\": true} first"
+)
+export const DeliveryPendingWire = wire(DeliveryPending, "delivery_pending", 409, "The delivery is already waiting for an attempt: its next one comes by itself")
 export const ProofNotCancelableWire = wire(
   ProofNotCancelable,
   "proof_not_cancelable",

@@ -11,6 +11,7 @@ import {
   StorageErrorWire,
   UnsupportedMediaTypeWire
 } from "./errors.js"
+import { EventsGroup } from "./events.js"
 import { KeysGroup } from "./keys.js"
 import { describeAnnotations, describeWebhooks } from "./openapi.js"
 import { ProofsGroup } from "./proofs.js"
@@ -21,6 +22,7 @@ const Definition = HttpApi.make("mzk")
   .add(WebhooksGroup)
   .add(ProofsGroup)
   .add(CircuitsGroup)
+  .add(EventsGroup)
   .add(AuditGroup)
   .prefix("/api/v1")
   .addError(InvalidRequestWire)
@@ -35,7 +37,7 @@ const Definition = HttpApi.make("mzk")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, the audit log. Every error has the body " +
+    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events, the audit log. Every error has the body " +
       "{\"error\": {\"code\", \"message\", \"request_id\"}}. The `webhooks` section describes the signed events mzk POSTs to webhooks."
   )
 
@@ -54,6 +56,7 @@ export * from "./annotations.js"
 export * from "./audit.js"
 export * from "./circuits.js"
 export * from "./errors.js"
+export * from "./events.js"
 export * from "./keys.js"
 export * from "./proofs.js"
 export * from "./upload.js"

@@ -9,7 +9,8 @@ import {
   STANDARD_WEBHOOK_ID_HEADER,
   STANDARD_WEBHOOK_SIGNATURE_HEADER,
   STANDARD_WEBHOOK_TIMESTAMP_HEADER,
-  Timestamp
+  Timestamp,
+  UNSUBSCRIBABLE_EVENT_TYPES
 } from "@mzk/core"
 import { Context, Option, Schema } from "effect"
 import { IdempotentEndpoint, MeteredEndpoint, RequiredScope } from "./annotations.js"
@@ -161,6 +162,12 @@ const STANDARD_WEBHOOK_HEADERS = [
   }
 ]
 
+/** Who receives an event of `type`: its subscribers, or for a type no webhook subscribes to, the one webhook it concerns. */
+const recipients = (type: EventType) =>
+  (UNSUBSCRIBABLE_EVENT_TYPES as ReadonlyArray<EventType>).includes(type)
+    ? `Sent as a POST only to the webhook \`POST /api/v1/webhooks/{id}/test\` tests, whatever it subscribes to; no webhook can subscribe to \`${type}\`.`
+    : `Sent as a POST to every active webhook of the account subscribed to \`${type}\`.`
+
 /**
  * The OpenAPI 3.1 `webhooks` section: one entry per event type mzk delivers, its body the event
  * envelope with that type's `data` (from the core's `EVENT_DATA`, so a new event type is documented
@@ -185,7 +192,7 @@ export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec
       post: {
         operationId: `webhooks.${type}`,
         summary: `${type} event`,
-        description: `Sent as a POST to every active webhook of the account subscribed to \`${type}\`.`,
+        description: recipients(type),
         parameters: [
           {
             name: SIGNATURE_HEADER,
@@ -213,7 +220,9 @@ export const describeWebhooks = (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec
           default: {
             description: `Any other status (a redirect included), or no answer within ${seconds(timeoutMs)}, fails the attempt; ` +
               `it is retried ${retryScheduleMs.map(seconds).join(", ")} after the first failure. When the last retry fails ` +
-              "the webhook is disabled (`disabled_reason: \"delivery_failures\"`) and its other pending deliveries cancelled."
+              "the webhook is disabled (`disabled_reason: \"delivery_failures\"`) and its other pending deliveries cancelled. An " +
+              "attempt asked for by hand (a test, a retry, a recovery) is made once: it is not retried and, but for a 410, never " +
+              "disables the webhook."
           }
         }
       }

@@ -1,16 +1,30 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   CreateWebhookInput,
+  Delivery,
   DeliveryAttempt,
+  EventEnvelope,
   ListDeliveryAttemptsQuery,
+  ListRecoveriesQuery,
   ListWebhooksQuery,
+  RecoverWebhookInput,
+  Recovery,
   RotateWebhookSecretInput,
   UpdateWebhookInput,
   Webhook
 } from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, idempotent, requires } from "./annotations.js"
-import { InvalidWebhookUrlWire, SecretRotationInProgressWire, WebhookLimitReachedWire, WebhookNotFoundWire } from "./errors.js"
+import {
+  DeliveryNotFoundWire,
+  DeliveryPendingWire,
+  InvalidWebhookUrlWire,
+  RecoveryNotFoundWire,
+  SecretRotationInProgressWire,
+  WebhookInactiveWire,
+  WebhookLimitReachedWire,
+  WebhookNotFoundWire
+} from "./errors.js"
 import { strictBody } from "./request.js"
 
 export const CreatedWebhook = Schema.Struct({
@@ -30,7 +44,20 @@ export const WebhookList = Schema.Struct({ webhooks: Schema.Array(Webhook), tota
 export const DeliveryAttemptList = Schema.Struct({ deliveries: Schema.Array(DeliveryAttempt), total: Schema.Int, has_more: Schema.Boolean })
   .annotations({ identifier: "DeliveryAttemptList" })
 
+export const WebhookTest = Schema.Struct({
+  event: EventEnvelope,
+  delivery: Delivery
+}).annotations({ identifier: "WebhookTest" })
+
+export const RecoveryList = Schema.Struct({ recoveries: Schema.Array(Recovery), total: Schema.Int, has_more: Schema.Boolean })
+  .annotations({ identifier: "RecoveryList" })
+
 const webhookId = HttpApiSchema.param("id", Schema.String)
+const deliveryId = HttpApiSchema.param("delivery_id", Schema.String)
+const recoveryId = HttpApiSchema.param("recovery_id", Schema.String)
+
+/** Why a manual attempt behaves as it does, said once for test, retry and recover. */
+const MANUAL = "It is one attempt, signed afresh, logged with `trigger: manual`: a failure is not retried on the schedule and never disables the webhook (a 410 Gone still does: the receiver's own word)."
 
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
@@ -63,7 +90,11 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .addError(InvalidWebhookUrlWire)
       .addError(WebhookNotFoundWire)
       .pipe(requires("webhooks:write"))
-      .annotate(OpenApi.Description, "Change url, events, description or active; `active: true` re-enables a disabled webhook.")
+      .annotate(
+        OpenApi.Description,
+        "Change url, events, description or active; `active: true` re-enables a disabled webhook, and with `recover_since` also " +
+          "starts a recovery of what failed since then, as `POST /webhooks/{id}/recover` does (see `GET /webhooks/{id}/recoveries`)."
+      )
   )
   .add(
     HttpApiEndpoint.del("remove")`/webhooks/${webhookId}`
@@ -98,8 +129,76 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .pipe(requires("webhooks:read"))
       .annotate(
         OpenApi.Description,
-        "The webhook's delivery attempts, oldest first: event, attempt number, time, status code or error class, latency."
+        "The webhook's delivery attempts, oldest first: event, delivery, attempt number, trigger, time, status code or error class, latency."
       )
+  )
+  .add(
+    HttpApiEndpoint.get("delivery")`/webhooks/${webhookId}/deliveries/${deliveryId}`
+      .addSuccess(Delivery)
+      .addError(WebhookNotFoundWire)
+      .addError(DeliveryNotFoundWire)
+      .pipe(requires("webhooks:read"))
+      .annotate(
+        OpenApi.Description,
+        "One delivery of the webhook (its id is each attempt's `delivery_id`): its status, attempts and when the next one is due."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("test")`/webhooks/${webhookId}/test`
+      .addSuccess(WebhookTest, { status: 202 })
+      .addError(WebhookNotFoundWire)
+      .addError(WebhookInactiveWire)
+      .pipe(requires("webhooks:write"), idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Send a `webhook.test` event to this webhook only, whatever it subscribes to (no webhook can subscribe to " +
+          "`webhook.test`); an inactive webhook is refused, since it receives nothing until re-enabled. Answers with the event and its " +
+          `delivery, to follow with \`GET /webhooks/{id}/deliveries/{delivery_id}\`. ${MANUAL}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("retryDelivery")`/webhooks/${webhookId}/deliveries/${deliveryId}/retry`
+      .addSuccess(Delivery, { status: 202 })
+      .addError(WebhookNotFoundWire)
+      .addError(DeliveryNotFoundWire)
+      .addError(DeliveryPendingWire)
+      .addError(WebhookInactiveWire)
+      .pipe(requires("webhooks:write"), idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Queue one more attempt of a delivery now (failed, cancelled or delivered): the same event and event id. A delivery " +
+          `still waiting for an attempt is 409 \`delivery_pending\`; an inactive webhook 409 \`webhook_inactive\`. ${MANUAL}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("recover")`/webhooks/${webhookId}/recover`
+      .setPayload(strictBody(RecoverWebhookInput))
+      .addSuccess(Recovery, { status: 202 })
+      .addError(WebhookNotFoundWire)
+      .addError(WebhookInactiveWire)
+      .pipe(requires("webhooks:write"), idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Re-queue, in the background, every failed delivery of this webhook created since `since` (within the event retention " +
+          "window), and those cancelled when it was switched off: answers with the running recovery, to follow with " +
+          `\`GET /webhooks/{id}/recoveries/{recovery_id}\`. Each re-queued delivery gets one attempt. ${MANUAL}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("recoveries")`/webhooks/${webhookId}/recoveries`
+      .setUrlParams(ListRecoveriesQuery)
+      .addSuccess(RecoveryList)
+      .addError(WebhookNotFoundWire)
+      .pipe(requires("webhooks:read"))
+      .annotate(OpenApi.Description, "The webhook's recoveries, newest first, with their status and how many deliveries each re-queued.")
+  )
+  .add(
+    HttpApiEndpoint.get("recovery")`/webhooks/${webhookId}/recoveries/${recoveryId}`
+      .addSuccess(Recovery)
+      .addError(WebhookNotFoundWire)
+      .addError(RecoveryNotFoundWire)
+      .pipe(requires("webhooks:read"))
+      .annotate(OpenApi.Description, "One recovery: `running`, `completed` or `cancelled`, and the deliveries it has re-queued so far.")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Webhooks")

@@ -1,12 +1,14 @@
-import { type CreatedWebhook, Webhooks } from "@mzk/core"
+import { type CreatedWebhook, WebhookReplay, Webhooks } from "@mzk/core"
 import { Effect, Redacted } from "effect"
 import { implement } from "./handler.js"
 
 /** A webhook as answered with its secret, this once: after its creation or a rotation. */
 const withSecret = (created: CreatedWebhook) => ({ ...created.webhook, secret: Redacted.value(created.secret) })
 
-export const WebhooksHandlers = Effect.map(Webhooks, (webhooks) =>
-  implement("webhooks", {
+export const WebhooksHandlers = Effect.gen(function*() {
+  const webhooks = yield* Webhooks
+  const replay = yield* WebhookReplay
+  return implement("webhooks", {
     create: ({ payload, principal }) => Effect.map(webhooks.create(principal.account_id, payload), withSecret),
     list: ({ principal, urlParams }) => webhooks.list(principal.account_id, urlParams),
     get: ({ path, principal }) => webhooks.get(principal.account_id, path.id),
@@ -18,5 +20,12 @@ export const WebhooksHandlers = Effect.map(Webhooks, (webhooks) =>
         deliveries: list.attempts,
         total: list.total,
         has_more: list.has_more
-      }))
-  }))
+      })),
+    delivery: ({ path, principal }) => replay.getDelivery(principal.account_id, path.id, path.delivery_id),
+    test: ({ path, principal }) => replay.test(principal.account_id, path.id),
+    retryDelivery: ({ path, principal }) => replay.retryDelivery(principal.account_id, path.id, path.delivery_id),
+    recover: ({ path, payload, principal }) => replay.recover(principal.account_id, path.id, payload),
+    recoveries: ({ path, principal, urlParams }) => replay.listRecoveries(principal.account_id, path.id, urlParams),
+    recovery: ({ path, principal }) => replay.getRecovery(principal.account_id, path.id, path.recovery_id)
+  })
+})

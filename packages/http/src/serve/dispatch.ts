@@ -7,6 +7,7 @@ import {
   type CircuitCompiler,
   type Circuits,
   CircuitsConfig,
+  type Events,
   Idempotency,
   idempotencyKeyProblem,
   InternalError,
@@ -21,6 +22,7 @@ import {
   type StoredResponse,
   type SessionAuthenticator,
   Telemetry,
+  type WebhookReplay,
   type Webhooks
 } from "@mzk/core"
 import { Cause, Effect, Option, ParseResult, Redacted } from "effect"
@@ -44,7 +46,7 @@ import { makeRouter } from "./router.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency | AuditLog
+export type HttpServices = ApiKeys | Webhooks | WebhookReplay | Events | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency | AuditLog
 
 /** A route beside the API's endpoints (documents, probes, metrics): its answer, or a declared error. */
 interface StaticRoute {

@@ -1,6 +1,6 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { parseBytes } from "@mzk/circuits"
-import { DEFAULT_AUDIT_CONFIG, DEFAULT_CIRCUITS_CONFIG, DEFAULT_LIMITS, DEFAULT_PROOFS_CONFIG, DEFAULT_WEBHOOK_CONFIG } from "@mzk/core"
+import { DEFAULT_AUDIT_CONFIG, DEFAULT_CIRCUITS_CONFIG, DEFAULT_EVENTS_CONFIG, DEFAULT_LIMITS, DEFAULT_PROOFS_CONFIG, DEFAULT_WEBHOOK_CONFIG } from "@mzk/core"
 import { trustedProxiesProblem } from "@mzk/http"
 import { Config, Context, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { statSync } from "node:fs"
@@ -170,6 +170,11 @@ export const settings = {
   // Webhooks
   webhookTimeout: setting({ flag: "webhook-timeout", label: "duration", schema: duration, description: "How long one webhook delivery attempt may take", default: DEFAULT_WEBHOOK_CONFIG.timeoutMs }),
   allowInsecureWebhooks: setting({ flag: "allow-insecure-webhooks", ...flag, description: "Development only: accept and deliver to http:// and non-public webhook URLs", default: false }),
+  // Events
+  eventRetention: setting({
+    flag: "event-retention", label: "duration", schema: duration, default: DEFAULT_EVENTS_CONFIG.retentionMs,
+    description: "How long events are kept (GET /api/v1/events, and how far back a webhook recovery reaches) before they are deleted with their deliveries"
+  }),
   // Limits
   proofsPerMinutePerKey: setting({ flag: "proofs-per-minute-per-key", ...int(1), description: "Proof requests one API key may make per minute", default: DEFAULT_LIMITS.proofRequestsPerMinutePerKey }),
   proofsPerDayPerAccount: setting({ flag: "proofs-per-day-per-account", ...int(1), description: "Proofs one account may request per day", default: DEFAULT_LIMITS.proofsPerDayPerAccount }),
@@ -263,7 +268,7 @@ export const workerGroup = pick("metricsPort", "host", "metricsToken")
 export const databaseGroup = pick("database")
 /** What a process running the core's loops takes: proofs, the prover, webhooks, limits. */
 export const coreGroup = pick(
-  "proofTimeout", "retention", "auditRetention", "proverThreads", "proverEngine", "webhookTimeout", "allowInsecureWebhooks",
+  "proofTimeout", "retention", "auditRetention", "proverThreads", "proverEngine", "webhookTimeout", "allowInsecureWebhooks", "eventRetention",
   "proofsPerMinutePerKey", "proofsPerDayPerAccount", "maxRunningProofsPerAccount", "maxWebhooksPerAccount", "maxBatchSize",
   "maxActiveKeysPerAccount"
 )
@@ -343,6 +348,7 @@ export const coreOptions = (values: SettingValues<typeof coreGroup>) => ({
     maxActiveKeys: values.maxActiveKeysPerAccount
   },
   webhooks: { timeoutMs: values.webhookTimeout },
+  events: { retentionMs: values.eventRetention },
   proverThreads: values.proverThreads,
   proverEngine: values.proverEngine,
   allowInsecureWebhooks: values.allowInsecureWebhooks

@@ -25,7 +25,8 @@ const at = (iso: string) => iso as Timestamp
 const T = (minute: number, second = 0) => at(`2500-01-01T00:${String(minute).padStart(2, "0")}:${String(second).padStart(2, "0")}.000Z`)
 const PARKED_UNTIL = at("2999-12-31T00:00:00.000Z")
 
-const parkEverythingPending = Effect.gen(function*() {
+/** Leases every pending delivery in the store until 2999-12-31, so the next claims see only the test's own. */
+export const parkEverythingPending = Effect.gen(function*() {
   const repo = yield* DeliveriesRepo
   for (;;) {
     const claimed = yield* repo.claimDue({ now: at("2999-01-01T00:00:00.000Z"), limit: 500, maxPerWebhook: 500, leaseUntil: PARKED_UNTIL, excludeWebhooks: [] })
@@ -62,6 +63,7 @@ const pending = (s: Setup, webhook: WebhookRecord, due: Timestamp, overrides: Pa
       event_id: s.event.id,
       webhook_id: webhook.id,
       status: "pending",
+      trigger: "scheduled",
       attempts: 0,
       next_attempt_at: due,
       lease_expires_at: null,
@@ -85,6 +87,7 @@ const attemptOf = (delivery: DeliveryRecord, attempt: number, when: Timestamp, o
       event_id: delivery.event_id,
       event_type: "key.revoked",
       attempt,
+      trigger: "scheduled",
       attempted_at: when,
       outcome: "failed",
       status_code: 500,

@@ -9,7 +9,8 @@ import {
   now,
   SCOPES,
   type Timestamp,
-  type WebhookRecord
+  type WebhookRecord,
+  WebhooksRepo
 } from "@mzk/core"
 import { Effect } from "effect"
 
@@ -76,3 +77,13 @@ export const eventRecord = (accountId: AccountId, overrides: Partial<EventRecord
       ...overrides
     } satisfies EventRecord
   })
+
+/** A webhook of the account, stored. */
+export const storedWebhook = (accountId: AccountId, overrides: Partial<WebhookRecord> = {}) =>
+  Effect.gen(function*() {
+    const webhook = yield* webhookRecord(accountId, overrides)
+    yield* (yield* WebhooksRepo).insert(webhook, { maxPerAccount: 20 })
+    return webhook
+  })
+
+export const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)

@@ -6,9 +6,11 @@ import { auditTests } from "./audit.js"
 import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
+import { eventTests } from "./events.js"
 import { idempotencyTests } from "./idempotency.js"
 import { proofCancellationTests } from "./proofCancellation.js"
 import { proofTests } from "./proofs.js"
+import { recoveryTests } from "./recoveries.js"
 import { repositoryTests } from "./repositories.js"
 import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
@@ -37,5 +39,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     idempotencyTests(it, timeout)
     auditTests(it, timeout)
     secretRotationTests(it, timeout)
+    eventTests(it, timeout)
+    recoveryTests(it, timeout)
   })
 }

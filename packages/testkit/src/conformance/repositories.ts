@@ -258,6 +258,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
           event_id: event.id,
           webhook_id: webhook.id,
           status: "pending",
+          trigger: "scheduled",
           attempts: 0,
           next_attempt_at: createdAt,
           lease_expires_at: null,

@@ -28,6 +28,15 @@ export const memoryDeliveries = (db: MemoryDb) => {
   }
   const claimableAt = (row: DeliveryRecord) =>
     row.lease_expires_at !== null && row.lease_expires_at > row.next_attempt_at! ? row.lease_expires_at : row.next_attempt_at!
+  /** One manual attempt, due now (`DeliveriesRepo.requeue`). */
+  const requeued = (row: DeliveryRecord, at: Timestamp): DeliveryRecord => ({
+    ...row,
+    status: "pending",
+    trigger: "manual",
+    next_attempt_at: at,
+    lease_expires_at: null,
+    updated_at: at
+  })
   const cancelled = (row: DeliveryRecord, at: Timestamp): DeliveryRecord => ({
     ...row,
     status: "cancelled",
@@ -118,6 +127,32 @@ export const memoryDeliveries = (db: MemoryDb) => {
         }
         return Option.fromNullable(earliest)
       }),
+    get: (accountId, id) =>
+      Effect.sync(() => {
+        const row = deliveries.get(id)
+        return Option.fromNullable(row !== undefined && row.account_id === accountId ? row : undefined)
+      }),
+    requeue: (id, at) =>
+      db.write(Effect.gen(function*() {
+        const row = deliveries.get(id)
+        yield* Effect.yieldNow()
+        if (row === undefined || row.status === "pending") return Option.none()
+        const queued = requeued(row, at)
+        deliveries.set(id, queued)
+        return Option.some(queued)
+      })),
+    requeueFailed: ({ after, at, limit, since, until, webhookId }) =>
+      db.write(Effect.sync(() => {
+        const batch = [...deliveries.values()]
+          .filter((d) =>
+            d.webhook_id === webhookId && (d.status === "failed" || d.status === "cancelled") &&
+            d.created_at >= since && d.created_at <= until && (after === null || d.id > after)
+          )
+          .sort(byId)
+          .slice(0, Math.max(0, limit))
+        for (const row of batch) deliveries.set(row.id, requeued(row, at))
+        return { scanned: batch.length, last: batch.at(-1)?.id ?? null, requeued: batch.length }
+      })),
     listAttempts: (accountId, webhookId, page) =>
       Effect.sync(() =>
         paginate([...attempts.values()].filter((a) => a.account_id === accountId && a.webhook_id === webhookId), page)
