@@ -163,6 +163,7 @@ const createProof = (key: Key, body: unknown, response: ServerResponse) => {
     created_at: new Date(nowMs).toISOString(),
     started_at: null,
     completed_at: null,
+    canceled_at: null,
     expires_at: null
   }), headers)
 }
