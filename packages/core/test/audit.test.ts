@@ -5,7 +5,6 @@ import {
   actorOf,
   ApiKeys,
   AuditConfig,
-  AuditContext,
   auditedAs,
   AuditLog,
   AuditRetentionSweeper,
@@ -13,7 +12,8 @@ import {
   Circuits,
   CLI_ACTOR,
   SessionAuthenticator,
-  Webhooks
+  Webhooks,
+  withAuditContext
 } from "@mzk/core"
 import { testCore } from "@mzk/testkit"
 import { Effect, Layer, Option, Redacted, TestClock } from "effect"
@@ -25,7 +25,7 @@ const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "
 
 /** An API request's context, as the dispatcher provides it. */
 const asRequest = (keyId: string) =>
-  Effect.provideService(AuditContext, {
+  withAuditContext({
     actor: { type: "api_key", id: keyId },
     request_id: "req_01m8a14j5reyhgge7tpk1ryevg",
     ip_address: "203.0.113.7",

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, FiberRef, Layer } from "effect"
 import type { StorageError } from "../kernel/errors.js"
 import { type AccountId, Ids } from "../kernel/ids.js"
 import { pageOf } from "../kernel/paging.js"
@@ -38,8 +38,7 @@ export class AuditLog extends Context.Tag("@mzk/core/AuditLog")<AuditLog, {
 
       const record = (accountId: AccountId, action: AuditAction, target: AuditTarget, changes: AuditEntry["changes"] = null) =>
         Effect.gen(function*() {
-          const context = yield* Effect.serviceOption(AuditContext)
-          const by = Option.getOrUndefined(context)
+          const by = yield* FiberRef.get(AuditContext)
           const entry: AuditEntryRecord = {
             id: yield* ids.make("audit"),
             account_id: accountId,

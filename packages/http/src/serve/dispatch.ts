@@ -1,8 +1,8 @@
 import type { HttpApi } from "@effect/platform"
 import {
   actorOf,
+  withAuditContext,
   type ApiKeys,
-  AuditContext,
   type AuditLog,
   type CircuitCompiler,
   type Circuits,
@@ -340,12 +340,12 @@ export const makeDispatcherFor = (
       // Who changes what, for the audit log: only requests that may change something carry it.
       const audited = endpoint.secured && endpoint.method !== "GET"
         ? Effect.suspend(() =>
-          Effect.provideService(handle, AuditContext, {
+          withAuditContext({
             actor: actorOf(input.principal!),
             request_id: requestId,
             ip_address: clientAddress(request),
             user_agent: userAgent(request)
-          })
+          })(handle)
         )
         : handle
       const run = Effect.map(
