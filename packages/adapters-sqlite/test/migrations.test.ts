@@ -9,6 +9,15 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
+/** A database as 0007 left it, holding one account: where the later migrations' tests start. */
+const atKeyExpiry = Effect.gen(function*() {
+  const conn = yield* openSqlite({ filename: ":memory:" })
+  yield* migrate(conn, "0007_key_expiry")
+  const at = "2026-01-01T00:00:00.000Z"
+  yield* conn.query((db) => db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute())
+  return { at, conn }
+})
+
 describe("SQLite store", () => {
   it.scoped("migrate applies everything once; a second migrate does nothing", () =>
     Effect.gen(function*() {
@@ -56,11 +65,8 @@ describe("SQLite store", () => {
 
   it.scoped("0009 gives existing proofs no canceled_at, and a batch's proofs are read through its index", () =>
     Effect.gen(function*() {
-      const conn = yield* openSqlite({ filename: ":memory:" })
-      yield* migrate(conn, "0007_key_expiry")
-      const at = "2026-01-01T00:00:00.000Z"
+      const { at, conn } = yield* atKeyExpiry
       yield* conn.query(async (db) => {
-        await db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute()
         await db.insertInto("proofs").values({
           id: "proof_1", account_id: "acct_1", batch_id: "batch_1", type: "multiplier", circuit: "multiplier", circuit_id: null,
           status: "queued", inputs: "{}", public_inputs: "{}", proof_blob: null, error: null, duration_ms: null, attempts: 0,
@@ -78,11 +84,8 @@ describe("SQLite store", () => {
 
   it.scoped("webhooks made before secret rotation existed have no previous secret after 0010", () =>
     Effect.gen(function*() {
-      const conn = yield* openSqlite({ filename: ":memory:" })
-      yield* migrate(conn, "0007_key_expiry")
-      const at = "2026-01-01T00:00:00.000Z"
+      const { at, conn } = yield* atKeyExpiry
       yield* conn.query(async (db) => {
-        await db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute()
         await db.insertInto("webhooks").values({
           id: "wh_1", account_id: "acct_1", url: "https://hooks.example.com/", events: "[\"key.created\"]", description: null,
           active: 1, disabled_reason: null, secret: "whsec_old", created_at: at, updated_at: at
