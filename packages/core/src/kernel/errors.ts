@@ -17,6 +17,8 @@ export class InvalidApiKey extends Schema.TaggedError<InvalidApiKey>()("InvalidA
 export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", message) {}
 export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", message) {}
 export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyLimitReached", message) {}
+/** A roll of a key that an earlier roll replaced and that still works (its overlap): roll its successor instead. */
+export class KeyAlreadyRolled extends Schema.TaggedError<KeyAlreadyRolled>()("KeyAlreadyRolled", message) {}
 export class InvalidWebhookUrl extends Schema.TaggedError<InvalidWebhookUrl>()("InvalidWebhookUrl", message) {}
 export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", message) {}
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", message) {}

@@ -18,6 +18,7 @@ import {
   InvalidApiKey,
   InvalidRequest,
   InvalidWebhookUrl,
+  KeyAlreadyRolled,
   KeyLimitReached,
   KeyNotFound,
   ProofNotCancelable,
@@ -133,6 +134,12 @@ export const BatchNotFoundWire = wire(BatchNotFound, "batch_not_found", 404, "No
 export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or no such named resource")
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
+export const KeyAlreadyRolledWire = wire(
+  KeyAlreadyRolled,
+  "key_already_rolled",
+  409,
+  "The key was rolled already and still works until its overlap ends; roll the key that replaced it (named in the message), or revoke this one"
+)
 export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
 export const SecretRotationInProgressWire = wire(
   SecretRotationInProgress,
