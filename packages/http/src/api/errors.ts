@@ -27,6 +27,7 @@ import {
   RateLimitExceeded,
   RecoveryNotFound,
   SecretRotationInProgress,
+  SetupUnavailable,
   StorageError,
   WebhookInactive,
   WebhookLimitReached,
@@ -175,6 +176,13 @@ export const CircuitInUseWire = wire(
   "circuit_in_use",
   409,
   "The circuit has queued or running proofs, or is built in; built-in circuits cannot be removed"
+)
+export const SetupUnavailableWire = wire(
+  SetupUnavailable,
+  "setup_unavailable",
+  409,
+  "This server has no trusted setup (powers of tau) for circom sources, so it stored nothing; its operator must give it one " +
+    "(the message says how), or upload prebuilt artifacts (wasm, zkey, sym), which need none"
 )
 export const CircuitNotReadyWire = wire(CircuitNotReady, "circuit_not_ready", 409, "The circuit is still compiling, or failed to build")
 export const IdempotencyKeyReusedWire = wire(
