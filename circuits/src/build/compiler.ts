@@ -215,9 +215,13 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
   Effect.gen(function*() {
     const upload = checkUpload(input.main, input.files)
     if ("code" in upload) return yield* Effect.fail(new BuildFailure(upload))
-    // Uploads are refused without a setup; this is for a build queued while the server had one.
-    const setup = sourceSetupOf(options)
-    if (!setup.available) return yield* Effect.fail(internal(setup.message))
+    // Uploads are refused where there is no setup; this is a build another process took the upload for.
+    if (!sourceSetupOf(options).available) {
+      return yield* Effect.fail(internal(
+        "this process has no powers of tau, so it cannot set up circom sources, though the process that took the upload had one: " +
+          "give every process the same --ptau FILE or --dev-ptau (createMzk's circuits.ptau or circuits.developmentPtau)"
+      ))
+    }
     if (options.ptau === undefined && options.developmentPtau !== undefined) {
       yield* prepareDevelopmentPtau({ ...options, developmentPtau: options.developmentPtau })
     }
