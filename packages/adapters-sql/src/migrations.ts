@@ -304,6 +304,13 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
         // Retention: recoveries that ended before the window.
         await db.schema.createIndex("webhook_recoveries_ended").on("webhook_recoveries").columns(["completed_at"]).execute()
       }
+    },
+    "0012_key_replaced_by": {
+      // The key a roll made to replace this one: a key is rolled once. Null for every existing key,
+      // rolled or not; one rolled before this column existed may be rolled once more.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.alterTable("api_keys").addColumn("replaced_by", "text").execute()
+      }
     }
   }
 }

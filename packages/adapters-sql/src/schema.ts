@@ -23,6 +23,7 @@ export interface ApiKeysTable {
   last_used_at: string | null
   revoked_at: string | null
   expires_at: string | null
+  replaced_by: string | null
 }
 
 export interface WebhooksTable {
