@@ -5,13 +5,17 @@ import {
   type ApiKeys,
   type AuditLog,
   type CircuitCompiler,
+  CONTROL_CHARACTERS_REFUSED,
   type Circuits,
   CircuitsConfig,
   type Events,
   Idempotency,
   idempotencyKeyProblem,
+  type ErrorDetail,
+  hasControlCharacters,
   InternalError,
   InvalidRequest,
+  invalidRequest,
   invalidRequestFromParseError,
   makeAuthenticate,
   missingScope,
@@ -81,6 +85,31 @@ const queryParams = (search: string) => {
   }
   return out
 }
+
+/**
+ * A path parameter or query value holding a control character (C0, DEL, C1; percent-encoded, as
+ * `%00`): a 400 naming each, on every endpoint, before anything decodes the value or looks it up.
+ * None has a meaning in an id, a name or a filter, and Postgres `text` cannot hold a NUL, which it
+ * answered with an error (a 503) where SQLite looked the value up and found nothing (a 404).
+ */
+const controlCharacters = (
+  params: Readonly<Record<string, string>>,
+  query: Readonly<Record<string, string | ReadonlyArray<string>>>
+): InvalidRequest | undefined => {
+  let refused: Array<ErrorDetail> | undefined
+  const check = (name: string, value: string) => {
+    if (hasControlCharacters(value)) (refused ??= []).push({ path: name, message: CONTROL_CHARACTERS_REFUSED })
+  }
+  for (const name in params) check(name, params[name]!)
+  for (const name in query) {
+    const value = query[name]!
+    if (typeof value === "string") check(name, value)
+    else for (const one of value) check(name, one)
+  }
+  return refused === undefined ? undefined : invalidRequest(refused)
+}
+
+const NO_QUERY: Readonly<Record<string, string>> = {}
 
 /**
  * The token of an `Authorization: Bearer <token>` header, or "" (refused as a missing key) for any
@@ -326,6 +355,9 @@ export const makeDispatcherFor = (
           return denied === undefined ? Effect.void : Effect.fail(denied)
         }))
       }
+      const query = search === "" ? NO_QUERY : queryParams(search)
+      const controls = controlCharacters(params, query)
+      if (controls !== undefined) steps.push(Effect.fail(controls))
       if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
       if (decodePayload !== undefined) {
         const body: Effect.Effect<unknown, InvalidRequest | PayloadTooLarge | UploadTooLarge> = upload === undefined
@@ -334,7 +366,7 @@ export const makeDispatcherFor = (
         steps.push(Effect.map(Effect.flatMap(body, decodePayload), (payload) => void (input.payload = payload)))
       }
       if (decodeUrlParams !== undefined) {
-        steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
+        steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(query), (urlParams) => void (input.urlParams = urlParams))))
       }
       const handle = Effect.suspend(() => endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0]))
       // Who changes what, for the audit log: only requests that may change something carry it.
