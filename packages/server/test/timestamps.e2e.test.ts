@@ -8,7 +8,7 @@ import { describePostgres, expectRefused, serverWithKey, STORES } from "./bothSt
 /** The fields of `ast` (a request body or query) that take a timestamp, by their path. */
 const timestampFields = (ast: AST.AST, at: string): Array<string> => {
   // The brand survives re-annotation (a field's own description), where an identifier does not.
-  if (Option.getOrElse(AST.getBrandAnnotation(ast), () => []).includes("Timestamp")) return [at]
+  if (Option.getOrElse(AST.getBrandAnnotation(ast), (): ReadonlyArray<string | symbol> => []).includes("Timestamp")) return [at]
   switch (ast._tag) {
     case "Refinement":
       return timestampFields(ast.from, at)
