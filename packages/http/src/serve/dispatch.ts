@@ -17,6 +17,8 @@ import {
   InvalidRequest,
   invalidRequest,
   invalidRequestFromParseError,
+  isStorageError,
+  logStorageFailure,
   makeAuthenticate,
   missingScope,
   type Principal,
@@ -252,6 +254,11 @@ export const makeDispatcherFor = (
           notes.rateLimit = error.windows
           notes.retryAfterSeconds = error.retry_after_seconds
         }
+        if (isStorageError(error)) {
+          // The client's 503 says only that storage is unavailable: the why goes to the log, once per failure.
+          const logged = logStorageFailure("request failed: storage unavailable", error, { request_id: requestId, route: notes.route ?? "unmatched" })
+          return Effect.zipRight(logged, encodeError(error, requestId))
+        }
         if (isDeclaredError(error)) return encodeError(error, requestId)
       }
       // Schema failures quote the offending value; a body nested thousands deep overflows the stack
@@ -309,7 +316,11 @@ export const makeDispatcherFor = (
           (replayable(response)
             ? idempotency.finish(principal.account_id, key, requestId, kept(endpoint, response))
             : idempotency.abandon(principal.account_id, key, requestId)
-          ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency key could not be settled; it frees itself when its lock lapses", cause)))
+          ).pipe(
+            Effect.catchAll((error) =>
+              logStorageFailure("idempotency key could not be settled; it frees itself when its lock lapses", error, { request_id: requestId })),
+            Effect.catchAllCause((cause) => Effect.logWarning("idempotency key could not be settled; it frees itself when its lock lapses", cause))
+          )
         return run.pipe(
           Effect.catchAllCause((cause) => recover(cause, requestId, notes)),
           Effect.tap(settle),
