@@ -61,7 +61,7 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
       jobs.run(job).pipe(
         Effect.onInterrupt(() =>
           jobs.release(job).pipe(
-            Effect.catchAllCause((cause) => logFailure(`${jobs.describe(job)} could not be handed back; its lease will lapse`, cause))
+            Effect.catchAllCause((cause) => logFailure(`${jobs.describe(job)} could not be handed back; its lease will lapse`, cause, { level: "Warning" }))
           )
         ),
         // A storage failure leaves the job claimed; its lease lapses and a worker retries it.

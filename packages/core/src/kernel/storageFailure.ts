@@ -29,8 +29,17 @@ const databaseError = (cause: unknown): { database_error?: string; database_code
 export const logStorageFailure = (message: string, error: StorageError, annotations: Record<string, unknown> = {}): Effect.Effect<void> =>
   Effect.annotateLogs(Effect.logError(message), { event: "storage.failure", reason: error.message, ...databaseError(error.cause), ...annotations })
 
-/** A failure of background work: a storage failure as `logStorageFailure` does it, anything else with its cause. */
-export const logFailure = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+/**
+ * A failure of work nobody waits on (a loop, a settle after the answer): a storage failure as
+ * `logStorageFailure` logs it, anything else with its cause at `level` (default error).
+ */
+export const logFailure = (
+  message: string,
+  cause: Cause.Cause<unknown>,
+  options: { readonly level?: "Error" | "Warning"; readonly annotations?: Record<string, unknown> } = {}
+): Effect.Effect<void> => {
   const failure = Cause.failureOption(cause)
-  return Option.isSome(failure) && isStorageError(failure.value) ? logStorageFailure(message, failure.value) : Effect.logError(message, cause)
+  if (Option.isSome(failure) && isStorageError(failure.value)) return logStorageFailure(message, failure.value, options.annotations)
+  const logged = options.level === "Warning" ? Effect.logWarning(message, cause) : Effect.logError(message, cause)
+  return options.annotations === undefined ? logged : Effect.annotateLogs(logged, options.annotations)
 }

@@ -18,6 +18,7 @@ import {
   invalidRequest,
   invalidRequestFromParseError,
   isStorageError,
+  logFailure,
   logStorageFailure,
   makeAuthenticate,
   missingScope,
@@ -317,9 +318,8 @@ export const makeDispatcherFor = (
             ? idempotency.finish(principal.account_id, key, requestId, kept(endpoint, response))
             : idempotency.abandon(principal.account_id, key, requestId)
           ).pipe(
-            Effect.catchAll((error) =>
-              logStorageFailure("idempotency key could not be settled; it frees itself when its lock lapses", error, { request_id: requestId })),
-            Effect.catchAllCause((cause) => Effect.logWarning("idempotency key could not be settled; it frees itself when its lock lapses", cause))
+            Effect.catchAllCause((cause) =>
+              logFailure("idempotency key could not be settled; it frees itself when its lock lapses", cause, { level: "Warning", annotations: { request_id: requestId } }))
           )
         return run.pipe(
           Effect.catchAllCause((cause) => recover(cause, requestId, notes)),
