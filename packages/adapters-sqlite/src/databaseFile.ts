@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from "node:fs"
+import { resolve } from "node:path"
 
 /**
  * Why a write was refused before SQLite saw it: the database file is no longer the one the
@@ -32,8 +33,9 @@ export class DatabaseFile {
   readonly #ino: number
 
   constructor(path: string) {
-    const opened = statSync(path)
-    this.#path = path
+    // Absolute, as SQLite holds it: the process's working folder may change after the open.
+    this.#path = resolve(path)
+    const opened = statSync(this.#path)
     this.#dev = opened.dev
     this.#ino = opened.ino
   }

@@ -1,7 +1,7 @@
 import { openSqlite } from "@mzk/adapters-sqlite"
 import { adminUrl, describePostgres, freshDatabaseUrl } from "@mzk/adapters-postgres/testing"
 import { Accounts, ApiKeys } from "@mzk/core"
-import { makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
+import { eventually, makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
 import { Context, Effect, HashMap, Layer, Logger, Redacted } from "effect"
@@ -242,13 +242,19 @@ describePostgres("readiness on Postgres", () => {
 
       yield* admin(`alter database ${name} set default_transaction_read_only = on`)
       yield* reconnect
+      // Once the pool has let go of the ended connections (a query may meet one first), readiness names the cause.
+      const reason = "the database is read-only: a standby, or default_transaction_read_only is on (25006)"
+      const readiness = (message: string) =>
+        Effect.promise(() => eventually(async () => {
+          const reply = await client.send("GET", "/readyz")
+          return reply.json.checks.database.message === message ? reply : undefined
+        }, 20_000, 50))
+      const down = yield* readiness(`writes fail: ${reason}`)
+      expect([down.status, down.json.checks.database]).toEqual([503, { ok: false, message: `writes fail: ${reason}` }])
       // The key's first use cannot be recorded: the read answers all the same.
       expect((yield* call("GET", "/api/v1/keys", { token: unused.json.key })).status).toBe(200)
       const write = yield* call("POST", "/api/v1/keys", { body: { name: "refused" } })
       expect([write.status, write.json.error.code, write.json.error.message]).toEqual([503, "service_unavailable", "Storage is temporarily unavailable; retry later"])
-      const reason = "the database is read-only: a standby, or default_transaction_read_only is on (25006)"
-      const down = yield* call("GET", "/readyz")
-      expect([down.status, down.json.checks.database]).toEqual([503, { ok: false, message: `writes fail: ${reason}` }])
       const failures = logs.lines.filter((line) => line.annotations.event === "storage.failure")
       expect(failures.find((line) => line.annotations.request_id === write.headers.get("request-id"))).toMatchObject({
         level: "ERROR",
@@ -258,7 +264,7 @@ describePostgres("readiness on Postgres", () => {
 
       yield* admin(`alter database ${name} reset default_transaction_read_only`)
       yield* reconnect
-      expect((yield* call("GET", "/readyz")).status).toBe(200)
+      expect((yield* readiness("reachable, takes writes")).status).toBe(200)
       expect((yield* call("POST", "/api/v1/keys", { body: { name: "after" } })).status).toBe(201)
     }), 60_000)
 })
