@@ -311,6 +311,15 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
       up: async (db: Kysely<unknown>) => {
         await db.schema.alterTable("api_keys").addColumn("replaced_by", "text").execute()
       }
+    },
+    "0013_readiness_probe": {
+      // One row that readiness rewrites: a write the database must take for the process to be ready.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.createTable("readiness_probe")
+          .addColumn("id", "integer", (c) => c.primaryKey())
+          .addColumn("probed_at", "text", (c) => c.notNull())
+          .execute()
+      }
     }
   }
 }
@@ -358,5 +367,5 @@ export const pendingMigrations = (conn: SqlConnection): Effect.Effect<ReadonlyAr
         throw cause
       }
     },
-    catch: (cause) => new StorageError({ message: "The database could not be reached", cause })
+    catch: (cause) => conn.storageError(cause, "the database could not be reached")
   })

@@ -202,7 +202,14 @@ export interface WebhookRecoveriesTable {
   completed_at: string | null
 }
 
+/** The row readiness rewrites (`StorageHealth.check`): one, id 1. */
+export interface ReadinessProbeTable {
+  id: number
+  probed_at: string
+}
+
 export interface Database {
+  readiness_probe: ReadinessProbeTable
   audit_log: AuditLogTable
   webhook_recoveries: WebhookRecoveriesTable
   idempotency_keys: IdempotencyKeysTable

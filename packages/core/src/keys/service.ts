@@ -16,6 +16,7 @@ import { SCOPES, type Scope } from "../kernel/scopes.js"
 import { Transactor } from "../kernel/transaction.js"
 import { millisFromTimestamp, now, type Timestamp, timestampFromMillis } from "../kernel/time.js"
 import { invalidRequest } from "../kernel/decode.js"
+import { logStorageFailure } from "../kernel/storageFailure.js"
 import { Events } from "../events/service.js"
 import { AuditLog } from "../audit/service.js"
 import {
@@ -238,12 +239,15 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       }
 
       // Most requests read `last_used_at` and write nothing; the repository's conditional write
-      // keeps concurrent requests (and other processes) to one write per interval.
+      // keeps concurrent requests (and other processes) to one write per interval. It is
+      // bookkeeping: when storage cannot take the write (a full or read-only disk), the request
+      // goes on and the failure is logged; the next request after the interval tries again.
       const touchIfStale = (key: ApiKeyRecord, nowMs: number) =>
-        Effect.flatMap(Limits, ({ keyLastUsedIntervalMs }): Effect.Effect<unknown, StorageError> => {
+        Effect.flatMap(Limits, ({ keyLastUsedIntervalMs }): Effect.Effect<unknown> => {
           const staleBefore = timestampFromMillis(nowMs - keyLastUsedIntervalMs + 1)
           if (key.last_used_at !== null && key.last_used_at >= staleBefore) return Effect.void
-          return keys.touch(key.id, timestampFromMillis(nowMs), staleBefore)
+          return Effect.catchAll(keys.touch(key.id, timestampFromMillis(nowMs), staleBefore), (error) =>
+            logStorageFailure("last_used_at not recorded; the request goes on", error, { key_id: key.id }))
         })
 
       return { create, list, revoke, roll, authenticate }
