@@ -79,7 +79,8 @@ export function readSections(reader, magic) {
   return { version, sections };
 }
 
-const only = (sections, type, magic) => {
+/** The one section of `type` ({ start, size }); a file without it, or with it twice, is refused. */
+export const only = (sections, type, magic) => {
   const list = sections.get(type);
   if (!list || list.length !== 1) throw new FormatError(`${magic} file has no single section ${type}`);
   return list[0];
