@@ -5,53 +5,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
 import fc from "fast-check"
-import { concat, type F2, G1, G2, G2_COFACTOR, inG2, le, mod, type Point, Q, R, twistPoint } from "./reference.js"
-import { nonCanonicalG1, pointOffset, type ZkeyPoints, zkeyG2, zkeyOf } from "./zkeyFixture.js"
+import { concat, type F2, G2, inG2, le, mod, type Point, Q } from "./reference.js"
+import { g1, g2, g2Candidate, nonCanonicalG1, pointOffset, TORSION, twistPoints, VALID_COUNT, VALID_KEY, zkeyG2, zkeyOf } from "./zkeyFixture.js"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined
-
-const g1 = (k: bigint) => G1.mul(G1.generator, k)
-const g2 = (k: bigint) => G2.mul(G2.generator, k)
-
-/** A valid key of 6 variables, 1 public signal and a domain of 8, its points distinct multiples of the generators. */
-const VALID: ZkeyPoints = {
-  alpha1: g1(11n), beta1: g1(12n), beta2: g2(13n), gamma2: G2.generator, delta1: g1(14n), delta2: g2(15n),
-  ic: [g1(21n), g1(22n)],
-  a: [g1(31n), g1(32n), null, g1(34n), g1(35n), g1(36n)],
-  b1: [g1(41n), null, g1(43n), g1(44n), g1(45n), g1(46n)],
-  b2: [g2(51n), null, g2(53n), g2(54n), g2(55n), g2(56n)],
-  c: [g1(61n), g1(62n), g1(63n), g1(64n)],
-  h: [g1(71n), g1(72n), g1(73n), g1(74n), g1(75n), g1(76n), g1(77n), g1(78n)]
-}
-const VALID_COUNT = { g1: 3 + 2 + 6 + 6 + 4 + 8, g2: 3 + 6 }
-
-/** Points of the twist, found from x = (n, 7): most lie outside G2 (the twist's order is r·h). */
-const twistPoints = (count: number, from: bigint) => {
-  const out: Array<NonNullable<Point<F2>>> = []
-  for (let n = from; out.length < count; n++) {
-    const p = twistPoint([n, 7n])
-    if (p !== null) out.push(p)
-  }
-  return out
-}
-// A point whose order is the prime p dividing the cofactor h = 10069 · 5864401 · 1875725156269 · p₄.
-const SMALL_PRIMES = [10069n, 5864401n, 1875725156269n]
-const torsion = (p: bigint, from: Point<F2>) => G2.mul(from, R * (G2_COFACTOR / p))
-const [SEED_POINT] = twistPoints(1, 3n)
-const TORSION = [...SMALL_PRIMES, G2_COFACTOR / (SMALL_PRIMES[0]! * SMALL_PRIMES[1]! * SMALL_PRIMES[2]!)].map((p) => {
-  const t = torsion(p, SEED_POINT!)
-  if (t === null || G2.mul(t, p) !== null) throw new Error(`no point of order ${p} from the seed point`)
-  return t
-})
-
-/** A B2 candidate: in G2, anywhere on the twist, in G2 plus a small-order point, or infinity. */
-const candidate: fc.Arbitrary<Point<F2>> = fc.oneof(
-  fc.bigInt({ min: 1n, max: R - 1n }).map(g2),
-  fc.bigInt({ min: 100n, max: 1n << 64n }).map((n) => twistPoints(1, n)[0]!),
-  fc.tuple(fc.bigInt({ min: 1n, max: R - 1n }), fc.constantFrom(...TORSION)).map(([k, t]) => G2.add(g2(k), t)),
-  fc.constant(null)
-)
 
 describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
   const refusal = (f: () => unknown) => {
@@ -70,8 +28,8 @@ describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
     describe(`kernel ${kernel}`, () => {
       it("a B2 point is accepted exactly when r·P = O: G2, the twist, G2 plus points of order 10069, 5864401, …, infinity", () => {
         fc.assert(
-          fc.property(candidate, fc.integer({ min: 0, max: 5 }), (point, index) => {
-            const key = zkeyOf({ ...VALID, b2: VALID.b2.map((p, i) => (i === index ? point : p)) })
+          fc.property(g2Candidate, fc.integer({ min: 0, max: 5 }), (point, index) => {
+            const key = zkeyOf({ ...VALID_KEY, b2: VALID_KEY.b2.map((p, i) => (i === index ? point : p)) })
             if (point === null || inG2(point)) {
               expect(check(key)).toEqual(VALID_COUNT)
             } else {
@@ -89,11 +47,11 @@ describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
           const bad = G2.add(g2(987654321n), t)
           expect(inG2(bad)).toBe(false)
           for (const name of ["beta2", "gamma2", "delta2"] as const) {
-            expect(refusal(() => check(zkeyOf({ ...VALID, [name]: bad })))).toBe(
+            expect(refusal(() => check(zkeyOf({ ...VALID_KEY, [name]: bad })))).toBe(
               `zkey: ${name} (section 2, the header) is on the twist but not in the r-order subgroup G2 (corrupt or crafted key)`
             )
           }
-          expect(refusal(() => check(zkeyOf({ ...VALID, b2: [...VALID.b2.slice(0, 5), bad] })))).toMatch(/^zkey: point 5 of section 7 /)
+          expect(refusal(() => check(zkeyOf({ ...VALID_KEY, b2: [...VALID_KEY.b2.slice(0, 5), bad] })))).toMatch(/^zkey: point 5 of section 7 /)
         }
       })
 
@@ -101,29 +59,29 @@ describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
         const off = { x: 1n, y: 3n }
         const g1Sections = [["ic", 3, "IC"], ["a", 5, "A points"], ["b1", 6, "B1 points"], ["c", 8, "C points"], ["h", 9, "H points"]] as const
         for (const [field, type, name] of g1Sections) {
-          const points = VALID[field]
+          const points = VALID_KEY[field]
           const index = points.length - 1
-          const key = zkeyOf({ ...VALID, [field]: points.map((p, i) => (i === index ? off : p)) })
+          const key = zkeyOf({ ...VALID_KEY, [field]: points.map((p, i) => (i === index ? off : p)) })
           expect(refusal(() => check(key))).toBe(`zkey: point ${index} of section ${type} (${name}) is not on the curve or not canonical (corrupt key)`)
-          const unreduced = zkeyOf(VALID)
+          const unreduced = zkeyOf(VALID_KEY)
           unreduced.set(nonCanonicalG1(points[0]!), pointOffset(unreduced, type, 0, 64))
           expect(refusal(() => check(unreduced))).toMatch(new RegExp(`^zkey: point 0 of section ${type} .* not canonical`))
         }
         const offTwist: Point<F2> = { x: [1n, 2n], y: [3n, 4n] }
         expect(G2.onCurve(offTwist)).toBe(false)
-        expect(refusal(() => check(zkeyOf({ ...VALID, b2: [offTwist, ...VALID.b2.slice(1)] })))).toBe(
+        expect(refusal(() => check(zkeyOf({ ...VALID_KEY, b2: [offTwist, ...VALID_KEY.b2.slice(1)] })))).toBe(
           "zkey: point 0 of section 7 (B2 points) is not on the curve or not canonical (corrupt key)"
         )
         for (const name of ["alpha1", "beta1", "delta1"] as const) {
-          expect(refusal(() => check(zkeyOf({ ...VALID, [name]: off })))).toBe(`zkey: ${name} (section 2, the header) is not on the curve or not canonical (corrupt key)`)
-          expect(refusal(() => check(zkeyOf({ ...VALID, [name]: null })))).toBe(`zkey: ${name} (section 2, the header) is the point at infinity`)
+          expect(refusal(() => check(zkeyOf({ ...VALID_KEY, [name]: off })))).toBe(`zkey: ${name} (section 2, the header) is not on the curve or not canonical (corrupt key)`)
+          expect(refusal(() => check(zkeyOf({ ...VALID_KEY, [name]: null })))).toBe(`zkey: ${name} (section 2, the header) is the point at infinity`)
         }
-        expect(refusal(() => check(zkeyOf({ ...VALID, delta2: offTwist })))).toMatch(/^zkey: delta2 .* not on the curve/)
-        expect(refusal(() => check(zkeyOf({ ...VALID, delta2: null })))).toBe("zkey: delta2 (section 2, the header) is the point at infinity")
+        expect(refusal(() => check(zkeyOf({ ...VALID_KEY, delta2: offTwist })))).toMatch(/^zkey: delta2 .* not on the curve/)
+        expect(refusal(() => check(zkeyOf({ ...VALID_KEY, delta2: null })))).toBe("zkey: delta2 (section 2, the header) is the point at infinity")
         // A coordinate of q + x: the same residue, not canonical.
-        const key = zkeyOf(VALID)
+        const key = zkeyOf(VALID_KEY)
         const at = pointOffset(key, 7, 0, 128)
-        const p = VALID.b2[0]!
+        const p = VALID_KEY.b2[0]!
         key.set(zkeyG2(p), at)
         key.set(le(mod(p.x[0] * mod(1n << 256n, Q), Q) + Q), at)
         expect(refusal(() => check(key))).toMatch(/^zkey: point 0 of section 7 .* not canonical/)
@@ -131,20 +89,20 @@ describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
 
       it("threads share a large section and still name its first bad point", () => {
         const n = 1100
-        const b2 = Array.from({ length: n }, (_, i) => VALID.b2[i % 6]!)
+        const b2 = Array.from({ length: n }, (_, i) => VALID_KEY.b2[i % 6]!)
         const outside = twistPoints(2, 40n)
         b2[1050] = outside[0]!
         b2[700] = outside[1]!
-        const key = zkeyOf({ ...VALID, a: Array(n).fill(g1(5n)), b1: Array(n).fill(g1(6n)), b2, c: Array(n - 2).fill(g1(7n)) })
+        const key = zkeyOf({ ...VALID_KEY, a: Array(n).fill(g1(5n)), b1: Array(n).fill(g1(6n)), b2, c: Array(n - 2).fill(g1(7n)) })
         for (const threads of [1, 2, 3, 4]) expect(refusal(() => check(key, threads))).toMatch(/^zkey: point 700 of section 7 /)
         b2[700] = g2(8n)
         b2[1050] = null
-        const good = zkeyOf({ ...VALID, a: Array(n).fill(g1(5n)), b1: Array(n).fill(g1(6n)), b2, c: Array(n - 2).fill(g1(7n)) })
+        const good = zkeyOf({ ...VALID_KEY, a: Array(n).fill(g1(5n)), b1: Array(n).fill(g1(6n)), b2, c: Array(n - 2).fill(g1(7n)) })
         for (const threads of [1, 4]) expect(check(good, threads)).toEqual({ g1: 3 + 2 + 3 * n - 2 + 8, g2: 3 + n })
       }, 60_000)
 
       it("a key that is not a bn128 Groth16 key, or is cut short, is refused with a reason", () => {
-        const good = zkeyOf(VALID)
+        const good = zkeyOf(VALID_KEY)
         expect(refusal(() => check(good.slice(0, good.length - 10)))).toMatch(/truncated|claims/)
         const plonk = good.slice()
         plonk.set([2, 0, 0, 0], pointOffset(good, 1, 0, 4))

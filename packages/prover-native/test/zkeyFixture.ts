@@ -2,7 +2,8 @@
 // Montgomery form) but made of whatever points a test names, so the point check can be fed points
 // off the curve and points of the twist outside G2 anywhere in a key. Its coefficients section is
 // empty: such a key is for the point check, not for proving.
-import { concat, type F2, le, mod, type Point, Q, R } from "./reference.js"
+import fc from "fast-check"
+import { concat, type F2, G1, G2, G2_COFACTOR, le, mod, type Point, Q, R, twistPoint } from "./reference.js"
 
 /** Every point section of a key; nVars = a.length, nPublic = ic.length - 1, domainSize = h.length. */
 export interface ZkeyPoints {
@@ -79,3 +80,47 @@ export const pointOffset = (zkey: Uint8Array, sectionType: number, index: number
 /** A G1 point with its x stored non-canonically: the same residue plus q (the file's value is then ≥ q). */
 export const nonCanonicalG1 = (p: { readonly x: bigint; readonly y: bigint }) =>
   concat([le(mod(p.x * MONTGOMERY, Q) + Q), coordinate(p.y)])
+
+export const g1 = (k: bigint) => G1.mul(G1.generator, k)
+export const g2 = (k: bigint) => G2.mul(G2.generator, k)
+
+/** A valid key of 6 variables, 1 public signal and a domain of 8, its points distinct multiples of the generators. */
+export const VALID_KEY: ZkeyPoints = {
+  alpha1: g1(11n), beta1: g1(12n), beta2: g2(13n), gamma2: G2.generator, delta1: g1(14n), delta2: g2(15n),
+  ic: [g1(21n), g1(22n)],
+  a: [g1(31n), g1(32n), null, g1(34n), g1(35n), g1(36n)],
+  b1: [g1(41n), null, g1(43n), g1(44n), g1(45n), g1(46n)],
+  b2: [g2(51n), null, g2(53n), g2(54n), g2(55n), g2(56n)],
+  c: [g1(61n), g1(62n), g1(63n), g1(64n)],
+  h: [g1(71n), g1(72n), g1(73n), g1(74n), g1(75n), g1(76n), g1(77n), g1(78n)]
+}
+export const VALID_COUNT = { g1: 3 + 2 + 6 + 6 + 4 + 8, g2: 3 + 6 }
+
+/** Points of the twist, found from x = (n, 7): most lie outside G2 (the twist's order is r·h). */
+export const twistPoints = (count: number, from: bigint) => {
+  const out: Array<NonNullable<Point<F2>>> = []
+  for (let n = from; out.length < count; n++) {
+    const p = twistPoint([n, 7n])
+    if (p !== null) out.push(p)
+  }
+  return out
+}
+/** The primes of the twist's cofactor h = 10069 · 5864401 · 1875725156269 · p₄ but the last. */
+const SMALL_PRIMES = [10069n, 5864401n, 1875725156269n]
+/** A point of order p (or infinity) for a prime p dividing h: r·(h/p) times a point of the twist. */
+const torsion = (p: bigint, from: Point<F2>) => G2.mul(from, R * (G2_COFACTOR / p))
+const [SEED_POINT] = twistPoints(1, 3n)
+/** One point of each prime order dividing h. */
+export const TORSION = [...SMALL_PRIMES, G2_COFACTOR / (SMALL_PRIMES[0]! * SMALL_PRIMES[1]! * SMALL_PRIMES[2]!)].map((p) => {
+  const t = torsion(p, SEED_POINT!)
+  if (t === null || G2.mul(t, p) !== null) throw new Error(`no point of order ${p} from the seed point`)
+  return t
+})
+
+/** A B2 candidate: in G2, anywhere on the twist, in G2 plus a small-order point, or infinity. */
+export const g2Candidate: fc.Arbitrary<Point<F2>> = fc.oneof(
+  fc.bigInt({ min: 1n, max: R - 1n }).map(g2),
+  fc.bigInt({ min: 100n, max: 1n << 64n }).map((n) => twistPoints(1, n)[0]!),
+  fc.tuple(fc.bigInt({ min: 1n, max: R - 1n }), fc.constantFrom(...TORSION)).map(([k, t]) => G2.add(g2(k), t)),
+  fc.constant(null)
+)
