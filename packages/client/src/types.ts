@@ -288,7 +288,7 @@ export interface CreateProofBatchInput {
 export type ProofStatus = "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
 
 export interface ProofError {
-  readonly code: "constraint_violation" | "invalid_inputs" | "timeout" | "internal"
+  readonly code: "constraint_violation" | "invalid_inputs" | "timeout" | "verification_failed" | "internal"
   readonly message: string
 }
 
