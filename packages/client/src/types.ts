@@ -369,6 +369,7 @@ export interface CircuitError {
     | "compile_memory_exceeded"
     | "invalid_artifacts"
     | "artifact_mismatch"
+    | "sample_inputs_required"
     | "internal"
   readonly message: string
   readonly file?: string

@@ -130,6 +130,7 @@ export type CircuitErrorCode =
   | "compile_memory_exceeded"
   | "invalid_artifacts"
   | "artifact_mismatch"
+  | "sample_inputs_required"
   | "internal"
 
 export interface CircuitError {
