@@ -188,6 +188,80 @@ export function readZkeyInfo(bytes) {
   return { protocol: "groth16", curve: "bn128", nVars, nPublic, domainSize, nConstraints };
 }
 
+/** R² mod r for R = 2^256: snarkjs stores each coefficient v of A and B as v·R² mod r. */
+const COEFFICIENT_FACTOR = (1n << 512n) % BN128_R;
+
+const le256 = (view, offset) =>
+  view.getBigUint64(offset, true) | (view.getBigUint64(offset + 8, true) << 64n) | (view.getBigUint64(offset + 16, true) << 128n) |
+  (view.getBigUint64(offset + 24, true) << 192n);
+
+/**
+ * Where a zkey's constraints (its A and B coefficients, section 4) differ from an r1cs's, or
+ * undefined when they are the same: snarkjs's setup writes every A and B term of every r1cs
+ * constraint, then one A term per public signal (and the constant) tying it to its own constraint.
+ * Compared in the order snarkjs writes them, then, if that differs (another writer may order the
+ * terms of a constraint otherwise), as sorted lists. The C terms are not in a zkey.
+ */
+export function constraintMismatch(zkeyBytes, r1csBytes) {
+  const zkeyReader = bytesReader(zkeyBytes);
+  const { sections: zkeySections } = readSections(zkeyReader, "zkey");
+  const header = zkeyReader.read(only(zkeySections, 2, "zkey").start, 84);
+  const nPublic = Number(le(header, 76, 4));
+  const s4 = only(zkeySections, 4, "zkey");
+  const coefficients = zkeyReader.read(s4.start, s4.size);
+  const zkeyView = new DataView(coefficients.buffer, coefficients.byteOffset, coefficients.byteLength);
+  const n = zkeyView.getUint32(0, true);
+  const zkeyTerm = (i) => {
+    const p = 4 + i * 44;
+    return [zkeyView.getUint32(p, true), zkeyView.getUint32(p + 4, true), zkeyView.getUint32(p + 8, true), le256(zkeyView, p + 12)];
+  };
+
+  const { nConstraints } = readR1csHeader(r1csBytes);
+  const r1csReader = bytesReader(r1csBytes);
+  const s2 = only(readSections(r1csReader, "r1cs").sections, 2, "r1cs");
+  const constraints = r1csReader.read(s2.start, s2.size);
+  const r1csView = new DataView(constraints.buffer, constraints.byteOffset, constraints.byteLength);
+  function* r1csTerms() {
+    let o = 0;
+    for (let c = 0; c < nConstraints; c++) {
+      for (let matrix = 0; matrix < 3; matrix++) {
+        if (o + 4 > constraints.length) throw new FormatError("the r1cs's constraints section is truncated");
+        const count = r1csView.getUint32(o, true);
+        o += 4;
+        if (o + count * 36 > constraints.length) throw new FormatError("the r1cs's constraints section is truncated");
+        for (let k = 0; k < count; k++, o += 36) {
+          if (matrix < 2) yield [matrix, c, r1csView.getUint32(o, true), (le256(r1csView, o + 4) * COEFFICIENT_FACTOR) % BN128_R];
+        }
+      }
+    }
+    for (let signal = 0; signal <= nPublic; signal++) yield [0, nConstraints + signal, signal, COEFFICIENT_FACTOR];
+  }
+
+  const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+  const order = (a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0);
+  // The first of two differing terms, as the constraint (and matrix) it belongs to.
+  const where = (a, b) => {
+    const [matrix, c] = a === undefined || (b !== undefined && order(b, a) < 0) ? b : a;
+    return `constraint ${c}${c < nConstraints ? "" : ` (public signal ${c - nConstraints})`}, matrix ${matrix === 0 ? "A" : "B"}`;
+  };
+  let i = 0;
+  let inOrder = true;
+  for (const term of r1csTerms()) {
+    if (i >= n || !same(zkeyTerm(i), term)) {
+      inOrder = false;
+      break;
+    }
+    i++;
+  }
+  if (inOrder && i === n) return undefined;
+  const expected = [...r1csTerms()].sort(order);
+  const actual = Array.from({ length: n }, (_, k) => zkeyTerm(k)).sort(order);
+  for (let k = 0; k < Math.max(expected.length, actual.length); k++) {
+    if (expected[k] === undefined || actual[k] === undefined || !same(expected[k], actual[k])) return where(actual[k], expected[k]);
+  }
+  return undefined;
+}
+
 /** A powers-of-tau file's curve and power, and whether it is prepared for phase 2. */
 export function readPtauHeader(path) {
   let fd;
