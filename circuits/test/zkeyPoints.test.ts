@@ -31,7 +31,7 @@ const refusal = async (check: Promise<unknown>) => {
 const corrupt = (name: string, section: number, size: number, index: (zkey: Uint8Array) => number) => {
   const zkey = new Uint8Array(readFileSync(buildFilesOf(name).zkey))
   const at = section === 2 ? index(zkey) : pointOffset(zkey, section, index(zkey), size)
-  zkey[at + 7] ^= 0x20
+  zkey[at + 7] = zkey[at + 7]! ^ 0x20
   return zkey
 }
 /** The first point of a section that is not the point at infinity (snarkjs writes zeros for absent ones). */

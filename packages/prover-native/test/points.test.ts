@@ -89,7 +89,7 @@ describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
 
       it("threads share a large section and still name its first bad point", () => {
         const n = 1100
-        const b2 = Array.from({ length: n }, (_, i) => VALID_KEY.b2[i % 6]!)
+        const b2: Array<Point<F2>> = Array.from({ length: n }, (_, i) => VALID_KEY.b2[i % 6]!)
         const outside = twistPoints(2, 40n)
         b2[1050] = outside[0]!
         b2[700] = outside[1]!
@@ -108,7 +108,7 @@ describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
         plonk.set([2, 0, 0, 0], pointOffset(good, 1, 0, 4))
         expect(refusal(() => check(plonk))).toMatch(/not a Groth16 key/)
         const otherField = good.slice()
-        otherField[pointOffset(good, 2, 0, 1) + 4] ^= 1
+        otherField[pointOffset(good, 2, 0, 1) + 4] = otherField[pointOffset(good, 2, 0, 1) + 4]! ^ 1
         expect(refusal(() => check(otherField))).toMatch(/not a bn128 Groth16 key/)
         expect(() => addon!.checkZkeyPoints("zkey" as unknown as Uint8Array)).toThrow(/must be a Uint8Array/)
         expect(() => check(concat([good]), 0)).toThrow(/threads out of range/)
