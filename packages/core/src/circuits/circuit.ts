@@ -33,7 +33,12 @@ export const CIRCUIT_ERROR_CODES = [
   "sample_inputs_required",
   "internal"
 ] as const
-export const CircuitErrorCode = Schema.Literal(...CIRCUIT_ERROR_CODES)
+export const CircuitErrorCode = Schema.Literal(...CIRCUIT_ERROR_CODES).annotations({
+  description: "Prebuilt uploads: `invalid_artifacts` (a file is not what its part says, a zkey point is off its curve or " +
+    "outside G2, the sample inputs are refused), `artifact_mismatch` (the zkey, wasm, sym or r1cs are not of one circuit), " +
+    "`sample_inputs_required` (the all-zero input fails the circuit and neither `sample_inputs` nor the `r1cs` was sent, so " +
+    "nothing could tie the zkey to the wasm)"
+})
 export type CircuitErrorCode = typeof CircuitErrorCode.Type
 export const CircuitError = Schema.Struct({
   code: CircuitErrorCode,

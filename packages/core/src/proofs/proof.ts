@@ -13,6 +13,12 @@ export type ProofStatus = typeof ProofStatus.Type
  * inputs), so it was not reported completed.
  */
 export const ProofErrorCode = Schema.Literal("constraint_violation", "invalid_inputs", "timeout", "verification_failed", "internal")
+  .annotations({
+    description: "`constraint_violation`: the inputs do not satisfy the circuit; `invalid_inputs`; `timeout`; " +
+      "`verification_failed`: the proof made does not verify against the circuit's verification key (a fault of the prover " +
+      "or of the circuit's artifacts, not of the inputs), so it is not reported and its unit of the daily quota is given back; " +
+      "`internal`"
+  })
 export type ProofErrorCode = typeof ProofErrorCode.Type
 
 /**

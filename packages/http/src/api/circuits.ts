@@ -92,9 +92,10 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
           "Prebuilt artifacts are checked to describe one circuit before it is `ready`: every point of the zkey (G1 on the curve, " +
           "G2 in its subgroup; else `invalid_artifacts`), the zkey's constraints against the `r1cs` when sent, and one proof of a " +
           "witness the wasm computes, from `sample_inputs` or else the all-zero input, made with the zkey and verified with its key " +
-          "(else `artifact_mismatch`). An upload where neither can be checked (the all-zero input fails the circuit, and neither " +
-          "`sample_inputs` nor the `r1cs` was sent) fails with `sample_inputs_required`: until such uploads were checked, a zkey " +
-          "of another circuit with as many wires made a `ready` circuit whose every proof failed."
+          "(else `artifact_mismatch`). An upload that cannot be checked (the all-zero input fails the circuit, and neither " +
+          "`sample_inputs` nor the `r1cs` was sent) fails with `sample_inputs_required`. Such uploads used to be accepted " +
+          "unchecked; they are refused because a zkey of another circuit with as many wires then made a `ready` circuit whose " +
+          "every proof failed, while sending the input the key was tried with, or the r1cs it was set up from, costs nothing."
       )
   )
   .add(
