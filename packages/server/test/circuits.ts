@@ -79,11 +79,12 @@ export const serverWithAccount = (options: { readonly workers: boolean; readonly
     return { ...server, keyOf, ptauDir }
   })
 
-/** What circom writes for a prebuilt upload: the witness generator, the signal names and the constraints. */
+/** What circom writes for a prebuilt upload: the witness generator, the signal names and the constraints, and their files. */
 export interface CompiledCircuit {
   readonly wasm: Uint8Array
   readonly sym: Uint8Array
   readonly r1cs: Uint8Array
+  readonly paths: { readonly wasm: string; readonly sym: string; readonly r1cs: string }
 }
 
 /**
@@ -97,8 +98,9 @@ export const compileCircom = (source: string) =>
     copyFileSync(source, join(dir, `${name}.circom`))
     const circom2 = fileURLToPath(new URL("../../../circuits/node_modules/circom2/cli.js", import.meta.url))
     execFileSync(process.execPath, [circom2, `${name}.circom`, "--r1cs", "--wasm", "--sym", "--O2", "-o", "."], { cwd: dir, stdio: "pipe" })
-    const read = (path: string) => new Uint8Array(readFileSync(join(dir, path)))
-    return { wasm: read(`${name}_js/${name}.wasm`), sym: read(`${name}.sym`), r1cs: read(`${name}.r1cs`) } satisfies CompiledCircuit
+    const paths = { wasm: join(dir, `${name}_js`, `${name}.wasm`), sym: join(dir, `${name}.sym`), r1cs: join(dir, `${name}.r1cs`) }
+    const read = (path: string) => new Uint8Array(readFileSync(path))
+    return { wasm: read(paths.wasm), sym: read(paths.sym), r1cs: read(paths.r1cs), paths } satisfies CompiledCircuit
   })
 
 /** The parts of a prebuilt upload; `r1cs` and `sample_inputs` are optional. */
