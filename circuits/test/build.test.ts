@@ -404,6 +404,14 @@ describe("prebuilt artifacts that do not belong together", () => {
       expect(out.verification_key).toEqual(sumsq.verification_key)
     }
     await succeeded(artifacts(sumsq, { r1cs: null, sample_inputs: enc(JSON.stringify({ a: 3, b: "4" })) }))
+    // Another writer may order a constraint's terms otherwise: the same terms in another order still match the r1cs.
+    const reordered = sumsq.zkey.slice()
+    const coefficients = pointOffset(reordered, 4, 0, 1) + 4
+    const [first, second] = [reordered.slice(coefficients, coefficients + 44), reordered.slice(coefficients + 44, coefficients + 88)]
+    expect(first).not.toEqual(second)
+    reordered.set(second, coefficients)
+    reordered.set(first, coefficients + 44)
+    await succeeded(artifacts(sumsq, { zkey: reordered }))
   })
 
   it("refuse a zkey of another circuit with as many wires, inputs and constraints: its proof of the wasm's witness does not verify", async () => {

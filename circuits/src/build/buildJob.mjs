@@ -281,7 +281,7 @@ async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verifi
     if (differs !== undefined) {
       throw new Failure(
         "artifact_mismatch",
-        `the zkey's constraints are not the r1cs's (${differs} differs): the zkey was set up for another circuit; send the zkey set up from this r1cs`,
+        `the zkey's constraints are not the r1cs's (${differs}): the zkey was set up for another circuit; send the zkey set up from this r1cs`,
       );
     }
   }

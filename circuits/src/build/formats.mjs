@@ -196,7 +196,7 @@ const le256 = (view, offset) =>
   (view.getBigUint64(offset + 24, true) << 192n);
 
 /**
- * Where a zkey's constraints (its A and B coefficients, section 4) differ from an r1cs's, or
+ * How a zkey's constraints (its A and B coefficients, section 4) differ from an r1cs's, or
  * undefined when they are the same: snarkjs's setup writes every A and B term of every r1cs
  * constraint, then one A term per public signal (and the constant) tying it to its own constraint.
  * Compared in the order snarkjs writes them, then, if that differs (another writer may order the
@@ -221,7 +221,8 @@ export function constraintMismatch(zkeyBytes, r1csBytes) {
   const s2 = only(readSections(r1csReader, "r1cs").sections, 2, "r1cs");
   const constraints = r1csReader.read(s2.start, s2.size);
   const r1csView = new DataView(constraints.buffer, constraints.byteOffset, constraints.byteLength);
-  function* r1csTerms() {
+  // The r1cs's A and B terms as snarkjs writes them; without values, only counted.
+  function* r1csTerms(withValues = true) {
     let o = 0;
     for (let c = 0; c < nConstraints; c++) {
       for (let matrix = 0; matrix < 3; matrix++) {
@@ -230,35 +231,34 @@ export function constraintMismatch(zkeyBytes, r1csBytes) {
         o += 4;
         if (o + count * 36 > constraints.length) throw new FormatError("the r1cs's constraints section is truncated");
         for (let k = 0; k < count; k++, o += 36) {
-          if (matrix < 2) yield [matrix, c, r1csView.getUint32(o, true), (le256(r1csView, o + 4) * COEFFICIENT_FACTOR) % BN128_R];
+          if (matrix < 2) {
+            yield withValues ? [matrix, c, r1csView.getUint32(o, true), (le256(r1csView, o + 4) * COEFFICIENT_FACTOR) % BN128_R] : undefined;
+          }
         }
       }
     }
     for (let signal = 0; signal <= nPublic; signal++) yield [0, nConstraints + signal, signal, COEFFICIENT_FACTOR];
   }
+  let expectedCount = 0;
+  for (const _ of r1csTerms(false)) expectedCount++;
+  if (expectedCount !== n) return `the zkey has ${n} A and B terms, the r1cs ${expectedCount}`;
 
   const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
   const order = (a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0);
   // The first of two differing terms, as the constraint (and matrix) it belongs to.
   const where = (a, b) => {
-    const [matrix, c] = a === undefined || (b !== undefined && order(b, a) < 0) ? b : a;
-    return `constraint ${c}${c < nConstraints ? "" : ` (public signal ${c - nConstraints})`}, matrix ${matrix === 0 ? "A" : "B"}`;
+    const [matrix, c] = order(b, a) < 0 ? b : a;
+    return `constraint ${c}${c < nConstraints ? "" : ` (public signal ${c - nConstraints})`}, matrix ${matrix === 0 ? "A" : "B"}, differs`;
   };
   let i = 0;
-  let inOrder = true;
   for (const term of r1csTerms()) {
-    if (i >= n || !same(zkeyTerm(i), term)) {
-      inOrder = false;
-      break;
-    }
+    if (!same(zkeyTerm(i), term)) break;
     i++;
   }
-  if (inOrder && i === n) return undefined;
+  if (i === n) return undefined;
   const expected = [...r1csTerms()].sort(order);
   const actual = Array.from({ length: n }, (_, k) => zkeyTerm(k)).sort(order);
-  for (let k = 0; k < Math.max(expected.length, actual.length); k++) {
-    if (expected[k] === undefined || actual[k] === undefined || !same(expected[k], actual[k])) return where(actual[k], expected[k]);
-  }
+  for (let k = 0; k < n; k++) if (!same(expected[k], actual[k])) return where(actual[k], expected[k]);
   return undefined;
 }
 
