@@ -221,9 +221,13 @@ component main {public [p, late]} = T();
     expect(nested).toMatchObject({ code: "compile_error", file: "gadgets/cube.circom", line: 4 })
     expect(nested.message).toMatch(/Non quadratic/)
 
+    // Found missing before circom runs: circom itself says neither where nor anything an uploader can do ("use -l").
+    const t = Date.now()
     const missing = await failed(tiny("include \"nothere.circom\";\ntemplate T() { signal input a; signal output b; b <== a; }\ncomponent main = T();\n"))
-    expect(missing.code).toBe("compile_error")
-    expect(missing.message).toMatch(/nothere\.circom.*not been found/)
+    expect(missing).toMatchObject({ code: "compile_error", file: "main.circom", line: 2 })
+    expect(missing.message).toContain("nothere.circom was not uploaded")
+    expect(missing.message).not.toMatch(/-l\b|include paths/)
+    console.log(`missing include refused in ${Date.now() - t} ms`)
   })
 
   it("refuse an include that leaves the upload before running circom, naming file and line", async () => {
@@ -522,13 +526,57 @@ describe("upload checks", () => {
   it("normalise upload paths and resolve includes against the including file", () => {
     const ok = checkUpload("./main.circom", {
       "./main.circom": enc("include \"sub/../lib/x.circom\";"),
-      "lib/x.circom": enc("include \"../circomlib/circuits/poseidon.circom\";")
+      "lib/x.circom": enc("include \"circomlib/circuits/poseidon.circom\";")
     })
     expect("code" in ok ? ok : [...ok.files.keys()]).toEqual(["main.circom", "lib/x.circom"])
     expect(checkUpload("main.circom", { "a.circom": enc("") })).toMatchObject({ code: "compile_error" })
     expect(checkUpload("main.circom", { "main.circom": enc(""), "/etc/x": enc("") })).toMatchObject({ code: "include_outside_upload" })
     expect(checkUpload("main.circom", { "main.circom": enc(""), "a\\..\\..\\x": enc("") })).toMatchObject({ code: "include_outside_upload" })
     expect(checkUpload("main.circom", { "main.circom": enc("include \"C:/x\";") })).toMatchObject({ code: "include_outside_upload", line: 1 })
+  })
+})
+
+describe("what an upload compiles: the files main reaches, its includes resolved as circom resolves them", () => {
+  const files = (entries: Record<string, string>) => Object.fromEntries(Object.entries(entries).map(([path, text]) => [path, enc(text)]))
+  const checked = (main: string, entries: Record<string, string>) => {
+    const result = checkUpload(main, files(entries))
+    if ("code" in result) throw new Error(`refused: ${result.message}`)
+    return { files: [...result.files.keys()], ignored: result.ignored }
+  }
+
+  it("ignores files main never includes, whatever they hold: includes out of the upload, of nothing, or no circom at all", () => {
+    expect(checked("main.circom", {
+      "main.circom": "include \"lib/a.circom\";",
+      "lib/a.circom": "include \"b.circom\";",
+      "lib/b.circom": "include \"a.circom\"; // a cycle: circom reads each file once",
+      "old/escape.circom": "include \"../../../etc/passwd\";",
+      "old/missing.circom": "include \"gone.circom\";",
+      "test/harness.circom": "include \"../lib/a.circom\"; component main = A();",
+      "README": "not circom"
+    })).toEqual({
+      files: ["main.circom", "lib/a.circom", "lib/b.circom"],
+      ignored: ["old/escape.circom", "old/missing.circom", "test/harness.circom", "README"]
+    })
+    // Once main reaches a file, its includes are checked like main's.
+    expect(checkUpload("main.circom", files({ "main.circom": "include \"old/escape.circom\";", "old/escape.circom": "\n\ninclude \"../../x\";" })))
+      .toMatchObject({ code: "include_outside_upload", file: "old/escape.circom", line: 3 })
+  })
+
+  it("an include names the including file's neighbour first, then circomlib; one that names neither fails at its file and line", () => {
+    // An uploaded file shadows circomlib's of the same path, as circom takes the including file's folder first.
+    expect(checked("main.circom", {
+      "main.circom": "include \"circomlib/circuits/poseidon.circom\";",
+      "circomlib/circuits/poseidon.circom": "// the account's own"
+    }).files).toEqual(["main.circom", "circomlib/circuits/poseidon.circom"])
+    expect(checked("main.circom", { "main.circom": "include \"circomlib/circuits/../circuits/comparators.circom\";" }).files).toEqual(["main.circom"])
+    // From lib/, "util.circom" is lib/util.circom: the message names the path to upload it at.
+    const missing = checkUpload("main.circom", files({ "main.circom": "include \"lib/x.circom\";", "lib/x.circom": "// x\n\ninclude \"util.circom\";" }))
+    expect(missing).toMatchObject({ code: "compile_error", file: "lib/x.circom", line: 3 })
+    expect("code" in missing && missing.message).toMatch(/lib\/util\.circom was not uploaded.*"sources" part whose filename is lib\/util\.circom/)
+    // Not circomlib: a file circomlib lacks, or a path outside its circuits.
+    for (const target of ["circomlib/circuits/nothere.circom", "circomlib/package.json", "comparators.circom"]) {
+      expect(checkUpload("main.circom", files({ "main.circom": `include "${target}";` })), target).toMatchObject({ code: "compile_error", line: 1 })
+    }
   })
 })
 

@@ -1,4 +1,4 @@
-import { BuildFailure, type BuildInput, type BuildOutput, CircuitCompiler, type CircuitInput } from "@mzk/core"
+import { BuildFailure, type BuildInput, type BuildOutput, CircuitCompiler, type CircuitInput, type SourceSetup } from "@mzk/core"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -193,13 +193,33 @@ const writeAll = (dir: string, files: ReadonlyMap<string, Uint8Array>) =>
     catch: (e) => internal(`cannot write the upload: ${String(e)}`)
   })
 
+/**
+ * Why a server without a powers of tau takes no circom sources, and the two ways to give it one:
+ * whoever reads it may run `mzk serve` or embed mzk with `createMzk`.
+ */
+export const NO_PTAU_MESSAGE =
+  "This server has no powers of tau, so it cannot set up circom sources; nothing was stored. Its operator gives it one with " +
+  "--ptau FILE (env MZK_PTAU; a phase-2 prepared ceremony file such as powersOfTau28_hez_final_16.ptau) or, for development " +
+  "only, --dev-ptau, on mzk serve, mzk worker and mzk circuits add; an application embedding mzk sets createMzk's " +
+  "circuits.ptau (or circuits.developmentPtau). Prebuilt uploads (wasm, zkey and sym parts) need no powers of tau."
+
+/** The setup circom sources get under these options: the operator's ptau, a development one, or none. */
+export const sourceSetupOf = (options: Pick<CircuitCompilerOptions, "ptau" | "developmentPtau">): SourceSetup =>
+  options.ptau !== undefined
+    ? { available: true, developmentOnly: false }
+    : options.developmentPtau !== undefined
+    ? { available: true, developmentOnly: true }
+    : { available: false, message: NO_PTAU_MESSAGE }
+
 const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput, { kind: "circom" }>) =>
   Effect.gen(function*() {
     const upload = checkUpload(input.main, input.files)
     if ("code" in upload) return yield* Effect.fail(new BuildFailure(upload))
-    if (options.ptau === undefined && options.developmentPtau === undefined) {
+    // Uploads are refused where there is no setup; this is a build another process took the upload for.
+    if (!sourceSetupOf(options).available) {
       return yield* Effect.fail(internal(
-        "this server has no powers of tau, so it cannot set up circom sources: start it with --ptau FILE (a phase-2 prepared ceremony file) or --dev-ptau (development only); prebuilt wasm + zkey uploads still work"
+        "this process has no powers of tau, so it cannot set up circom sources, though the process that took the upload had one: " +
+          "give every process the same --ptau FILE or --dev-ptau (createMzk's circuits.ptau or circuits.developmentPtau)"
       ))
     }
     if (options.ptau === undefined && options.developmentPtau !== undefined) {
@@ -297,6 +317,7 @@ const total = <A>(effect: Effect.Effect<A, BuildFailure>): Effect.Effect<A, Buil
 
 export const makeCircuitCompiler = (options: CircuitCompilerOptions): typeof CircuitCompiler.Service =>
   CircuitCompiler.of({
+    sourceSetup: sourceSetupOf(options),
     build: (input) => total(input.kind === "circom" ? buildCircom(options, input) : checkArtifacts(options, input)),
     solidityVerifier: (verificationKey) =>
       total(Effect.try({

@@ -5,4 +5,5 @@ export {
   makeCircuitCompiler,
   prepareDevelopmentPtau
 } from "./compiler.js"
+export { type CheckedUpload, checkUpload, type UploadProblem } from "./upload.js"
 export { renderGroth16Verifier } from "../solidity/verifier.js"

@@ -1,4 +1,5 @@
 import { posix } from "node:path"
+import { circomlibHas } from "./circomlib.js"
 
 /** Why an upload was refused before circom ran; mapped to a BuildFailure by the compiler. */
 export interface UploadProblem {
@@ -60,17 +61,40 @@ export const includesOf = (source: string): ReadonlyArray<{ readonly target: str
   return found
 }
 
+/** The upload as a build takes it: the main file's path and the files it compiles, by normalised path. */
+export interface CheckedUpload {
+  readonly main: string
+  /** The main file and every uploaded file it includes, directly or through another. */
+  readonly files: ReadonlyMap<string, Uint8Array>
+  /** Uploaded files that nothing from the main file includes: never compiled, never checked. */
+  readonly ignored: ReadonlyArray<string>
+}
+
+const missingInclude = (path: string, line: number, target: string, resolved: string): UploadProblem => ({
+  code: "compile_error",
+  message: `${path}:${line}: include "${target}" names no file: ${resolved} was not uploaded, and it is no circomlib circuit. ` +
+    `Upload ${resolved} with the circuit (over the API, a "sources" part whose filename is ${resolved}; with mzk circuits add, ` +
+    `a file at that path under an --include folder), or include circomlib by its path, such as "circomlib/circuits/poseidon.circom"`,
+  file: path,
+  line
+})
+
 /**
- * The upload, its paths normalised, after checking that no include can leave it. circom resolves
- * an include against the including file's directory first and then the library directory (where
- * circomlib sits), so an include is refused when it is absolute or when its path, taken from the
- * including file's directory, climbs out of the upload; a path that stays inside but names no
- * uploaded file may still be a circomlib file.
+ * The upload, its paths normalised, with the files the main file includes, after checking each
+ * include as circom resolves it: from the including file's directory among the uploaded files
+ * first, then from the library directory, where circomlib sits (`library`). Only what the main file
+ * reaches is checked and compiled, so a stray file of the upload (an old experiment, a test
+ * harness) neither fails nor joins the build. An include is refused when it is absolute or climbs
+ * out of the upload from the including file's directory (`include_outside_upload`), and fails as
+ * `compile_error` at its file and line when it names neither an uploaded file nor a library one:
+ * circom's own message for that advises its `-l` flag, which an uploader does not have. Only the
+ * files reached are written for circom, so it can read no uploaded file these checks skipped.
  */
 export const checkUpload = (
   main: string,
-  files: Readonly<Record<string, Uint8Array>>
-): { readonly main: string; readonly files: ReadonlyMap<string, Uint8Array> } | UploadProblem => {
+  files: Readonly<Record<string, Uint8Array>>,
+  library: (target: string) => boolean = circomlibHas
+): CheckedUpload | UploadProblem => {
   const normalised = new Map<string, Uint8Array>()
   for (const [raw, bytes] of Object.entries(files)) {
     const path = normaliseUploadPath(raw)
@@ -85,10 +109,20 @@ export const checkUpload = (
     return { code: "compile_error", message: `the main file "${main}" is not among the uploaded files` }
   }
   const decoder = new TextDecoder()
-  for (const [path, bytes] of normalised) {
-    for (const { target, line } of includesOf(decoder.decode(bytes))) {
+  const reached = new Map<string, Uint8Array>()
+  const pending = [mainPath]
+  for (let path = pending.shift(); path !== undefined; path = pending.shift()) {
+    if (reached.has(path)) continue
+    const bytes = normalised.get(path)!
+    reached.set(path, bytes)
+    const includes = includesOf(decoder.decode(bytes)).map((include) => ({
+      ...include,
+      resolved: posix.normalize(posix.join(posix.dirname(path), include.target))
+    }))
+    // Every include of the file is checked for leaving the upload before any is looked up, so no
+    // include that leaves it goes unreported behind one that names nothing.
+    for (const { line, resolved, target } of includes) {
       const absolute = target.startsWith("/") || /^[A-Za-z]:/.test(target) || target.includes("\\")
-      const resolved = posix.normalize(posix.join(posix.dirname(path), target))
       if (absolute || resolved === ".." || resolved.startsWith("../") || posix.isAbsolute(resolved)) {
         return {
           code: "include_outside_upload",
@@ -98,6 +132,10 @@ export const checkUpload = (
         }
       }
     }
+    for (const { line, resolved, target } of includes) {
+      if (normalised.has(resolved)) pending.push(resolved)
+      else if (!library(target)) return missingInclude(path, line, target, resolved)
+    }
   }
-  return { main: mainPath, files: normalised }
+  return { main: mainPath, files: reached, ignored: [...normalised.keys()].filter((path) => !reached.has(path)) }
 }

@@ -1,5 +1,6 @@
 import type { SqlDialect } from "@mzk/adapters-sql"
 import { accountLockedProofPick, skipLockedDeliveryPick } from "./claims.js"
+import { describePostgresFailure } from "./failures.js"
 import { forShare, forUpdate, forUpdateSkipLocked, lockAccounts } from "./rowLocks.js"
 import { notifyWork } from "./wakeups.js"
 
@@ -16,5 +17,6 @@ export const postgresSqlDialect: SqlDialect = {
   lockAccounts,
   pickDeliveries: skipLockedDeliveryPick,
   pickProofs: accountLockedProofPick,
-  announce: notifyWork
+  announce: notifyWork,
+  describeFailure: describePostgresFailure
 }

@@ -41,6 +41,8 @@ export interface SqlConnection {
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
   /** `Transactor.afterCommit`: after the outermost `transaction` commits, or at once outside one. */
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
+  /** A driver's error as a `StorageError`, its message the dialect's reason (`describeFailure`) or `otherwise`. */
+  readonly storageError: (cause: unknown, otherwise?: string) => StorageError
 }
 
 // What `execute`, `rows`, `first` and `affected` take from a result, for built queries and statements alike.
@@ -48,8 +50,6 @@ const wholeOf = <R>(result: QueryResult<R>) => result
 const rowsOf = <R>(result: QueryResult<R>) => result.rows
 const firstOf = <R>(result: QueryResult<R>) => Option.fromNullable(result.rows[0])
 const affectedOf = (result: QueryResult<unknown>) => Number(result.numAffectedRows ?? 0n)
-
-const storageError = (cause: unknown) => new StorageError({ message: "The database did not complete the operation", cause })
 
 /**
  * The transaction a fiber is in: what its queries run on, whether it is still open (a fiber forked
@@ -71,6 +71,10 @@ const runAll = (effects: ReadonlyArray<Effect.Effect<void>>): Effect.Effect<void
  * connection is free; otherwise, and always without `sync`, queries go through Kysely's executor.
  */
 export const makeSqlConnection = (db: Kysely<Database>, dialect: SqlDialect, sync?: SyncExecutor): SqlConnection => {
+  const failed = (cause: unknown, otherwise = "the database did not complete the operation") =>
+    new StorageError({ message: dialect.describeFailure(cause) ?? otherwise, cause })
+  const storageError = (cause: unknown) => failed(cause)
+
   // A plain value, not an Option: a FiberRef compares old and new values on every set, and an
   // Option compares (and hashes) structurally.
   const current = FiberRef.unsafeMake<OpenTransaction | undefined>(undefined)
@@ -200,6 +204,7 @@ export const makeSqlConnection = (db: Kysely<Database>, dialect: SqlDialect, syn
     affected: (build) => run(built(build), affectedOf),
     statement,
     transaction,
-    afterCommit
+    afterCommit,
+    storageError: failed
   }
 }

@@ -304,6 +304,22 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
         // Retention: recoveries that ended before the window.
         await db.schema.createIndex("webhook_recoveries_ended").on("webhook_recoveries").columns(["completed_at"]).execute()
       }
+    },
+    "0012_key_replaced_by": {
+      // The key a roll made to replace this one: a key is rolled once. Null for every existing key,
+      // rolled or not; one rolled before this column existed may be rolled once more.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.alterTable("api_keys").addColumn("replaced_by", "text").execute()
+      }
+    },
+    "0013_readiness_probe": {
+      // One row that readiness rewrites: a write the database must take for the process to be ready.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.createTable("readiness_probe")
+          .addColumn("id", "integer", (c) => c.primaryKey())
+          .addColumn("probed_at", "text", (c) => c.notNull())
+          .execute()
+      }
     }
   }
 }
@@ -351,5 +367,5 @@ export const pendingMigrations = (conn: SqlConnection): Effect.Effect<ReadonlyAr
         throw cause
       }
     },
-    catch: (cause) => new StorageError({ message: "The database could not be reached", cause })
+    catch: (cause) => conn.storageError(cause, "the database could not be reached")
   })

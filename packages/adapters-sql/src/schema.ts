@@ -23,6 +23,7 @@ export interface ApiKeysTable {
   last_used_at: string | null
   revoked_at: string | null
   expires_at: string | null
+  replaced_by: string | null
 }
 
 export interface WebhooksTable {
@@ -201,7 +202,14 @@ export interface WebhookRecoveriesTable {
   completed_at: string | null
 }
 
+/** The row readiness rewrites (`StorageHealth.check`): one, id 1. */
+export interface ReadinessProbeTable {
+  id: number
+  probed_at: string
+}
+
 export interface Database {
+  readiness_probe: ReadinessProbeTable
   audit_log: AuditLogTable
   webhook_recoveries: WebhookRecoveriesTable
   idempotency_keys: IdempotencyKeysTable

@@ -68,4 +68,11 @@ export interface SqlDialect {
    * process shares it.
    */
   readonly announce: (conn: SqlConnection, work: WorkKind) => Effect.Effect<void, StorageError>
+  /**
+   * Why the database failed, in a sentence an operator can act on ("the disk is full", with the
+   * driver's code), from its driver's error: a storage error's message, which readiness shows
+   * and the log carries beside the driver's own text. Never a path, a query or a value; undefined
+   * for a failure the dialect does not recognise.
+   */
+  readonly describeFailure: (cause: unknown) => string | undefined
 }

@@ -1,5 +1,6 @@
 import type SqliteDatabase from "better-sqlite3"
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from "kysely"
+import type { DatabaseFile } from "./databaseFile.js"
 import { BEGIN, COMMIT, ROLLBACK } from "./transactionStatements.js"
 import { TurnLock } from "./turnLock.js"
 
@@ -11,10 +12,12 @@ const STATEMENT_CACHE_SIZE = 256
  */
 class BetterSqliteConnection implements DatabaseConnection {
   readonly #database: SqliteDatabase.Database
+  readonly #file: DatabaseFile | undefined
   readonly #statements = new Map<string, SqliteDatabase.Statement>()
 
-  constructor(database: SqliteDatabase.Database) {
+  constructor(database: SqliteDatabase.Database, file: DatabaseFile | undefined) {
     this.#database = database
+    this.#file = file
   }
 
   #prepare(sql: string): SqliteDatabase.Statement {
@@ -29,6 +32,9 @@ class BetterSqliteConnection implements DatabaseConnection {
 
   executeSync<R>(compiled: CompiledQuery): QueryResult<R> {
     const statement = this.#prepare(compiled.sql)
+    // A write outside a transaction, or the `begin immediate` of one (not read-only: it takes the
+    // write lock), goes ahead only on the file the connection opened, while it can be written.
+    if (this.#file !== undefined && !statement.readonly && !this.#database.inTransaction) this.#file.checkWritable()
     const parameters = compiled.parameters as Array<unknown>
     if (statement.reader) return { rows: statement.all(parameters) as Array<R> }
     const { changes, lastInsertRowid } = statement.run(parameters)
@@ -59,9 +65,9 @@ export class BetterSqliteDriver implements Driver {
   readonly #connection: BetterSqliteConnection
   readonly #lock = new TurnLock()
 
-  constructor(database: SqliteDatabase.Database) {
+  constructor(database: SqliteDatabase.Database, file?: DatabaseFile) {
     this.#database = database
-    this.#connection = new BetterSqliteConnection(database)
+    this.#connection = new BetterSqliteConnection(database, file)
   }
 
   async init(): Promise<void> {}

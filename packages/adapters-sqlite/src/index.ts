@@ -6,6 +6,7 @@ import { Effect, Layer, type Scope } from "effect"
 import { Kysely } from "kysely"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
+import { DatabaseFile } from "./databaseFile.js"
 import { BetterSqliteDialect } from "./kyselyDialect.js"
 import { sqliteSqlDialect } from "./sqliteDialect.js"
 
@@ -38,7 +39,8 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
         database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`)
         database.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`)
         database.pragma("foreign_keys = ON")
-        const dialect = new BetterSqliteDialect(database)
+        // `:memory:` and "" (a private temporary file) have no path to check.
+        const dialect = new BetterSqliteDialect(database, database.memory || options.filename === "" ? undefined : new DatabaseFile(options.filename))
         return makeSqlConnection(new Kysely<Database>({ dialect }), sqliteSqlDialect, dialect.syncExecutor())
       },
       catch: (cause) => new StorageError({ message: `Cannot open the SQLite database ${options.filename}`, cause })

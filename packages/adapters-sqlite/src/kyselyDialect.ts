@@ -1,6 +1,7 @@
 import type { Database, SyncExecutor } from "@mzk/adapters-sql"
 import type SqliteDatabase from "better-sqlite3"
 import { type Dialect, type Driver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from "kysely"
+import type { DatabaseFile } from "./databaseFile.js"
 import { BetterSqliteDriver } from "./driver.js"
 
 /**
@@ -11,8 +12,9 @@ import { BetterSqliteDriver } from "./driver.js"
 export class BetterSqliteDialect implements Dialect {
   readonly #driver: BetterSqliteDriver
 
-  constructor(database: SqliteDatabase.Database) {
-    this.#driver = new BetterSqliteDriver(database)
+  /** `file`: the database's file, checked before each write (see `DatabaseFile`); none for `:memory:`. */
+  constructor(database: SqliteDatabase.Database, file?: DatabaseFile) {
+    this.#driver = new BetterSqliteDriver(database, file)
   }
 
   /** For `makeSqlConnection`: queries and transactions in the caller's step when the connection is free. */

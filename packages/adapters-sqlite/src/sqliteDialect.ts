@@ -1,6 +1,7 @@
 import type { SqlDialect } from "@mzk/adapters-sql"
 import { Effect } from "effect"
 import { scannedDeliveryPick, scannedProofPick } from "./claims.js"
+import { describeSqliteFailure } from "./failures.js"
 
 /**
  * SQLite's ways. It has one writer at a time (in a process, one connection taken in turns; between
@@ -17,5 +18,6 @@ export const sqliteSqlDialect: SqlDialect = {
   lockAccounts: () => Effect.void,
   pickDeliveries: scannedDeliveryPick,
   pickProofs: scannedProofPick,
-  announce: () => Effect.void
+  announce: () => Effect.void,
+  describeFailure: describeSqliteFailure
 }

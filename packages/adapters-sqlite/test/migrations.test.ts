@@ -126,6 +126,23 @@ describe("SQLite store", () => {
       expect(rows).toEqual([[{ id: "del_1", trigger: "scheduled" }], [{ id: "att_1", trigger: "scheduled" }], [{ id: "key_1", scopes }]])
     }))
 
+  it.scoped("0012_key_replaced_by: a key made before it was replaced by nothing, so it can be rolled", () =>
+    Effect.gen(function*() {
+      const conn = yield* openSqlite({ filename: ":memory:" })
+      yield* migrate(conn, "0011_events_api")
+      const at = "2026-01-01T00:00:00.000Z"
+      yield* conn.query(async (db) => {
+        await db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute()
+        await db.insertInto("api_keys").values({
+          id: "key_1", account_id: "acct_1", name: "k", description: null, prefix: "mzk_k", scopes: "[]", hash: "h", created_at: at,
+          last_used_at: null, revoked_at: null, expires_at: "2026-02-01T00:00:00.000Z"
+        } as never).execute()
+      })
+      expect((yield* migrate(conn)).applied).toContain("0012_key_replaced_by")
+      const rows = yield* conn.query((db) => db.selectFrom("api_keys").select(["id", "expires_at", "replaced_by"]).execute())
+      expect(rows).toEqual([{ id: "key_1", expires_at: "2026-02-01T00:00:00.000Z", replaced_by: null }])
+    }))
+
   it.effect("data survives closing and reopening the file (WAL mode on disk)", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "mzk-reopen-"))

@@ -56,6 +56,11 @@ export interface CreateKeyInput {
 export interface RollKeyInput {
   /** Seconds the old key keeps working, 0 to 2592000 (30 days); default 86400 (24 h). */
   readonly expires_in?: number
+  /**
+   * When the new key stops working (ISO 8601 UTC, in the future); null: never. Absent: the old
+   * key's own `expires_at` (a roll replaces a key's secret, not its term).
+   */
+  readonly expires_at?: Timestamp | null
 }
 
 export interface ApiKey {

@@ -16,6 +16,7 @@ import {
   ProofVerification,
   RecoverWebhookInput,
   Recovery,
+  RollKeyInput,
   RotateWebhookSecretInput,
   UpdateWebhookInput,
   Webhook
@@ -100,6 +101,7 @@ describe("the client covers the API as the server defines it", () => {
     expectTypeOf<client.CreatedApiKey>().toEqualTypeOf<Body<typeof CreatedApiKey>>()
     expectTypeOf<client.ApiKeyList>().toEqualTypeOf<Body<typeof ApiKeyList>>()
     expectTypeOf<client.CreateKeyInput>().toEqualTypeOf<Sent<typeof CreateKeyInput>>()
+    expectTypeOf<client.RollKeyInput>().toEqualTypeOf<Sent<typeof RollKeyInput>>()
     expectTypeOf<client.Webhook>().toEqualTypeOf<Body<typeof Webhook>>()
     expectTypeOf<client.CreatedWebhook>().toEqualTypeOf<Body<typeof CreatedWebhook>>()
     expectTypeOf<client.WebhookList>().toEqualTypeOf<Body<typeof WebhookList>>()

@@ -142,16 +142,27 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       const next = yield* run(() => ci.proofs.list({ status: "completed", starting_after: listed.proofs[1]!.proof_id }))
       expect(next.proofs.map((p) => p.proof_id)).toEqual([batch.proofs[1]!.proof_id])
 
-      // An upload from bytes and a Blob: accepted as compiling, then failed (no powers of tau here),
-      // announced by a signed, typed circuit.failed
-      const upload = yield* run(() => ci.circuits.create({
+      // Circom sources, from bytes and a Blob: refused at once, this server having no powers of tau,
+      // with a message that says how to give it one
+      const sources = yield* run(() => apiError(ci.circuits.create({
         name: "my_circuit",
         description: "uploaded by the client",
         main: { filename: "main.circom", content: new TextEncoder().encode('pragma circom 2.1.6;\ninclude "lib/double.circom";\ncomponent main = Double();\n') },
         sources: [{ filename: "lib/double.circom", content: new Blob(["pragma circom 2.1.6;\ntemplate Double() { signal input x; signal output y; y <== 2 * x; }\n"]) }]
+      })))
+      expect([sources.status, sources.code]).toEqual([409, "setup_unavailable"])
+      expect(sources.message).toContain("createMzk")
+      // Prebuilt artifacts need none: accepted as compiling, then failed (these bytes are no zkey),
+      // announced by a signed, typed circuit.failed
+      const upload = yield* run(() => ci.circuits.create({
+        name: "my_circuit",
+        description: "uploaded by the client",
+        wasm: new TextEncoder().encode("\0asm"),
+        zkey: new Blob(["not a zkey"]),
+        sym: "1,1,0,main.y\n"
       }))
       expect(upload).toMatchObject({ name: "my_circuit", owner: account, status: "compiling", description: "uploaded by the client" })
-      const taken = yield* run(() => apiError(ci.circuits.create({ name: "my_circuit", main: "pragma circom 2.1.6;" })))
+      const taken = yield* run(() => apiError(ci.circuits.create({ name: "multiplier", wasm: "w", zkey: "z", sym: "s" })))
       expect([taken.status, taken.code]).toEqual([409, "circuit_name_taken"])
       const failedDelivery = yield* Effect.promise(async () => {
         for (let i = 0; i < 600; i++) {

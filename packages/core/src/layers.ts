@@ -20,8 +20,8 @@ import { WebhookReplay } from "./webhooks/replay.js"
 import { DeliveryWakeup, RecoveryWakeup } from "./webhooks/wakeup.js"
 
 /**
- * Every core service, built over whatever storage, `Entropy`, `Prover` and `BuiltinCircuits` the
- * caller provides. The one place core services are wired to each other; adapters are chosen by the
+ * Every core service, built over whatever storage, `Entropy`, `Prover`, `BuiltinCircuits` and
+ * `CircuitCompiler` (whose setup decides which uploads are taken) the caller provides. The one place core services are wired to each other; adapters are chosen by the
  * composition root, and the background loops (`ProofLoops`, `DeliveryEngine.layer`,
  * `CircuitBuilds.layer` with a `CircuitCompiler`) are built over this layer by whichever process
  * runs them.

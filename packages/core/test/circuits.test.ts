@@ -3,6 +3,7 @@ import {
   Accounts,
   type AccountId,
   ArtifactsRepo,
+  AuditLog,
   type BuildInput,
   CircuitBuilds,
   Circuits,
@@ -156,6 +157,63 @@ describe("Circuits: uploads", () => {
       expect((yield* (yield* Circuits).list(account)).filter((c) => c.owner !== "builtin").map((c) => [c.name, c.status]))
         .toEqual([["one", "ready"], ["two", "ready"]])
     }).pipe(Effect.provide(withBuilds({ maxCircuitsPerAccount: 2, maxCompilingPerAccount: 1 }))))
+})
+
+describe("Circuits: the trusted setup is known at upload", () => {
+  it.effect("without a setup, circom sources are SetupUnavailable with the compiler's message and nothing is stored; prebuilt uploads are taken", () =>
+    Effect.gen(function*() {
+      const circuits = yield* Circuits
+      const account = yield* newAccount
+      const refused = yield* Effect.flip(upload(account, "sum"))
+      expect(refused).toMatchObject({ _tag: "SetupUnavailable", message: "no ptau here: give one" })
+      expect(yield* (yield* ArtifactsRepo).get(sha256(bytesOf(SUM)))).toEqual(Option.none())
+      expect(yield* circuits.get(account, "sum")).toEqual(Option.none())
+      const sym = "signal input a;\ncomponent main = T();\n"
+      const prebuilt = yield* circuits.create(account, {
+        name: "prebuilt",
+        source: { kind: "artifacts", wasm: bytesOf("w"), zkey: bytesOf("z"), sym: bytesOf(sym), r1cs: null }
+      })
+      expect(prebuilt).toMatchObject({ status: "compiling", development_only: false })
+    }).pipe(Effect.provide(coreWith({ setup: { available: false, message: "no ptau here: give one" } }))))
+
+  it.effect("a development setup marks the circuit development_only from the upload on, and it stays so when ready", () =>
+    Effect.gen(function*() {
+      const circuits = yield* Circuits
+      const account = yield* newAccount
+      expect((yield* upload(account, "sum")).development_only).toBe(true)
+      expect((yield* circuits.list(account)).find((c) => c.name === "sum")?.development_only).toBe(true)
+      yield* advance("100 millis")
+      expect(Option.map(yield* circuits.get(account, "sum"), (c) => [c.status, c.development_only])).toEqual(Option.some(["ready", true]))
+      expect((yield* eventsOf(account, "circuit.ready"))[0]?.data).toMatchObject({ development_only: true })
+    }).pipe(Effect.provide(withBuilds({}, { setup: { available: true, developmentOnly: true } }))))
+})
+
+describe("Circuits: a failed circuit's name", () => {
+  it.effect("is taken by the next upload, which replaces the failed circuit (audited as removed, replaced_by the new one); a live one's is not", () =>
+    Effect.gen(function*() {
+      const circuits = yield* Circuits
+      const account = yield* newAccount
+      const failed = yield* upload(account, "sum", `${SUM}// fake:fail compile_error nope\n`)
+      yield* advance("100 millis")
+      expect(Option.map(yield* circuits.get(account, "sum"), (c) => c.status)).toEqual(Option.some("failed"))
+      const fixed = yield* upload(account, "sum")
+      expect(fixed).toMatchObject({ status: "compiling", error: null })
+      expect(fixed.id).not.toBe(failed.id)
+      expect((yield* circuits.list(account)).filter((c) => c.name === "sum").map((c) => c.id)).toEqual([fixed.id])
+      // The failed record stays readable by id (as removed circuits do), never by name.
+      expect(Option.map(yield* (yield* CircuitsRepo).getById(failed.id!), (c) => c.status)).toEqual(Option.some("failed"))
+      const entries = (yield* (yield* AuditLog).list(account, {})).entries
+      expect(entries.map((e) => [e.action, e.target.id, e.changes])).toEqual([
+        ["circuit.created", fixed.id, null],
+        ["circuit.removed", failed.id, [{ field: "replaced_by", from: null, to: fixed.id }]],
+        ["circuit.created", failed.id, null]
+      ])
+      // Compiling, then ready: the name is taken.
+      expect((yield* Effect.flip(upload(account, "sum")))._tag).toBe("CircuitNameTaken")
+      yield* advance("100 millis")
+      expect((yield* Effect.flip(upload(account, "sum")))._tag).toBe("CircuitNameTaken")
+      expect(Option.map(yield* circuits.get(account, "sum"), (c) => [c.id, c.status])).toEqual(Option.some([fixed.id, "ready"]))
+    }).pipe(Effect.provide(withBuilds())))
 })
 
 describe("Circuits: the build loop on TestClock", () => {

@@ -72,7 +72,7 @@ describe("key expiry and roll (TestClock)", () => {
       expect((yield* Effect.flip(keys.roll(account, old.api_key.id, {})))._tag).toBe("KeyNotFound")
     }).pipe(Effect.provide(testCore())))
 
-  it.effect("the default overlap is 24 hours; rolling again inside it never lengthens the old key's life", () =>
+  it.effect("the default overlap is 24 hours; a key is rolled once: again inside its overlap is refused and changes nothing", () =>
     Effect.gen(function*() {
       const { account, keys } = yield* setup
       const old = yield* keys.create(account, { name: "svc" })
@@ -80,15 +80,43 @@ describe("key expiry and roll (TestClock)", () => {
       const listed = () => Effect.map(keys.list(account), (l) => Object.fromEntries(l.keys.map((k) => [k.id, k.expires_at])))
       expect((yield* listed())[old.api_key.id]).toBe(iso(START + 24 * HOUR))
       yield* TestClock.adjust(HOUR)
-      // Rolled again inside its overlap, with a longer one: it still stops at the first end.
-      yield* keys.roll(account, old.api_key.id, { expires_in: 30 * 86_400 })
-      expect((yield* listed())[old.api_key.id]).toBe(iso(START + 24 * HOUR))
-      // A shorter one brings the end forward.
-      yield* keys.roll(account, old.api_key.id, { expires_in: 60 })
-      expect((yield* listed())[old.api_key.id]).toBe(iso(START + HOUR + 60_000))
+      for (const input of [{}, { expires_in: 60 }, { expires_in: 0 }]) {
+        const refused = yield* Effect.flip(keys.roll(account, old.api_key.id, input))
+        expect(refused._tag).toBe("KeyAlreadyRolled")
+        expect(refused.message).toContain(first.api_key.id)
+      }
+      expect(yield* listed()).toEqual({ [old.api_key.id]: iso(START + 24 * HOUR), [first.api_key.id]: null })
+      expect(yield* works(old.secret)).toBe("ok")
       // The first roll's key is rolled in turn: its own overlap starts now.
-      yield* keys.roll(account, first.api_key.id, { expires_in: 30 * 86_400 })
+      const second = yield* keys.roll(account, first.api_key.id, { expires_in: 30 * 86_400 })
       expect((yield* listed())[first.api_key.id]).toBe(iso(START + HOUR + 30 * 86_400_000))
+      // Once the old key has stopped, it is not found, as any key that does not work.
+      yield* TestClock.adjust(23 * HOUR)
+      expect((yield* Effect.flip(keys.roll(account, old.api_key.id, {})))._tag).toBe("KeyNotFound")
+      expect(Object.keys(yield* listed())).toEqual([first.api_key.id, second.api_key.id])
+    }).pipe(Effect.provide(testCore())))
+
+  it.effect("a roll replaces the secret, not the term: the successor of an expiring key ends with it, unless the roll sets its end", () =>
+    Effect.gen(function*() {
+      const { account, keys } = yield* setup
+      const temp = yield* keys.create(account, yield* decodeCreate({ name: "temp", expires_at: iso(START + 2 * HOUR) }))
+      // The default overlap (24 h) is longer than the key has left: the old key keeps its own end.
+      const next = yield* keys.roll(account, temp.api_key.id, yield* decodeRoll({}))
+      expect(next.api_key.expires_at).toBe(iso(START + 2 * HOUR))
+      const events = (yield* (yield* EventsRepo).list(account, { limit: 100 })).items
+      expect(events.find((e) => e.type === "key.rolled")!.data).toMatchObject({ previous_key_expires_at: iso(START + 2 * HOUR) })
+      yield* TestClock.adjust(HOUR)
+      const renewed = yield* keys.roll(account, next.api_key.id, yield* decodeRoll({ expires_in: 600, expires_at: iso(START + 48 * HOUR) }))
+      expect(renewed.api_key.expires_at).toBe(iso(START + 48 * HOUR))
+      const endless = yield* keys.roll(account, renewed.api_key.id, yield* decodeRoll({ expires_in: 0, expires_at: null }))
+      expect(endless.api_key.expires_at).toBeNull()
+      yield* TestClock.adjust(HOUR)
+      expect([yield* works(temp.secret), yield* works(next.secret), yield* works(renewed.secret), yield* works(endless.secret)])
+        .toEqual(["InvalidApiKey", "InvalidApiKey", "InvalidApiKey", "ok"])
+      // A new end must be in the future; refused, the roll leaves the key as it was.
+      const late = yield* Effect.flip(keys.roll(account, endless.api_key.id, yield* decodeRoll({ expires_at: iso(START + 2 * HOUR) })))
+      expect(late).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "expires_at" }] })
+      expect((yield* keys.list(account)).keys.map((k) => [k.id, k.expires_at])).toEqual([[endless.api_key.id, null]])
     }).pipe(Effect.provide(testCore())))
 
   it.effect("a rolled key counts toward the 10 active keys until it stops working; an overlap of 0 frees its place at once", () =>

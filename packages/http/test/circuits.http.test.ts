@@ -1,7 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { ArtifactsRepo, CircuitsRepo, encodeProofBlob, now, ProofsRepo } from "@mzk/core"
 import { makeMzkClient } from "@mzk/http"
-import { testCore } from "@mzk/testkit"
+import { FakeCompiler, testCore } from "@mzk/testkit"
 import { Effect, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -238,6 +238,18 @@ describe("POST /api/v1/circuits (multipart/form-data)", () => {
     expect((await upload(other.key, circomParts("mine"))).status).toBe(202)
   })
 
+  it("a failed circuit's name is free again: of 6 concurrent uploads of it, one replaces the failed circuit, the others are 409", async () => {
+    const { key } = await h.newAccount()
+    await uploadCircuit(h, key, circomParts("retry", `${SUM_MAIN}// fake:fail compile_error syntax error\n`))
+    expect((await settled(h, key, "retry")).json.status).toBe("failed")
+    const replies = await Promise.all(Array.from({ length: 6 }, () => upload(key, circomParts("retry"))))
+    expect(replies.map((r) => r.status).sort()).toEqual([202, 409, 409, 409, 409, 409])
+    for (const refused of replies.filter((r) => r.status === 409)) expectEnvelope(refused, 409, "circuit_name_taken")
+    expect((await settled(h, key, "retry")).json).toMatchObject({ status: "ready", error: null })
+    const own = (await h.call("GET", "/api/v1/circuits", { token: key })).json.circuits.filter((c: { owner: string }) => c.owner !== "builtin")
+    expect(own.map((c: { name: string; status: string }) => [c.name, c.status])).toEqual([["retry", "ready"]])
+  })
+
   it("401 before the body is read, 403 without circuits:write", async () => {
     const { key } = await h.newAccount()
     expectEnvelope(await upload("mzk_nope", circomParts("a")), 401, "invalid_api_key")
@@ -430,6 +442,28 @@ describe("GET /api/v1/proofs/:id/calldata", () => {
     expect(reply.json.calldata.slice(-128)).toBe(BigInt(17).toString(16).padStart(64, "0") + BigInt(5).toString(16).padStart(64, "0"))
     expectEnvelope(await h.call("GET", path, { token: other.key }), 404, "proof_not_found")
     expectEnvelope(await h.call("GET", "/api/v1/proofs/nope/calldata", { token: key }), 404, "proof_not_found")
+  })
+})
+
+describe("a server without a powers of tau", () => {
+  let bare: Harness
+  beforeAll(async () => {
+    const compiler = FakeCompiler({ setup: { available: false, message: "This server has no powers of tau (the operator's message)" } })
+    bare = await harnessOver(ManagedRuntime.make(coreWithBuilds(testCore(undefined, { compiler }))))
+  })
+  afterAll(() => bare.close())
+
+  it("refuses circom sources at once, 409 setup_unavailable with the server's message, storing nothing; prebuilt uploads are 202", async () => {
+    const { key } = await bare.newAccount()
+    const refused = await bare.call("POST", "/api/v1/circuits", { token: key, ...multipart(circomParts("sum")) })
+    expectEnvelope(refused, 409, "setup_unavailable")
+    expect(refused.json.error.message).toBe("This server has no powers of tau (the operator's message)")
+    expectEnvelope(await bare.call("GET", "/api/v1/circuits/sum", { token: key }), 404, "circuit_not_found")
+    // The upload is checked first: a bad one is told what is wrong with it.
+    expectEnvelope(await bare.call("POST", "/api/v1/circuits", { token: key, ...multipart(circomParts("bad name")) }), 400, "invalid_request")
+    const prebuilt = await bare.call("POST", "/api/v1/circuits", { token: key, ...multipart(prebuiltParts("prebuilt")) })
+    expect([prebuilt.status, prebuilt.json.development_only]).toEqual([202, false])
+    expect((await settled(bare, key, "prebuilt")).json.status).toBe("ready")
   })
 })
 

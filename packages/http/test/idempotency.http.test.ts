@@ -1,10 +1,12 @@
 import { HttpApi } from "@effect/platform"
-import { DEFAULT_LIMITS, IdempotencyRepo, Limits, type Timestamp } from "@mzk/core"
+import { DEFAULT_LIMITS, IdempotencyRepo, KeysRepo, Limits, StorageError, type Timestamp } from "@mzk/core"
+import { MemoryStore } from "@mzk/testkit"
 import { IdempotentEndpoint, MzkApi } from "@mzk/http"
-import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Option, Ref } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allBut, keyWithScopes, MULTIPLIER } from "./helpers.js"
 import { coreWithBuilds, expectEnvelope, harnessOver, makeHarness, type Reply } from "./support.js"
+import { testCore } from "@mzk/testkit"
 
 let h: Awaited<ReturnType<typeof makeHarness>>
 beforeAll(async () => {
@@ -167,6 +169,50 @@ describe("Idempotency-Key and the rate limits", () => {
       expect(retried.headers.get("retry-after")).not.toBeNull()
     } finally {
       await limited.close()
+    }
+  })
+})
+
+describe("Idempotency-Key and a storage failure", () => {
+  it("a 503 is not kept: the retry with the same key runs anew, and its answer is the one replayed", async () => {
+    // The memory store, whose next key insert once armed fails as a database that lost its disk would.
+    const armed = Effect.runSync(Ref.make(false))
+    const inserts = Effect.runSync(Ref.make(0))
+    const FailingOnce = Layer.map(MemoryStore, (context) => {
+      const keys = Context.get(context, KeysRepo)
+      return Context.add(context, KeysRepo, {
+        ...keys,
+        insert: (key, limit) =>
+          Effect.zipRight(
+            Ref.update(inserts, (n) => n + 1),
+            Effect.flatMap(Ref.getAndSet(armed, false), (fail) =>
+              fail ? Effect.fail(new StorageError({ message: "the disk is full", cause: new Error("database or disk is full") })) : keys.insert(key, limit))
+          )
+      })
+    })
+    const h = await harnessOver(ManagedRuntime.make(coreWithBuilds(testCore(FailingOnce))))
+    try {
+      const { key } = await h.newAccount("Disk")
+      const before = Effect.runSync(Ref.get(inserts))
+      Effect.runSync(Ref.set(armed, true))
+      const failed = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "ci" }, headers: withKey("ci-key") })
+      expectEnvelope(failed, 503, "service_unavailable")
+      expect(failed.text).not.toContain("disk")
+
+      const retried = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "ci" }, headers: withKey("ci-key") })
+      expect([retried.status, replayed(retried)]).toEqual([201, null])
+      expect(retried.json.key).toMatch(/^mzk_/)
+      // It ran: a second insert, and the key it made works.
+      expect(Effect.runSync(Ref.get(inserts)) - before).toBe(2)
+      expect((await h.call("GET", "/api/v1/keys", { token: retried.json.key })).status).toBe(200)
+
+      // From now on the kept answer is the 201, replayed without running.
+      const again = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "ci" }, headers: withKey("ci-key") })
+      expect([again.status, replayed(again), again.json.id]).toEqual([201, "true", retried.json.id])
+      expect(again.headers.get("original-request")).toBe(retried.headers.get("request-id"))
+      expect(Effect.runSync(Ref.get(inserts)) - before).toBe(2)
+    } finally {
+      await h.close()
     }
   })
 })

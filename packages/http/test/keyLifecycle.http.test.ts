@@ -80,3 +80,58 @@ describe("key expiry and roll over a real port", () => {
     expect((await h.call("POST", `/api/v1/keys/${first.id}/roll`, { token: key, body: { expires_in: 0 } })).status).toBe(201)
   })
 })
+
+describe("rolling a key that expires, and a key already rolled", () => {
+  it("the successor of a key created with expires_at inherits it; the roll may set another (or null: never), in the future", async () => {
+    const { key } = await h.newAccount("Expiring")
+    const ends = new Date(Date.now() + 7 * 86_400_000).toISOString()
+    const expiring = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "temp", expires_at: ends } })
+    const rolled = await h.call("POST", `/api/v1/keys/${expiring.json.id}/roll`, { token: key, body: { expires_in: 60 } })
+    expect(rolled.status).toBe(201)
+    // Rolling a key replaces its secret, not its term: the new key stops when the old one was to.
+    expect(rolled.json).toMatchObject({ name: "temp", expires_at: ends })
+    const listed = (await h.call("GET", "/api/v1/keys", { token: key })).json.keys as Array<{ id: string; expires_at: string | null }>
+    expect(listed.find((k) => k.id === rolled.json.id)?.expires_at).toBe(ends)
+
+    const later = new Date(Date.now() + 30 * 86_400_000).toISOString()
+    const renewed = await h.call("POST", `/api/v1/keys/${rolled.json.id}/roll`, { token: key, body: { expires_in: 0, expires_at: later } })
+    expect([renewed.status, renewed.json.expires_at]).toEqual([201, later])
+    const forever = await h.call("POST", `/api/v1/keys/${renewed.json.id}/roll`, { token: key, body: { expires_in: 0, expires_at: null } })
+    expect([forever.status, forever.json.expires_at]).toEqual([201, null])
+
+    for (const expires_at of ["2020-01-01T00:00:00.000Z", "tomorrow", 86_400]) {
+      const refused = await h.call("POST", `/api/v1/keys/${forever.json.id}/roll`, { token: key, body: { expires_at } })
+      expectEnvelope(refused, 400, "invalid_request")
+      expect(new Set(refused.json.error.details.map((d: { path: string }) => d.path))).toEqual(new Set(["expires_at"]))
+    }
+    // The refusals rolled nothing: the last key is still the one without an end.
+    const keys = (await h.call("GET", "/api/v1/keys", { token: key })).json.keys as Array<{ id: string; expires_at: string | null }>
+    expect(keys.find((k) => k.id === forever.json.id)?.expires_at).toBeNull()
+  })
+
+  it("409 key_already_rolled for a key rolled before and still in its overlap, naming its successor; nothing changes, one key.rolled", async () => {
+    const { key } = await h.newAccount("Twice")
+    const created = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "deploy" } })
+    const first = await h.call("POST", `/api/v1/keys/${created.json.id}/roll`, { token: key, body: { expires_in: 3600 } })
+    expect(first.status).toBe(201)
+    const before = (await h.call("GET", "/api/v1/keys", { token: key })).json
+    for (const body of [{}, { expires_in: 60 }, { expires_in: 0 }]) {
+      const again = await h.call("POST", `/api/v1/keys/${created.json.id}/roll`, { token: key, body })
+      expectEnvelope(again, 409, "key_already_rolled")
+      expect(again.json.error.message).toContain(first.json.id)
+    }
+    // Ten concurrent rolls of the successor: one succeeds, the others are refused.
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, () => h.call("POST", `/api/v1/keys/${first.json.id}/roll`, { token: key, body: { expires_in: 600 } }))
+    )
+    expect(racing.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)])
+    const after = (await h.call("GET", "/api/v1/keys", { token: key })).json
+    // The old key still ends when the first roll said, and no second successor of it exists.
+    expect(after.keys.find((k: { id: string }) => k.id === created.json.id)).toEqual(before.keys.find((k: { id: string }) => k.id === created.json.id))
+    expect(after.total).toBe(before.total + 1)
+    const audit = (await h.call("GET", "/api/v1/audit-log?action=key.rolled", { token: key })).json.entries as Array<{ target: { id: string } }>
+    expect(audit.map((e) => e.target.id).sort()).toEqual([created.json.id, first.json.id].sort())
+    // The successor works, the old key still works in its overlap.
+    for (const token of [created.json.key, first.json.key]) expect((await h.call("GET", "/api/v1/keys", { token })).status).toBe(200)
+  })
+})

@@ -37,7 +37,11 @@ export interface CreateMzkOptions {
   readonly prover?: Layer.Layer<Prover, unknown> | undefined
   /** The default pool's engine: `auto` (native where its addon loaded), `native`, `snarkjs`; default MZK_PROVER_ENGINE, else auto. */
   readonly proverEngine?: ProverEngine | undefined
-  /** Accounts' circuits: the powers of tau, cache folder, limits (see `CircuitsOptions`). */
+  /**
+   * Accounts' circuits: the powers of tau, cache folder, limits (see `CircuitsOptions`). Without
+   * `ptau` or `developmentPtau`, uploads of circom sources are refused (409 `setup_unavailable`);
+   * prebuilt ones are taken.
+   */
   readonly circuits?: CircuitsOptions | undefined
   /** Development only: accept http:// and non-public webhook URLs. */
   readonly allowInsecureWebhooks?: boolean | undefined

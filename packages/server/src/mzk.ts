@@ -47,7 +47,10 @@ import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
 /** Where accounts' circuits are built and cached, and their limits (`CircuitsConfig`). */
 export interface CircuitsOptions extends Partial<CircuitsConfigShape> {
-  /** The operator's prepared (phase 2) powers of tau file, e.g. a Hermez `powersOfTau28_hez_final_<power>.ptau`. */
+  /**
+   * The operator's prepared (phase 2) powers of tau file, e.g. a Hermez `powersOfTau28_hez_final_<power>.ptau`.
+   * Without it or `developmentPtau`, uploads of circom sources are refused (`setup_unavailable`).
+   */
   readonly ptau?: string | undefined
   /**
    * Development only: without `ptau`, make a powers of tau of this power once (cached in `dir`) and
@@ -211,7 +214,7 @@ const circuitsStartup = (circuits: CircuitsOptions = {}) =>
         Effect.forkScoped
       )
     } else {
-      yield* Effect.logInfo("circuits: no powers of tau (--ptau or --dev-ptau); uploads of circom sources will fail, prebuilt uploads work")
+      yield* Effect.logInfo("circuits: no powers of tau (--ptau or --dev-ptau); uploads of circom sources are refused (setup_unavailable), prebuilt uploads work")
     }
   }))
 

@@ -1,4 +1,4 @@
-import { NO_TELEMETRY, ProofsRepo, StorageHealth, Telemetry, type TelemetryShape } from "@mzk/core"
+import { logStorageFailure, NO_TELEMETRY, ProofsRepo, StorageHealth, Telemetry, type TelemetryShape } from "@mzk/core"
 import { type MetricsExposition, Operations, type OperationsShape, type ReadinessCheck } from "@mzk/http"
 import { Duration, Effect, Layer, Option, Runtime } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -75,9 +75,11 @@ const tokenCheck = (token: string) => {
 const READINESS_TIMEOUT = Duration.seconds(2)
 
 /**
- * What `/readyz` asks: the database answers (within 2 s), its schema has every migration of this
- * code, and the prover's state. The database's own error text stays in the log: the probe is
- * unauthenticated.
+ * What `/readyz` asks: the database answers and takes a one-row write (within 2 s), its schema has
+ * every migration of this code, and the prover's state. A write that fails names its reason (mzk's
+ * sentence: "the disk is full (SQLITE_FULL)", "the database file was replaced or deleted…"), which
+ * names no path, query or value; the database's own error text goes to the log, one error line per
+ * failed probe, as the probe is unauthenticated.
  */
 const readiness = (prover: "eager" | "lazy") =>
   Effect.gen(function*() {
@@ -85,13 +87,25 @@ const readiness = (prover: "eager" | "lazy") =>
     return Effect.map(
       storage.check.pipe(
         Effect.timeoutFail({ duration: READINESS_TIMEOUT, onTimeout: () => "timed out" as const }),
-        Effect.tapError((error) => Effect.logWarning("readiness: the database check failed", error)),
+        Effect.tap((status) =>
+          status.writeFailure === undefined
+            ? Effect.void
+            : logStorageFailure("readiness: the database did not take a write", status.writeFailure, { probe: "readiness" })
+        ),
+        Effect.tapError((error) =>
+          error === "timed out"
+            ? Effect.logError("readiness: the database did not answer within 2 s")
+            : logStorageFailure("readiness: the database check failed", error, { probe: "readiness" })
+        ),
         Effect.either
       ),
       (result): Record<string, ReadinessCheck> => {
-        const database: ReadinessCheck = result._tag === "Right"
-          ? { ok: true, message: "reachable" }
-          : { ok: false, message: result.left === "timed out" ? "no answer within 2 s" : "unreachable" }
+        const writeFailure = result._tag === "Right" ? result.right.writeFailure : undefined
+        const database: ReadinessCheck = result._tag === "Left"
+          ? { ok: false, message: result.left === "timed out" ? "no answer within 2 s" : "unreachable" }
+          : writeFailure !== undefined
+          ? { ok: false, message: `writes fail: ${writeFailure.message}` }
+          : { ok: true, message: "reachable, takes writes" }
         const pending = result._tag === "Right" ? result.right.pendingMigrations : undefined
         const migrations: ReadinessCheck = pending === undefined
           ? { ok: false, message: "unknown: the database is unreachable" }

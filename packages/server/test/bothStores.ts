@@ -33,7 +33,7 @@ export const serverWithKey = (database: Effect.Effect<DatabaseTarget, unknown, S
         const reply = await client.send(method, path, { body })
         return { status: reply.status, requestId: reply.headers.get("request-id"), json: reply.json }
       })
-    return { baseUrl, call }
+    return { baseUrl, key, call }
   })
 
 /** A 400 `invalid_request` in the envelope whose `details` name `path`. */

@@ -1,11 +1,14 @@
+import { Accounts, ApiKeys } from "@mzk/core"
 import { makeHttpClient, startWebhookReceiver, verifyWebhookSignature } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { execFileSync } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
-import { serverWithAccount, settle, snarkjsCli, tempDir, uploadCircuit } from "./circuits.js"
+import { BOUNDED_SQUARES, serverWithAccount, settle, snarkjsCli, tempDir, uploadCircuit } from "./circuits.js"
+import { startServer } from "./realServer.js"
 
 describe("an account's own circuit over a real port", () => {
   it.scopedLive("upload → compiling → ready (circuit.ready) → proof → verify → checked by snarkjs and its calldata", () =>
@@ -154,5 +157,128 @@ describe("an account's own circuit over a real port", () => {
       expect([big.status, big.json.error.code]).toEqual([413, "upload_too_large"])
       expect(big.json.error.message).toContain("65536")
       expect((yield* Effect.promise(() => api.send("GET", "/api/v1/circuits/big"))).status).toBe(404)
+    }), 120_000)
+})
+
+/** `POST /api/v1/circuits` of prebuilt artifacts: the built-in multiplier's wasm and zkey with a sym of its signals. */
+const uploadPrebuilt = async (baseUrl: string, token: string, name: string) => {
+  const built = fileURLToPath(new URL("../../../circuits/build/multiplier/", import.meta.url))
+  const form = new FormData()
+  form.append("name", name)
+  form.append("wasm", new Blob([readFileSync(join(built, "multiplier.wasm"))]), "multiplier.wasm")
+  form.append("zkey", new Blob([readFileSync(join(built, "multiplier.zkey"))]), "multiplier.zkey")
+  form.append("sym", new Blob(["1,1,0,main.c\n2,2,0,main.a\n3,3,0,main.b\n"]), "multiplier.sym")
+  const response = await fetch(`${baseUrl}/api/v1/circuits`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } })
+  return { status: response.status, json: await response.json() as Record<string, any> }
+}
+
+describe("circuit uploads as a new user meets them, over a real port", () => {
+  it.scopedLive("development_only is known at upload: true in the 202 and in the listing while compiling, with a development ptau", () =>
+    Effect.gen(function*() {
+      // No build loop: the upload stays compiling, and the record must already say how it will be set up.
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: false })
+      const { token } = yield* keyOf("Developer")
+      const uploaded = yield* Effect.promise(() => uploadCircuit(baseUrl, token, "squares"))
+      expect(uploaded.status).toBe(202)
+      expect(uploaded.json).toMatchObject({ status: "compiling", development_only: true })
+      const api = makeHttpClient(baseUrl, { token })
+      const listed = (yield* Effect.promise(() => api.send("GET", "/api/v1/circuits"))).json.circuits
+      expect(listed.find((c: { name: string }) => c.name === "squares")).toMatchObject({ status: "compiling", development_only: true })
+      expect((yield* Effect.promise(() => api.send("GET", "/api/v1/circuits/squares"))).json.development_only).toBe(true)
+    }), 120_000)
+
+  it.scopedLive("a file of the upload that main never includes is ignored, whatever it holds", () =>
+    Effect.gen(function*() {
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: true })
+      const { token } = yield* keyOf("Stray files")
+      const api = makeHttpClient(baseUrl, { token })
+      const uploaded = yield* Effect.promise(() =>
+        uploadCircuit(baseUrl, token, "squares", {
+          main: BOUNDED_SQUARES.main,
+          sources: {
+            ...BOUNDED_SQUARES.sources,
+            // An old experiment left in the folder: it includes a file above the upload and does not even parse.
+            "old/scratch.circom": "pragma circom 2.1.0;\ninclude \"../../../shared/elsewhere.circom\";\ntemplate Broken( {\n"
+          }
+        }))
+      expect(uploaded.status).toBe(202)
+      expect(yield* Effect.promise(() => settle(api, "/api/v1/circuits/squares", (c) => c.status !== "compiling", 90_000))).toMatchObject({
+        status: "ready",
+        constraints: 51,
+        error: null
+      })
+    }), 180_000)
+
+  it.scopedLive("an include of a file that was not uploaded fails compile_error at its file and line, saying how to send it", () =>
+    Effect.gen(function*() {
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: true })
+      const { token } = yield* keyOf("Missing include")
+      const api = makeHttpClient(baseUrl, { token })
+      // main.circom includes lib/square.circom on line 4; the part was left out.
+      expect((yield* Effect.promise(() => uploadCircuit(baseUrl, token, "squares", { main: BOUNDED_SQUARES.main }))).status).toBe(202)
+      const failed = yield* Effect.promise(() => settle(api, "/api/v1/circuits/squares", (c) => c.status !== "compiling", 90_000))
+      expect(failed).toMatchObject({ status: "failed", error: { code: "compile_error", file: "main.circom", line: 4 } })
+      expect(failed.error.message).toContain("lib/square.circom")
+      expect(failed.error.message).toMatch(/"sources" part/)
+      expect(failed.error.message).toContain("circomlib/circuits/")
+      // circom's own advice is for its command line, which an API user does not have.
+      expect(failed.error.message).not.toMatch(/-l\b|include paths|compilation option/)
+    }), 180_000)
+
+  it.scopedLive("a failed circuit's name is free for the corrected upload: 202, built, audited; the failed one is gone by name", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startWebhookReceiver()
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: true })
+      const { token } = yield* keyOf("Second try")
+      const api = makeHttpClient(baseUrl, { token })
+      yield* Effect.promise(() => api.send("POST", "/api/v1/webhooks", { body: { url: receiver.url, events: ["circuit.failed", "circuit.ready"] } }))
+      const broken = BOUNDED_SQUARES.main.replace("signal input bound;", "signal input bound")
+      expect((yield* Effect.promise(() => uploadCircuit(baseUrl, token, "squares", { ...BOUNDED_SQUARES, main: broken }))).status).toBe(202)
+      const failed = yield* Effect.promise(() => settle(api, "/api/v1/circuits/squares", (c) => c.status !== "compiling", 90_000))
+      expect(failed).toMatchObject({ status: "failed", error: { code: "compile_error" } })
+
+      const fixed = yield* Effect.promise(() => uploadCircuit(baseUrl, token, "squares"))
+      expect([fixed.status, fixed.json.status, fixed.json.error]).toEqual([202, "compiling", null])
+      expect(fixed.json.created_at >= failed.created_at).toBe(true)
+      const ready = yield* Effect.promise(() => settle(api, "/api/v1/circuits/squares", (c) => c.status !== "compiling", 90_000))
+      expect(ready).toMatchObject({ status: "ready", constraints: 51, error: null })
+      const listed = (yield* Effect.promise(() => api.send("GET", "/api/v1/circuits"))).json.circuits
+      expect(listed.filter((c: { name: string }) => c.name === "squares").map((c: { status: string }) => c.status)).toEqual(["ready"])
+
+      // The audit log: the failed circuit removed (replaced by the new one), then the new one created.
+      const audit = (yield* Effect.promise(() => api.send("GET", "/api/v1/audit-log"))).json.entries as Array<any>
+      const circuits = audit.filter((e) => e.target.type === "circuit").reverse()
+      expect(circuits.map((e) => [e.action, e.target.name])).toEqual([
+        ["circuit.created", "squares"],
+        ["circuit.removed", "squares"],
+        ["circuit.created", "squares"]
+      ])
+      const [first, removed, second] = circuits
+      expect(removed.target.id).toBe(first.target.id)
+      expect(second.target.id).not.toBe(first.target.id)
+      expect(removed.changes).toEqual([{ field: "replaced_by", from: null, to: second.target.id }])
+      const events = yield* receiver.waitFor(2).pipe(Effect.timeout("30 seconds"))
+      expect(events.map((e) => JSON.parse(e.rawBody.toString("utf8")).type)).toEqual(["circuit.failed", "circuit.ready"])
+    }), 240_000)
+
+  it.scopedLive("a server without a powers of tau refuses circom sources at once (409 setup_unavailable, nothing stored); prebuilt uploads work", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer({ workers: true })
+      const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "No ptau" })).pipe(Effect.provide(server.context))
+      const key = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { name: "tests" })).pipe(Effect.provide(server.context))
+      const token = Redacted.value(key.secret)
+      const api = makeHttpClient(server.baseUrl, { token })
+      const refused = yield* Effect.promise(() => uploadCircuit(server.baseUrl, token, "squares"))
+      expect([refused.status, refused.json.error?.code]).toEqual([409, "setup_unavailable"])
+      // It names both ways to give the server one: the command line's and the embedding application's.
+      for (const way of ["--ptau", "MZK_PTAU", "--dev-ptau", "createMzk", "circuits.ptau", "circuits.developmentPtau"]) {
+        expect(refused.json.error.message).toContain(way)
+      }
+      expect((yield* Effect.promise(() => api.send("GET", "/api/v1/circuits/squares"))).status).toBe(404)
+      const audit = (yield* Effect.promise(() => api.send("GET", "/api/v1/audit-log"))).json.entries as Array<{ action: string }>
+      expect(audit.map((e) => e.action)).not.toContain("circuit.created")
+
+      const prebuilt = yield* Effect.promise(() => uploadPrebuilt(server.baseUrl, token, "prebuilt"))
+      expect([prebuilt.status, prebuilt.json.development_only]).toEqual([202, false])
     }), 120_000)
 })

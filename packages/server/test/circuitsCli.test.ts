@@ -1,6 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -68,6 +68,28 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
         name: "mult", status: "ready", constraints: 3, development_only: false
       })
     }), 180_000)
+
+  it("--include sends only the files main.circom includes: a stray file in the folder is left out, and the command says so", () => {
+      const dir = mkdtempSync(join(tmpdir(), "mzk-stray-"))
+      try {
+        cpSync(fixture, join(dir, "circuit"), { recursive: true })
+        // What a project folder holds besides the circuit: an old experiment that includes a file above
+        // the folder and does not parse, and a test harness whose main component is not this one.
+        mkdirSync(join(dir, "circuit", "old"))
+        writeFileSync(join(dir, "circuit", "old", "scratch.circom"), "pragma circom 2.1.0;\ninclude \"../../../elsewhere.circom\";\ntemplate Broken( {\n")
+        writeFileSync(join(dir, "circuit", "test_square.circom"), "pragma circom 2.1.0;\ninclude \"lib/square.circom\";\ncomponent main = Square();\n")
+        const database = `sqlite:${join(dir, "mzk.db")}`
+        const { account_id } = createAccount(database, "Stray files")
+        const added = mzk(
+          "circuits", "add", "squares", "--account", account_id, "--circom", join(dir, "circuit", "main.circom"), "--include", join(dir, "circuit"),
+          "--database", database, "--dev-ptau", "--dev-ptau-power", String(DEV_PTAU_POWER), "--dev-ptau-dir", dir
+        )
+        expect(added).toMatch(/Circuit squares is ready: 51 constraints/)
+        expect(added).toMatch(/main\.circom never includes.*old\/scratch\.circom.*test_square\.circom|main\.circom never includes.*test_square\.circom.*old\/scratch\.circom/s)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }, 120_000)
 
   it("a circuit that does not build is reported on one line with its line number, and the command fails", () => {
       const dir = mkdtempSync(join(tmpdir(), "mzk-bad-circuit-"))

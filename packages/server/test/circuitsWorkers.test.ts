@@ -37,7 +37,10 @@ describePostgres("accounts' circuits built by `mzk worker` processes on one Post
         "--cache-dir", join(dir, cache), "--build-timeout", "20"
       ]
 
-      const server = yield* serveProcess(url, { args: ["--no-workers", "--max-compiling-per-account", "4"] })
+      // The API server takes the workers' circuit settings: it decides at upload what setup a circuit gets.
+      const server = yield* serveProcess(url, {
+        args: ["--no-workers", "--max-compiling-per-account", "4", "--dev-ptau", "--dev-ptau-power", String(DEV_PTAU_POWER), "--dev-ptau-dir", dir]
+      })
       const { api_key } = createAccount(url, "Workers")
       const api = server.client(api_key)
       const query = async (sql: string) => {

@@ -2,7 +2,7 @@ import { type HttpClient, makeHttpClient } from "@mzk/testkit"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { expect } from "vitest"
-import { settle, uploadCircuit } from "./circuits.js"
+import { settle } from "./circuits.js"
 
 /**
  * What the framework tests (Express, Fastify, Hono) share: an app listening on a loopback port,
@@ -47,13 +47,20 @@ export const proveThrough = async (baseUrl: string, token: string, factors: { re
 
 /**
  * A circuit upload (multipart) through the mount at `baseUrl`: accepted, and taken up by the
- * in-process build loop. Built without a powers of tau here, so the build fails at once rather
- * than compiling for seconds; that it leaves `compiling` is what shows the loop ran.
+ * in-process build loop. Prebuilt artifacts that are not artifacts, so the build fails at once
+ * (`invalid_artifacts`) rather than compiling for seconds; that it leaves `compiling` is what shows
+ * the loop ran. (Circom sources would be refused here: these mounts have no powers of tau.)
  */
 export const uploadThrough = async (baseUrl: string, token: string, name: string) => {
-  const uploaded = await uploadCircuit(baseUrl, token, name)
-  expect(uploaded.status, JSON.stringify(uploaded.json)).toBe(202)
-  expect(uploaded.json).toMatchObject({ name, status: "compiling" })
+  const form = new FormData()
+  form.append("name", name)
+  form.append("wasm", new Blob([new Uint8Array([0, 0x61, 0x73, 0x6d])], { type: "application/wasm" }), "c.wasm")
+  form.append("zkey", new Blob(["not a zkey"]), "c.zkey")
+  form.append("sym", new Blob(["1,1,0,main.a\n"]), "c.sym")
+  const response = await fetch(`${baseUrl}/api/v1/circuits`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } })
+  const uploaded = await response.json() as Record<string, unknown>
+  expect(response.status, JSON.stringify(uploaded)).toBe(202)
+  expect(uploaded).toMatchObject({ name, status: "compiling" })
   const built = await settle(makeHttpClient(baseUrl, { token }), `/api/v1/circuits/${name}`, (c) => c.status !== "compiling", 30_000)
-  expect(built).toMatchObject({ name, status: "failed" })
+  expect(built).toMatchObject({ name, status: "failed", error: { code: "invalid_artifacts" } })
 }

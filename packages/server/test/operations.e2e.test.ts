@@ -1,7 +1,7 @@
 import { openSqlite } from "@mzk/adapters-sqlite"
 import { adminUrl, describePostgres, freshDatabaseUrl } from "@mzk/adapters-postgres/testing"
 import { Accounts, ApiKeys } from "@mzk/core"
-import { makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
+import { eventually, makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
 import { Context, Effect, HashMap, Layer, Logger, Redacted } from "effect"
@@ -122,7 +122,7 @@ describe("operations over a real port", () => {
       expect(ready.json).toEqual({
         status: "ready",
         checks: {
-          database: { ok: true, message: "reachable" },
+          database: { ok: true, message: "reachable, takes writes" },
           migrations: { ok: true, message: "applied" },
           prover: { ok: true, message: "loads on first use" }
         }
@@ -197,20 +197,22 @@ describe("a worker's operational endpoints", () => {
     }), 120_000)
 })
 
+/** One statement as the server's administrator, on a connection of its own. */
+const admin = (statement: string) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: adminUrl })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  })
+
 describePostgres("readiness on Postgres", () => {
   it.scopedLive("/readyz is 503 while the database refuses connections, and ready again once it accepts them", () =>
     Effect.gen(function*() {
       const { name, url } = yield* freshDatabaseUrl
-      const admin = (statement: string) =>
-        Effect.promise(async () => {
-          const client = new pg.Client({ connectionString: adminUrl })
-          await client.connect()
-          try {
-            await client.query(statement)
-          } finally {
-            await client.end()
-          }
-        })
       const { client } = yield* startServer({ database: { kind: "postgres", url } })
       expect((yield* Effect.promise(() => client.send("GET", "/readyz"))).status).toBe(200)
       yield* admin(`alter database ${name} allow_connections false`)
@@ -223,5 +225,46 @@ describePostgres("readiness on Postgres", () => {
       expect(down.text).not.toContain(name)
       yield* admin(`alter database ${name} allow_connections true`)
       expect((yield* Effect.promise(() => client.send("GET", "/readyz"))).status).toBe(200)
+    }), 60_000)
+
+  it.scopedLive("a read-only database: /readyz is 503 naming it, reads answer, writes are 503 and logged, and all recovers without a restart", () =>
+    Effect.gen(function*() {
+      const { name, url } = yield* freshDatabaseUrl
+      // The pool's connections end; new ones take the database's settings (as after a failover to a standby).
+      const reconnect = admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`)
+      const logs = captureLogs()
+      const { baseUrl, context } = yield* startServer({ database: { kind: "postgres", url } }).pipe(Effect.provide(logs.layer))
+      const { key } = yield* firstKey(context, "Read-only")
+      const client = makeHttpClient(baseUrl, { token: key })
+      const call = (method: string, path: string, options: { body?: unknown; token?: string } = {}) => Effect.promise(() => client.send(method, path, options))
+      const unused = yield* call("POST", "/api/v1/keys", { body: { name: "unused" } })
+      expect((yield* call("GET", "/readyz")).status).toBe(200)
+
+      yield* admin(`alter database ${name} set default_transaction_read_only = on`)
+      yield* reconnect
+      // Once the pool has let go of the ended connections (a query may meet one first), readiness names the cause.
+      const reason = "the database is read-only: a standby, or default_transaction_read_only is on (25006)"
+      const readiness = (message: string) =>
+        Effect.promise(() => eventually(async () => {
+          const reply = await client.send("GET", "/readyz")
+          return reply.json.checks.database.message === message ? reply : undefined
+        }, 20_000, 50))
+      const down = yield* readiness(`writes fail: ${reason}`)
+      expect([down.status, down.json.checks.database]).toEqual([503, { ok: false, message: `writes fail: ${reason}` }])
+      // The key's first use cannot be recorded: the read answers all the same.
+      expect((yield* call("GET", "/api/v1/keys", { token: unused.json.key })).status).toBe(200)
+      const write = yield* call("POST", "/api/v1/keys", { body: { name: "refused" } })
+      expect([write.status, write.json.error.code, write.json.error.message]).toEqual([503, "service_unavailable", "Storage is temporarily unavailable; retry later"])
+      const failures = logs.lines.filter((line) => line.annotations.event === "storage.failure")
+      expect(failures.find((line) => line.annotations.request_id === write.headers.get("request-id"))).toMatchObject({
+        level: "ERROR",
+        annotations: { reason, database_code: "25006", database_error: expect.stringMatching(/^cannot execute .* in a read-only transaction$/) }
+      })
+      expect(failures.find((line) => line.annotations.key_id === unused.json.id)).toMatchObject({ level: "ERROR", annotations: { database_code: "25006" } })
+
+      yield* admin(`alter database ${name} reset default_transaction_read_only`)
+      yield* reconnect
+      expect((yield* readiness("reachable, takes writes")).status).toBe(200)
+      expect((yield* call("POST", "/api/v1/keys", { body: { name: "after" } })).status).toBe(201)
     }), 60_000)
 })

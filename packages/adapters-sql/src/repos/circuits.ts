@@ -7,7 +7,7 @@ import {
   type StoredCircuit,
   type Timestamp
 } from "@mzk/core"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from "kysely"
 import type { SqlConnection } from "../connection.js"
 import type { CircuitsTable, Database } from "../schema.js"
@@ -108,26 +108,49 @@ export const sqlCircuits = (conn: SqlConnection) => {
       yield* conn.execute((db) => db.deleteFrom("artifacts").where("digest", "in", orphans))
     })
 
+  /** Hides a live circuit (its row stays, for its proofs) and frees its name. */
+  const hide = (id: string, now: Timestamp) =>
+    conn.execute((db) => db.updateTable("circuits").set({ removed_at: now, lease_expires_at: null }).where("id", "=", id))
+
+  /**
+   * A hidden circuit keeps no artifact: its proofs verify with the key kept in its row. Deletes its
+   * references, then the artifacts nothing live refers to any more.
+   */
+  const release = (id: string) =>
+    Effect.gen(function*() {
+      const referred = yield* conn.rows((db) => db.selectFrom("circuit_artifacts").select("digest").where("circuit_id", "=", id))
+      yield* conn.execute((db) => db.deleteFrom("circuit_artifacts").where("circuit_id", "=", id))
+      yield* deleteUnreferenced(referred.map((row) => row.digest).sort())
+    })
+
   return CircuitsRepo.of({
     /** Holding the account serialises its inserts, so the name and both limits are checked with nothing in between. */
     insert: (circuit, { maxCircuits, maxCompiling }) =>
       conn.transaction(Effect.gen(function*() {
         yield* dialect.lockAccounts(conn, [circuit.owner])
         const live = yield* conn.rows((db) =>
-          db.selectFrom("circuits").select(["name", "status"]).where("account_id", "=", circuit.owner).where("removed_at", "is", null)
+          db.selectFrom("circuits").select(["id", "name", "status"]).where("account_id", "=", circuit.owner).where("removed_at", "is", null)
         )
-        const refusal: CircuitInsertRefusal | undefined = live.some((c) => c.name === circuit.name)
+        const named = live.find((c) => c.name === circuit.name)
+        // A failed circuit gives its name and its place to the upload that replaces it.
+        const replaced = named?.status === "failed" ? named.id : null
+        const staying = live.filter((c) => c.id !== replaced)
+        const refusal: CircuitInsertRefusal | undefined = named !== undefined && replaced === null
           ? "name_taken"
-          : live.length >= maxCircuits
+          : staying.length >= maxCircuits
           ? "circuit_limit"
-          : live.filter((c) => c.status === "compiling").length >= maxCompiling
+          : staying.filter((c) => c.status === "compiling").length >= maxCompiling
           ? "compilation_limit"
           : undefined
-        if (refusal !== undefined) return Option.some(refusal)
+        if (refusal !== undefined) return Either.left(refusal)
+        // Hidden first, for the unique live name; its artifacts released last, once the new
+        // circuit refers to those it shares with it (a corrected upload shares most of its files).
+        if (replaced !== null) yield* hide(replaced, circuit.created_at)
         yield* conn.execute((db) => db.insertInto("circuits").values(toRow(circuit)))
         yield* refer(circuit.id, circuitDigests(circuit))
+        if (replaced !== null) yield* release(replaced)
         if (circuit.status === "compiling") yield* dialect.announce(conn, "circuits")
-        return Option.none()
+        return Either.right({ replaced: replaced as CircuitId | null })
       })),
     getByName: (owner, name) =>
       conn.first((db) =>
@@ -161,11 +184,8 @@ export const sqlCircuits = (conn: SqlConnection) => {
           db.selectFrom("proofs").select("id").where("circuit_id", "=", id).where("status", "in", ["queued", "running"]).limit(1)
         )
         if (Option.isSome(busy)) return "in_use" as const
-        yield* conn.execute((db) => db.updateTable("circuits").set({ removed_at: now, lease_expires_at: null }).where("id", "=", id))
-        const referred = yield* conn.rows((db) => db.selectFrom("circuit_artifacts").select("digest").where("circuit_id", "=", id))
-        // A removed circuit keeps no artifact: its proofs verify with the key kept in its row.
-        yield* conn.execute((db) => db.deleteFrom("circuit_artifacts").where("circuit_id", "=", id))
-        yield* deleteUnreferenced(referred.map((row) => row.digest).sort())
+        yield* hide(id, now)
+        yield* release(id)
         return { removed: id as CircuitId }
       })),
     claimBuilds: ({ leaseUntil, limit, now, only }) =>

@@ -45,11 +45,22 @@ export class BuildFailure extends Schema.TaggedError<BuildFailure>()("BuildFailu
 }) {}
 
 /**
+ * The trusted setup circom sources get from this compiler: available (and whether it is one only
+ * fit for development, such as a locally made powers of tau), or not at all, with the message that
+ * tells the uploader why and the operator how to fix it. Prebuilt artifacts need none.
+ */
+export type SourceSetup =
+  | { readonly available: true; readonly developmentOnly: boolean }
+  | { readonly available: false; readonly message: string }
+
+/**
  * Compiles and sets up a circuit (circom → r1cs + witness wasm → Groth16 setup against the
  * operator's powers of tau), or checks prebuilt artifacts. Runs its work in a child process with
  * a memory ceiling and a time limit. `@mzk/circuits` implements it; the testkit has a fake.
  */
 export class CircuitCompiler extends Context.Tag("@mzk/core/CircuitCompiler")<CircuitCompiler, {
+  /** Known when the compiler is made, so an upload is refused, or marked `development_only`, when it arrives. */
+  readonly sourceSetup: SourceSetup
   readonly build: (input: BuildInput) => Effect.Effect<BuildOutput, BuildFailure>
   /** A Solidity contract that verifies proofs against this Groth16 verification key (snarkjs's template). */
   readonly solidityVerifier: (verificationKey: unknown) => Effect.Effect<string, BuildFailure>

@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Either, type Option } from "effect"
 import type { StorageError } from "../kernel/errors.js"
 import type { AccountId, CircuitId } from "../kernel/ids.js"
 import type { Page, PageOf } from "../kernel/paging.js"
@@ -29,13 +29,17 @@ export type CircuitInsertRefusal = "name_taken" | "circuit_limit" | "compilation
 export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<CircuitsRepo, {
   /**
    * Inserts a `compiling` circuit, atomically with its checks: refused when the account already has
-   * a live (not removed) circuit of that name, `maxCircuits` live circuits, or `maxCompiling` of them
-   * `compiling`. The checks hold under concurrency and across processes.
+   * a live (not removed) circuit of that name that is not `failed`, `maxCircuits` live circuits, or
+   * `maxCompiling` of them `compiling`. A live `failed` circuit of that name is replaced: removed
+   * as of the new one's `created_at` (its row kept, as `remove` keeps it; its artifacts deleted
+   * unless another live circuit, the new one included, refers to them), and its id returned. The
+   * checks hold under concurrency and across processes: of concurrent uploads of a failed
+   * circuit's name, one replaces it.
    */
   readonly insert: (
     circuit: StoredCircuit,
     limits: { readonly maxCircuits: number; readonly maxCompiling: number }
-  ) => Effect.Effect<Option.Option<CircuitInsertRefusal>, StorageError>
+  ) => Effect.Effect<Either.Either<{ readonly replaced: CircuitId | null }, CircuitInsertRefusal>, StorageError>
   /** The account's live circuit of that name. */
   readonly getByName: (owner: AccountId, name: string) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
   /** Any circuit by id, removed ones included (a proof's verification needs its key). */

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import {
   CircuitInUse,
   CircuitLimitReached,
@@ -6,6 +6,7 @@ import {
   CircuitNotFound,
   CompilationLimitReached,
   type InvalidRequest,
+  SetupUnavailable,
   type StorageError
 } from "../kernel/errors.js"
 import { type AccountId, type CircuitId, Ids } from "../kernel/ids.js"
@@ -13,7 +14,7 @@ import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { AuditLog } from "../audit/service.js"
 import { BN128_FIELD_MODULUS, type Circuit, type StoredCircuit, toCircuit } from "./circuit.js"
-import type { BuildInput } from "./compiler.js"
+import { type BuildInput, CircuitCompiler } from "./compiler.js"
 import { CircuitsConfig } from "./config.js"
 import { ArtifactsRepo, type CircuitInsertRefusal, CircuitsRepo } from "./repo.js"
 import { checkBuildInput, decodeUploadFields, storeSource } from "./upload.js"
@@ -46,7 +47,9 @@ const refusalError = (
 ) => {
   switch (refusal) {
     case "name_taken":
-      return new CircuitNameTaken({ message: `This account already has a circuit named ${JSON.stringify(name)}; remove it first or choose another name` })
+      return new CircuitNameTaken({
+        message: `This account already has a circuit named ${JSON.stringify(name)} (compiling or ready); remove it first or choose another name`
+      })
     case "circuit_limit":
       return new CircuitLimitReached({
         message: `An account may hold at most ${limits.maxCircuits} circuits (the circuits-per-account limit); remove one first`
@@ -64,10 +67,17 @@ const refusalError = (
  * build loop (`CircuitBuilds`), which fires `circuit.ready` or `circuit.failed`.
  */
 export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
+  /**
+   * Stores an upload as a `compiling` circuit, replacing a `failed` one of the same name. Circom
+   * sources are refused (`SetupUnavailable`) where the compiler has no setup for them.
+   */
   readonly create: (
     accountId: AccountId,
     input: CreateCircuitInput
-  ) => Effect.Effect<Circuit, InvalidRequest | CircuitNameTaken | CircuitLimitReached | CompilationLimitReached | StorageError>
+  ) => Effect.Effect<
+    Circuit,
+    InvalidRequest | SetupUnavailable | CircuitNameTaken | CircuitLimitReached | CompilationLimitReached | StorageError
+  >
   /** The built-in circuits, then the account's live ones in creation order. */
   readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<Circuit>, StorageError>
   /** A circuit the account can see by name: a built-in one, or its own live one. */
@@ -86,6 +96,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
       const artifacts = yield* ArtifactsRepo
       const builtins = yield* BuiltinCircuits
       const wakeup = yield* CircuitBuildWakeup
+      const compiler = yield* CircuitCompiler
       const ids = yield* Ids
       // Read once, as the loops read theirs: the composition root sets it where it builds the layer.
       const config = yield* CircuitsConfig
@@ -100,9 +111,15 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
             input.description === undefined ? { name: input.name } : { name: input.name, description: input.description }
           )
           yield* checkBuildInput(input.source)
+          // Known now, not when it is built: a server that cannot set sources up refuses them before
+          // storing anything, and the record says from the start what kind of setup it gets.
+          const setup = compiler.sourceSetup
+          if (input.source.kind === "circom" && !setup.available) return yield* new SetupUnavailable({ message: setup.message })
+          const developmentOnly = input.source.kind === "circom" && setup.available && setup.developmentOnly
           if (Option.isSome(builtins.get(fields.name))) return yield* builtinTaken(fields.name)
           // Checked again atomically by the insert; this only spares storing an upload bound to be refused.
-          if (Option.isSome(yield* repo.getByName(accountId, fields.name))) return yield* refusalError("name_taken", fields.name, limits)
+          const existing = yield* repo.getByName(accountId, fields.name)
+          if (Option.isSome(existing) && existing.value.status !== "failed") return yield* refusalError("name_taken", fields.name, limits)
           const id = yield* ids.make("circuit")
           const at = yield* now
           // The upload's artifacts and the row commit together: a refused upload leaves nothing stored.
@@ -118,7 +135,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
               inputs: [],
               public_signals: [],
               verification_key: null,
-              development_only: false,
+              development_only: developmentOnly,
               field_modulus: BN128_FIELD_MODULUS,
               artifacts: null,
               created_at: at,
@@ -127,8 +144,15 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
               lease_expires_at: null,
               attempts: 0
             }
-            const refused = yield* repo.insert(record, limits)
-            if (Option.isSome(refused)) return yield* refusalError(refused.value, fields.name, limits)
+            const inserted = yield* repo.insert(record, limits)
+            if (Either.isLeft(inserted)) return yield* refusalError(inserted.left, fields.name, limits)
+            // A failed circuit's name is taken by the upload that corrects it: the failed one is removed.
+            const { replaced } = inserted.right
+            if (replaced !== null) {
+              yield* audit.record(accountId, "circuit.removed", { type: "circuit", id: replaced, name: fields.name }, [
+                { field: "replaced_by", from: null, to: id }
+              ])
+            }
             yield* audit.record(accountId, "circuit.created", { type: "circuit", id, name: fields.name })
             yield* tx.afterCommit(wakeup.notify)
             return record

@@ -17,6 +17,8 @@ export class InvalidApiKey extends Schema.TaggedError<InvalidApiKey>()("InvalidA
 export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", message) {}
 export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", message) {}
 export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyLimitReached", message) {}
+/** A roll of a key that an earlier roll replaced and that still works (its overlap): roll its successor instead. */
+export class KeyAlreadyRolled extends Schema.TaggedError<KeyAlreadyRolled>()("KeyAlreadyRolled", message) {}
 export class InvalidWebhookUrl extends Schema.TaggedError<InvalidWebhookUrl>()("InvalidWebhookUrl", message) {}
 export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", message) {}
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", message) {}
@@ -39,6 +41,8 @@ export class CircuitNotFound extends Schema.TaggedError<CircuitNotFound>()("Circ
 export class CircuitNameTaken extends Schema.TaggedError<CircuitNameTaken>()("CircuitNameTaken", message) {}
 export class CircuitLimitReached extends Schema.TaggedError<CircuitLimitReached>()("CircuitLimitReached", message) {}
 export class CompilationLimitReached extends Schema.TaggedError<CompilationLimitReached>()("CompilationLimitReached", message) {}
+/** Circom sources uploaded to a server that has no trusted setup to give them (no powers of tau). */
+export class SetupUnavailable extends Schema.TaggedError<SetupUnavailable>()("SetupUnavailable", message) {}
 /** Removal refused: proofs of the circuit are queued or running, or it is built in. */
 export class CircuitInUse extends Schema.TaggedError<CircuitInUse>()("CircuitInUse", message) {}
 /** A proof of a circuit that is still compiling, or failed to build. */

@@ -1,5 +1,6 @@
 import { Clock, Effect, Fiber, FiberSet, Queue, type Scope } from "effect"
 import type { StorageError } from "./errors.js"
+import { logFailure } from "./storageFailure.js"
 import { type Timestamp, timestampFromMillis } from "./time.js"
 import type { Wakeup } from "./wakeup.js"
 
@@ -60,11 +61,11 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
       jobs.run(job).pipe(
         Effect.onInterrupt(() =>
           jobs.release(job).pipe(
-            Effect.catchAllCause((cause) => Effect.logWarning(`${jobs.describe(job)} could not be handed back; its lease will lapse`, cause))
+            Effect.catchAllCause((cause) => logFailure(`${jobs.describe(job)} could not be handed back; its lease will lapse`, cause, { level: "Warning" }))
           )
         ),
         // A storage failure leaves the job claimed; its lease lapses and a worker retries it.
-        Effect.catchAllCause((cause) => Effect.logError(`${jobs.describe(job)} could not be settled`, cause)),
+        Effect.catchAllCause((cause) => logFailure(`${jobs.describe(job)} could not be settled`, cause)),
         Effect.ensuring(Effect.zipRight(Effect.sync(() => void inFlight--), jobs.wakeup.notify))
       )
 
@@ -98,7 +99,7 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
 
     yield* Effect.gen(function*() {
       const more = yield* claimOnce.pipe(
-        Effect.catchAllCause((cause) => Effect.as(Effect.logError(`${jobs.name}: claim failed`, cause), false))
+        Effect.catchAllCause((cause) => Effect.as(logFailure(`${jobs.name}: claim failed`, cause), false))
       )
       if (!more) yield* idle
     }).pipe(Effect.forever, Effect.forkScoped)
@@ -132,7 +133,7 @@ const watchClaims = <J>(
   const check = Effect.suspend(() => {
     if (held.size === 0) return Effect.void
     return Effect.flatMap(watch.lost([...held.keys()]), (lost) => Effect.forEach(lost, stop, { concurrency: "unbounded", discard: true }))
-  }).pipe(Effect.catchAllCause((cause) => Effect.logError(`${jobs.name}: checking its claims failed`, cause)))
+  }).pipe(Effect.catchAllCause((cause) => logFailure(`${jobs.name}: checking its claims failed`, cause)))
   const step = Effect.suspend(() =>
     held.size === 0 ? jobStarted : Effect.zipRight(Effect.raceFirst(watch.wakeup.take, Effect.sleep(watch.intervalMs)), check)
   )

@@ -1,5 +1,6 @@
 import { Effect, type Scope } from "effect"
 import type { StorageError } from "./errors.js"
+import { logFailure } from "./storageFailure.js"
 import type { Timestamp } from "./time.js"
 
 /**
@@ -13,7 +14,7 @@ export const sweepForever = <R>(
   intervalMs: number
 ): Effect.Effect<void, never, R | Scope.Scope> =>
   sweep.pipe(
-    Effect.catchAllCause((cause) => Effect.logError(`${name} failed`, cause)),
+    Effect.catchAllCause((cause) => logFailure(`${name} failed`, cause)),
     Effect.zipRight(Effect.sleep(intervalMs)),
     Effect.forever,
     Effect.forkScoped,

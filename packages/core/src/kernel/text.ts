@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 
 const NUL = "\u0000"
-/** C0 controls, DEL and C1 controls. */
-const hasControl = (text: string) => {
+
+/** C0 controls, DEL and C1 controls: what `TextWithoutControls` and URL path and query values refuse. */
+export const hasControlCharacters = (text: string): boolean => {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
     if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true
@@ -22,13 +23,17 @@ export const StoredText = Schema.String.pipe(
   })
 )
 
+/** The problem a value with a control character has, in every place that refuses one. */
+export const CONTROL_CHARACTERS_REFUSED = "must not contain control characters"
+
 /**
  * Stored text with no control character at all (C0, DEL, C1), for values in which none has a
  * meaning, such as URLs: a URL parser drops some of them silently (tab, line feeds) and
- * percent-encodes others, so what was stored would not be what is used.
+ * percent-encodes others, so what was stored would not be what is used. The HTTP layer holds every
+ * path parameter and query value to the same rule before decoding them.
  */
 export const TextWithoutControls = StoredText.pipe(
-  Schema.filter((text) => !hasControl(text) || "must not contain control characters", {
+  Schema.filter((text) => !hasControlCharacters(text) || CONTROL_CHARACTERS_REFUSED, {
     jsonSchema: { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$" }
   })
 )

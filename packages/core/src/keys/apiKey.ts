@@ -48,6 +48,8 @@ export interface ApiKeyRecord extends ApiKey {
   readonly account_id: AccountId
   readonly hash: string
   readonly revoked_at: Timestamp | null
+  /** The key a roll made to replace this one; a key is rolled at most once. */
+  readonly replaced_by: KeyId | null
 }
 
 export const toApiKey = (record: ApiKeyRecord): ApiKey => ({
@@ -74,6 +76,13 @@ export const RollKeyInput = Schema.Struct({
     Schema.Int.pipe(
       Schema.between(0, MAX_ROLL_OVERLAP_SECONDS, { message: () => `expires_in must be whole seconds from 0 to ${MAX_ROLL_OVERLAP_SECONDS}` })
     ).annotations({ description: "Seconds the old key keeps working (default 86400, 24 h; 0 stops it now)" }),
+    { exact: true }
+  ),
+  expires_at: Schema.optionalWith(
+    Schema.NullOr(Timestamp.annotations({
+      description: "When the new key stops working (ISO 8601 UTC, in the future); null: never. Absent: the old key's own `expires_at`, " +
+        "so a roll replaces a key's secret, not its term"
+    })),
     { exact: true }
   )
 }).annotations({ identifier: "RollKeyInput" })

@@ -1,6 +1,14 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Entropy } from "../kernel/entropy.js"
-import { InsufficientScope, InvalidApiKey, type InvalidRequest, type KeyLimitReached, KeyNotFound, type StorageError } from "../kernel/errors.js"
+import {
+  InsufficientScope,
+  InvalidApiKey,
+  type InvalidRequest,
+  KeyAlreadyRolled,
+  type KeyLimitReached,
+  KeyNotFound,
+  type StorageError
+} from "../kernel/errors.js"
 import { type AccountId, Ids, KeyId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
 import type { Principal } from "../kernel/principal.js"
@@ -8,6 +16,7 @@ import { SCOPES, type Scope } from "../kernel/scopes.js"
 import { Transactor } from "../kernel/transaction.js"
 import { millisFromTimestamp, now, type Timestamp, timestampFromMillis } from "../kernel/time.js"
 import { invalidRequest } from "../kernel/decode.js"
+import { logStorageFailure } from "../kernel/storageFailure.js"
 import { Events } from "../events/service.js"
 import { AuditLog } from "../audit/service.js"
 import {
@@ -51,16 +60,18 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
   /** Permanent. Unknown, foreign, revoked and expired ids are all `KeyNotFound`. */
   readonly revoke: (accountId: AccountId, id: string) => Effect.Effect<void, KeyNotFound | StorageError>
   /**
-   * A new key with the same name, description and scopes; the old one keeps working for
-   * `expires_in` seconds (default 24 h), so clients move over without downtime, and still counts
-   * toward the active-key limit until then. Records `key.rolled`.
+   * A new key with the same name, description, scopes and `expires_at` (unless `input.expires_at`
+   * sets another, or null); the old one keeps working for `expires_in` seconds (default 24 h), so
+   * clients move over without downtime, and still counts toward the active-key limit until then.
+   * A key is rolled once: rolling it again while it still works is `KeyAlreadyRolled` (its
+   * successor is the one to roll). Records `key.rolled`.
    */
   readonly roll: (
     accountId: AccountId,
     id: string,
     input: RollKeyInput,
     grantorScopes?: ReadonlyArray<Scope>
-  ) => Effect.Effect<CreatedKey, KeyNotFound | InsufficientScope | KeyLimitReached | StorageError>
+  ) => Effect.Effect<CreatedKey, InvalidRequest | KeyNotFound | KeyAlreadyRolled | InsufficientScope | KeyLimitReached | StorageError>
   /** A raw key → its principal. Malformed keys are refused without touching storage. */
   readonly authenticate: (raw: Redacted.Redacted<string>) => Effect.Effect<Principal, InvalidApiKey | StorageError>
 }>() {
@@ -76,19 +87,25 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       const { hash } = yield* ApiKeyHashing
 
       /** A new key's record and raw value; stored by the caller. */
-      const makeKey = (accountId: AccountId, fields: Pick<ApiKeyRecord, "name" | "description" | "scopes" | "expires_at">, createdAt: Timestamp) =>
+      const makeKey = (
+        accountId: AccountId,
+        fields: Pick<ApiKeyRecord, "name" | "description" | "scopes" | "expires_at">,
+        createdAt: Timestamp,
+        id?: KeyId
+      ) =>
         Effect.gen(function*() {
           const secret = yield* generateApiKey(entropy)
           const raw = Redacted.value(secret)
           const record: ApiKeyRecord = {
-            id: yield* ids.make("key"),
+            id: id ?? (yield* ids.make("key")),
             account_id: accountId,
             ...fields,
             prefix: displayPrefix(raw),
             hash: hash(raw),
             created_at: createdAt,
             last_used_at: null,
-            revoked_at: null
+            revoked_at: null,
+            replaced_by: null
           }
           return { record, secret }
         })
@@ -166,21 +183,32 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
           ? tx.transaction(Effect.gen(function*() {
             const limits = yield* Limits
             const rolledAt = yield* now
+            if (input.expires_at != null && input.expires_at <= rolledAt) {
+              return yield* invalidRequest([{ path: "expires_at", message: `must be in the future (it is now ${rolledAt})` }])
+            }
             const overlapEnds = timestampFromMillis(millisFromTimestamp(rolledAt) + (input.expires_in ?? DEFAULT_ROLL_OVERLAP_SECONDS) * 1000)
+            const successorId = yield* ids.make("key")
             // First the old key's end, so an overlap of 0 frees its place under the limit for the new one.
-            // Read first only for the audit entry's "from": the conditional write below decides.
-            const previousExpiry = (yield* keys.listActive(accountId, rolledAt)).find((key) => key.id === id)?.expires_at ?? null
-            const after = yield* keys.expire(accountId, id, overlapEnds, rolledAt)
-            if (Option.isNone(after)) return yield* notFound(id)
-            const old = after.value
+            const outcome = yield* keys.roll(accountId, id, { until: overlapEnds, replacedBy: successorId, now: rolledAt })
+            if (outcome._tag === "not_found") return yield* notFound(id)
+            if (outcome._tag === "already_rolled") {
+              const { expires_at, replaced_by } = outcome.key
+              return yield* new KeyAlreadyRolled({
+                message: `Key ${id} was already rolled: ${replaced_by} replaces it, and it stops working at ${expires_at}. ` +
+                  `Roll ${replaced_by} instead, or revoke ${id} to stop it now`
+              })
+            }
+            const old = outcome.key
             // Refused whole: the transaction takes the old key's new end back too.
             yield* grantable(old.scopes, grantorScopes)
             const { description, name, scopes } = old
-            const { record, secret } = yield* makeKey(accountId, { name, description, scopes, expires_at: null }, rolledAt)
+            // A roll replaces the key's secret, not its term: the new key ends when the old one was to, unless told otherwise.
+            const expiresAt = input.expires_at === undefined ? outcome.previousExpiresAt : input.expires_at
+            const { record, secret } = yield* makeKey(accountId, { name, description, scopes, expires_at: expiresAt }, rolledAt, successorId)
             yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: rolledAt })
             // The old key's shortened life, and the key that replaces it.
             yield* audit.record(accountId, "key.rolled", { type: "api_key", id: old.id, name }, [
-              { field: "expires_at", from: previousExpiry, to: old.expires_at },
+              { field: "expires_at", from: outcome.previousExpiresAt, to: old.expires_at },
               { field: "replaced_by", from: null, to: record.id }
             ])
             yield* auditCreated(record)
@@ -211,12 +239,15 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       }
 
       // Most requests read `last_used_at` and write nothing; the repository's conditional write
-      // keeps concurrent requests (and other processes) to one write per interval.
+      // keeps concurrent requests (and other processes) to one write per interval. It is
+      // bookkeeping: when storage cannot take the write (a full or read-only disk), the request
+      // goes on and the failure is logged; the next request after the interval tries again.
       const touchIfStale = (key: ApiKeyRecord, nowMs: number) =>
-        Effect.flatMap(Limits, ({ keyLastUsedIntervalMs }): Effect.Effect<unknown, StorageError> => {
+        Effect.flatMap(Limits, ({ keyLastUsedIntervalMs }): Effect.Effect<unknown> => {
           const staleBefore = timestampFromMillis(nowMs - keyLastUsedIntervalMs + 1)
           if (key.last_used_at !== null && key.last_used_at >= staleBefore) return Effect.void
-          return keys.touch(key.id, timestampFromMillis(nowMs), staleBefore)
+          return Effect.catchAll(keys.touch(key.id, timestampFromMillis(nowMs), staleBefore), (error) =>
+            logStorageFailure("last_used_at not recorded; the request goes on", error, { key_id: key.id }))
         })
 
       return { create, list, revoke, roll, authenticate }

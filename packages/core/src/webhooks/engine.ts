@@ -2,6 +2,7 @@ import { Cause, Clock, Context, Effect, FiberSet, Layer, Option } from "effect"
 import { toEnvelope } from "../events/event.js"
 import { EventsRepo } from "../events/repo.js"
 import { Ids, type WebhookId } from "../kernel/ids.js"
+import { logFailure } from "../kernel/storageFailure.js"
 import { millisFromTimestamp, type Timestamp, timestampFromMillis } from "../kernel/time.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
@@ -214,7 +215,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
               Effect.catchAllCause((cause) =>
                 Cause.isInterruptedOnly(cause)
                   ? Effect.void
-                  : Effect.logError("Webhook attempt could not be completed", cause).pipe(
+                  : logFailure("Webhook attempt could not be completed", cause).pipe(
                     Effect.annotateLogs({ delivery_id: delivery.id })
                   )
               ),
@@ -299,7 +300,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
-            : Effect.logError("Webhook delivery engine: storage unavailable, retrying", cause).pipe(
+            : logFailure("Webhook delivery engine: storage unavailable, retrying", cause).pipe(
               Effect.zipRight(Effect.raceFirst(wakeup.take, Effect.sleep(config.pollIntervalMs)))
             )
         )

@@ -9,6 +9,7 @@ import {
   CircuitNotFoundWire,
   CircuitNotReadyWire,
   CompilationLimitReachedWire,
+  SetupUnavailableWire,
   UploadTooLargeWire
 } from "./errors.js"
 import { UploadedFile } from "./upload.js"
@@ -78,6 +79,7 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
     HttpApiEndpoint.post("create", "/circuits")
       .setPayload(CircuitUpload)
       .addSuccess(Circuit, { status: 202 })
+      .addError(SetupUnavailableWire)
       .addError(CircuitNameTakenWire)
       .addError(CircuitLimitReachedWire)
       .addError(CompilationLimitReachedWire)
@@ -87,8 +89,14 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
         OpenApi.Description,
         "Upload a circuit as `multipart/form-data`: a `name` field (optionally `description`) and either circom sources " +
           "(the file part `main`, plus any files it includes as repeated `sources` parts, each filename its relative path) " +
-          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`). Answers 202 with the circuit " +
-          "`compiling`; the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. " +
+          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`). Only the files `main` " +
+          "includes, directly or through other uploaded files, are compiled; any other `sources` part is ignored. Includes resolve " +
+          "as circom resolves them: from the including file's folder among the uploaded files, then from circomlib " +
+          "(`circomlib/circuits/…`); one that finds neither fails the build with `compile_error` at its file and line. Answers " +
+          "202 with the circuit `compiling` (`development_only` already says whether the server's setup is a development one); " +
+          "the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. A `failed` circuit's " +
+          "name is free: uploading it again replaces the failed one. Circom sources sent to a server without a powers of tau " +
+          "are 409 `setup_unavailable`, with nothing stored. " +
           "Prebuilt artifacts are checked to describe one circuit before it is `ready`: every point of the zkey (G1 on the curve, " +
           "G2 in its subgroup; else `invalid_artifacts`), the zkey's constraints against the `r1cs` when sent, and one proof of a " +
           "witness the wasm computes, from `sample_inputs` or else the all-zero input, made with the zkey and verified with its key " +

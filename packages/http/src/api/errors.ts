@@ -18,6 +18,7 @@ import {
   InvalidApiKey,
   InvalidRequest,
   InvalidWebhookUrl,
+  KeyAlreadyRolled,
   KeyLimitReached,
   KeyNotFound,
   ProofNotCancelable,
@@ -26,6 +27,7 @@ import {
   RateLimitExceeded,
   RecoveryNotFound,
   SecretRotationInProgress,
+  SetupUnavailable,
   StorageError,
   WebhookInactive,
   WebhookLimitReached,
@@ -133,6 +135,12 @@ export const BatchNotFoundWire = wire(BatchNotFound, "batch_not_found", 404, "No
 export const NotFoundWire = wire(NotFound, "not_found", 404, "No such route, or no such named resource")
 export const MethodNotAllowedWire = wire(MethodNotAllowed, "method_not_allowed", 405, "The path exists but not for this method; see Allow")
 export const KeyLimitReachedWire = wire(KeyLimitReached, "key_limit_reached", 409, "The account already has 10 active keys")
+export const KeyAlreadyRolledWire = wire(
+  KeyAlreadyRolled,
+  "key_already_rolled",
+  409,
+  "The key was rolled already and still works until its overlap ends; roll the key that replaced it (named in the message), or revoke this one"
+)
 export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
 export const SecretRotationInProgressWire = wire(
   SecretRotationInProgress,
@@ -168,6 +176,13 @@ export const CircuitInUseWire = wire(
   "circuit_in_use",
   409,
   "The circuit has queued or running proofs, or is built in; built-in circuits cannot be removed"
+)
+export const SetupUnavailableWire = wire(
+  SetupUnavailable,
+  "setup_unavailable",
+  409,
+  "This server has no trusted setup (powers of tau) for circom sources, so it stored nothing; its operator must give it one " +
+    "(the message says how), or upload prebuilt artifacts (wasm, zkey, sym), which need none"
 )
 export const CircuitNotReadyWire = wire(CircuitNotReady, "circuit_not_ready", 409, "The circuit is still compiling, or failed to build")
 export const IdempotencyKeyReusedWire = wire(

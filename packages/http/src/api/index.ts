@@ -38,7 +38,10 @@ const Definition = HttpApi.make("mzk")
   .annotate(
     OpenApi.Description,
     "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events, the audit log. Every error has the body " +
-      "{\"error\": {\"code\", \"message\", \"request_id\"}}. The `webhooks` section describes the signed events mzk POSTs to webhooks."
+      "{\"error\": {\"code\", \"message\", \"request_id\"}}. A path parameter or query value holding a control character " +
+      "(U+0000–U+001F, U+007F–U+009F, percent-encoded as `%00`) is 400 `invalid_request` with `details[].path` naming it, on every " +
+      "endpoint. Timestamps are ISO 8601 UTC with milliseconds (`2026-11-22T10:00:00.000Z`) and must name a real date and time. " +
+      "The `webhooks` section describes the signed events mzk POSTs to webhooks."
   )
 
 /**

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { ApiKey, CreateKeyInput, RollKeyInput } from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, idempotent, ReplayWithout, requires } from "./annotations.js"
-import { KeyLimitReachedWire, KeyNotFoundWire } from "./errors.js"
+import { KeyAlreadyRolledWire, KeyLimitReachedWire, KeyNotFoundWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
 export const CreatedApiKey = Schema.Struct({
@@ -49,14 +49,17 @@ export class KeysGroup extends HttpApiGroup.make("keys")
       .setPayload(strictBody(RollKeyInput))
       .addSuccess(CreatedApiKey, { status: 201 })
       .addError(KeyNotFoundWire)
+      .addError(KeyAlreadyRolledWire)
       .addError(KeyLimitReachedWire)
       .pipe(requires("keys:write"), idempotent)
       .annotate(ReplayWithout, ["key"])
       .annotate(
         OpenApi.Description,
-        "Roll a key without downtime: a new key with the same name, description and scopes (its raw value in this response only), " +
-          "while the old one keeps working for `expires_in` seconds (default 86400; 0 stops it now) and then gets 401. " +
-          "The old key counts toward the 10 active keys until it stops working. Fires `key.rolled`."
+        "Roll a key without downtime: a new key with the same name, description, scopes and `expires_at` (its raw value in this " +
+          "response only; `expires_at` in the body sets the new key's end instead, null for none), while the old one keeps working " +
+          "for `expires_in` seconds (default 86400; 0 stops it now, and a key that expires sooner keeps its own end) and then gets 401. " +
+          "The old key counts toward the 10 active keys until it stops working. A key is rolled once: rolling it again while it still " +
+          "works is 409 `key_already_rolled` (roll its successor, or revoke it to stop it now). Fires `key.rolled`."
       )
   )
   .middleware(Authentication)

@@ -5,14 +5,21 @@ import {
   type ApiKeys,
   type AuditLog,
   type CircuitCompiler,
+  CONTROL_CHARACTERS_REFUSED,
   type Circuits,
   CircuitsConfig,
   type Events,
   Idempotency,
   idempotencyKeyProblem,
+  type ErrorDetail,
+  hasControlCharacters,
   InternalError,
   InvalidRequest,
+  invalidRequest,
   invalidRequestFromParseError,
+  isStorageError,
+  logFailure,
+  logStorageFailure,
   makeAuthenticate,
   missingScope,
   type Principal,
@@ -81,6 +88,31 @@ const queryParams = (search: string) => {
   }
   return out
 }
+
+/**
+ * A path parameter or query value holding a control character (C0, DEL, C1; percent-encoded, as
+ * `%00`): a 400 naming each, on every endpoint, before anything decodes the value or looks it up.
+ * None has a meaning in an id, a name or a filter, and Postgres `text` cannot hold a NUL, which it
+ * answered with an error (a 503) where SQLite looked the value up and found nothing (a 404).
+ */
+const controlCharacters = (
+  params: Readonly<Record<string, string>>,
+  query: Readonly<Record<string, string | ReadonlyArray<string>>>
+): InvalidRequest | undefined => {
+  let refused: Array<ErrorDetail> | undefined
+  const check = (name: string, value: string) => {
+    if (hasControlCharacters(value)) (refused ??= []).push({ path: name, message: CONTROL_CHARACTERS_REFUSED })
+  }
+  for (const name in params) check(name, params[name]!)
+  for (const name in query) {
+    const value = query[name]!
+    if (typeof value === "string") check(name, value)
+    else for (const one of value) check(name, one)
+  }
+  return refused === undefined ? undefined : invalidRequest(refused)
+}
+
+const NO_QUERY: Readonly<Record<string, string>> = {}
 
 /**
  * The token of an `Authorization: Bearer <token>` header, or "" (refused as a missing key) for any
@@ -223,6 +255,11 @@ export const makeDispatcherFor = (
           notes.rateLimit = error.windows
           notes.retryAfterSeconds = error.retry_after_seconds
         }
+        if (isStorageError(error)) {
+          // The client's 503 says only that storage is unavailable: the why goes to the log, once per failure.
+          const logged = logStorageFailure("request failed: storage unavailable", error, { request_id: requestId, route: notes.route ?? "unmatched" })
+          return Effect.zipRight(logged, encodeError(error, requestId))
+        }
         if (isDeclaredError(error)) return encodeError(error, requestId)
       }
       // Schema failures quote the offending value; a body nested thousands deep overflows the stack
@@ -280,7 +317,10 @@ export const makeDispatcherFor = (
           (replayable(response)
             ? idempotency.finish(principal.account_id, key, requestId, kept(endpoint, response))
             : idempotency.abandon(principal.account_id, key, requestId)
-          ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency key could not be settled; it frees itself when its lock lapses", cause)))
+          ).pipe(
+            Effect.catchAllCause((cause) =>
+              logFailure("idempotency key could not be settled; it frees itself when its lock lapses", cause, { level: "Warning", annotations: { request_id: requestId } }))
+          )
         return run.pipe(
           Effect.catchAllCause((cause) => recover(cause, requestId, notes)),
           Effect.tap(settle),
@@ -326,6 +366,9 @@ export const makeDispatcherFor = (
           return denied === undefined ? Effect.void : Effect.fail(denied)
         }))
       }
+      const query = search === "" ? NO_QUERY : queryParams(search)
+      const controls = controlCharacters(params, query)
+      if (controls !== undefined) steps.push(Effect.fail(controls))
       if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
       if (decodePayload !== undefined) {
         const body: Effect.Effect<unknown, InvalidRequest | PayloadTooLarge | UploadTooLarge> = upload === undefined
@@ -334,7 +377,7 @@ export const makeDispatcherFor = (
         steps.push(Effect.map(Effect.flatMap(body, decodePayload), (payload) => void (input.payload = payload)))
       }
       if (decodeUrlParams !== undefined) {
-        steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(queryParams(search)), (urlParams) => void (input.urlParams = urlParams))))
+        steps.push(Effect.suspend(() => Effect.map(decodeUrlParams(query), (urlParams) => void (input.urlParams = urlParams))))
       }
       const handle = Effect.suspend(() => endpoint.handler(input as Parameters<CompiledEndpoint["handler"]>[0]))
       // Who changes what, for the audit log: only requests that may change something carry it.

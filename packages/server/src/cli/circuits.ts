@@ -1,5 +1,5 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { prepareDevelopmentPtau } from "@mzk/circuits"
+import { checkUpload, prepareDevelopmentPtau } from "@mzk/circuits"
 import { AccountId, Accounts, auditedAs, CLI_ACTOR, type BuildInput, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
@@ -36,12 +36,32 @@ interface SourceFlags {
   readonly sampleInputs: Option.Option<string>
 }
 
+/** What `circuits add` uploads, and the files under `--include` it left out. */
+interface Upload {
+  readonly source: BuildInput
+  /** Files under the `--include` directories that the main file never includes (directly or through another). */
+  readonly ignored: ReadonlyArray<string>
+}
+
 /**
- * The flags → what the core builds: a main circom file (at its file name) plus every circom file
- * under each `--include` directory (at its path there, so `include "lib/x.circom"` finds it), or
- * the three prebuilt artifacts.
+ * Of the files found under `--include`, those the main file reaches through its includes, resolved
+ * as the build resolves them; the rest (old experiments, test harnesses) would be ignored by the
+ * build, so they are not stored either. An upload whose includes do not check out is sent whole:
+ * its build fails, saying where.
  */
-const buildInput = (flags: SourceFlags): Effect.Effect<BuildInput, ValidationError.ValidationError> => {
+const reachable = (main: string, files: Record<string, Uint8Array>): Upload => {
+  const checked = checkUpload(main, files)
+  if ("code" in checked) return { source: { kind: "circom", main, files }, ignored: [] }
+  const kept: Record<string, Uint8Array> = Object.assign(Object.create(null), Object.fromEntries(checked.files))
+  return { source: { kind: "circom", main: checked.main, files: kept }, ignored: checked.ignored }
+}
+
+/**
+ * The flags → what the core builds: a main circom file (at its file name) plus the circom files
+ * under each `--include` directory (at their paths there, so `include "lib/x.circom"` finds them)
+ * that it includes, or the three prebuilt artifacts.
+ */
+const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.ValidationError> => {
   if (Option.isSome(flags.circom)) {
     if ([flags.wasm, flags.zkey, flags.sym, flags.r1cs, flags.sampleInputs].some(Option.isSome)) {
       return Effect.fail(usage("Give either --circom (sources) or --wasm, --zkey and --sym (prebuilt artifacts), not both"))
@@ -57,16 +77,19 @@ const buildInput = (flags: SourceFlags): Effect.Effect<BuildInput, ValidationErr
         files[path] = readFileSync(file)
       }
     }
-    return Effect.succeed({ kind: "circom", main, files })
+    return Effect.succeed(reachable(main, files))
   }
   if (Option.isSome(flags.wasm) && Option.isSome(flags.zkey) && Option.isSome(flags.sym)) {
     return Effect.succeed({
-      kind: "artifacts",
-      wasm: readFileSync(flags.wasm.value),
-      zkey: readFileSync(flags.zkey.value),
-      sym: readFileSync(flags.sym.value),
-      r1cs: Option.match(flags.r1cs, { onNone: () => null, onSome: (path) => readFileSync(path) }),
-      ...Option.match(flags.sampleInputs, { onNone: () => ({}), onSome: (path) => ({ sample_inputs: readFileSync(path) }) })
+      source: {
+        kind: "artifacts",
+        wasm: readFileSync(flags.wasm.value),
+        zkey: readFileSync(flags.zkey.value),
+        sym: readFileSync(flags.sym.value),
+        r1cs: Option.match(flags.r1cs, { onNone: () => null, onSome: (path) => readFileSync(path) }),
+        ...Option.match(flags.sampleInputs, { onNone: () => ({}), onSome: (path) => ({ sample_inputs: readFileSync(path) }) })
+      },
+      ignored: []
     })
   }
   return Effect.fail(usage("Give --circom main.circom [--include DIR …], or prebuilt --wasm F --zkey F --sym F [--r1cs F] [--sample-inputs F]"))
@@ -121,9 +144,11 @@ const add = Command.make("add", {
   ...circuitSettings
 }, (flags) =>
   Effect.gen(function*() {
-    const source = yield* buildInput(flags)
-    if (source.kind === "circom" && flags.ptau === undefined && !flags.devPtau) {
-      return yield* Effect.fail(usage("Building circom sources needs a powers of tau: --ptau FILE (MZK_PTAU), or --dev-ptau for development"))
+    const { ignored, source } = yield* buildInput(flags)
+    if (ignored.length > 0) {
+      // On stderr with --json, whose stdout is the record alone.
+      const say = flags.json ? Console.error : Console.log
+      yield* say(`Left out ${ignored.length} file(s) under --include that ${source.kind === "circom" ? source.main : "the main file"} never includes: ${ignored.join(", ")}`)
     }
     const options = circuitsOptions(flags)
     // Made (once) before the build starts, so making it does not count against the build's time limit.

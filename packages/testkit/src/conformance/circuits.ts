@@ -13,7 +13,7 @@ import {
   type Timestamp,
   Transactor
 } from "@mzk/core"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { ConformanceIt } from "./env.js"
 import { freshAccount } from "./fixtures.js"
 
@@ -78,7 +78,7 @@ const circuitRecord = (owner: AccountId, overrides: Partial<StoredCircuit> = {})
 const inserted = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
   Effect.gen(function*() {
     const record = yield* circuitRecord(owner, overrides)
-    expect(yield* (yield* CircuitsRepo).insert(record, ROOMY)).toEqual(Option.none())
+    expect(yield* (yield* CircuitsRepo).insert(record, ROOMY)).toEqual(Either.right({ replaced: null }))
     return record
   })
 
@@ -134,10 +134,10 @@ const proofOf = (account: AccountId, circuit: StoredCircuit, status: ProofRecord
     return proof
   })
 
-const count = <A>(results: ReadonlyArray<Option.Option<A>>) => {
+const count = <A, E>(results: ReadonlyArray<Either.Either<A, E>>) => {
   const tally: Record<string, number> = {}
   for (const result of results) {
-    const label = Option.isNone(result) ? "ok" : String(result.value)
+    const label = Either.isRight(result) ? "ok" : String(result.left)
     tally[label] = (tally[label] ?? 0) + 1
   }
   return tally
@@ -208,13 +208,13 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const repo = yield* CircuitsRepo
       const account = yield* freshAccount
       const a = yield* inserted(account)
-      expect(yield* repo.insert(yield* circuitRecord(account, { name: a.name }), ROOMY)).toEqual(Option.some("name_taken"))
-      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 1, maxCompiling: 10 })).toEqual(Option.some("circuit_limit"))
-      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Option.some("compilation_limit"))
+      expect(yield* repo.insert(yield* circuitRecord(account, { name: a.name }), ROOMY)).toEqual(Either.left("name_taken"))
+      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 1, maxCompiling: 10 })).toEqual(Either.left("circuit_limit"))
+      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Either.left("compilation_limit"))
       // Settled circuits do not count as compiling.
       const [claimed] = (yield* claimBuilds(T0, 1000, FOREVER)).filter((c) => c.id === a.id)
       yield* repo.fail(a.id, claimed!.attempts, { code: "compile_error", message: "x" }, T30)
-      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Option.none())
+      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Either.right({ replaced: null }))
       expect((yield* repo.list(account, { limit: 10 })).total).toBe(2)
     }), timeout)
 
@@ -250,9 +250,58 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.remove(account, "reused", T30)).toBe("not_found")
       // Removed circuits count against no limit.
       const fresh = yield* circuitRecord(account, { name: "reused" })
-      expect(yield* repo.insert(fresh, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Option.none())
+      expect(yield* repo.insert(fresh, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Either.right({ replaced: null }))
       expect(yield* repo.getByName(account, "reused")).toEqual(Option.some(fresh))
       expect((yield* repo.list(account, { limit: 10 })).items).toEqual([fresh])
+    }), timeout)
+
+  it.effect("circuits: an upload takes a failed circuit's name: the failed one is removed (readable by id), its own artifacts deleted, shared ones kept", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* CircuitsRepo
+      const artifacts = yield* ArtifactsRepo
+      const account = yield* freshAccount
+      const failed = yield* inserted(account, { name: "retry" })
+      if (failed.source.kind !== "artifacts") return expect.fail("an artifacts upload")
+      const [claimed] = yield* claimBuilds(T0, 1)
+      yield* repo.fail(failed.id, claimed!.attempts, { code: "compile_error", message: "x", file: "main.circom", line: 2 }, T30)
+      // The corrected upload sends the same wasm and sym again and a new zkey; the failed circuit's own zkey goes with it.
+      const corrected = yield* circuitRecord(account, {
+        name: "retry",
+        created_at: T60,
+        updated_at: T60,
+        source: { ...failed.source, zkey: yield* artifacts.put(yield* uniqueBytes("corrected zkey")) }
+      })
+      // The failed circuit gives its place too: one circuit may replace it where the account may hold one.
+      expect(yield* repo.insert(corrected, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Either.right({ replaced: failed.id }))
+      expect(yield* repo.getByName(account, "retry")).toEqual(Option.some(corrected))
+      expect((yield* repo.list(account, { limit: 10 })).items).toEqual([corrected])
+      expect(Option.map(yield* repo.getById(failed.id), (c) => [c.status, c.error?.line])).toEqual(Option.some(["failed", 2]))
+      expect(Option.isSome(yield* artifacts.get(failed.source.wasm))).toBe(true)
+      expect(Option.isSome(yield* artifacts.get(failed.source.sym))).toBe(true)
+      expect(yield* artifacts.get(failed.source.zkey)).toEqual(Option.none())
+      // The replacement builds like any upload; the replaced row is never claimed again.
+      expect((yield* claimBuilds(T60, 5, T90)).map((c) => c.id)).toEqual([corrected.id])
+      // Only a failed circuit is replaced: a compiling or ready one keeps its name.
+      expect(yield* repo.insert(yield* circuitRecord(account, { name: "retry" }), ROOMY)).toEqual(Either.left("name_taken"))
+      expect(yield* repo.remove(account, "retry", T90)).toEqual({ removed: corrected.id })
+      expect(Option.map(yield* repo.getById(failed.id), (c) => c.id)).toEqual(Option.some(failed.id))
+    }), timeout)
+
+  it.effect("circuits: concurrent uploads of a failed circuit's name: one replaces it, the others find the name taken", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const failed = yield* inserted(account, { name: "contested" })
+      const [claimed] = yield* claimBuilds(T0, 1)
+      yield* repo.fail(failed.id, claimed!.attempts, { code: "compile_error", message: "x" }, T30)
+      const eight = yield* Effect.all(Array.from({ length: 8 }, () => circuitRecord(account, { name: "contested", created_at: T60 })))
+      const results = yield* Effect.all(eight.map((r) => repo.insert(r, ROOMY)), { concurrency: "unbounded" })
+      expect(count(results)).toEqual({ ok: 1, name_taken: 7 })
+      expect(results.filter(Either.isRight).map((r) => r.right)).toEqual([{ replaced: failed.id }])
+      const live = (yield* repo.list(account, { limit: 100 })).items
+      expect(live.map((c) => [c.name, c.status])).toEqual([["contested", "compiling"]])
     }), timeout)
 
   it.effect("circuits: holdLive names the circuits removed since, in the order asked, and holds the live ones without change", () =>

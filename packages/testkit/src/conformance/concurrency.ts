@@ -26,6 +26,19 @@ export const concurrencyTests = (it: ConformanceIt, timeout: number) => {
       expect((yield* keys.list(account)).total).toBe(DEFAULT_LIMITS.maxActiveKeys)
     }), timeout)
 
+  it.effect("key roll race: 12 concurrent rolls of one key make exactly one successor", () =>
+    Effect.gen(function*() {
+      const keys = yield* ApiKeys
+      const account = yield* freshAccount
+      const key = yield* keys.create(account, { name: "rolled" })
+      const results = yield* Effect.all(
+        Array.from({ length: 12 }, () => Effect.either(keys.roll(account, key.api_key.id, { expires_in: 600 }))),
+        { concurrency: "unbounded" }
+      )
+      expect(tally(results)).toEqual({ ok: 1, KeyAlreadyRolled: 11 })
+      expect((yield* keys.list(account)).total).toBe(2)
+    }), timeout)
+
   it.effect("webhook limit race: 30 concurrent inserts with room for 20 leave exactly 20", () =>
     Effect.gen(function*() {
       const repo = yield* WebhooksRepo

@@ -40,6 +40,7 @@ export const keyRecord = (accountId: AccountId, overrides: Partial<ApiKeyRecord>
       last_used_at: null,
       revoked_at: null,
       expires_at: null,
+      replaced_by: null,
       ...overrides
     }
     return record

@@ -75,7 +75,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.revoke(account, (yield* keyRecord(account)).id, revokedAt))).toBe(true)
     }), timeout)
 
-  it.effect("keys: an expired key is not active: not listed, not counted, not revocable; expire never lengthens a key's life", () =>
+  it.effect("keys: an expired key is not active: not listed, not counted, not revocable, not rolled", () =>
     Effect.gen(function*() {
       const repo = yield* KeysRepo
       const account = yield* freshAccount
@@ -91,13 +91,42 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect((yield* repo.listActive(account, T1)).map((k) => k.id)).toEqual([lasting.id])
       yield* repo.insert(yield* keyRecord(account), { maxActive: 2, now: T1 })
       expect(Option.isNone(yield* repo.revoke(account, expiring.id, T1))).toBe(true)
-      expect(Option.isNone(yield* repo.expire(account, expiring.id, T2, T1))).toBe(true)
-      // expire: only the owner's active key; the earlier of the two ends stands.
-      expect(Option.isNone(yield* repo.expire(yield* freshAccount, lasting.id, T2, NOW))).toBe(true)
-      expect(Option.map(yield* repo.expire(account, lasting.id, T2, NOW), (k) => k.expires_at)).toEqual(Option.some(T2))
-      expect(Option.map(yield* repo.expire(account, lasting.id, at("2026-01-02T00:00:00.000Z"), NOW), (k) => k.expires_at)).toEqual(Option.some(T2))
-      expect(Option.map(yield* repo.expire(account, lasting.id, T1, NOW), (k) => k.expires_at)).toEqual(Option.some(T1))
-      expect(Option.map(yield* repo.findByHash(lasting.hash), (k) => k.expires_at)).toEqual(Option.some(T1))
+      expect(yield* repo.roll(account, expiring.id, { until: T2, replacedBy: (yield* keyRecord(account)).id, now: T1 })).toEqual({ _tag: "not_found" })
+    }), timeout)
+
+  it.effect("keys: roll marks the owner's active key replaced once, never lengthens its life, and gives the expiry it had", () =>
+    Effect.gen(function*() {
+      const repo = yield* KeysRepo
+      const account = yield* freshAccount
+      const T1 = at("2026-01-01T01:00:00.000Z")
+      const T2 = at("2026-01-01T02:00:00.000Z")
+      const successor = (yield* keyRecord(account)).id
+      const lasting = yield* keyRecord(account)
+      const ending = yield* keyRecord(account, { expires_at: T1 })
+      yield* repo.insert(lasting, { maxActive: 10, now: NOW })
+      yield* repo.insert(ending, { maxActive: 10, now: NOW })
+      expect(yield* repo.roll(yield* freshAccount, lasting.id, { until: T2, replacedBy: successor, now: NOW })).toEqual({ _tag: "not_found" })
+      const rolled = { ...lasting, expires_at: T2, replaced_by: successor }
+      expect(yield* repo.roll(account, lasting.id, { until: T2, replacedBy: successor, now: NOW })).toEqual({
+        _tag: "rolled",
+        key: rolled,
+        previousExpiresAt: null
+      })
+      expect(yield* repo.findByHash(lasting.hash)).toEqual(Option.some(rolled))
+      // Rolled once: a second roll changes nothing, and names the first one's successor.
+      const other = (yield* keyRecord(account)).id
+      expect(yield* repo.roll(account, lasting.id, { until: T1, replacedBy: other, now: NOW })).toEqual({ _tag: "already_rolled", key: rolled })
+      expect(yield* repo.findByHash(lasting.hash)).toEqual(Option.some(rolled))
+      // The earlier of the two ends stands.
+      expect(yield* repo.roll(account, ending.id, { until: T2, replacedBy: other, now: NOW })).toEqual({
+        _tag: "rolled",
+        key: { ...ending, replaced_by: other },
+        previousExpiresAt: T1
+      })
+      // Once it stops working, a rolled key is not found, like any other that does not work.
+      expect(yield* repo.roll(account, lasting.id, { until: T2, replacedBy: other, now: T2 })).toEqual({ _tag: "not_found" })
+      yield* repo.revoke(account, ending.id, NOW)
+      expect(yield* repo.roll(account, ending.id, { until: T2, replacedBy: other, now: NOW })).toEqual({ _tag: "not_found" })
     }), timeout)
 
   it.effect("keys: touch writes when last_used_at is null or older than staleBefore, else not", () =>

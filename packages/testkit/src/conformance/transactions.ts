@@ -5,9 +5,14 @@ import type { ConformanceIt } from "./env.js"
 import { freshAccount, keyRecord, NOW, webhookRecord } from "./fixtures.js"
 
 export const transactionTests = (it: ConformanceIt, timeout: number) => {
-  it.effect("health: a migrated store answers its check with no pending migrations", () =>
+  it.effect("health: a migrated store answers its check with no pending migrations and takes its write, also from many checks at once", () =>
     Effect.gen(function*() {
-      expect(yield* (yield* StorageHealth).check).toEqual({ pendingMigrations: [] })
+      const health = yield* StorageHealth
+      // No `writeFailure`: the check's write succeeded (a probe is one upsert, so concurrent ones
+      // from many processes never collide).
+      expect(yield* health.check).toEqual({ pendingMigrations: [] })
+      const all = yield* Effect.all(Array.from({ length: 20 }, () => health.check), { concurrency: "unbounded" })
+      expect(all).toEqual(Array.from({ length: 20 }, () => ({ pendingMigrations: [] })))
     }), timeout)
 
   it.effect("transaction: a failure rolls back every write made inside it", () =>

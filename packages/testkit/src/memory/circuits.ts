@@ -6,7 +6,7 @@ import {
   type StoredCircuit,
   type Timestamp
 } from "@mzk/core"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { ARTIFACTS_TABLE } from "./artifacts.js"
 import { byId, type MemoryDb, paginate } from "./db.js"
 
@@ -23,6 +23,13 @@ export const memoryCircuits = (db: MemoryDb) => {
 
   const live = () => [...rows.values()].filter((row) => row.removed_at === null).map((row) => row.circuit)
   const liveOf = (owner: string) => live().filter((c) => c.owner === owner)
+
+  /** Hides a live circuit (its row stays, for its proofs) and deletes the artifacts no live circuit refers to any more. */
+  const hide = (circuit: StoredCircuit, now: Timestamp) => {
+    rows.set(circuit.id, { circuit, removed_at: now })
+    const kept = new Set(live().flatMap(circuitDigests))
+    for (const digest of circuitDigests(circuit)) if (!kept.has(digest)) artifacts.delete(digest)
+  }
 
   /** The conditional write behind complete, fail and release: only a live build under the current claim. */
   const settle = (id: string, attempt: number, change: (circuit: StoredCircuit) => StoredCircuit) =>
@@ -43,16 +50,21 @@ export const memoryCircuits = (db: MemoryDb) => {
         const own = liveOf(circuit.owner)
         // Yield between the check and the write: without the lock, the race tests must fail.
         yield* Effect.yieldNow()
-        const refusal: CircuitInsertRefusal | undefined = own.some((c) => c.name === circuit.name)
+        const named = own.find((c) => c.name === circuit.name)
+        // A failed circuit gives its name and its place to the upload that replaces it.
+        const replaced = named?.status === "failed" ? named : undefined
+        const staying = own.filter((c) => c !== replaced)
+        const refusal: CircuitInsertRefusal | undefined = named !== undefined && replaced === undefined
           ? "name_taken"
-          : own.length >= maxCircuits
+          : staying.length >= maxCircuits
           ? "circuit_limit"
-          : own.filter((c) => c.status === "compiling").length >= maxCompiling
+          : staying.filter((c) => c.status === "compiling").length >= maxCompiling
           ? "compilation_limit"
           : undefined
-        if (refusal !== undefined) return Option.some(refusal)
+        if (refusal !== undefined) return Either.left(refusal)
         rows.set(circuit.id, { circuit, removed_at: null })
-        return Option.none()
+        if (replaced !== undefined) hide(replaced, circuit.created_at)
+        return Either.right({ replaced: replaced?.id ?? null })
       })),
     getByName: (owner, name) => Effect.sync(() => Option.fromNullable(liveOf(owner).find((c) => c.name === name))),
     getById: (id) => Effect.sync(() => Option.fromNullable(rows.get(id)?.circuit)),
@@ -66,9 +78,7 @@ export const memoryCircuits = (db: MemoryDb) => {
         if (circuit === undefined) return "not_found" as const
         const busy = [...proofs.values()].some((p) => p.circuit_id === circuit.id && (p.status === "queued" || p.status === "running"))
         if (busy) return "in_use" as const
-        rows.set(circuit.id, { circuit, removed_at: now })
-        const kept = new Set(live().flatMap(circuitDigests))
-        for (const digest of circuitDigests(circuit)) if (!kept.has(digest)) artifacts.delete(digest)
+        hide(circuit, now)
         return { removed: circuit.id }
       })),
     claimBuilds: ({ leaseUntil, limit, now, only }) =>

@@ -31,13 +31,18 @@ export const memoryKeys = (db: MemoryDb) => {
         keys.set(id, revoked)
         return Option.some(revoked)
       })),
-    expire: (accountId, id, at, now) =>
-      db.write(Effect.sync(() => {
+    roll: (accountId, id, { now, replacedBy, until }) =>
+      db.write(Effect.gen(function*() {
         const key = activeOwn(accountId, id, now)
-        if (key === undefined) return Option.none()
-        const expiring = { ...key, expires_at: key.expires_at !== null && key.expires_at < at ? key.expires_at : at }
-        keys.set(id, expiring)
-        return Option.some(expiring)
+        // Yield between the check and the write: without the lock, the race tests must fail.
+        yield* Effect.yieldNow()
+        if (key === undefined) return { _tag: "not_found" } as const
+        if (key.replaced_by !== null) return { _tag: "already_rolled", key } as const
+        // An earlier expiry stands: a roll never lengthens a key's life.
+        const expires_at = key.expires_at !== null && key.expires_at < until ? key.expires_at : until
+        const rolled = { ...key, expires_at, replaced_by: replacedBy }
+        keys.set(id, rolled)
+        return { _tag: "rolled", key: rolled, previousExpiresAt: key.expires_at } as const
       })),
     touch: (id, at, staleBefore) =>
       db.write(Effect.sync(() => {
