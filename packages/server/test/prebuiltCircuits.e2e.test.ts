@@ -16,7 +16,7 @@ import {
 } from "@mzk/core"
 import { eventually, makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Either } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -163,7 +163,7 @@ describe("prebuilt uploads over a real port", () => {
           lease_expires_at: null,
           attempts: 1
         }
-        expect(yield* (yield* CircuitsRepo).insert(circuit, { maxCircuits: 100, maxCompiling: 100 })).toEqual(Option.none())
+        expect(yield* (yield* CircuitsRepo).insert(circuit, { maxCircuits: 100, maxCompiling: 100 })).toEqual(Either.right({ replaced: null }))
       }).pipe(Effect.provide(context))
       const principal: Principal = { account_id: account, scopes: SCOPES, via: { kind: "session" } }
       const dailyRemaining = Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal, { proofs: 0 })).pipe(
