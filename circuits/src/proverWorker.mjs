@@ -9,19 +9,13 @@
 import { loadNativeProver } from "@mzk/prover-native"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
-import { pathToFileURL } from "node:url"
 import { parentPort, workerData } from "node:worker_threads"
+import { snarkjsDependency } from "./snarkjsDeps.mjs"
 import { WASM_PAGE, withMemoryCeiling } from "./wasmMemory.mjs"
 import * as snarkjs from "snarkjs"
 
-// snarkjs's own dependencies, resolved from snarkjs so they are the very modules it uses (the ES
-// module builds: `main.js` next to `build/main.cjs`).
-const fromSnarkjs = createRequire(createRequire(import.meta.url).resolve("snarkjs"))
-const esm = (name) => import(pathToFileURL(join(dirname(fromSnarkjs.resolve(name)), "..", "main.js")).href)
-const { WitnessCalculatorBuilder } = await esm("circom_runtime")
-const { buildBn128 } = await esm("ffjavascript")
+const { WitnessCalculatorBuilder } = await snarkjsDependency("circom_runtime")
+const { buildBn128 } = await snarkjsDependency("ffjavascript")
 
 // The witness calculator prints every failed assertion to stderr before it throws; the error is
 // reported to the caller instead, so only that exact line is dropped.

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
 import { type CircuitCompilerOptions, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
 import { checkUpload, includesOf } from "../src/build/upload.js"
+import { pointOffset, twistPoints, zkeyG2 } from "../../packages/prover-native/test/zkeyFixture.js"
 
 const require = createRequire(import.meta.url)
 const enc = (text: string) => new TextEncoder().encode(text)
@@ -49,6 +50,32 @@ const tiny = (body: string): BuildInput => ({
   main: "main.circom",
   files: { "main.circom": enc(`pragma circom 2.1.0;\n${body}`) }
 })
+
+// Six wires, two private inputs, one output and three constraints, as the built-in multiplier has:
+// only their constraints tell them apart.
+const SUMSQ = `template SumSquaresSquared() {
+  signal input a;
+  signal input b;
+  signal output c;
+  signal a2 <== a * a;
+  signal b2 <== b * b;
+  c <== (a2 + b2) * (a2 + b2);
+}
+component main = SumSquaresSquared();
+`
+// A circuit the all-zero input fails: a must be invertible.
+const NONZERO = `template NonZero() {
+  signal input a;
+  signal output c;
+  signal inv;
+  inv <-- 1 / a;
+  a * inv === 1;
+  c <== a * a;
+}
+component main = NonZero();
+`
+const builtinFile = (name: string, ext: string) =>
+  new Uint8Array(readFileSync(fileURLToPath(new URL(`../build/${name}/${name}.${ext}`, import.meta.url))))
 
 let work: string
 let ptau: string
@@ -350,13 +377,11 @@ describe("prebuilt artifacts", () => {
   }, 60_000)
 
   it("refuse a zkey, sym or r1cs that does not match the wasm", async () => {
-    const builtin = (name: string, ext: string) =>
-      new Uint8Array(readFileSync(fileURLToPath(new URL(`../build/${name}/${name}.${ext}`, import.meta.url))))
-    const otherZkey = await failed(artifacts(built, { zkey: builtin("multiplier", "zkey"), r1cs: null }))
+    const otherZkey = await failed(artifacts(built, { zkey: builtinFile("multiplier", "zkey"), r1cs: null }))
     expect(otherZkey.code).toBe("artifact_mismatch")
     expect(otherZkey.message).toMatch(/wires/)
 
-    const otherWasm = await failed(artifacts(built, { wasm: builtin("range", "wasm"), r1cs: null }))
+    const otherWasm = await failed(artifacts(built, { wasm: builtinFile("range", "wasm"), r1cs: null }))
     expect(otherWasm.code).toBe("artifact_mismatch")
 
     const otherSym = await failed(artifacts(built, { sym: enc("1,1,0,main.out\n2,2,0,main.in\n"), r1cs: null }))
@@ -365,6 +390,101 @@ describe("prebuilt artifacts", () => {
     const small = await succeeded(tiny("template M() { signal input a; signal input b; signal output c; c <== a * b; }\ncomponent main = M();\n"))
     const otherR1cs = await failed(artifacts(built, { r1cs: small.r1cs }))
     expect(otherR1cs.code).toBe("artifact_mismatch")
+  })
+})
+
+describe("prebuilt artifacts that do not belong together", () => {
+  let sumsq: BuildOutput
+  let nonzero: BuildOutput
+  beforeAll(async () => {
+    sumsq = await succeeded(tiny(SUMSQ))
+    nonzero = await succeeded(tiny(NONZERO))
+  }, 120_000)
+
+  it("are accepted when they do belong together, with or without the r1cs and sample inputs", async () => {
+    for (const r1cs of [sumsq.r1cs, null]) {
+      const out = await succeeded(artifacts(sumsq, { r1cs }))
+      expect(out.public_signals).toEqual(["c"])
+      expect(out.verification_key).toEqual(sumsq.verification_key)
+    }
+    await succeeded(artifacts(sumsq, { r1cs: null, sample_inputs: enc(JSON.stringify({ a: 3, b: "4" })) }))
+    // Another writer may order a constraint's terms otherwise: the same terms in another order still match the r1cs.
+    const reordered = sumsq.zkey.slice()
+    const coefficients = pointOffset(reordered, 4, 0, 1) + 4
+    const [first, second] = [reordered.slice(coefficients, coefficients + 44), reordered.slice(coefficients + 44, coefficients + 88)]
+    expect(first).not.toEqual(second)
+    reordered.set(second, coefficients)
+    reordered.set(first, coefficients + 44)
+    await succeeded(artifacts(sumsq, { zkey: reordered }))
+  })
+
+  it("refuse a zkey of another circuit with as many wires, inputs and constraints: its proof of the wasm's witness does not verify", async () => {
+    const multiplierZkey = builtinFile("multiplier", "zkey")
+    const zero = await failed(artifacts(sumsq, { zkey: multiplierZkey, r1cs: null }))
+    expect(zero.code).toBe("artifact_mismatch")
+    expect(zero.message).toMatch(/all-zero input.*does not verify/)
+    const sampled = await failed(artifacts(sumsq, { zkey: multiplierZkey, r1cs: null, sample_inputs: enc(JSON.stringify({ a: 3, b: 4 })) }))
+    expect(sampled.code).toBe("artifact_mismatch")
+    expect(sampled.message).toMatch(/sample inputs.*does not verify/)
+  })
+
+  it("refuse a zkey whose constraints are not the r1cs's, naming the first that differs", async () => {
+    const mixed = await failed(artifacts(sumsq, { zkey: builtinFile("multiplier", "zkey") }))
+    expect(mixed.code).toBe("artifact_mismatch")
+    expect(mixed.message).toMatch(/the zkey's constraints are not the r1cs's.*constraint \d+/)
+  })
+
+  it("prove a sample input where the all-zero one fails the circuit; without sample inputs or the r1cs, refuse with sample_inputs_required", async () => {
+    const unchecked = await failed(artifacts(nonzero, { r1cs: null }))
+    expect(unchecked.code).toBe("sample_inputs_required")
+    expect(unchecked.message).toMatch(/all-zero input.*Assert Failed/)
+    expect(unchecked.message).toMatch(/sample_inputs.*r1cs/)
+    await succeeded(artifacts(nonzero, { r1cs: null, sample_inputs: enc(JSON.stringify({ a: "5" })) }))
+    await succeeded(artifacts(nonzero))
+    for (const [text, reason] of [
+      [JSON.stringify({ a: 0 }), /Assert Failed/],
+      [JSON.stringify({ a: 5, b: 1 }), /name b, not an input of this circuit \(its inputs: a\)/],
+      [JSON.stringify({}), /Not all inputs have been set/],
+      ["{\"a\": ", /JSON/],
+      ["[5]", /JSON object/]
+    ] as const) {
+      const refused = await failed(artifacts(nonzero, { r1cs: null, sample_inputs: enc(text) }))
+      expect(refused.code, text).toBe("invalid_artifacts")
+      expect(refused.message, text).toMatch(/sample inputs/)
+      expect(refused.message, text).toMatch(reason)
+    }
+  })
+
+  it("refuse a zkey with a bad point in any section: off the curve, or on the twist outside G2", async () => {
+    const flipped = (section: number, size: number, index: number) => {
+      const zkey = built.zkey.slice()
+      const at = pointOffset(zkey, section, index, size)
+      zkey[at + 7] = zkey[at + 7]! ^ 0x20
+      return zkey
+    }
+    const firstPresent = (section: number, size: number) => {
+      for (let i = 0; ; i++) {
+        const at = pointOffset(built.zkey, section, i, size)
+        if (built.zkey.subarray(at, at + size).some((b) => b !== 0)) return i
+      }
+    }
+    for (const [section, size, name] of [[3, 64, "IC"], [5, 64, "A points"], [6, 64, "B1 points"], [7, 128, "B2 points"], [8, 64, "C points"], [9, 64, "H points"]] as const) {
+      const index = firstPresent(section, size)
+      const refused = await failed(artifacts(built, { zkey: flipped(section, size, index) }))
+      expect(refused.code, name).toBe("invalid_artifacts")
+      expect(refused.message, name).toContain(`point ${index} of section ${section} (${name}) is not on the curve`)
+    }
+    const delta2 = built.zkey.slice()
+    const at = pointOffset(delta2, 2, 0, 1) + 4 + 32 + 4 + 32 + 12 + 64 + 64 + 128 + 128 + 64
+    delta2[at + 7] = delta2[at + 7]! ^ 0x20
+    expect(await failed(artifacts(built, { zkey: delta2 }))).toMatchObject({ code: "invalid_artifacts", message: expect.stringMatching(/delta2.*not on the curve/) })
+    const outside = built.zkey.slice()
+    const b2 = firstPresent(7, 128)
+    outside.set(zkeyG2(twistPoints(1, 50n)[0]!), pointOffset(outside, 7, b2, 128))
+    expect(await failed(artifacts(built, { zkey: outside }))).toMatchObject({
+      code: "invalid_artifacts",
+      message: expect.stringContaining(`point ${b2} of section 7 (B2 points) is on the twist but not in the r-order subgroup G2`)
+    })
   })
 })
 

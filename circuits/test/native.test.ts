@@ -150,11 +150,13 @@ describe.skipIf(addon === undefined)("native prover", () => {
     }, 120_000)
   }
 
-  it("two proofs of one witness differ (fresh r, s) and both verify; the portable kernel's proofs verify too", async () => {
+  it("two proofs of one witness differ in pi_a, pi_b and pi_c (fresh r and s) and both verify; the portable kernel's proofs verify too", async () => {
     const wtns = witnesses.get("multiplier")!
     const first = addon!.prove(handles.get("multiplier")!, wtns)
     const second = await addon!.proveAsync(handles.get("multiplier")!, wtns, { threads: 2 })
+    // pi_a carries r, pi_b carries s, pi_c both: a fixed one of them shows in one of these.
     expect(first.proof.pi_a).not.toEqual(second.proof.pi_a)
+    expect(first.proof.pi_b).not.toEqual(second.proof.pi_b)
     expect(first.proof.pi_c).not.toEqual(second.proof.pi_c)
     const vkey = vkeyOf("multiplier")
     for (const out of [first, second]) expect(await snarkjs.groth16.verify(vkey, out.publicSignals, out.proof)).toBe(true)
@@ -247,6 +249,16 @@ describe.skipIf(addon === undefined)("native prover: malformed inputs", () => {
     invalid(load(patched(good, (_, v) => v.setUint32(groth + 72, v.getUint32(groth + 72, true) + 1, true))), /section \d+ .* bytes, expected/)
     // A verification key point, a base and a coefficient corrupted.
     invalid(load(patched(good, (c) => (c[groth + 84] = c[groth + 84]! ^ 0x55))), /not on the curve/)
+    // G2 points: a byte of δ₂ (the header's last point) and of the first B2 point that is not at infinity.
+    const delta2 = groth + 4 + 32 + 4 + 32 + 12 + 64 + 64 + 128 + 128 + 64
+    invalid(load(patched(good, (c) => (c[delta2 + 7] = c[delta2 + 7]! ^ 0x20))), /verification key point of the header is not on the curve/)
+    const [b2, b2Size] = sections.get(7)!
+    const firstB2 = (() => {
+      for (let o = b2; o < b2 + b2Size; o += 128) if (good.slice(o, o + 128).some((x) => x !== 0)) return o
+      return b2
+    })()
+    invalid(load(patched(good, (c) => (c[firstB2 + 7] = c[firstB2 + 7]! ^ 0x20))), /section 7 \(B2 points\) is not on the curve/)
+    invalid(load(patched(good, (c) => (c[firstB2 + 64 + 40] = c[firstB2 + 64 + 40]! ^ 0x01))), /section 7 \(B2 points\) is not on the curve/)
     const [a] = sections.get(5)!
     const firstPoint = (() => {
       for (let o = a; o < a + sections.get(5)![1]; o += 64) if (good.slice(o, o + 64).some((x) => x !== 0)) return o
@@ -425,4 +437,22 @@ describe.skipIf(addon === undefined)("the pool on the native engine", () => {
       const bad = yield* start("fast")
       expect(JSON.stringify(bad)).toMatch(/MZK_PROVER_ENGINE: Expected one of \(auto, native, snarkjs\).*ProverStartupError/)
     }), 60_000)
+})
+
+describe("fresh randomness in every proof, on each engine", () => {
+  for (const engine of ["snarkjs", ...(addon === undefined ? [] : ["native" as const])] as const) {
+    it.live(`${engine}: two proofs of one witness through the pool differ in pi_a, pi_b and pi_c, and both verify`, () =>
+      Effect.gen(function*() {
+        const prover = yield* Prover
+        const first = yield* prover.prove(builtin("multiplier"), { a: "3", b: "11" })
+        const second = yield* prover.prove(builtin("multiplier"), { a: "3", b: "11" })
+        expect(second.public_signals).toEqual(first.public_signals)
+        expect(second.proof.pi_a).not.toEqual(first.proof.pi_a)
+        expect(second.proof.pi_b).not.toEqual(first.proof.pi_b)
+        expect(second.proof.pi_c).not.toEqual(first.proof.pi_c)
+        for (const out of [first, second]) {
+          expect(yield* Effect.promise(() => snarkjs.groth16.verify(vkeyOf("multiplier"), out.public_signals, out.proof))).toBe(true)
+        }
+      }).pipe(Effect.provide(pool({ engine, poolSize: 1, preload: ["multiplier"] }))), 60_000)
+  }
 })

@@ -9,17 +9,20 @@
 //   out/                 circom's and snarkjs's outputs
 //   in/                  prebuilt artifacts (kind "artifacts")
 
+import { loadNativeProver } from "@mzk/prover-native";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import process from "node:process";
 import { URL } from "node:url";
 import { Worker } from "node:worker_threads";
 import * as snarkjs from "snarkjs";
+import { snarkjsDependency } from "../snarkjsDeps.mjs";
 import {
   BN128_R,
-  FormatError,
+  constraintMismatch,
   countsFromWasm,
   deriveSignals,
   inspectWitnessWasm,
@@ -29,6 +32,7 @@ import {
   readZkeyInfo,
   requiredPower,
 } from "./formats.mjs";
+import { checkZkeyPoints } from "./zkeyPoints.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -235,14 +239,18 @@ async function checkArtifacts() {
     }
   }
 
+  const native = loadNativeProver();
+  const addon = native.ok ? native.addon : undefined;
+  const threads = availableParallelism();
   let verificationKey;
   try {
+    await checkZkeyPoints(zkeyBytes, { addon, threads });
     verificationKey = await snarkjs.zKey.exportVerificationKey(path.join("in", "circuit.zkey"));
-    await checkKeyPoints(verificationKey);
   } catch (e) {
     throw invalid("the zkey is corrupt", e);
   }
   if (verificationKey.nPublic !== zkey.nPublic) throw new Failure("invalid_artifacts", "the zkey is corrupt: inconsistent public count");
+  await checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs: derived.inputs, verificationKey, wires: zkey.nVars, addon, threads });
   return {
     constraints,
     inputs: derived.inputs,
@@ -252,15 +260,112 @@ async function checkArtifacts() {
   };
 }
 
-// A zkey whose points are off the curve parses fine and fails only when proving or verifying.
-async function checkKeyPoints(vk) {
-  const curve = await snarkjs.curves.getCurveFromName("bn128");
-  const g1 = (p) => curve.G1.isValid(curve.G1.fromObject(p.map(BigInt)));
-  const g2 = (p) => curve.G2.isValid(curve.G2.fromObject(p.map((c) => c.map(BigInt))));
-  const ok =
-    g1(vk.vk_alpha_1) && g2(vk.vk_beta_2) && g2(vk.vk_gamma_2) && g2(vk.vk_delta_2) && vk.IC.every((p) => g1(p));
-  if (!ok) throw new FormatError("a verification key point is not on bn128");
+const SAMPLE_INPUTS = path.join("in", "sample_inputs.json");
+
+/**
+ * Do the zkey, the wasm and the sym describe one circuit? Wire counts and signal names can agree
+ * between two circuits, so the check is the circuit itself: the zkey's constraints against the
+ * r1cs, when one was sent, and a proof of one witness that the wasm computes (from the sample
+ * inputs, else the all-zero input), made with the zkey and verified with its verification key.
+ * With no witness (the all-zero input fails the circuit) and no r1cs nothing can be checked, and
+ * the upload is refused: the circuit would be `ready` with every proof failing if they did not fit.
+ */
+async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verificationKey, wires, addon, threads }) {
+  if (r1csBytes !== null) {
+    let differs;
+    try {
+      differs = constraintMismatch(zkeyBytes, r1csBytes);
+    } catch (e) {
+      throw invalid("the r1cs is not a circom constraint system", e);
+    }
+    if (differs !== undefined) {
+      throw new Failure(
+        "artifact_mismatch",
+        `the zkey's constraints are not the r1cs's (${differs}): the zkey was set up for another circuit; send the zkey set up from this r1cs`,
+      );
+    }
+  }
+  const sample = fs.existsSync(SAMPLE_INPUTS) ? sampleInputs(fs.readFileSync(SAMPLE_INPUTS, "utf8"), inputs) : undefined;
+  const what = sample === undefined ? "the all-zero input" : "the sample inputs";
+  let wtns;
+  try {
+    const { WitnessCalculatorBuilder } = await snarkjsDependency("circom_runtime");
+    const calculator = await WitnessCalculatorBuilder(wasmBytes);
+    wtns = await calculator.calculateWTNSBin(sample ?? zeroInputs(inputs), 0);
+  } catch (e) {
+    const reason = witnessError(e);
+    if (sample !== undefined) {
+      throw new Failure("invalid_artifacts", `the sample inputs are refused by the wasm (${reason}): send one input this circuit accepts, as the JSON object of a proof's inputs`);
+    }
+    // The r1cs comparison above was the check.
+    if (r1csBytes !== null) return;
+    throw new Failure(
+      "sample_inputs_required",
+      `mzk proves one witness to check that the zkey belongs to the wasm and sym, but the all-zero input fails this circuit (${reason}): send sample_inputs (one input the circuit accepts, as JSON) or the circuit's r1cs`,
+    );
+  }
+  let out;
+  try {
+    out = addon === undefined ? await snarkjs.groth16.prove(zkeyBytes, wtns) : proveNatively(addon, zkeyBytes, wtns, threads);
+  } catch (e) {
+    if (addon !== undefined && e?.code !== "MZK_INVALID_INPUT") throw e;
+    throw invalid("the zkey cannot prove the wasm's witness", e);
+  }
+  if (!(await snarkjs.groth16.verify(verificationKey, out.publicSignals, out.proof))) {
+    throw new Failure(
+      "artifact_mismatch",
+      `a proof of ${what}, made with the zkey from the wasm's witness, does not verify against the zkey's verification key: the zkey is for another circuit than the wasm and sym (though both have ${wires} wires); send the zkey set up from this circuit's r1cs`,
+    );
+  }
 }
+
+/** One proof on a key loaded for it alone: no shared cache, no precomputed tables. */
+function proveNatively(addon, zkeyBytes, wtns, threads) {
+  const handle = addon.loadZkey(zkeyBytes, { cache: false, tableBudgetMB: 0, threads });
+  try {
+    return addon.prove(handle, wtns, { threads });
+  } finally {
+    addon.unloadZkey(handle);
+  }
+}
+
+/** The sample inputs as the witness calculator takes them: a JSON object naming only the circuit's inputs. */
+function sampleInputs(text, inputs) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new Failure("invalid_artifacts", `the sample inputs are not JSON: ${e.message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Failure("invalid_artifacts", "the sample inputs must be a JSON object of the circuit's inputs by name, as a proof's inputs are");
+  }
+  const names = new Set(inputs.map((input) => input.name));
+  const unknown = Object.keys(value).filter((name) => !names.has(name));
+  if (unknown.length > 0) {
+    throw new Failure(
+      "invalid_artifacts",
+      `the sample inputs name ${unknown.join(", ")}, not an input of this circuit (its inputs: ${[...names].join(", ") || "none"})`,
+    );
+  }
+  return value;
+}
+
+/** Every input of the circuit, arrays in their dimensions, set to 0. */
+const zeroInputs = (inputs) => {
+  const zeros = (dimensions) => (dimensions.length === 0 ? "0" : Array.from({ length: dimensions[0] }, () => zeros(dimensions.slice(1))));
+  return Object.fromEntries(inputs.map((input) => [input.name, zeros(input.dimensions)]));
+};
+
+/** The witness calculator's reason, on one line ("Assert Failed. Error in template T_0 line: 6"). */
+const witnessError = (e) =>
+  String(e?.message ?? e)
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(" ")
+    .replace(/^Error:\s*/, "")
+    .slice(0, 300);
 
 async function run(job) {
   if (job.kind === "circom") return buildCircom(job);

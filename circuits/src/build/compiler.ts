@@ -264,6 +264,7 @@ const checkArtifacts = (options: CircuitCompilerOptions, input: Extract<BuildInp
         ["in/circuit.sym", input.sym]
       ])
       if (input.r1cs !== null) files.set("in/circuit.r1cs", input.r1cs)
+      if (input.sample_inputs !== undefined) files.set("in/sample_inputs.json", input.sample_inputs)
       yield* writeAll(dir, files)
       const result = yield* runJob(dir, { kind: "artifacts" }, options)
       return {

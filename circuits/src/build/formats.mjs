@@ -79,7 +79,8 @@ export function readSections(reader, magic) {
   return { version, sections };
 }
 
-const only = (sections, type, magic) => {
+/** The one section of `type` ({ start, size }); a file without it, or with it twice, is refused. */
+export const only = (sections, type, magic) => {
   const list = sections.get(type);
   if (!list || list.length !== 1) throw new FormatError(`${magic} file has no single section ${type}`);
   return list[0];
@@ -185,6 +186,80 @@ export function readZkeyInfo(bytes) {
   const nConstraints = maxConstraint - nPublic;
   if (nConstraints < 0 || nConstraints + nPublic + 1 > domainSize) throw new FormatError("zkey coefficients do not match its header");
   return { protocol: "groth16", curve: "bn128", nVars, nPublic, domainSize, nConstraints };
+}
+
+/** R² mod r for R = 2^256: snarkjs stores each coefficient v of A and B as v·R² mod r. */
+const COEFFICIENT_FACTOR = (1n << 512n) % BN128_R;
+
+const le256 = (view, offset) =>
+  view.getBigUint64(offset, true) | (view.getBigUint64(offset + 8, true) << 64n) | (view.getBigUint64(offset + 16, true) << 128n) |
+  (view.getBigUint64(offset + 24, true) << 192n);
+
+/**
+ * How a zkey's constraints (its A and B coefficients, section 4) differ from an r1cs's, or
+ * undefined when they are the same: snarkjs's setup writes every A and B term of every r1cs
+ * constraint, then one A term per public signal (and the constant) tying it to its own constraint.
+ * Compared in the order snarkjs writes them, then, if that differs (another writer may order the
+ * terms of a constraint otherwise), as sorted lists. The C terms are not in a zkey.
+ */
+export function constraintMismatch(zkeyBytes, r1csBytes) {
+  const zkeyReader = bytesReader(zkeyBytes);
+  const { sections: zkeySections } = readSections(zkeyReader, "zkey");
+  const header = zkeyReader.read(only(zkeySections, 2, "zkey").start, 84);
+  const nPublic = Number(le(header, 76, 4));
+  const s4 = only(zkeySections, 4, "zkey");
+  const coefficients = zkeyReader.read(s4.start, s4.size);
+  const zkeyView = new DataView(coefficients.buffer, coefficients.byteOffset, coefficients.byteLength);
+  const n = zkeyView.getUint32(0, true);
+  const zkeyTerm = (i) => {
+    const p = 4 + i * 44;
+    return [zkeyView.getUint32(p, true), zkeyView.getUint32(p + 4, true), zkeyView.getUint32(p + 8, true), le256(zkeyView, p + 12)];
+  };
+
+  const { nConstraints } = readR1csHeader(r1csBytes);
+  const r1csReader = bytesReader(r1csBytes);
+  const s2 = only(readSections(r1csReader, "r1cs").sections, 2, "r1cs");
+  const constraints = r1csReader.read(s2.start, s2.size);
+  const r1csView = new DataView(constraints.buffer, constraints.byteOffset, constraints.byteLength);
+  // The r1cs's A and B terms as snarkjs writes them; without values, only counted.
+  function* r1csTerms(withValues = true) {
+    let o = 0;
+    for (let c = 0; c < nConstraints; c++) {
+      for (let matrix = 0; matrix < 3; matrix++) {
+        if (o + 4 > constraints.length) throw new FormatError("the r1cs's constraints section is truncated");
+        const count = r1csView.getUint32(o, true);
+        o += 4;
+        if (o + count * 36 > constraints.length) throw new FormatError("the r1cs's constraints section is truncated");
+        for (let k = 0; k < count; k++, o += 36) {
+          if (matrix < 2) {
+            yield withValues ? [matrix, c, r1csView.getUint32(o, true), (le256(r1csView, o + 4) * COEFFICIENT_FACTOR) % BN128_R] : undefined;
+          }
+        }
+      }
+    }
+    for (let signal = 0; signal <= nPublic; signal++) yield [0, nConstraints + signal, signal, COEFFICIENT_FACTOR];
+  }
+  let expectedCount = 0;
+  for (const _ of r1csTerms(false)) expectedCount++;
+  if (expectedCount !== n) return `the zkey has ${n} A and B terms, the r1cs ${expectedCount}`;
+
+  const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+  const order = (a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0);
+  // The first of two differing terms, as the constraint (and matrix) it belongs to.
+  const where = (a, b) => {
+    const [matrix, c] = order(b, a) < 0 ? b : a;
+    return `constraint ${c}${c < nConstraints ? "" : ` (public signal ${c - nConstraints})`}, matrix ${matrix === 0 ? "A" : "B"}, differs`;
+  };
+  let i = 0;
+  for (const term of r1csTerms()) {
+    if (!same(zkeyTerm(i), term)) break;
+    i++;
+  }
+  if (i === n) return undefined;
+  const expected = [...r1csTerms()].sort(order);
+  const actual = Array.from({ length: n }, (_, k) => zkeyTerm(k)).sort(order);
+  for (let k = 0; k < n; k++) if (!same(expected[k], actual[k])) return where(actual[k], expected[k]);
+  return undefined;
 }
 
 /** A powers-of-tau file's curve and power, and whether it is prepared for phase 2. */

@@ -293,7 +293,7 @@ export interface CreateProofBatchInput {
 export type ProofStatus = "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
 
 export interface ProofError {
-  readonly code: "constraint_violation" | "invalid_inputs" | "timeout" | "internal"
+  readonly code: "constraint_violation" | "invalid_inputs" | "timeout" | "verification_failed" | "internal"
   readonly message: string
 }
 
@@ -374,6 +374,7 @@ export interface CircuitError {
     | "compile_memory_exceeded"
     | "invalid_artifacts"
     | "artifact_mismatch"
+    | "sample_inputs_required"
     | "internal"
   readonly message: string
   readonly file?: string

@@ -347,6 +347,32 @@ describe("Proofs: the lifecycle on TestClock", () => {
       failWhen: ({ inputs }) => (inputs.b === "13" ? { code: "invalid_inputs" } : undefined)
     }))))
 
+  it.effect("a proof that does not verify is never completed: failed with verification_failed and proof.failed, its daily unit given back", () =>
+    Effect.gen(function*() {
+      const principal = yield* newAccount
+      const proofs = yield* Proofs
+      const before = (yield* dailyRemaining(principal))!
+      const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
+      expect(yield* dailyRemaining(principal)).toBe(before - 1)
+      yield* settle
+      yield* advance("100 millis")
+      const failed = yield* proofs.get(principal.account_id, value.proof_id)
+      expect(failed).toMatchObject({ status: "failed", proof_blob: null, error: { code: "verification_failed" } })
+      expect(failed.error?.message).toMatch(/does not verify against the circuit's verification key/)
+      const events = yield* eventsOf(principal.account_id)
+      expect(ofType(events, "proof.completed")).toEqual([])
+      expect(ofType(events, "proof.failed").map((e) => e.data.error)).toEqual([failed.error])
+      expect(yield* dailyRemaining(principal)).toBe(before)
+      // A proof that verifies completes and stays charged; so does one the inputs made fail.
+      const next = yield* completedProof(principal)
+      expect((yield* proofs.get(principal.account_id, next.proof_id)).status).toBe("completed")
+      const violated = (yield* proofs.create(principal, { type: "multiplier", inputs: { a: "1", b: "11" } })).value
+      yield* settle
+      yield* advance("100 millis")
+      expect((yield* proofs.get(principal.account_id, violated.proof_id)).error?.code).toBe("constraint_violation")
+      expect(yield* dailyRemaining(principal)).toBe(before - 2)
+    }).pipe(Effect.provide(withLoops({ script: ["invalid_proof"] }))))
+
   it.effect("proofs past retention expire, lose their blob and fire proof.expired", () =>
     Effect.gen(function*() {
       const principal = yield* newAccount

@@ -1,8 +1,8 @@
 import { FetchHttpClient } from "@effect/platform"
-import { encodeProofBlob, now, ProofsRepo } from "@mzk/core"
+import { ArtifactsRepo, CircuitsRepo, encodeProofBlob, now, ProofsRepo } from "@mzk/core"
 import { makeMzkClient } from "@mzk/http"
 import { FakeCompiler, testCore } from "@mzk/testkit"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   allBut,
@@ -28,6 +28,7 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 const upload = (token: string, parts: ReadonlyArray<FormPart>) => h.call("POST", "/api/v1/circuits", { token, ...multipart(parts) })
+const sampleInputs = (value: string): FormPart => ({ name: "sample_inputs", filename: "input.json", contentType: "application/json", value })
 
 const RECORD_FIELDS = [
   "constraints",
@@ -116,6 +117,19 @@ describe("POST /api/v1/circuits (multipart/form-data)", () => {
     expect(ready.json).toMatchObject({ status: "ready", public_signals: ["c", "b"], development_only: false })
   })
 
+  it("prebuilt artifacts with sample_inputs: 202, stored with the upload as sent, then ready", async () => {
+    const { account, key } = await h.newAccount()
+    const sample = "{\"a\": \"5\", \"xs\": [1, \"2\"]}"
+    await uploadCircuit(h, key, [...prebuiltParts("sampled"), sampleInputs(sample)])
+    expect((await settled(h, key, "sampled")).json).toMatchObject({ status: "ready" })
+    const stored = await h.run(Effect.gen(function*() {
+      const circuit = Option.getOrThrow(yield* (yield* CircuitsRepo).getByName(account, "sampled"))
+      if (circuit.source.kind !== "artifacts" || circuit.source.sample_inputs === undefined) return undefined
+      return Option.map(yield* (yield* ArtifactsRepo).get(circuit.source.sample_inputs), (bytes) => new TextDecoder().decode(bytes))
+    }))
+    expect(stored).toEqual(Option.some(sample))
+  })
+
   it("the typed client uploads a FormData and decodes the record", async () => {
     const { key } = await h.newAccount()
     const form = new FormData()
@@ -153,7 +167,11 @@ describe("POST /api/v1/circuits (multipart/form-data)", () => {
       ["the name sent as a file", [{ name: "name", filename: "name.txt", value: "a" }, ...circomParts("a").slice(1)], ["name"]],
       ["a field that is not text", [{ name: "name", contentType: "application/json", value: "\"a\"" }, ...circomParts("a").slice(1)], ["name"]],
       ["a zkey of the wrong type", prebuiltParts("a").map((p) => (p.name === "zkey" ? { ...p, contentType: "image/png" } : p)), ["zkey"]],
-      ["a source of the wrong type", circomParts("a").map((p) => (p.name === "sources" ? { ...p, contentType: "application/zip" } : p)), ["sources.0"]]
+      ["a source of the wrong type", circomParts("a").map((p) => (p.name === "sources" ? { ...p, contentType: "application/zip" } : p)), ["sources.0"]],
+      ["sample inputs with circom sources", [...circomParts("a"), sampleInputs("{\"a\": 1}")], ["sample_inputs"]],
+      ["sample inputs that are not JSON", [...prebuiltParts("a"), sampleInputs("{a: 1}")], ["sample_inputs"]],
+      ["sample inputs that are not a JSON object", [...prebuiltParts("a"), sampleInputs("[1, 2]")], ["sample_inputs"]],
+      ["sample inputs of the wrong type", [...prebuiltParts("a"), { ...sampleInputs("{}"), contentType: "image/png" }], ["sample_inputs"]]
     ]
     for (const [label, parts, paths] of cases) {
       const reply = await upload(key, parts)

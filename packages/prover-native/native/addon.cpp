@@ -20,6 +20,7 @@
 #include <string>
 
 #include "kernel.hpp"
+#include "points.hpp"
 
 namespace {
 
@@ -463,6 +464,25 @@ Napi::Value SetThreadPriority(const Napi::CallbackInfo& info) {
   });
 }
 
+/**
+ * checkZkeyPoints(bytes, { threads?, kernel? }): every point of a zkey checked (G1 on the curve, G2
+ * on the twist and in G2); { g1, g2 } counts, or MZK_INVALID_INPUT naming the first bad point.
+ */
+Napi::Value CheckZkeyPoints(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    const Napi::Uint8Array bytes = bytesArg(info, 0, "zkey");
+    const Napi::Object o = optionsArg(info, 1);
+    const int threads = (int)intOption(o, "threads", 1, 1, 1024);
+    const mzk::CheckZkeyPoints adx = std::string(kernelOption(o).name) == "adx" ? mzk::checkZkeyPointsAdx() : nullptr;
+    const mzk::PointCount n = (adx != nullptr ? adx : mzk::checkZkeyPointsGeneric())(bytes.Data(), bytes.ByteLength(), threads);
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("g1", (double)n.g1);
+    out.Set("g2", (double)n.g2);
+    return out;
+  });
+}
+
 /** test(op, args: Uint8Array[], ints: number[], kernel?): the kernels' arithmetic, for tests. */
 Napi::Value Test(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -509,6 +529,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("prove", Napi::Function::New(env, Prove, "prove"));
   exports.Set("proveAsync", Napi::Function::New(env, ProveAsync, "proveAsync"));
   exports.Set("setThreadPriority", Napi::Function::New(env, SetThreadPriority, "setThreadPriority"));
+  exports.Set("checkZkeyPoints", Napi::Function::New(env, CheckZkeyPoints, "checkZkeyPoints"));
   exports.Set("test", Napi::Function::New(env, Test, "test"));
   return exports;
 }

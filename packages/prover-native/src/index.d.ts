@@ -57,6 +57,11 @@ export interface ZkeyInfo {
   readonly msm: Readonly<Record<"A" | "B1" | "B2" | "C" | "H", { readonly c: number; readonly copies: number; readonly rounds: number }>>
 }
 
+export interface PointCount {
+  readonly g1: number
+  readonly g2: number
+}
+
 export interface MemoryStats {
   readonly zkeys: number
   readonly tableBytes: number
@@ -90,6 +95,14 @@ export interface NativeProverAddon {
    * `idle`); threads it starts inherit it. False where not permitted or not supported.
    */
   setThreadPriority(nice: number, idle?: boolean): boolean
+  /**
+   * Checks every point a Groth16 prover or verifier reads from a snarkjs bn128 zkey (the header's
+   * α₁ β₁ β₂ γ₂ δ₁ δ₂, IC, A, B1, B2, C and H): canonical coordinates, G1 points on the curve, G2
+   * points on the twist and in its r-order subgroup (none of the header's at infinity). Returns how
+   * many of each it checked, or throws MZK_INVALID_INPUT naming the first bad point's section and
+   * index. `threads` share the large sections (default 1); blocks the calling thread.
+   */
+  checkZkeyPoints(zkey: Uint8Array, options?: { readonly threads?: number; readonly kernel?: string }): PointCount
   /** Test entry points for the field, curve, MSM and NTT arithmetic (plain little-endian values). */
   test(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>, kernel?: string): Uint8Array
 }

@@ -122,6 +122,43 @@ export const G2 = makeCurve(fq2, f2.mul([3n, 0n], f2.inv([9n, 1n])), {
   ]
 })
 
+/** Order of the twist E'(Fq2) over r: 2q − r = 10069 · 5864401 · 1875725156269 · (a 178-bit prime). */
+export const G2_COFACTOR = 2n * Q - R
+
+/** √a in Fq (q ≡ 3 mod 4), or null when a is not a square. */
+export const sqrtFq = (a: bigint): bigint | null => {
+  const s = pow(a, (Q + 1n) / 4n, Q)
+  return (s * s) % Q === mod(a, Q) ? s : null
+}
+
+/** √a in Fq2 = Fq[u]/(u² + 1) by the norm: a is a square iff its norm a0² + a1² is one in Fq. */
+export const sqrtF2 = (a: F2): F2 | null => {
+  const check = (x: F2) => (f2.eq(f2.mul(x, x), a) ? x : null)
+  if (a[1] === 0n) {
+    const s = sqrtFq(a[0])
+    if (s !== null) return [s, 0n]
+    const t = sqrtFq(mod(-a[0], Q))
+    return t === null ? null : check([0n, t])
+  }
+  const norm = sqrtFq(mod(a[0] * a[0] + a[1] * a[1], Q))
+  if (norm === null) return null
+  const half = inv(2n, Q)
+  for (const delta of [mod((a[0] + norm) * half, Q), mod((a[0] - norm) * half, Q)]) {
+    const x0 = sqrtFq(delta)
+    if (x0 !== null && x0 !== 0n) return check([x0, mod(a[1] * inv(2n * x0, Q), Q)])
+  }
+  return null
+}
+
+/** The point of the twist with this x (and the y of √'s choice), or null when there is none. */
+export const twistPoint = (x: F2): Point<F2> => {
+  const y = sqrtF2(f2.add(f2.mul(f2.mul(x, x), x), G2.b))
+  return y === null ? null : { x, y }
+}
+
+/** Membership in G2 by its definition: r·P is the point at infinity. */
+export const inG2 = (p: Point<F2>) => G2.onCurve(p) && G2.mul(p, R) === null
+
 /** A primitive 2^k-th root of unity in Fr the way snarkjs picks it: (5^t)^(2^(28-k)), r - 1 = 2^28·t. */
 export const rootOfUnity = (k: number) => pow(pow(5n, (R - 1n) >> 28n, R), 1n << BigInt(28 - k), R)
 

@@ -7,34 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
-import { BOUNDED_SQUARES, DEV_PTAU_POWER, settle, tempDir, uploadCircuit } from "./circuits.js"
+import { BOUNDED_SQUARES, serverWithAccount, settle, snarkjsCli, tempDir, uploadCircuit } from "./circuits.js"
 import { startServer } from "./realServer.js"
-
-/** An independent verifier: the snarkjs command line, in another process, with the published key. */
-const snarkjsCli = fileURLToPath(new URL("../../../circuits/node_modules/.bin/snarkjs", import.meta.url))
-
-/** A server on a real port that builds uploads with a small development ptau, and an account's key on it. */
-const serverWithAccount = (options: { readonly workers: boolean; readonly maxUploadBytes?: number }) =>
-  Effect.gen(function*() {
-    const ptauDir = yield* tempDir("ptau")
-    const cacheDir = yield* tempDir("cache")
-    const server = yield* startServer({
-      allowInsecureWebhooks: true,
-      workers: options.workers,
-      circuits: {
-        developmentPtau: { power: DEV_PTAU_POWER, dir: ptauDir },
-        cacheDir,
-        ...(options.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.maxUploadBytes })
-      }
-    })
-    const keyOf = (name: string) =>
-      Effect.gen(function*() {
-        const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name }))
-        const key = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { name: "tests" }))
-        return { account: account.id, token: Redacted.value(key.secret) }
-      }).pipe(Effect.provide(server.context))
-    return { ...server, keyOf }
-  })
 
 describe("an account's own circuit over a real port", () => {
   it.scopedLive("upload → compiling → ready (circuit.ready) → proof → verify → checked by snarkjs and its calldata", () =>

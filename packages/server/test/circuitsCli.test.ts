@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
-import { DEV_PTAU_POWER, settle } from "./circuits.js"
+import { compileCircom, type CompiledCircuit, DEV_PTAU_POWER, settle, tempDir } from "./circuits.js"
 import { createAccount, mzk, serveProcess, tempSqlite } from "./processes.js"
 
 const fixture = fileURLToPath(new URL("./fixtures/circuits/bounded_squares/", import.meta.url))
@@ -47,6 +47,26 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
 
       mzk("circuits", "remove", "squares", "--account", account_id, "--database", database)
       expect(mzk("circuits", "list", "--account", account_id, "--database", database)).not.toContain("squares")
+    }), 180_000)
+
+  it.scopedLive("add prebuilt artifacts: checked before they are ready (a zkey of another circuit, sample inputs the circuit refuses)", () =>
+    Effect.gen(function*() {
+      const { database } = yield* tempSqlite("circuits-cli-prebuilt")
+      const { account_id } = createAccount(database, "CLI prebuilt")
+      const multiplier = yield* compileCircom(fileURLToPath(new URL("../../../circuits/circom/multiplier.circom", import.meta.url)))
+      const sumsq = yield* compileCircom(fileURLToPath(new URL("./fixtures/circuits/sumsq/main.circom", import.meta.url)))
+      const zkey = fileURLToPath(new URL("../../../circuits/build/multiplier/multiplier.zkey", import.meta.url))
+      const dir = yield* tempDir("sample")
+      const add = (name: string, circuit: CompiledCircuit, ...more: Array<string>) =>
+        ["circuits", "add", name, "--account", account_id, "--wasm", circuit.paths.wasm, "--zkey", zkey, "--sym", circuit.paths.sym, "--database", database, ...more]
+
+      expect(mzkFails(...add("mixed", sumsq)).output).toMatch(/artifact_mismatch.*does not verify/)
+      writeFileSync(join(dir, "refused.json"), JSON.stringify({ a: 1, b: 5 }))
+      expect(mzkFails(...add("refused", multiplier, "--sample-inputs", join(dir, "refused.json"))).output).toMatch(/invalid_artifacts.*sample inputs.*Assert Failed/)
+      writeFileSync(join(dir, "input.json"), JSON.stringify({ a: 3, b: 11 }))
+      expect(JSON.parse(mzk(...add("mult", multiplier, "--sample-inputs", join(dir, "input.json"), "--json")))).toMatchObject({
+        name: "mult", status: "ready", constraints: 3, development_only: false
+      })
     }), 180_000)
 
   it("--include sends only the files main.circom includes: a stray file in the folder is left out, and the command says so", () => {

@@ -22,8 +22,11 @@ export interface FakeProverCall {
   readonly inputs: CircuitInputs
 }
 
-/** What one call does: succeed, or fail with a code (and message). */
-export type FakeOutcome = "ok" | { readonly code: ProofErrorCode; readonly message?: string }
+/**
+ * What one call does: succeed, succeed with a proof that does not verify (`invalid_proof`, as a
+ * faulty prover or a zkey of another circuit would make), or fail with a code (and message).
+ */
+export type FakeOutcome = "ok" | "invalid_proof" | { readonly code: ProofErrorCode; readonly message?: string }
 
 export interface FakeProverOptions {
   /** Time each proof takes on the `Clock` (default 100 ms); `TestClock.adjust` moves it along. */
@@ -31,7 +34,7 @@ export interface FakeProverOptions {
   /** Outcomes by call index; calls past the end follow the other rules. */
   readonly script?: ReadonlyArray<FakeOutcome>
   /** A failure for particular inputs, e.g. `({ inputs }) => inputs.a === "13" ? { code: "internal" } : undefined`. */
-  readonly failWhen?: (call: FakeProverCall) => Exclude<FakeOutcome, "ok"> | undefined
+  readonly failWhen?: (call: FakeProverCall) => Exclude<FakeOutcome, "ok" | "invalid_proof"> | undefined
   /** Emulate the real circuits' constraints: multiplier a or b = 1, range value outside [min, max]. Default true. */
   readonly constraints?: boolean
   /** Reported as `Prover.capacity` (default 4). */
@@ -110,14 +113,14 @@ export const FakeProver = (options: FakeProverOptions = {}): Layer.Layer<Prover 
         const scripted = Option.fromNullable(options.script?.[call.index]).pipe(
           Option.orElse(() => Option.fromNullable(options.failWhen?.(call)))
         )
-        if (Option.isSome(scripted) && scripted.value !== "ok") {
+        if (Option.isSome(scripted) && typeof scripted.value === "object") {
           const { code, message } = scripted.value
           return yield* new ProverFailure({ code, message: message ?? `Scripted ${code}` })
         }
         const violated = emulate && Option.isNone(scripted) && circuit.id === null ? constraintFailure(circuit.name, inputs) : undefined
         if (violated !== undefined) return yield* new ProverFailure({ code: "constraint_violation", message: violated })
         const signals = publicSignals(circuit, inputs)
-        const sealed = seal(circuit, signals)
+        const sealed = Option.contains(scripted, "invalid_proof") ? seal(circuit, [...signals, "forged"]) : seal(circuit, signals)
         return {
           proof: { pi_a: [sealed, "0", "1"], pi_b: [["0", "0"], ["0", "0"], ["1", "0"]], pi_c: ["0", "0", "1"], protocol: "groth16", curve: "bn128", fake: true },
           public_signals: signals

@@ -25,7 +25,7 @@ export type Timestamp = string
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */
 export type PublicInputs = { readonly [signal: string]: string }
 
-export type ProofErrorCode = "constraint_violation" | "invalid_inputs" | "timeout" | "internal"
+export type ProofErrorCode = "constraint_violation" | "invalid_inputs" | "timeout" | "verification_failed" | "internal"
 
 export interface ProofError {
   readonly code: ProofErrorCode
@@ -130,6 +130,7 @@ export type CircuitErrorCode =
   | "compile_memory_exceeded"
   | "invalid_artifacts"
   | "artifact_mismatch"
+  | "sample_inputs_required"
   | "internal"
 
 export interface CircuitError {

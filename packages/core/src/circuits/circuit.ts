@@ -30,9 +30,15 @@ export const CIRCUIT_ERROR_CODES = [
   "compile_memory_exceeded",
   "invalid_artifacts",
   "artifact_mismatch",
+  "sample_inputs_required",
   "internal"
 ] as const
-export const CircuitErrorCode = Schema.Literal(...CIRCUIT_ERROR_CODES)
+export const CircuitErrorCode = Schema.Literal(...CIRCUIT_ERROR_CODES).annotations({
+  description: "Prebuilt uploads: `invalid_artifacts` (a file is not what its part says, a zkey point is off its curve or " +
+    "outside G2, the sample inputs are refused), `artifact_mismatch` (the zkey, wasm, sym or r1cs are not of one circuit), " +
+    "`sample_inputs_required` (the all-zero input fails the circuit and neither `sample_inputs` nor the `r1cs` was sent, so " +
+    "nothing could tie the zkey to the wasm)"
+})
 export type CircuitErrorCode = typeof CircuitErrorCode.Type
 export const CircuitError = Schema.Struct({
   code: CircuitErrorCode,
@@ -77,7 +83,8 @@ export type CircuitArtifacts = typeof CircuitArtifacts.Type
 
 /**
  * What an account uploaded, by digest: circom sources (`main` is the path of the main file among
- * `files`) or prebuilt artifacts (`sym` names the signals; circom writes it with `--sym`).
+ * `files`) or prebuilt artifacts (`sym` names the signals; circom writes it with `--sym`;
+ * `sample_inputs`, absent from uploads made before it existed, one input the build proves).
  */
 export const CircuitSource = Schema.Union(
   Schema.Struct({
@@ -90,7 +97,8 @@ export const CircuitSource = Schema.Union(
     wasm: Digest,
     zkey: Digest,
     sym: Digest,
-    r1cs: Schema.NullOr(Digest)
+    r1cs: Schema.NullOr(Digest),
+    sample_inputs: Schema.optionalWith(Digest, { exact: true })
   })
 )
 export type CircuitSource = typeof CircuitSource.Type
@@ -158,7 +166,8 @@ export const circuitDigests = (circuit: Pick<StoredCircuit, "source" | "artifact
   const { artifacts, source } = circuit
   const digests = source.kind === "circom"
     ? Object.values(source.files)
-    : [source.wasm, source.zkey, source.sym, ...(source.r1cs === null ? [] : [source.r1cs])]
+    : [source.wasm, source.zkey, source.sym, ...(source.r1cs === null ? [] : [source.r1cs]),
+      ...(source.sample_inputs === undefined ? [] : [source.sample_inputs])]
   if (artifacts !== null) {
     digests.push(artifacts.wasm, artifacts.zkey)
     if (artifacts.r1cs !== null) digests.push(artifacts.r1cs)

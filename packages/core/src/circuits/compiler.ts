@@ -16,6 +16,11 @@ export type BuildInput =
     readonly zkey: Uint8Array
     readonly sym: Uint8Array
     readonly r1cs: Uint8Array | null
+    /**
+     * One input the circuit accepts, as the JSON object of a proof's `inputs`: the build proves it
+     * to check that the zkey belongs to the wasm (without it, the all-zero input is tried).
+     */
+    readonly sample_inputs?: Uint8Array
   }
 
 /** A finished build: artifacts as bytes and what was derived from them. */

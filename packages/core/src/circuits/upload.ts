@@ -35,12 +35,28 @@ export const uploadPathProblem = (path: string): string | undefined => {
   return undefined
 }
 
+/** Why sample inputs are not a JSON object (a proof's `inputs`), or undefined. */
+const sampleInputsProblem = (bytes: Uint8Array): string | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes))
+  } catch (e) {
+    return `must be JSON: ${e instanceof Error ? e.message : String(e)}`
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? undefined
+    : "must be a JSON object of the circuit's inputs by name, as a proof's inputs are"
+}
+
 /**
  * Refuses an upload whose parts do not make a build input: every path acceptable
- * (`uploadPathProblem`) and the main file one of the uploaded files.
+ * (`uploadPathProblem`) and the main file one of the uploaded files; sample inputs a JSON object.
  */
 export const checkBuildInput = (source: BuildInput): Effect.Effect<void, InvalidRequest> => {
-  if (source.kind !== "circom") return Effect.void
+  if (source.kind !== "circom") {
+    const problem = source.sample_inputs === undefined ? undefined : sampleInputsProblem(source.sample_inputs)
+    return problem === undefined ? Effect.void : Effect.fail(invalidRequest([{ path: "sample_inputs", message: problem }]))
+  }
   const details = Object.keys(source.files).flatMap((path) => {
     const problem = uploadPathProblem(path)
     return problem === undefined ? [] : [{ path: "sources", message: problem }]
@@ -68,7 +84,8 @@ export const storeSource = (
       wasm: yield* artifacts.put(source.wasm),
       zkey: yield* artifacts.put(source.zkey),
       sym: yield* artifacts.put(source.sym),
-      r1cs: source.r1cs === null ? null : yield* artifacts.put(source.r1cs)
+      r1cs: source.r1cs === null ? null : yield* artifacts.put(source.r1cs),
+      ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* artifacts.put(source.sample_inputs) })
     } satisfies CircuitSource
   })
 }
@@ -93,7 +110,8 @@ export const loadSource = <E>(
       wasm: yield* load(source.wasm),
       zkey: yield* load(source.zkey),
       sym: yield* load(source.sym),
-      r1cs: source.r1cs === null ? null : yield* load(source.r1cs)
+      r1cs: source.r1cs === null ? null : yield* load(source.r1cs),
+      ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* load(source.sample_inputs) })
     } satisfies BuildInput
   })
 }

@@ -7,8 +7,26 @@ export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "canc
 export const ProofStatus = Schema.Literal(...PROOF_STATUSES).annotations({ identifier: "ProofStatus" })
 export type ProofStatus = typeof ProofStatus.Type
 
-export const ProofErrorCode = Schema.Literal("constraint_violation", "invalid_inputs", "timeout", "internal")
+/**
+ * Why a proof failed. `verification_failed`: the prover made a proof that does not verify against
+ * the circuit's verification key (a fault of the prover or of the circuit's artifacts, never of the
+ * inputs), so it was not reported completed.
+ */
+export const ProofErrorCode = Schema.Literal("constraint_violation", "invalid_inputs", "timeout", "verification_failed", "internal")
+  .annotations({
+    description: "`constraint_violation`: the inputs do not satisfy the circuit; `invalid_inputs`; `timeout`; " +
+      "`verification_failed`: the proof made does not verify against the circuit's verification key (a fault of the prover " +
+      "or of the circuit's artifacts, not of the inputs), so it is not reported and its unit of the daily quota is given back; " +
+      "`internal`"
+  })
 export type ProofErrorCode = typeof ProofErrorCode.Type
+
+/**
+ * Failures that are not the account's doing, whose proof gives its unit of the daily quota back.
+ * The others stay charged: bad inputs and unsatisfied constraints are the caller's, a timeout
+ * measures the circuit it chose, and `internal` also covers a circuit's own wasm failing.
+ */
+export const isRefundedFailure = (code: ProofErrorCode): boolean => code === "verification_failed"
 export const ProofError = Schema.Struct({ code: ProofErrorCode, message: Schema.String })
 
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */

@@ -26,6 +26,9 @@ export class Prover extends Context.Tag("@mzk/core/Prover")<Prover, {
    * they fit the prover's memory budget. `inputs` were validated against `circuit.inputs`.
    */
   readonly prove: (circuit: Circuit, inputs: CircuitInputs) => Effect.Effect<ProverOutput, ProverFailure>
-  /** Checks a proof against `circuit.verification_key`. */
+  /**
+   * Checks a proof against `circuit.verification_key`. The proof worker calls it on every proof
+   * `prove` made before reporting it completed, so its cost is part of every proof's.
+   */
   readonly verify: (circuit: Circuit, proof: Groth16Proof, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
 }>() {}

@@ -1,11 +1,12 @@
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
-import type { ProofError, ProofRecord } from "./proof.js"
+import { isRefundedFailure, type ProofError, type ProofRecord } from "./proof.js"
 import { Limits } from "../kernel/limits.js"
 import { ProofsConfig } from "./config.js"
 import type { Circuit } from "../circuits/circuit.js"
 import { Circuits } from "../circuits/service.js"
 import { ProofsRepo } from "./repo.js"
 import { Prover, ProverFailure, type ProverOutput } from "./prover.js"
+import { RateLimits } from "../rateLimits/service.js"
 import { runLeasedJobs } from "../kernel/leasedJobs.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
@@ -16,8 +17,8 @@ import { observeProof } from "./observe.js"
 import { ProofCancelWakeup, ProofWakeup } from "./wakeup.js"
 
 /**
- * The proof worker: a scoped background loop that claims queued proofs from storage, proves them
- * and settles each with its event in one transaction. It claims no more than it can run at once,
+ * The proof worker: a scoped background loop that claims queued proofs from storage, proves and
+ * verifies them and settles each with its event in one transaction. It claims no more than it can run at once,
  * so a claimed proof starts at once and its timeout measures proving, not waiting; the per-account
  * running limit is enforced by the claim itself, so it holds across processes. It wakes on the
  * in-process nudge (proofs queued, a proof settled) or else every `pollIntervalMs`. While it runs
@@ -43,6 +44,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const config = yield* ProofsConfig
       const limits = yield* Limits
       const telemetry = yield* Telemetry
+      const rateLimits = yield* RateLimits
 
       /** The settling write and its event in one transaction; neither when the claim was lost. */
       const settleWith = <E, E2>(
@@ -87,9 +89,12 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           yield* settleWith(
             repo.fail(record.id, record.attempts, { error, duration_ms, completed_at, expires_at }),
             (failed) =>
-              events.record(record.account_id, "proof.failed", {
-                proof_id, circuit, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at
-              })
+              Effect.zipRight(
+                isRefundedFailure(error.code) ? rateLimits.refundProofs(record.account_id, [created_at]) : Effect.void,
+                events.record(record.account_id, "proof.failed", {
+                  proof_id, circuit, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at
+                })
+              )
           )
         })
 
@@ -111,7 +116,21 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
             return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's circuit is missing" }))
           }
           const inputs = record.inputs
+          // No proof is reported completed unless it verifies against the circuit's key: a prover
+          // fault or a zkey that does not fit its circuit must never reach a client as a proof.
+          const verified = (out: ProverOutput) =>
+            Effect.filterOrFail(
+              prover.verify(circuit.value, out.proof, out.public_signals),
+              (valid) => valid,
+              () =>
+                new ProverFailure({
+                  code: "verification_failed",
+                  message: "The proof made for these inputs does not verify against the circuit's verification key, so it was " +
+                    "not reported: a fault of the prover or of the circuit's artifacts, not of the inputs"
+                })
+            )
           const result = yield* prover.prove(circuit.value, inputs).pipe(
+            Effect.tap(verified),
             Effect.map((out) => ({ circuit: circuit.value, out })),
             Effect.timeoutFail({
               duration: config.timeoutMs,

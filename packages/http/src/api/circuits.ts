@@ -43,7 +43,10 @@ export const CircuitList = Schema.Struct({ circuits: Schema.Array(Circuit) }).an
 
 const file = (description: string) => Schema.optional(UploadedFile.annotations({ description }))
 
-/** `POST /circuits`: circom sources (`main` + `sources`) or prebuilt artifacts (`wasm` + `zkey` + `sym`, `r1cs` optional). */
+/**
+ * `POST /circuits`: circom sources (`main` + `sources`) or prebuilt artifacts (`wasm` + `zkey` +
+ * `sym`, `r1cs` and `sample_inputs` optional).
+ */
 export const CircuitUpload = HttpApiSchema.Multipart(
   Schema.Struct({
     name: CircuitName,
@@ -57,7 +60,14 @@ export const CircuitUpload = HttpApiSchema.Multipart(
     wasm: file("Prebuilt: the witness calculator circom wrote (`--wasm`)"),
     zkey: file("Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`)"),
     sym: file("Prebuilt: the signal names circom wrote (`--sym`)"),
-    r1cs: file("Prebuilt, optional: the constraint system circom wrote (`--r1cs`)")
+    r1cs: file(
+      "Prebuilt, optional: the constraint system circom wrote (`--r1cs`). The zkey's constraints are compared with it, " +
+        "and it stands in for `sample_inputs` where the all-zero input fails the circuit"
+    ),
+    sample_inputs: file(
+      "Prebuilt, optional: one input the circuit accepts, as the JSON object of a proof's `inputs` (the `input.json` a witness " +
+        "was computed from). The build proves it with the zkey and verifies the proof; without it the all-zero input is tried"
+    )
   }),
   { maxParts: Option.some(1000), maxFieldSize: 64 * 1024 }
 )
@@ -79,14 +89,21 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
         OpenApi.Description,
         "Upload a circuit as `multipart/form-data`: a `name` field (optionally `description`) and either circom sources " +
           "(the file part `main`, plus any files it includes as repeated `sources` parts, each filename its relative path) " +
-          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs`). Only the files `main` includes, directly or " +
-          "through other uploaded files, are compiled; any other `sources` part is ignored. Includes resolve as circom resolves " +
-          "them: from the including file's folder among the uploaded files, then from circomlib (`circomlib/circuits/…`); one " +
-          "that finds neither fails the build with `compile_error` at its file and line. Answers 202 with the circuit " +
-          "`compiling` (`development_only` already says whether the server's setup is a development one); the build ends " +
-          "`ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. A `failed` circuit's name is " +
-          "free: uploading it again replaces the failed one. Circom sources sent to a server without a powers of tau are " +
-          "409 `setup_unavailable`, with nothing stored."
+          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`). Only the files `main` " +
+          "includes, directly or through other uploaded files, are compiled; any other `sources` part is ignored. Includes resolve " +
+          "as circom resolves them: from the including file's folder among the uploaded files, then from circomlib " +
+          "(`circomlib/circuits/…`); one that finds neither fails the build with `compile_error` at its file and line. Answers " +
+          "202 with the circuit `compiling` (`development_only` already says whether the server's setup is a development one); " +
+          "the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. A `failed` circuit's " +
+          "name is free: uploading it again replaces the failed one. Circom sources sent to a server without a powers of tau " +
+          "are 409 `setup_unavailable`, with nothing stored. " +
+          "Prebuilt artifacts are checked to describe one circuit before it is `ready`: every point of the zkey (G1 on the curve, " +
+          "G2 in its subgroup; else `invalid_artifacts`), the zkey's constraints against the `r1cs` when sent, and one proof of a " +
+          "witness the wasm computes, from `sample_inputs` or else the all-zero input, made with the zkey and verified with its key " +
+          "(else `artifact_mismatch`). An upload that cannot be checked (the all-zero input fails the circuit, and neither " +
+          "`sample_inputs` nor the `r1cs` was sent) fails with `sample_inputs_required`. Such uploads used to be accepted " +
+          "unchecked; they are refused because a zkey of another circuit with as many wires then made a `ready` circuit whose " +
+          "every proof failed, while sending the input the key was tried with, or the r1cs it was set up from, costs nothing."
       )
   )
   .add(

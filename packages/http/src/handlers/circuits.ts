@@ -19,7 +19,7 @@ import { implement } from "./handler.js"
 type Upload = typeof CircuitUpload.Type
 
 const CIRCOM_PARTS = ["main", "sources"] as const
-const PREBUILT_PARTS = ["wasm", "zkey", "sym", "r1cs"] as const
+const PREBUILT_PARTS = ["wasm", "zkey", "sym", "r1cs", "sample_inputs"] as const
 const REQUIRED_PREBUILT = ["wasm", "zkey", "sym"] as const
 
 /**
@@ -34,7 +34,8 @@ const ACCEPTED: Record<(typeof CIRCOM_PARTS)[number] | (typeof PREBUILT_PARTS)[n
   wasm: [(type) => ["application/wasm", "application/octet-stream", "text/plain"].includes(type), "application/wasm or application/octet-stream"],
   zkey: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"],
   sym: [(type) => ["application/octet-stream", "text/plain"].includes(type), "text/plain or application/octet-stream"],
-  r1cs: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"]
+  r1cs: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"],
+  sample_inputs: [(type) => ["application/json", "application/octet-stream", "text/plain"].includes(type), "application/json"]
 }
 
 /** A part's filename is its path in the upload: it must have one, and the core's rule for paths holds. */
@@ -55,7 +56,7 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
   const prebuilt = PREBUILT_PARTS.filter((part) => upload[part] !== undefined)
   if (circom.length > 0 && prebuilt.length > 0) {
     return refuse(
-      "An upload is either circom sources (main, sources) or prebuilt artifacts (wasm, zkey, sym, r1cs), not both",
+      "An upload is either circom sources (main, sources) or prebuilt artifacts (wasm, zkey, sym, r1cs, sample_inputs), not both",
       prebuilt.map((part) => ({ path: part, message: `cannot be sent with ${circom.join(" and ")}` }))
     )
   }
@@ -100,7 +101,8 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
     wasm: upload.wasm!.bytes,
     zkey: upload.zkey!.bytes,
     sym: upload.sym!.bytes,
-    r1cs: upload.r1cs?.bytes ?? null
+    r1cs: upload.r1cs?.bytes ?? null,
+    ...(upload.sample_inputs === undefined ? {} : { sample_inputs: upload.sample_inputs.bytes })
   }
   return Effect.succeed({ ...fields, source })
 }

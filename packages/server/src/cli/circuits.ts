@@ -33,6 +33,7 @@ interface SourceFlags {
   readonly zkey: Option.Option<string>
   readonly sym: Option.Option<string>
   readonly r1cs: Option.Option<string>
+  readonly sampleInputs: Option.Option<string>
 }
 
 /** What `circuits add` uploads, and the files under `--include` it left out. */
@@ -62,7 +63,7 @@ const reachable = (main: string, files: Record<string, Uint8Array>): Upload => {
  */
 const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.ValidationError> => {
   if (Option.isSome(flags.circom)) {
-    if (Option.isSome(flags.wasm) || Option.isSome(flags.zkey) || Option.isSome(flags.sym) || Option.isSome(flags.r1cs)) {
+    if ([flags.wasm, flags.zkey, flags.sym, flags.r1cs, flags.sampleInputs].some(Option.isSome)) {
       return Effect.fail(usage("Give either --circom (sources) or --wasm, --zkey and --sym (prebuilt artifacts), not both"))
     }
     const mainPath = resolve(flags.circom.value)
@@ -85,12 +86,13 @@ const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.V
         wasm: readFileSync(flags.wasm.value),
         zkey: readFileSync(flags.zkey.value),
         sym: readFileSync(flags.sym.value),
-        r1cs: Option.match(flags.r1cs, { onNone: () => null, onSome: (path) => readFileSync(path) })
+        r1cs: Option.match(flags.r1cs, { onNone: () => null, onSome: (path) => readFileSync(path) }),
+        ...Option.match(flags.sampleInputs, { onNone: () => ({}), onSome: (path) => ({ sample_inputs: readFileSync(path) }) })
       },
       ignored: []
     })
   }
-  return Effect.fail(usage("Give --circom main.circom [--include DIR …], or prebuilt --wasm F --zkey F --sym F [--r1cs F]"))
+  return Effect.fail(usage("Give --circom main.circom [--include DIR …], or prebuilt --wasm F --zkey F --sym F [--r1cs F] [--sample-inputs F]"))
 }
 
 /** A circuit as `--json` prints it: the API's record, without its verification key. */
@@ -131,6 +133,12 @@ const add = Command.make("add", {
   zkey: Options.file("zkey", { exists: "yes" }).pipe(Options.withDescription("Prebuilt Groth16 proving key (bn128)"), Options.optional),
   sym: Options.file("sym", { exists: "yes" }).pipe(Options.withDescription("Prebuilt signal names (circom --sym)"), Options.optional),
   r1cs: Options.file("r1cs", { exists: "yes" }).pipe(Options.withDescription("Prebuilt constraint system (circom --r1cs), optional"), Options.optional),
+  sampleInputs: Options.file("sample-inputs", { exists: "yes" }).pipe(
+    Options.withDescription(
+      "Prebuilt, optional: one input the circuit accepts, as JSON (an input.json); the check proves it (else the all-zero input)"
+    ),
+    Options.optional
+  ),
   description: Options.text("description").pipe(Options.optional),
   json: Options.boolean("json").pipe(Options.withDescription("Print the circuit record as JSON")),
   ...circuitSettings

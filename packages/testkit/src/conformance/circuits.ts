@@ -363,6 +363,21 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* artifacts.get(removed.source.wasm)).toEqual(Option.none())
     }), timeout)
 
+  it.effect("circuits: a prebuilt upload's sample inputs are stored with its source, kept while it lives and deleted with it", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const artifacts = yield* ArtifactsRepo
+      const account = yield* freshAccount
+      const plain = yield* circuitRecord(account)
+      if (plain.source.kind !== "artifacts") return expect.fail("an artifacts upload")
+      const sample_inputs = yield* artifacts.put(yield* uniqueBytes("{\"a\": \"5\"}"))
+      const circuit = yield* inserted(account, { source: { ...plain.source, sample_inputs } })
+      expect(Option.map(yield* repo.getById(circuit.id), (c) => c.source)).toEqual(Option.some(circuit.source))
+      expect(Option.isSome(yield* artifacts.get(sample_inputs))).toBe(true)
+      expect(yield* repo.remove(account, circuit.name, T30)).toHaveProperty("removed")
+      expect(yield* artifacts.get(sample_inputs)).toEqual(Option.none())
+    }), timeout)
+
   it.effect("circuits: a built circuit's artifacts are kept while it lives and deleted with it", () =>
     Effect.gen(function*() {
       yield* isolate

@@ -1,0 +1,10 @@
+// snarkjs's own dependencies (circom_runtime's witness calculator, ffjavascript's curves), resolved
+// from snarkjs so they are the very modules it uses: their ES module builds, `main.js` next to
+// `build/main.cjs`. Plain JS, for the prover threads and the build process alike.
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+
+const fromSnarkjs = createRequire(createRequire(import.meta.url).resolve("snarkjs"))
+
+export const snarkjsDependency = (name) => import(pathToFileURL(join(dirname(fromSnarkjs.resolve(name)), "..", "main.js")).href)
