@@ -55,8 +55,11 @@ const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}, li
 const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => start(args, env).done
 
 /** Runs the tasks at most `width` at a time; the results in the tasks' order. */
-const inTurns = async <A>(width: number, tasks: ReadonlyArray<() => Promise<A>>): Promise<Array<A>> => {
-  const results: Array<A> = new Array(tasks.length)
+const inTurns = async <const T extends ReadonlyArray<() => Promise<unknown>>>(
+  width: number,
+  tasks: T
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> => {
+  const results: Array<unknown> = new Array(tasks.length)
   let next = 0
   const lane = async () => {
     while (next < tasks.length) {
@@ -65,7 +68,7 @@ const inTurns = async <A>(width: number, tasks: ReadonlyArray<() => Promise<A>>)
     }
   }
   await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, lane))
-  return results
+  return results as { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }
 }
 
 /** The one line a failed command printed on stderr. */
