@@ -59,10 +59,13 @@ const timestamps = (database: (typeof STORES)[number][1]) =>
     const hook = yield* call("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["key.created"], active: false })
     expect(hook.status).toBe(201)
     const webhook = hook.json.id as string
+    const rolled = yield* call("POST", "/api/v1/keys", { name: "rolling" })
+    expect(rolled.status).toBe(201)
 
     // Each timestamp the API takes, in a request otherwise valid.
     const cases: Record<string, (at: string) => Effect.Effect<Parameters<typeof expectRefused>[1]>> = {
       "POST /api/v1/keys expires_at": (at) => call("POST", "/api/v1/keys", { name: "expiring", expires_at: at }),
+      "POST /api/v1/keys/:id/roll expires_at": (at) => call("POST", `/api/v1/keys/${rolled.json.id}/roll`, { expires_at: at }),
       "PATCH /api/v1/webhooks/:id recover_since": (at) => call("PATCH", `/api/v1/webhooks/${webhook}`, { active: true, recover_since: at }),
       "POST /api/v1/webhooks/:id/recover since": (at) => call("POST", `/api/v1/webhooks/${webhook}/recover`, { since: at }),
       "GET /api/v1/events created_gte": (at) => call("GET", `/api/v1/events?created_gte=${encodeURIComponent(at)}`),
@@ -81,7 +84,9 @@ const timestamps = (database: (typeof STORES)[number][1]) =>
     expect([leap.status, leap.json.expires_at]).toEqual([201, "2032-02-29T23:59:59.999Z"])
     expect((yield* call("GET", `/api/v1/events?created_gte=2024-02-29T00:00:00.000Z&created_lt=2030-12-31T23:59:59.999Z`)).status).toBe(200)
     // Nothing refused was stored or changed.
-    expect((yield* call("GET", "/api/v1/keys")).json.keys.map((k: { name: string }) => k.name).sort()).toEqual(["k", "leap"])
+    expect((yield* call("GET", "/api/v1/keys")).json.keys.map((k: { name: string }) => k.name).sort()).toEqual(["k", "leap", "rolling"])
+    // The key a refused roll named was not rolled: it rolls now, once.
+    expect((yield* call("POST", `/api/v1/keys/${rolled.json.id}/roll`, {})).status).toBe(201)
     expect((yield* call("GET", `/api/v1/webhooks/${webhook}`)).json.active).toBe(false)
     expect((yield* call("GET", `/api/v1/webhooks/${webhook}/recoveries`)).json.recoveries).toEqual([])
   })
