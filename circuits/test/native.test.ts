@@ -178,6 +178,16 @@ describe.skipIf(addon === undefined)("native prover", () => {
     }
   })
 
+  it("a thread's helpers serve proofs of any width in turn, and async proofs at once: every proof verifies", async () => {
+    const handle = handles.get("range")!
+    const wtns = witnesses.get("range")!
+    // Widths up and down on this thread (its helpers are kept between proofs and phases) …
+    const inTurn = [4, 2, 8, 1, 3, 8].map((threads) => addon!.prove(handle, wtns, { threads }))
+    // … and on libuv's threads, several proofs at once, each with helpers of its own.
+    const atOnce = await Promise.all([3, 5, 2, 4].map((threads) => addon!.proveAsync(handle, wtns, { threads })))
+    for (const out of [...inTurn, ...atOnce]) expect(await snarkjs.groth16.verify(vkeyOf("range"), out.publicSignals, out.proof)).toBe(true)
+  })
+
   it("roots of unity agree with ffjavascript's bn128 Fr.w[k] for every k", async () => {
     const { buildBn128 } = (await esm("ffjavascript")) as {
       buildBn128: (singleThread: boolean) => Promise<{ Fr: { w: Array<unknown>; toObject(x: unknown): bigint }; terminate(): Promise<void> }>

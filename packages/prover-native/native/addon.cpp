@@ -438,7 +438,7 @@ Napi::Value ProveAsync(const Napi::CallbackInfo& info) {
 
 /**
  * setThreadPriority(nice, idle?): lowers the calling thread's CPU priority (Linux: per-thread nice,
- * and SCHED_IDLE when idle is true); threads it starts later inherit it. Returns false where the
+ * and SCHED_IDLE when idle is true); its proof helpers are restarted, so they have it too. Returns false where the
  * platform does not allow it. Raising priority back is not possible without privileges.
  */
 Napi::Value SetThreadPriority(const Napi::CallbackInfo& info) {
@@ -447,6 +447,8 @@ Napi::Value SetThreadPriority(const Napi::CallbackInfo& info) {
     if (info.Length() < 1 || !info[0].IsNumber()) throw errorWithCode(env, "nice must be a number", "MZK_INVALID_INPUT");
     const int nice = info[0].As<Napi::Number>().Int32Value();
     const bool idle = info.Length() > 1 && info[1].ToBoolean();
+    // Helpers already started keep the priority they were started with.
+    mzk::resetTeam();
 #if defined(__linux__)
     const pid_t tid = (pid_t)syscall(SYS_gettid);
     bool ok = setpriority(PRIO_PROCESS, (id_t)tid, nice) == 0;
