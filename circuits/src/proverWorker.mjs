@@ -8,7 +8,7 @@
 // (circom's WebAssembly) plus the Groth16 prover, never file reads or WebAssembly compilation.
 import { loadNativeProver } from "@mzk/prover-native"
 import { createHash } from "node:crypto"
-import { readFileSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { parentPort, workerData } from "node:worker_threads"
 import { snarkjsDependency } from "./snarkjsDeps.mjs"
 import { WASM_PAGE, withMemoryCeiling } from "./wasmMemory.mjs"
@@ -64,6 +64,15 @@ const readChecked = ({ digest, path }) => {
   return bytes
 }
 
+const loadNativeKey = ({ digest, path }) => {
+  try {
+    return addon.loadZkeyFile(path, { sha256: digest, threads: workerData.loadThreads, tableBudgetMB: workerData.tableBudgetMB })
+  } catch (error) {
+    if (error?.code === "MZK_DIGEST_MISMATCH") throw new CorruptArtifact(digest)
+    throw error
+  }
+}
+
 // Insertion order is recency: a hit moves its entry to the end, eviction takes from the front.
 const loaded = new Map()
 const counters = { loads: 0, hits: 0, evictions: 0 }
@@ -102,22 +111,23 @@ const circuitOf = async ({ wasm, zkey }) => {
     counters.hits++
     return cached
   }
-  const wasmBytes = readChecked(wasm)
-  const zkeyBytes = readChecked(zkey)
-  // Room is made before loading, from the file sizes, so the old and the new never peak together.
-  makeRoom(wasmBytes.length + zkeyBytes.length, key)
-  const calculator = await WitnessCalculatorBuilder(withMemoryCeiling(wasmBytes, WITNESS_MEMORY_PAGES))
   const isNative = workerData.engine === "native"
-  const handle = isNative
-    ? addon.loadZkey(zkeyBytes, { threads: workerData.loadThreads, cacheKey: zkey.digest, tableBudgetMB: workerData.tableBudgetMB })
-    : undefined
+  const wasmBytes = readChecked(wasm)
+  // The native engine reads the key itself (mapped, hashed against its digest, never copied into
+  // this heap), and not at all when another thread of the process holds it already.
+  const zkeyBytes = isNative ? undefined : readChecked(zkey)
+  const zkeySize = zkeyBytes?.length ?? statSync(zkey.path).size
+  // Room is made before loading, from the file sizes, so the old and the new never peak together.
+  makeRoom(wasmBytes.length + zkeySize, key)
+  const calculator = await WitnessCalculatorBuilder(withMemoryCeiling(wasmBytes, WITNESS_MEMORY_PAGES))
+  const handle = isNative ? loadNativeKey(zkey) : undefined
   const entry = {
     calculator,
-    zkey: isNative ? undefined : new Uint8Array(zkeyBytes),
+    zkey: zkeyBytes === undefined ? undefined : new Uint8Array(zkeyBytes),
     handle,
     // What the circuit keeps alive in this thread; a native key is counted in full by every thread
     // that holds it, though the process has one copy.
-    bytes: wasmBytes.length + (calculator.instance?.exports?.memory?.buffer?.byteLength ?? 0) + zkeyBytes.length +
+    bytes: wasmBytes.length + (calculator.instance?.exports?.memory?.buffer?.byteLength ?? 0) + zkeySize +
       (isNative ? addon.zkeyInfo(handle).tableBytes : 0)
   }
   makeRoom(entry.bytes, key)

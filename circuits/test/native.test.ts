@@ -12,7 +12,7 @@ import { buildPoseidon, type Poseidon } from "circomlibjs"
 import { ConfigProvider, Effect, Either, Exit, Fiber, Layer, Logger, Option, TestClock } from "effect"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -186,6 +186,52 @@ describe.skipIf(addon === undefined)("native prover", () => {
     // … and on libuv's threads, several proofs at once, each with helpers of its own.
     const atOnce = await Promise.all([3, 5, 2, 4].map((threads) => addon!.proveAsync(handle, wtns, { threads })))
     for (const out of [...inTurn, ...atOnce]) expect(await snarkjs.groth16.verify(vkeyOf("range"), out.publicSignals, out.proof)).toBe(true)
+  })
+
+  it("sha256 agrees with node:crypto on random bytes (every padding case) and on a megabyte", () => {
+    const nodeSha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex")
+    fc.assert(fc.property(fc.uint8Array({ minLength: 0, maxLength: 300 }), (b) => addon!.sha256(b) === nodeSha(b)), { numRuns: 300 })
+    const big = new Uint8Array(1 << 20).map((_, i) => (i * 2654435761) >>> 24)
+    expect(addon!.sha256(big)).toBe(nodeSha(big))
+  })
+
+  it("loadZkeyFile: a key read from its file by digest proves; a changed byte or a wrong digest is refused; a loaded key is shared without reading", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mzk-zkeyfile-"))
+    try {
+      const bytes = zkeyBytes("range")
+      const digest = createHash("sha256").update(bytes).digest("hex")
+      const path = join(dir, "range.zkey")
+      writeFileSync(path, bytes)
+      const code = (f: () => unknown) => {
+        try {
+          f()
+          return "loaded"
+        } catch (error) {
+          return (error as { code?: string }).code
+        }
+      }
+      // Checked against the digest before it is parsed: a flipped byte of the file, or another key's digest.
+      const changed = join(dir, "changed.zkey")
+      writeFileSync(changed, bytes.map((b, i) => (i === bytes.length - 7 ? b ^ 1 : b)))
+      expect(code(() => addon!.loadZkeyFile(changed, { sha256: digest }))).toBe("MZK_DIGEST_MISMATCH")
+      expect(code(() => addon!.loadZkeyFile(path, { sha256: "0".repeat(64) }))).toBe("MZK_DIGEST_MISMATCH")
+      expect(code(() => addon!.loadZkeyFile(join(dir, "absent.zkey"), { sha256: digest }))).toBe("MZK_IO")
+      expect(code(() => addon!.loadZkeyFile(path, { sha256: digest.toUpperCase() }))).toBe("MZK_INVALID_INPUT")
+
+      const handle = addon!.loadZkeyFile(path, { sha256: digest, threads: 2 })
+      const out = addon!.prove(handle, witnesses.get("range")!, { threads: 2 })
+      expect(await snarkjs.groth16.verify(vkeyOf("range"), out.publicSignals, out.proof)).toBe(true)
+      // While one handle holds the key, the same digest is served from memory: the file is not read.
+      rmSync(path)
+      const shared = addon!.loadZkeyFile(path, { sha256: digest })
+      expect(addon!.zkeyInfo(shared)).toEqual(addon!.zkeyInfo(handle))
+      addon!.unloadZkey(handle)
+      addon!.unloadZkey(shared)
+      // Once nobody holds it, loading means reading the file again.
+      expect(code(() => addon!.loadZkeyFile(path, { sha256: digest }))).toBe("MZK_IO")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("roots of unity agree with ffjavascript's bn128 Fr.w[k] for every k", async () => {

@@ -4,7 +4,10 @@
 // become JavaScript Errors with a `code`; nothing here aborts the process.
 #include <napi.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -12,6 +15,7 @@
 #endif
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -21,6 +25,7 @@
 
 #include "kernel.hpp"
 #include "points.hpp"
+#include "sha256.hpp"
 
 namespace {
 
@@ -84,6 +89,11 @@ void throwIntoJs(Napi::Env env, const std::string& message, const char* code) {
   }
 }
 
+/** A file the addon was asked to read could not be opened, read or mapped. */
+struct IoError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /**
  * Runs fn, turning every C++ failure into a JavaScript Error with a code. Nothing is rethrown as
  * a C++ exception past this point, so a failure can never reach std::terminate.
@@ -98,6 +108,8 @@ Napi::Value guarded(Napi::Env env, Fn&& fn) {
     throwIntoJs(env, e.what(), "MZK_INVALID_INPUT");
   } catch (const mzk::Cancelled& e) {
     throwIntoJs(env, e.what(), "MZK_CANCELLED");
+  } catch (const IoError& e) {
+    throwIntoJs(env, e.what(), "MZK_IO");
   } catch (const std::bad_alloc&) {
     throwIntoJs(env, "out of memory", "MZK_OUT_OF_MEMORY");
   } catch (const std::exception& e) {
@@ -211,18 +223,53 @@ Handle& handleArg(const Napi::CallbackInfo& info) {
   return h;
 }
 
+/** The load options both loaders take. */
+mzk::LoadOptions loadOptions(const Napi::Object& o) {
+  mzk::LoadOptions options;
+  options.threads = (int)intOption(o, "threads", 1, 1, 1024);
+  options.tableBudget = (size_t)intOption(o, "tableBudgetMB", 1024, 0, 1 << 20) << 20;
+  options.forceC = (int)intOption(o, "forceC", 0, 0, 15);
+  options.forceCopies = (int)intOption(o, "forceCopies", 0, 0, 64);
+  return options;
+}
+
+/**
+ * The key named `content` (with these options and kernel) from the per-process cache, else made by
+ * `load` and cached while anyone holds it. One load at a time: a second thread asking for the same
+ * key waits and then shares it.
+ */
+template <class Load>
+Napi::Value handleFor(Napi::Env env, const Kernel& kernel, const mzk::LoadOptions& options, bool useCache, const std::string& content, Load&& load) {
+  std::shared_ptr<ZKeyImpl> impl;
+  if (useCache) {
+    const std::string key = std::string(kernel.name) + ":" + content + ":" + std::to_string(options.tableBudget) + ":" +
+                            std::to_string(options.forceC) + ":" + std::to_string(options.forceCopies);
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) impl = it->second.lock();
+    if (!impl) {
+      pruneCache();
+      impl = tracked(load());
+      cache[key] = impl;
+    }
+  } else {
+    impl = tracked(load());
+  }
+  auto* handle = new Handle{impl, &kernel};
+  Napi::External<Handle> ext = Napi::External<Handle>::New(env, handle, [](Napi::Env, Handle* h) { delete h; });
+  ext.TypeTag(&ZKEY_TAG);
+  return ext;
+}
+
+bool cacheOption(const Napi::Object& o) { return !(o.Has("cache") && o.Get("cache").ToBoolean() == false); }
+
 /** loadZkey(bytes, { threads?, tableBudgetMB?, kernel?, cache?, cacheKey?, forceC?, forceCopies? }) */
 Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return guarded(env, [&]() -> Napi::Value {
     const Napi::Uint8Array bytes = bytesArg(info, 0, "zkey");
     const Napi::Object o = optionsArg(info, 1);
-    mzk::LoadOptions options;
-    options.threads = (int)intOption(o, "threads", 1, 1, 1024);
-    options.tableBudget = (size_t)intOption(o, "tableBudgetMB", 1024, 0, 1 << 20) << 20;
-    options.forceC = (int)intOption(o, "forceC", 0, 0, 15);
-    options.forceCopies = (int)intOption(o, "forceCopies", 0, 0, 64);
-    const bool useCache = !(o.Has("cache") && o.Get("cache").ToBoolean() == false);
+    const mzk::LoadOptions options = loadOptions(o);
     // The content hash below is fast but not collision-resistant: where keys come from uploads, the
     // caller names the bytes by their SHA-256 so a crafted key cannot be served in another's place.
     std::string cacheKey;
@@ -234,29 +281,82 @@ Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
     const Kernel& kernel = kernelOption(o);
     const uint8_t* data = bytes.Data();
     const size_t length = bytes.ByteLength();
+    const std::string content = std::to_string(length) + ":" + (cacheKey.empty() ? "h" + std::to_string(contentHash(data, length)) : "k" + cacheKey);
+    return handleFor(env, kernel, options, cacheOption(o), content, [&] { return kernel.load(data, length, options); });
+  });
+}
 
-    std::shared_ptr<ZKeyImpl> impl;
-    if (useCache) {
-      const std::string content = cacheKey.empty() ? "h" + std::to_string(contentHash(data, length)) : "k" + cacheKey;
-      const std::string key = std::string(kernel.name) + ":" + std::to_string(length) + ":" + content +
-                              ":" + std::to_string(options.tableBudget) + ":" + std::to_string(options.forceC) + ":" +
-                              std::to_string(options.forceCopies);
-      // One load at a time: a second thread asking for the same key waits and then shares it.
-      std::lock_guard<std::mutex> lock(cacheMutex);
-      auto it = cache.find(key);
-      if (it != cache.end()) impl = it->second.lock();
-      if (!impl) {
-        pruneCache();
-        impl = tracked(kernel.load(data, length, options));
-        cache[key] = impl;
-      }
-    } else {
-      impl = tracked(kernel.load(data, length, options));
+/** A file mapped read-only for as long as it is in scope. */
+struct MappedFile {
+  const uint8_t* data = nullptr;
+  size_t length = 0;
+  explicit MappedFile(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw IoError("cannot open " + path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+      const int e = errno;
+      close(fd);
+      throw IoError("cannot read " + path + ": " + std::strerror(e));
     }
-    auto* handle = new Handle{impl, &kernel};
-    Napi::External<Handle> ext = Napi::External<Handle>::New(env, handle, [](Napi::Env, Handle* h) { delete h; });
-    ext.TypeTag(&ZKEY_TAG);
-    return ext;
+    length = (size_t)st.st_size;
+    if (length > 0) {
+      void* p = mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
+      const int e = errno;
+      close(fd);
+      if (p == MAP_FAILED) throw IoError("cannot map " + path + ": " + std::strerror(e));
+      madvise(p, length, MADV_SEQUENTIAL);
+      data = static_cast<const uint8_t*>(p);
+    } else {
+      close(fd);
+    }
+  }
+  ~MappedFile() {
+    if (data != nullptr) munmap(const_cast<uint8_t*>(data), length);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+};
+
+/**
+ * loadZkeyFile(path, { sha256, threads?, tableBudgetMB?, kernel?, cache?, forceC?, forceCopies? }):
+ * a key read by the addon from a file (mapped, never copied into JavaScript), named in the cache by
+ * its SHA-256: a cached key is served without reading the file at all, and a file read is hashed
+ * first and refused (MZK_DIGEST_MISMATCH) when it does not hold the bytes of that digest.
+ */
+Napi::Value LoadZkeyFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    if (info.Length() < 1 || !info[0].IsString()) throw errorWithCode(env, "path must be a string", "MZK_INVALID_INPUT");
+    const std::string path = info[0].As<Napi::String>().Utf8Value();
+    const Napi::Object o = optionsArg(info, 1);
+    const Napi::Value digestValue = o.Get("sha256");
+    const std::string digest = digestValue.IsString() ? digestValue.As<Napi::String>().Utf8Value() : "";
+    if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      throw errorWithCode(env, "option sha256 must be 64 lowercase hex digits", "MZK_INVALID_INPUT");
+    }
+    const mzk::LoadOptions options = loadOptions(o);
+    const Kernel& kernel = kernelOption(o);
+    return handleFor(env, kernel, options, cacheOption(o), "s" + digest, [&] {
+      MappedFile file(path);
+      mzk::Sha256 hash;
+      hash.update(file.data, file.length);
+      if (mzk::Sha256::hex(hash.digest()) != digest) {
+        throw errorWithCode(env, "the file " + path + " does not hold the bytes of its digest " + digest, "MZK_DIGEST_MISMATCH");
+      }
+      return kernel.load(file.data, file.length, options);
+    });
+  });
+}
+
+/** sha256(bytes): the digest, lowercase hex (the one loadZkeyFile checks files against). */
+Napi::Value Sha256Hex(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    const Napi::Uint8Array bytes = bytesArg(info, 0, "bytes");
+    mzk::Sha256 hash;
+    hash.update(bytes.Data(), bytes.ByteLength());
+    return Napi::String::New(env, mzk::Sha256::hex(hash.digest()));
   });
 }
 
@@ -525,6 +625,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   if (kernelNamed("adx") != nullptr) kernels.Set(1u, Napi::String::New(env, "adx"));
   exports.Set("kernels", kernels);
   exports.Set("loadZkey", Napi::Function::New(env, LoadZkey, "loadZkey"));
+  exports.Set("loadZkeyFile", Napi::Function::New(env, LoadZkeyFile, "loadZkeyFile"));
+  exports.Set("sha256", Napi::Function::New(env, Sha256Hex, "sha256"));
   exports.Set("unloadZkey", Napi::Function::New(env, UnloadZkey, "unloadZkey"));
   exports.Set("memoryStats", Napi::Function::New(env, MemoryStats, "memoryStats"));
   exports.Set("zkeyInfo", Napi::Function::New(env, ZkeyInfo, "zkeyInfo"));

@@ -69,7 +69,8 @@ export interface MemoryStats {
 
 /**
  * The addon. Every failure is thrown as an Error with a `code`: MZK_INVALID_INPUT (malformed or
- * mismatched zkey / witness / arguments), MZK_CANCELLED, MZK_OUT_OF_MEMORY, MZK_INTERNAL.
+ * mismatched zkey / witness / arguments), MZK_CANCELLED, MZK_OUT_OF_MEMORY, MZK_DIGEST_MISMATCH and MZK_IO
+ * (loadZkeyFile), MZK_INTERNAL.
  */
 export interface NativeProverAddon {
   /** The arithmetic kernel in use: "adx" (BMI2 + ADX) or "generic" (portable). */
@@ -77,6 +78,15 @@ export interface NativeProverAddon {
   readonly kernels: ReadonlyArray<string>
   /** Parses and checks a snarkjs Groth16 bn128 `.zkey` and builds its MSM tables. */
   loadZkey(zkey: Uint8Array, options?: LoadOptions): ZkeyHandle
+  /**
+   * As `loadZkey`, from a file the addon maps itself (nothing of the key passes through JavaScript),
+   * named in the per-process cache by its SHA-256: a key already loaded is shared without reading
+   * the file; a file read is hashed first and refused with MZK_DIGEST_MISMATCH when it does not hold
+   * the bytes of `sha256`. A file that cannot be opened or mapped is MZK_IO.
+   */
+  loadZkeyFile(path: string, options: Omit<LoadOptions, "cacheKey"> & { readonly sha256: string }): ZkeyHandle
+  /** SHA-256 of `bytes`, lowercase hex: the digest `loadZkeyFile` checks a file against. */
+  sha256(bytes: Uint8Array): string
   /**
    * Lets go of the handle's key now rather than at garbage collection. The key (and its tables) is
    * freed once no other handle, in any thread, and no proof in flight holds it. Every later use of
