@@ -158,7 +158,7 @@ describe("the pool's verify (the proof worker's check)", () => {
       // The same proof with π_A's x written as x + q: snarkjs reduces it and accepts; the native
       // verifier refuses a non-canonical coordinate (one proof, one way to write it).
       const [x, y] = out.proof.pi_a
-      expect(yield* prover.verify(circuit, { ...out.proof, pi_a: [(BigInt(x) + Q).toString(), y, "1"] } as never, out.public_signals)).toBe(
+      expect(yield* prover.verify(circuit, { ...out.proof, pi_a: [(BigInt(x!) + Q).toString(), y, "1"] } as never, out.public_signals)).toBe(
         addon === undefined
       )
     }).pipe(Effect.provide(Groth16ProverLive({ poolSize: 1, priority: "normal", engine: addon === undefined ? "snarkjs" : "native" }).pipe(

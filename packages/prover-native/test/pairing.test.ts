@@ -35,8 +35,8 @@ const instance = (seed: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>) =
   const x = mod(ic.slice(1).reduce((acc, k, i) => acc + k * signals[i]!, ic[0]!), R)
   const pc = mod((pa * pb - a * b - x * g) * inverseModR(d), R)
   const vkey = {
-    protocol: "groth16",
-    curve: "bn128",
+    protocol: "groth16" as const,
+    curve: "bn128" as const,
     nPublic: signals.length,
     vk_alpha_1: g1Json(g1(a)),
     vk_beta_2: g2Json(g2(b)),
@@ -195,7 +195,7 @@ describe.skipIf(addon === undefined)("verifyGroth16", () => {
         ]
         for (const [p, s] of malformed) expect(addon!.verifyGroth16(key, p as never, s as never)).toBe(false)
         // Numbers and hexadecimal strings are read as snarkjs reads them.
-        expect(addon!.verifyGroth16(key, proof as never, [42, "0x2b"])).toBe(true)
+        expect(addon!.verifyGroth16(key, proof as never, [42, "0x2b"] as never)).toBe(true)
         expect(() => addon!.verifyGroth16({} as never, proof as never, publicSignals)).toThrow(
           expect.objectContaining({ code: "MZK_INVALID_INPUT" })
         )
