@@ -43,7 +43,7 @@ if (workerData.priority === "low") addon?.setThreadPriority(10)
 // One thread per pool slot: a single-threaded curve, so the pool size is the number of busy cores
 // (ffjavascript would otherwise start a thread per core in every pool thread). snarkjs looks the
 // curve up in this global, so the prover and verifier find it already built. The native engine
-// needs it only to verify, so it builds it on first use.
+// proves and verifies without it.
 let curve
 const ensureCurve = async () => {
   if (workerData.singleThreadedCurve && curve === undefined) globalThis.curve_bn128 = curve = await buildBn128(true)
@@ -153,8 +153,9 @@ const VERIFYING_KEYS = 64
 const verifyingKeys = new Map()
 const verifyingKeyOf = (vkey) => {
   const id = createHash("sha256").update(JSON.stringify(vkey) ?? "").digest("hex")
-  let key = verifyingKeys.get(id)
-  if (key !== undefined) {
+  let key
+  if (verifyingKeys.has(id)) {
+    key = verifyingKeys.get(id)
     verifyingKeys.delete(id)
   } else {
     try {

@@ -155,6 +155,10 @@ describe("the pool's verify (the proof worker's check)", () => {
       expect(yield* prover.verify(circuit, out.proof, [(33n + R).toString()])).toBe(false)
       expect(yield* prover.verify(circuit, { ...out.proof, pi_a: ["1", "3", "1"] } as never, out.public_signals)).toBe(false)
       expect(yield* prover.verify(circuit, { ...out.proof, pi_b: "x" } as never, out.public_signals)).toBe(false)
+      // A verification key with a point off the curve verifies nothing (twice: the refusal is kept).
+      const broken = { ...circuit, verification_key: { ...(circuit.verification_key as object), vk_alpha_1: ["1", "3", "1"] } }
+      expect(yield* prover.verify(broken as never, out.proof, out.public_signals)).toBe(false)
+      expect(yield* prover.verify(broken as never, out.proof, out.public_signals)).toBe(false)
       // The same proof with π_A's x written as x + q: snarkjs reduces it and accepts; the native
       // verifier refuses a non-canonical coordinate (one proof, one way to write it).
       const [x, y] = out.proof.pi_a
