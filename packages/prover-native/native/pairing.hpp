@@ -4,7 +4,7 @@
 //
 // Tower: Fq6 = Fq2[v] / (v³ − ξ), Fq12 = Fq6[w] / (w² − v), ξ = 9 + u. G2 lives on the D-type
 // sextic twist y² = x³ + 3/ξ, untwisted into E(Fq12) by (x, y) ↦ (x·w², y·w³), so a line evaluated at
-// a G1 point P has nonzero coefficients only at 1, v (= w²) and v·w (= w³): "sparse" lines.
+// a G1 point P has nonzero coefficients only at 1, w and w³ (= v·w): "sparse" lines.
 //
 // Line functions in homogeneous projective coordinates: Costello, Lange, Naehrig, "Faster pairing
 // computations on curves with high-degree twists" (PKC 2010) and Aranha, Karabina, Longa, Gebotys,
