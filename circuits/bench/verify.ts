@@ -3,12 +3,14 @@
 // What it costs that the proof worker verifies every proof before it reports it completed, on the
 // built-in circuits multiplier, range and merkle_membership:
 //   1. One thread, alternating proof by proof: a native proof (threads 1, the pool's default on a
-//      busy machine) and snarkjs's groth16.verify of it on a warm single-threaded bn128 curve, as a
-//      pool thread verifies. Median wall ms of each and the CPU ms each used in all, and verify as a
-//      share of prove + verify.
+//      busy machine), snarkjs's groth16.verify of it on a warm single-threaded bn128 curve, and the
+//      native verifyGroth16 of it (a key prepared once), as a pool thread verifies. Median wall ms of
+//      each and the CPU ms each used in all, and verify as a share of prove + verify, with each.
 //   2. Through the pool (Groth16ProverLive, one thread, the default engine), as the worker calls it:
 //      prover.prove then prover.verify, proof by proof: median wall ms of each.
-// Without the native addon, section 1 is left out and the pool proves with snarkjs.
+//   3. One thread, keys with more public signals (1 to 64; valid proofs made from random scalars
+//      with ffjavascript's curve): snarkjs verify and native verify, CPU ms per proof.
+// Without the native addon, sections 1 and 3 are left out and the pool proves with snarkjs.
 import { ArtifactsRepo, Prover } from "@mzk/core"
 import { loadNativeProver } from "@mzk/prover-native"
 import { Effect, Layer, Option } from "effect"
@@ -27,8 +29,24 @@ const runsOf = (circuit: string) => (circuit === "merkle_membership" ? (quick ? 
 const { WitnessCalculatorBuilder } = (await snarkjsDependency("circom_runtime")) as {
   WitnessCalculatorBuilder: (wasm: Uint8Array) => Promise<{ calculateWTNSBin: (inputs: unknown, sanityCheck: number) => Promise<Uint8Array> }>
 }
-const { buildBn128 } = (await snarkjsDependency("ffjavascript")) as { buildBn128: (singleThread: boolean) => Promise<{ terminate(): Promise<void> }> }
-const globals = globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }
+// ffjavascript's curve, as far as section 3 uses it (elements are its Montgomery buffers).
+type Element = Uint8Array
+interface Bn128 {
+  terminate(): Promise<void>
+  Fr: {
+    random(): Element
+    e(n: number | bigint): Element
+    add(a: Element, b: Element): Element
+    sub(a: Element, b: Element): Element
+    mul(a: Element, b: Element): Element
+    div(a: Element, b: Element): Element
+    toObject(a: Element): bigint
+  }
+  G1: { g: Element; timesFr(p: Element, k: Element): Element; toObject(p: Element): Array<bigint>; toAffine(p: Element): Element }
+  G2: { g: Element; timesFr(p: Element, k: Element): Element; toObject(p: Element): Array<Array<bigint>>; toAffine(p: Element): Element }
+}
+const { buildBn128 } = (await snarkjsDependency("ffjavascript")) as { buildBn128: (singleThread: boolean) => Promise<Bn128> }
+const globals = globalThis as { curve_bn128?: Bn128 | null }
 
 const native = loadNativeProver()
 if (!native.ok) console.warn(`native prover unavailable (${native.reason}): section 1 is left out, the pool proves with snarkjs`)
@@ -47,22 +65,29 @@ const vkeyOf = (circuit: string) => JSON.parse(readFileSync(buildFilesOf(circuit
 // 1. One thread: native prove, snarkjs verify, alternating.
 if (addon !== undefined) {
   globals.curve_bn128 = await buildBn128(true)
-  console.log("\n1. One thread, alternating: native prove (threads 1) / snarkjs verify (warm single-threaded curve)")
-  console.log("| circuit | proofs | prove ms (median) | verify ms (median) | prove CPU ms | verify CPU ms | verify share of CPU |")
-  console.log("|---|---|---|---|---|---|---|")
+  console.log("\n1. One thread, alternating: native prove (threads 1) / snarkjs verify (warm single-threaded curve) / native verify")
+  console.log(
+    "| circuit | proofs | prove ms (median) | snarkjs verify ms (median) | native verify ms (median) | prove CPU ms | " +
+      "snarkjs verify CPU ms | native verify CPU ms | verify share of CPU: snarkjs → native |"
+  )
+  console.log("|---|---|---|---|---|---|---|---|---|")
   for (const circuit of CIRCUITS) {
     const calculator = await WitnessCalculatorBuilder(readFileSync(buildFilesOf(circuit).wasm))
     const wtns = await calculator.calculateWTNSBin(cases[circuit]!.inputs, 0)
     const handle = addon.loadZkey(new Uint8Array(readFileSync(buildFilesOf(circuit).zkey)), { threads: 2, cache: false })
     const vkey = vkeyOf(circuit)
+    const key = addon.prepareVerifyingKey(vkey as never)
     for (let i = 0; i < 3; i++) {
       const out = addon.prove(handle, wtns)
       if (!(await snarkjs.groth16.verify(vkey, out.publicSignals, out.proof))) throw new Error(`${circuit}: a proof did not verify`)
+      if (!addon.verifyGroth16(key, out.proof, out.publicSignals)) throw new Error(`${circuit}: a proof did not verify natively`)
     }
     const prove: Array<number> = []
     const verify: Array<number> = []
+    const verifyNative: Array<number> = []
     let proveCpu = 0
     let verifyCpu = 0
+    let verifyNativeCpu = 0
     for (let i = 0; i < runsOf(circuit); i++) {
       let c = cpuMs()
       let t = performance.now()
@@ -74,14 +99,66 @@ if (addon !== undefined) {
       const valid = await snarkjs.groth16.verify(vkey, out.publicSignals, out.proof)
       verify.push(performance.now() - t)
       verifyCpu += cpuMs() - c
-      if (!valid) throw new Error(`${circuit}: a proof did not verify`)
+      c = cpuMs()
+      t = performance.now()
+      const validNative = addon.verifyGroth16(key, out.proof, out.publicSignals)
+      verifyNative.push(performance.now() - t)
+      verifyNativeCpu += cpuMs() - c
+      if (!valid || !validNative) throw new Error(`${circuit}: a proof did not verify`)
     }
     addon.unloadZkey(handle)
     const n = prove.length
+    const share = (v: number) => `${((100 * v) / (proveCpu + v)).toFixed(0)}%`
     console.log(
-      `| ${circuit} | ${n} | ${ms(median(prove))} | ${ms(median(verify))} | ${ms(proveCpu / n)} | ${ms(verifyCpu / n)} | ` +
-        `${((100 * verifyCpu) / (proveCpu + verifyCpu)).toFixed(0)}% |`
+      `| ${circuit} | ${n} | ${ms(median(prove))} | ${ms(median(verify))} | ${ms(median(verifyNative))} | ${ms(proveCpu / n)} | ` +
+        `${ms(verifyCpu / n)} | ${ms(verifyNativeCpu / n)} | ${share(verifyCpu)} → ${share(verifyNativeCpu)} |`
     )
+  }
+
+  // 3. Keys with more public signals: Groth16's equation e(A, B) = e(α, β)·e(vk_x, γ)·e(C, δ) holds
+  // for A = a·G1, B = b·G2, … when a·b = α·β + x·γ + c·δ, so C's scalar is solved for.
+  const curve = globals.curve_bn128!
+  const { Fr, G1, G2 } = curve
+  const str = (xs: ReadonlyArray<unknown>): unknown => xs.map((x) => (Array.isArray(x) ? str(x) : String(x)))
+  const g1 = (k: Element) => str(G1.toObject(G1.toAffine(G1.timesFr(G1.g, k))))
+  const g2 = (k: Element) => str(G2.toObject(G2.toAffine(G2.timesFr(G2.g, k))))
+  console.log("\n3. One thread, more public signals (synthetic keys, valid proofs): CPU ms per proof")
+  console.log("| public signals | proofs | snarkjs verify CPU ms | native verify CPU ms | native prepareVerifyingKey CPU ms |")
+  console.log("|---|---|---|---|---|")
+  for (const nPublic of [1, 4, 16, 64]) {
+    const [alpha, beta, gamma, delta] = [Fr.random(), Fr.random(), Fr.random(), Fr.random()]
+    const ic = Array.from({ length: nPublic + 1 }, () => Fr.random())
+    const vkey = {
+      protocol: "groth16", curve: "bn128", nPublic,
+      vk_alpha_1: g1(alpha), vk_beta_2: g2(beta), vk_gamma_2: g2(gamma), vk_delta_2: g2(delta), IC: ic.map(g1)
+    }
+    let t = cpuMs()
+    const key = addon.prepareVerifyingKey(vkey as never)
+    const prepareMs = cpuMs() - t
+    const snarkjsMs: Array<number> = []
+    const nativeMs: Array<number> = []
+    const proofs = quick ? 5 : 15
+    for (let i = 0; i < proofs + 2; i++) {
+      const signals = Array.from({ length: nPublic }, () => Fr.random())
+      const x = signals.reduce((acc, s, j) => Fr.add(acc, Fr.mul(s, ic[j + 1]!)), ic[0]!)
+      const [a, b] = [Fr.random(), Fr.random()]
+      const c = Fr.div(Fr.sub(Fr.sub(Fr.mul(a, b), Fr.mul(alpha, beta)), Fr.mul(x, gamma)), delta)
+      const proof = { pi_a: g1(a), pi_b: g2(b), pi_c: g1(c), protocol: "groth16", curve: "bn128" }
+      const publicSignals = signals.map((s) => Fr.toObject(s).toString())
+      t = cpuMs()
+      const valid = await snarkjs.groth16.verify(vkey, publicSignals, proof as never)
+      const s = cpuMs() - t
+      t = cpuMs()
+      const validNative = addon.verifyGroth16(key, proof as never, publicSignals)
+      const n = cpuMs() - t
+      if (!valid || !validNative) throw new Error(`${nPublic} signals: a synthetic proof did not verify`)
+      if (i >= 2) {
+        snarkjsMs.push(s)
+        nativeMs.push(n)
+      }
+    }
+    const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+    console.log(`| ${nPublic} | ${proofs} | ${ms(mean(snarkjsMs))} | ${ms(mean(nativeMs))} | ${ms(prepareMs)} |`)
   }
   await globals.curve_bn128?.terminate()
   globals.curve_bn128 = null

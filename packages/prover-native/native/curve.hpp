@@ -11,6 +11,9 @@
 namespace mzk {
 namespace MZK_KERNEL {
 
+/** BN254's seed x₀: t = 6x₀² + 1 and r = q + 1 − t; the optimal ate pairing loops over 6x₀ + 2. */
+constexpr u64 BN_SEED = 4965661367192848881ULL;
+
 /** Fq2 = Fq[u] / (u^2 + 1). */
 struct Fq2 {
   Fq c0, c1;

@@ -22,6 +22,7 @@
 #include "kernel.hpp"
 #include "msm.hpp"
 #include "ntt.hpp"
+#include "pairing.hpp"
 
 namespace mzk {
 namespace MZK_KERNEL {
@@ -603,6 +604,52 @@ std::vector<uint8_t> fieldOp(const std::string& op, const std::vector<Bytes>& ar
   return out;
 }
 
+/** Fq12 as its twelve Fq coefficients, plain: c0 then c1 (Fq6), each c0 c1 c2 (Fq2), each c0 c1. */
+inline Fq12 fq12Arg(const Bytes& b) {
+  if (b.length < 384) throw InputError("test: an Fq12 value is 384 bytes");
+  Fq2 c[6];
+  for (int i = 0; i < 6; i++) c[i] = fq2Arg(b, (size_t)i * 64);
+  return Fq12{Fq6{c[0], c[1], c[2]}, Fq6{c[3], c[4], c[5]}};
+}
+inline void putFq12(std::vector<uint8_t>& out, const Fq12& f) {
+  for (const Fq6* h : {&f.c0, &f.c1})
+    for (const Fq2* c : {&h->c0, &h->c1, &h->c2}) putFq2(out, *c);
+}
+
+/**
+ * "pairing.e" (G1, G2) → the reduced pairing; "pairing.check" (n G1s, n G2s) → [1] when their
+ * product of pairings is 1, else [0]; "fq12.pow" (Fq12, 32-byte exponent); "fq12.mul".
+ */
+inline std::vector<uint8_t> pairingOp(const std::string& group, const std::string& name, const std::vector<Bytes>& args) {
+  if (args.size() < 2) throw InputError("test: missing argument");
+  std::vector<uint8_t> out;
+  if (group == "fq12") {
+    const Fq12 a = fq12Arg(args[0]);
+    if (name == "mul") {
+      putFq12(out, a * fq12Arg(args[1]));
+    } else if (name == "pow") {
+      if (args[1].length != 32) throw InputError("test: the exponent is 32 bytes");
+      u64 e[4];
+      std::memcpy(e, args[1].data, 32);
+      putFq12(out, a.pow(e, 4));
+    } else {
+      throw InputError("test: unknown op fq12." + name);
+    }
+    return out;
+  }
+  const size_t n = args[0].length / 64;
+  if (args[0].length != n * 64 || args[1].length != n * 128 || n == 0) throw InputError("test: pairing needs n G1 and n G2 points");
+  std::vector<G2Prepared> qs;
+  std::vector<PairingTerm> terms;
+  qs.reserve(n);
+  for (size_t i = 0; i < n; i++) qs.emplace_back(Codec<G2>::get(args[1], i * 128));
+  for (size_t i = 0; i < n; i++) terms.push_back(PairingTerm{Codec<G1>::get(args[0], i * 64), &qs[i]});
+  if (name == "e") putFq12(out, finalExponentiation(millerLoop(terms.data(), n)));
+  else if (name == "check") out.push_back(pairingProductIsOne(terms.data(), n) ? 1 : 0);
+  else throw InputError("test: unknown op pairing." + name);
+  return out;
+}
+
 inline std::vector<uint8_t> testOp(const std::string& op, const std::vector<Bytes>& args, const std::vector<int64_t>& ints) {
   const size_t dot = op.find('.');
   const std::string group = op.substr(0, dot), name = dot == std::string::npos ? "" : op.substr(dot + 1);
@@ -618,6 +665,7 @@ inline std::vector<uint8_t> testOp(const std::string& op, const std::vector<Byte
     else throw InputError("test: unknown op " + op);
     return out;
   }
+  if (group == "pairing" || group == "fq12") return pairingOp(group, name, args);
   if (group == "g1") return curveOp<G1>(name, args, ints);
   if (group == "g2") return curveOp<G2>(name, args, ints);
   if (group == "ntt") {

@@ -26,9 +26,6 @@
 namespace mzk {
 namespace MZK_KERNEL {
 
-/** BN254's seed x₀: t = 6x₀² + 1 and r = q + 1 − t. */
-constexpr u64 BN_SEED = 4965661367192848881ULL;
-
 /** a^e in Fq2 for a plain 256-bit exponent (square and multiply). */
 inline Fq2 fq2Pow(const Fq2& a, const u64* e) {
   Fq2 r = Fq2::one();

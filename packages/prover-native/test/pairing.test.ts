@@ -1,0 +1,230 @@
+// The BN254 pairing and the Groth16 verifier against the BigInt reference (reference.ts): points are
+// made there, as multiples of the generators, so the scalars behind them are known. The pairing is
+// bilinear (e(aP, bQ) = e(P, Q)^ab = e(abP, Q)) and non-degenerate; a product of pairings is 1 exactly
+// when the scalars say so (and not when one is off by one). verifyGroth16 accepts a proof built
+// from scalars that satisfy the Groth16 equation and refuses every mutation of it: a changed signal,
+// a changed proof point, a signal ≥ r, the wrong number of signals, a point off its curve, π_B on
+// the twist but outside G2, malformed shapes and strings (false, never a crash). On each kernel.
+// Real circuits' proofs, checked against snarkjs, are in circuits/test/verify.test.ts.
+import { describe, expect, it } from "@effect/vitest"
+import { loadNativeProver } from "@mzk/prover-native"
+import fc from "fast-check"
+import { concat, encodeG1, encodeG2, type F2, G1, G2, le, mod, type Point, Q, R } from "./reference.js"
+import { g1, g2, TORSION, twistPoints } from "./zkeyFixture.js"
+
+const native = loadNativeProver()
+const addon = native.ok ? native.addon : undefined
+
+const scalar = fc.bigInt({ min: 1n, max: R - 1n })
+
+/** snarkjs's JSON form of points: decimal strings, projective z = 1. */
+const g1Json = (p: Point<bigint>) => (p === null ? ["0", "1", "0"] : [p.x.toString(), p.y.toString(), "1"])
+const g2Json = (p: Point<F2>) =>
+  p === null
+    ? [["0", "0"], ["1", "0"], ["0", "0"]]
+    : [[p.x[0].toString(), p.x[1].toString()], [p.y[0].toString(), p.y[1].toString()], ["1", "0"]]
+
+/**
+ * A verification key and a valid proof for it, made from scalars: with α = a·G1, β = b·G2, …, the
+ * Groth16 equation e(A, B) = e(α, β)·e(vk_x, γ)·e(C, δ) holds when πa·πb = a·b + x·g + πc·d (mod r),
+ * x = ic₀ + Σ sᵢ·icᵢ₊₁, so πc is solved for.
+ */
+const instance = (seed: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>) => {
+  const [a, b, g, d, pa, pb] = seed as [bigint, bigint, bigint, bigint, bigint, bigint]
+  const ic = [seed[6]!, ...signals.map((_, i) => mod(seed[6]! * BigInt(i + 7) + 5n, R))]
+  const x = mod(ic.slice(1).reduce((acc, k, i) => acc + k * signals[i]!, ic[0]!), R)
+  const pc = mod((pa * pb - a * b - x * g) * inverseModR(d), R)
+  const vkey = {
+    protocol: "groth16" as const,
+    curve: "bn128" as const,
+    nPublic: signals.length,
+    vk_alpha_1: g1Json(g1(a)),
+    vk_beta_2: g2Json(g2(b)),
+    vk_gamma_2: g2Json(g2(g)),
+    vk_delta_2: g2Json(g2(d)),
+    IC: ic.map((k) => g1Json(g1(k)))
+  }
+  const proof = { pi_a: g1Json(g1(pa)), pi_b: g2Json(g2(pb)), pi_c: g1Json(g1(pc)), protocol: "groth16", curve: "bn128" }
+  return { vkey, proof, publicSignals: signals.map(String), pb }
+}
+const inverseModR = (k: bigint) => {
+  let [r0, r1, s0, s1] = [R, mod(k, R), 0n, 1n]
+  while (r1 !== 0n) {
+    const q = r0 / r1
+    ;[r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1]
+  }
+  return mod(s0, R)
+}
+
+describe.skipIf(addon === undefined)("the BN254 pairing", () => {
+  for (const kernel of addon?.kernels ?? []) {
+    describe(`kernel ${kernel}`, () => {
+      const e = (p: Point<bigint>, q: Point<F2>) => addon!.test("pairing.e", [encodeG1(p), encodeG2(q)], [], kernel)
+      const check = (pairs: ReadonlyArray<readonly [Point<bigint>, Point<F2>]>) =>
+        addon!.test("pairing.check", [concat(pairs.map(([p]) => encodeG1(p))), concat(pairs.map(([, q]) => encodeG2(q)))], [], kernel)[0] === 1
+      const fq12Pow = (f: Uint8Array, k: bigint) => addon!.test("fq12.pow", [f, le(k)], [], kernel)
+      const ONE = concat([le(1n), new Uint8Array(11 * 32)])
+
+      it("is bilinear: e(aP, bQ) = e(P, Q)^ab = e(abP, Q), and e(P, Q) ≠ 1", () => {
+        const P = G1.generator
+        const Qg = G2.generator
+        const base = e(P, Qg)
+        expect(base).not.toEqual(ONE)
+        // e(P, Q) has order r: e(P, Q)^r = 1.
+        expect(fq12Pow(fq12Pow(base, R - 1n), 1n)).not.toEqual(ONE)
+        expect(addon!.test("fq12.mul", [fq12Pow(base, R - 1n), base], [], kernel)).toEqual(ONE)
+        fc.assert(
+          fc.property(scalar, scalar, (a, b) => {
+            const ab = mod(a * b, R)
+            const lhs = e(g1(a), g2(b))
+            expect(lhs).toEqual(fq12Pow(base, ab))
+            expect(lhs).toEqual(e(g1(ab), Qg))
+            expect(lhs).toEqual(e(P, g2(ab)))
+          }),
+          { numRuns: 6 }
+        )
+      }, 120_000)
+
+      it("a product of pairings is 1 exactly when the scalars cancel: e(aP, bQ)·e(−abP, Q) = 1, off by one ≠ 1", () => {
+        fc.assert(
+          fc.property(scalar, scalar, scalar, (a, b, c) => {
+            const ab = mod(a * b, R)
+            expect(check([[g1(a), g2(b)], [g1(mod(-ab, R)), G2.generator]])).toBe(true)
+            expect(check([[g1(a), g2(b)], [g1(mod(-ab - 1n, R)), G2.generator]])).toBe(false)
+            expect(check([[g1(a), g2(b)], [g1(mod(-ab + 1n, R)), G2.generator]])).toBe(false)
+            // Three terms: e(aP, bQ)·e(cP, −bQ)·e((c − a)bP, Q) = 1.
+            expect(check([[g1(a), g2(b)], [g1(c), g2(mod(-b, R))], [g1(mod((c - a) * b, R)), G2.generator]])).toBe(true)
+            expect(check([[g1(a), g2(b)]])).toBe(false)
+          }),
+          { numRuns: 5 }
+        )
+        // The point at infinity contributes 1.
+        expect(check([[null, G2.generator]])).toBe(true)
+        expect(check([[G1.generator, null]])).toBe(true)
+      }, 120_000)
+    })
+  }
+})
+
+describe.skipIf(addon === undefined)("verifyGroth16", () => {
+  for (const kernel of addon?.kernels ?? []) {
+    describe(`kernel ${kernel}`, () => {
+      const signalsArb = fc.array(fc.bigInt({ min: 0n, max: R - 1n }), { minLength: 0, maxLength: 3 })
+      const seedArb = fc.array(scalar, { minLength: 7, maxLength: 7 })
+
+      it("accepts a valid proof and refuses every mutation of it", () => {
+        fc.assert(
+          fc.property(seedArb, signalsArb, (seed, signals) => {
+            const { vkey, proof, publicSignals, pb } = instance(seed, signals)
+            const key = addon!.prepareVerifyingKey(vkey, { kernel })
+            const verify = (p: unknown, s: unknown) => addon!.verifyGroth16(key, p as never, s as never)
+            expect(verify(proof, publicSignals)).toBe(true)
+            // Signals: each changed, one ≥ r (the same residue plus r), one too many, one too few.
+            for (let i = 0; i < signals.length; i++) {
+              const changed = publicSignals.map((s, j) => (j === i ? mod(BigInt(s) + 1n, R).toString() : s))
+              expect(verify(proof, changed)).toBe(false)
+              expect(verify(proof, publicSignals.map((s, j) => (j === i ? (BigInt(s) + R).toString() : s)))).toBe(false)
+            }
+            expect(verify(proof, [...publicSignals, "0"])).toBe(false)
+            if (signals.length > 0) expect(verify(proof, publicSignals.slice(1))).toBe(false)
+            // Proof points: another point of the group, swapped, a coordinate perturbed (off the curve).
+            expect(verify({ ...proof, pi_a: proof.pi_c, pi_c: proof.pi_a }, publicSignals)).toBe(false)
+            expect(verify({ ...proof, pi_a: g1Json(G1.add(g1(1n), G1.generator)) }, publicSignals)).toBe(false)
+            expect(verify({ ...proof, pi_b: g2Json(G2.add(g2(pb), G2.generator)) }, publicSignals)).toBe(false)
+            expect(verify({ ...proof, pi_c: g1Json(G1.neg(G1.generator)) }, publicSignals)).toBe(false)
+            for (const name of ["pi_a", "pi_c"] as const) {
+              for (const k of [0, 1]) {
+                const bumped = proof[name].map((c, j) => (j === k ? mod(BigInt(c) + 1n, Q).toString() : c))
+                expect(verify({ ...proof, [name]: bumped }, publicSignals)).toBe(false)
+              }
+            }
+            for (const [i, j] of [[0, 0], [0, 1], [1, 0], [1, 1]] as const) {
+              const bumped = proof.pi_b.map((c, m) => (m === i ? c.map((v, n) => (n === j ? mod(BigInt(v) + 1n, Q).toString() : v)) : c))
+              expect(verify({ ...proof, pi_b: bumped }, publicSignals)).toBe(false)
+            }
+            // A coordinate ≥ q (the same residue plus q) is refused, not reduced.
+            expect(verify({ ...proof, pi_a: [(BigInt(proof.pi_a[0]!) + Q).toString(), proof.pi_a[1], "1"] }, publicSignals)).toBe(false)
+          }),
+          { numRuns: 4 }
+        )
+      }, 180_000)
+
+      it("accepts the same proof in projective form (z ≠ 1), as snarkjs reads it", () => {
+        const { vkey, proof, publicSignals } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
+        const key = addon!.prepareVerifyingKey(vkey, { kernel })
+        const z = 123456789n
+        const [x, y] = [BigInt(proof.pi_a[0]!), BigInt(proof.pi_a[1]!)]
+        const jacobian = [mod(x * z * z, Q).toString(), mod(y * z * z * z, Q).toString(), z.toString()]
+        expect(addon!.verifyGroth16(key, { ...proof, pi_a: jacobian } as never, publicSignals)).toBe(true)
+        expect(addon!.verifyGroth16(key, { ...proof, pi_a: [proof.pi_a[0], proof.pi_a[1]] } as never, publicSignals)).toBe(true)
+      })
+
+      it("refuses π_B on the twist but outside G2 (G2 plus a point of small order, and points of the whole twist)", () => {
+        const { vkey, proof, publicSignals, pb } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
+        const key = addon!.prepareVerifyingKey(vkey, { kernel })
+        for (const t of [...TORSION, ...twistPoints(3, 1000n)]) {
+          const bad = G2.add(g2(pb), t)
+          expect(G2.onCurve(bad)).toBe(true)
+          expect(addon!.verifyGroth16(key, { ...proof, pi_b: g2Json(bad) } as never, publicSignals)).toBe(false)
+        }
+      })
+
+      it("malformed proofs and signals are simply not valid (false), never a crash", () => {
+        const { vkey, proof, publicSignals } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n, 43n])
+        const key = addon!.prepareVerifyingKey(vkey, { kernel })
+        const malformed: ReadonlyArray<readonly [unknown, unknown]> = [
+          [null, publicSignals],
+          [proof, null],
+          [proof, "42"],
+          [{}, publicSignals],
+          [{ ...proof, pi_a: "1" }, publicSignals],
+          [{ ...proof, pi_a: ["1", "2", "1", "4"] }, publicSignals],
+          [{ ...proof, pi_a: ["x", "2", "1"] }, publicSignals],
+          [{ ...proof, pi_a: ["-1", "2", "1"] }, publicSignals],
+          [{ ...proof, pi_a: ["", "2", "1"] }, publicSignals],
+          [{ ...proof, pi_a: ["1".repeat(100), "2", "1"] }, publicSignals],
+          [{ ...proof, pi_a: [(1n << 256n).toString(), "2", "1"] }, publicSignals],
+          [{ ...proof, pi_b: [["1", "2"], ["3"]] }, publicSignals],
+          [{ ...proof, pi_b: proof.pi_a }, publicSignals],
+          [{ ...proof, pi_c: { 0: "1", 1: "2" } }, publicSignals],
+          [proof, ["42", { n: 43 }]],
+          [proof, ["42", "4.3"]],
+          [proof, ["42", -43]],
+          [proof, ["42", 1.5]],
+          [proof, ["42", "0x2b00000000000000000000000000000000000000000000000000000000000000000"]]
+        ]
+        for (const [p, s] of malformed) expect(addon!.verifyGroth16(key, p as never, s as never)).toBe(false)
+        // Numbers and hexadecimal strings are read as snarkjs reads them.
+        expect(addon!.verifyGroth16(key, proof as never, [42, "0x2b"] as never)).toBe(true)
+        expect(() => addon!.verifyGroth16({} as never, proof as never, publicSignals)).toThrow(
+          expect.objectContaining({ code: "MZK_INVALID_INPUT" })
+        )
+      })
+
+      it("a verification key with a bad point or shape is refused with MZK_INVALID_INPUT naming the field", () => {
+        const { vkey } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
+        const refusal = (v: unknown) => {
+          try {
+            addon!.prepareVerifyingKey(v as never, { kernel })
+          } catch (error) {
+            expect((error as { code?: string }).code).toBe("MZK_INVALID_INPUT")
+            return (error as Error).message
+          }
+          throw new Error("the key was accepted")
+        }
+        const outside = G2.add(g2(5n), TORSION[0]!)
+        expect(refusal({ ...vkey, vk_gamma_2: g2Json(outside) })).toBe(
+          "verification key: vk_gamma_2 is on the twist but not in the r-order subgroup G2"
+        )
+        expect(refusal({ ...vkey, vk_alpha_1: ["1", "3", "1"] })).toMatch(/^verification key: vk_alpha_1 is not a point of the curve/)
+        expect(refusal({ ...vkey, vk_delta_2: g2Json(null) })).toBe("verification key: vk_delta_2 is the point at infinity")
+        expect(refusal({ ...vkey, IC: [vkey.IC[0], ["1", "3", "1"]] })).toMatch(/^verification key: IC\[1\] is not a point/)
+        expect(refusal({ ...vkey, IC: [] })).toMatch(/^verification key: IC must be/)
+        expect(refusal({ ...vkey, nPublic: 2 })).toMatch(/^verification key: nPublic does not match IC/)
+        expect(refusal({ ...vkey, curve: "bls12381" })).toMatch(/^verification key: curve must be/)
+        expect(refusal({ ...vkey, vk_beta_2: ["1", "2"] })).toMatch(/^verification key: vk_beta_2 is not a G2 point/)
+        expect(refusal("{}")).toMatch(/^verification key: expected/)
+      })
+    })
+  }
+})
