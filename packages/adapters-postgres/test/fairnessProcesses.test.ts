@@ -70,6 +70,7 @@ describePostgres("tenant fairness across two worker processes on one Postgres da
       const seen = yield* eventually(hanging, (all) => all.length >= shares, "20 seconds", "both processes' share of hanging attempts")
       const busyFirst = Math.min(...seen.map((r) => r.receivedAtMs))
 
+      const sentAt = Date.now()
       yield* revoked(quiet, "quiet")
       // Before the fix all 128 slots held hanging attempts, and this waited for their 10 s timeouts.
       const arrived = yield* eventually(
@@ -78,6 +79,7 @@ describePostgres("tenant fairness across two worker processes on one Postgres da
         "15 seconds",
         "the quiet account's delivery"
       )
+      console.log(`the quiet account's event arrived ${arrived!.receivedAtMs - sentAt} ms after it was recorded`)
       expect(arrived!.receivedAtMs - busyFirst).toBeLessThan(DEFAULT_WEBHOOK_CONFIG.timeoutMs)
       // None of the busy account's attempts has ended (none can before its timeout): what its
       // receivers got is what it holds, its share in each process.
