@@ -320,6 +320,13 @@ const migrations = ({ columnTypes }: SqlDialect): Record<string, Migration> => {
           .addColumn("probed_at", "text", (c) => c.notNull())
           .execute()
       }
+    },
+    "0014_proof_queue_by_account": {
+      // Proof claims take turns across accounts: they step from each account with queued proofs
+      // to the next, and to its oldest, in this index, instead of reading every queued proof.
+      up: async (db: Kysely<unknown>) => {
+        await db.schema.createIndex("proofs_queue").on("proofs").columns(["status", "account_id", "id"]).execute()
+      }
     }
   }
 }

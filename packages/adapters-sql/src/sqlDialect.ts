@@ -9,7 +9,7 @@ import type { SqlConnection } from "./connection.js"
  */
 export type WorkKind = "proofs" | "deliveries" | "circuits" | "recoveries" | "canceledProofs"
 
-/** What `DeliveriesRepo.claimDue` asks for: due deliveries, at most `maxPerWebhook` of each webhook. */
+/** What `DeliveriesRepo.claimDue` asks for: due deliveries, at most `maxPerWebhook` of each webhook, in turns across accounts. */
 export type DeliveryClaim = Parameters<Context.Tag.Service<typeof DeliveriesRepo>["claimDue"]>[0]
 
 /** Leaves a read as it is, or makes it hold the rows it returns: applied when a query or statement is built. */

@@ -250,6 +250,32 @@ describe("delivery engine", () => {
         expect(attempts.attempts.map((a) => [a.error, a.latency_ms])).toEqual([["timeout", 10_000], ["timeout", 10_000]])
       }), { maxConcurrentPerWebhook: 2, maxConcurrentDeliveries: 4 }))
 
+  it.effect("an account whose endpoints all hang holds only its share of the slots: another account's delivery goes at once", () => {
+    const hangs = [1, 2, 3].map((i) => `${HANGING}/${i}`)
+    return withEngine(Object.fromEntries(hangs.map((url) => [url, [{ hang: true }]])), (transport) =>
+      Effect.gen(function*() {
+        const webhooks = yield* Webhooks
+        const busy = yield* newAccount
+        const quiet = yield* newAccount
+        for (const url of hangs) yield* webhooks.create(busy, { url, events: ["key.created"] })
+        yield* webhooks.create(quiet, { url: OK, events: ["key.created"] })
+        const t0 = yield* Clock.currentTimeMillis
+        // 4 events to 3 hanging endpoints: 12 deliveries, 2 slots each wanted, 4 slots in all.
+        for (let i = 0; i < 4; i++) yield* createKey(busy, `b${i}`)
+        yield* settle
+        expect((yield* transport.requests).length).toBe(2)
+        yield* createKey(quiet, "q")
+        yield* settle
+        const sent = yield* transport.requests
+        // Before the fix the busy account held all 4 slots, and this waited for a 10 s timeout.
+        expect(sent.filter((r) => r.url === OK).map((r) => r.at_ms - t0)).toEqual([0])
+        expect(sent.filter((r) => r.url !== OK)).toHaveLength(2)
+        // Its share frees at the timeout, and the next two of its deliveries go then.
+        yield* TestClock.adjust(10_000)
+        expect((yield* transport.requests).filter((r) => r.url !== OK).map((r) => r.at_ms - t0)).toEqual([0, 0, 10_000, 10_000])
+      }), { maxConcurrentPerWebhook: 2, maxConcurrentDeliveries: 4, maxConcurrentPerAccount: 2 })
+  })
+
   it.effect("non-public URLs already in storage are refused at delivery time and never sent", () =>
     withEngine({}, (transport) =>
       Effect.gen(function*() {

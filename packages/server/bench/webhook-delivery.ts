@@ -3,7 +3,7 @@
  * the Node transport to a local receiver on 127.0.0.1 (a separate process), over SQLite (a temporary file; the default)
  * or the in-memory store:
  *
- *   pnpm exec tsx packages/server/bench/webhook-delivery.ts [events=2000] [pacedEvents=1000] [--store sqlite|memory]
+ *   pnpm exec tsx packages/server/bench/webhook-delivery.ts [events=2000] [pacedEvents=1000] [--store sqlite|memory] [--per-account 32]
  *
  * Run 1 records `events` events as fast as it can while the engine delivers them. Run 2 records
  * `events` events with no engine running, then starts one and times the drain of that backlog.
@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { NodeWebhookTransport } from "../src/webhookTransport.js"
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { store: { type: "string", default: "sqlite" } } })
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { store: { type: "string", default: "sqlite" }, "per-account": { type: "string", default: "32" } } })
 const TOTAL = Number(positionals[0] ?? 2000)
 const PACED = Number(positionals[1] ?? 1000)
 const PACE_PER_SECOND = 200
@@ -141,7 +141,13 @@ await Effect.runPromise(
   program.pipe(
     Effect.scoped,
     Effect.provide(testCore(store)),
-    Effect.provideService(WebhookConfig, { ...DEFAULT_WEBHOOK_CONFIG, allowInsecureWebhooks: true, maxConcurrentPerWebhook: 32 })
+    Effect.provideService(WebhookConfig, {
+      ...DEFAULT_WEBHOOK_CONFIG,
+      allowInsecureWebhooks: true,
+      maxConcurrentPerWebhook: 32,
+      // One account here: its share (16 by default) would bound the run, not the engine; `--per-account 16` measures that.
+      maxConcurrentPerAccount: Number(values["per-account"])
+    })
   )
 )
 rmSync(dir, { recursive: true, force: true })

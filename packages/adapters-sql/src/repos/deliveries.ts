@@ -79,12 +79,13 @@ export const sqlDeliveries = (conn: SqlConnection) => {
           .where("webhook_id", "=", webhookId).where("status", "=", "pending")
       ),
     // A leased row is not claimable before its lease lapses, so it is due at the later of the two.
-    nextDueAt: (excludeWebhooks) =>
+    nextDueAt: (excludeWebhooks, excludeAccounts = []) =>
       conn.first((db) =>
         db.selectFrom("deliveries")
           .select(sql<string | null>`min(case when lease_expires_at is not null and lease_expires_at > next_attempt_at then lease_expires_at else next_attempt_at end)`.as("due"))
           .where("status", "=", "pending")
           .$if(excludeWebhooks.length > 0, (q) => q.where("webhook_id", "not in", [...excludeWebhooks]))
+          .$if(excludeAccounts.length > 0, (q) => q.where("account_id", "not in", [...excludeAccounts]))
       ).pipe(Effect.map((row) => Option.fromNullable(Option.getOrUndefined(row)?.due as Timestamp | null | undefined))),
     get: (accountId, id) =>
       conn.first((db) => db.selectFrom("deliveries").selectAll().where("id", "=", id).where("account_id", "=", accountId))

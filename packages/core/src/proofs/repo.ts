@@ -63,9 +63,11 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   /**
    * Atomically claims up to `limit` proofs and returns them as updated. Candidates are `queued`
    * proofs and `running` ones whose lease has lapsed (`lease_expires_at <= now`: a dead worker's),
-   * oldest id first. A candidate is taken only while its account has fewer than
-   * `maxRunningPerAccount` running proofs with a live lease (counting those claimed by this call);
-   * other accounts' candidates are still taken, so one busy account does not block the rest.
+   * oldest id first within an account. They are taken in turns across accounts (`takeInTurns`,
+   * counting each account's running proofs with a live lease as held), so the account running
+   * fewest goes first and no account's queue, however long, holds another's oldest proof back. A
+   * candidate is taken only while its account has fewer than `maxRunningPerAccount` running proofs
+   * with a live lease (counting those claimed by this call).
    * A claimed row becomes `running` with `started_at = now`, `lease_expires_at = leaseUntil` and
    * `attempts + 1`. Concurrent calls never return the same proof, and the per-account limit holds
    * across them.

@@ -23,6 +23,13 @@ export interface WebhookConfigShape {
   readonly maxConcurrentDeliveries: number
   /** Attempts in flight at once to one webhook, so one slow endpoint cannot take every slot. */
   readonly maxConcurrentPerWebhook: number
+  /**
+   * Attempts in flight (or claimed and waiting for their webhook's slot) at once for one account,
+   * in each engine: below `maxConcurrentDeliveries`, so an account whose receivers all hang holds
+   * only its share and another account's delivery finds a free slot at once. With the defaults,
+   * three such accounts together still leave a quarter of the slots free.
+   */
+  readonly maxConcurrentPerAccount: number
   /** Deliveries taken from storage per claim. */
   readonly claimBatchSize: number
   /**
@@ -44,6 +51,7 @@ export const DEFAULT_WEBHOOK_CONFIG: WebhookConfigShape = {
   userAgent: `mzk-webhooks/${MZK_VERSION}`,
   maxConcurrentDeliveries: 64,
   maxConcurrentPerWebhook: 8,
+  maxConcurrentPerAccount: 16,
   claimBatchSize: 100,
   leaseMs: 60_000,
   pollIntervalMs: 1_000

@@ -1,7 +1,7 @@
 import { Cause, Clock, Context, Effect, FiberSet, Layer, Option } from "effect"
 import { toEnvelope } from "../events/event.js"
 import { EventsRepo } from "../events/repo.js"
-import { Ids, type WebhookId } from "../kernel/ids.js"
+import { type AccountId, Ids, type WebhookId } from "../kernel/ids.js"
 import { logFailure } from "../kernel/storageFailure.js"
 import { millisFromTimestamp, type Timestamp, timestampFromMillis } from "../kernel/time.js"
 import { Telemetry } from "../kernel/telemetry.js"
@@ -38,9 +38,13 @@ const LEASE_MARGIN_MS = 5_000
  * `WebhookTransport` and records it. Claims are leases in storage, so any number of engines, in any
  * number of processes, can share one database without sending an attempt twice while a lease holds.
  *
- * Concurrency is bounded twice: over all endpoints, and per webhook. A webhook whose slots and
- * small backlog are full is left out of claims, so deliveries to one slow endpoint wait in storage,
- * not in a slot another endpoint could use. Every attempt is signed with the time it is made, and
+ * Concurrency is bounded three times: over all endpoints, per account, and per webhook. A webhook
+ * whose slots and small backlog are full, and an account holding its share
+ * (`maxConcurrentPerAccount`), are left out of claims, so deliveries to slow endpoints wait in
+ * storage, not in a slot another endpoint could use; claims take due deliveries in turns across
+ * accounts, the account holding fewest first, so one account's backlog never holds another's
+ * first delivery back (each engine shares its own slots this way; claims of engines in other
+ * processes are kept apart by storage). Every attempt is signed with the time it is made, and
  * retries are due at fixed offsets from the first failure (`retryScheduleMs`), later where a 429
  * or 503 asks with `Retry-After` (`nextDeliveryState` decides); when the last one fails, or the
  * endpoint answers 410 Gone, the delivery is `failed`, the webhook is switched off with its
@@ -77,6 +81,14 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
        * once would cost a write each. Only the loop fiber touches these maps.
        */
       const backlog = new Map<WebhookId, Array<DeliveryRecord>>()
+      /** Per account: attempts in flight plus deliveries waiting in `backlog`, what its share counts. */
+      const perAccount = new Map<AccountId, number>()
+      const hold = (account: AccountId, n: number) => {
+        const left = (perAccount.get(account) ?? 0) + n
+        if (left <= 0) perAccount.delete(account)
+        else perAccount.set(account, left)
+      }
+      const accountsAtCap = () => [...perAccount].filter(([, n]) => n >= config.maxConcurrentPerAccount).map(([id]) => id)
       let inFlight = 0
       const busy = (id: WebhookId) => perWebhook.get(id) ?? 0
       const waiting = (id: WebhookId) => backlog.get(id)?.length ?? 0
@@ -201,6 +213,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           perWebhook.set(delivery.webhook_id, (perWebhook.get(delivery.webhook_id) ?? 0) + 1)
           const done = Effect.sync(() => {
             inFlight--
+            hold(delivery.account_id, -1)
             const left = (perWebhook.get(delivery.webhook_id) ?? 1) - 1
             if (left <= 0) perWebhook.delete(delivery.webhook_id)
             else perWebhook.set(delivery.webhook_id, left)
@@ -235,8 +248,10 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           while (queue.length > 0 && busy(webhookId) < config.maxConcurrentPerWebhook && inFlight < config.maxConcurrentDeliveries) {
             const delivery = queue.shift()!
             const lease = delivery.lease_expires_at as Timestamp
-            if (millisFromTimestamp(lease) - nowMs < config.timeoutMs + LEASE_MARGIN_MS) yield* deliveries.release(delivery.id, lease)
-            else yield* start(delivery)
+            if (millisFromTimestamp(lease) - nowMs < config.timeoutMs + LEASE_MARGIN_MS) {
+              hold(delivery.account_id, -1)
+              yield* deliveries.release(delivery.id, lease)
+            } else yield* start(delivery)
           }
           if (queue.length === 0) backlog.delete(webhookId)
         }
@@ -254,10 +269,13 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
           limit,
           maxPerWebhook: config.maxConcurrentPerWebhook,
           leaseUntil: timestampFromMillis(nowMs + config.leaseMs),
-          excludeWebhooks: saturated()
+          excludeWebhooks: saturated(),
+          maxPerAccount: config.maxConcurrentPerAccount,
+          heldByAccount: new Map(perAccount)
         })
         for (const delivery of claimed) {
           const webhookId = delivery.webhook_id
+          hold(delivery.account_id, 1)
           if (busy(webhookId) < config.maxConcurrentPerWebhook) {
             yield* start(delivery)
           } else if (waiting(webhookId) < config.maxConcurrentPerWebhook) {
@@ -265,6 +283,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
             queue.push(delivery)
             backlog.set(webhookId, queue)
           } else {
+            hold(delivery.account_id, -1)
             yield* deliveries.release(delivery.id, delivery.lease_expires_at as Timestamp)
           }
         }
@@ -280,7 +299,7 @@ export class DeliveryEngine extends Context.Tag("@mzk/core/DeliveryEngine")<Deli
 
       const sleepUntilDue = (claimedNothing: boolean) =>
         Effect.gen(function*() {
-          const next = yield* deliveries.nextDueAt(saturated())
+          const next = yield* deliveries.nextDueAt(saturated(), accountsAtCap())
           const nowMs = yield* Clock.currentTimeMillis
           let waitMs = config.pollIntervalMs
           if (Option.isSome(next)) {

@@ -46,8 +46,12 @@ export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<Deli
   readonly listByEvent: (eventId: EventId) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageError>
   /**
    * Claims up to `limit` due deliveries: status `pending`, `next_attempt_at <= now`, lease null or
-   * `<= now`, webhook not in `excludeWebhooks`; of each webhook only its `maxPerWebhook` earliest;
-   * earliest `next_attempt_at` first, then id. Sets `lease_expires_at = leaseUntil` and
+   * `<= now`, webhook not in `excludeWebhooks`; of each webhook only its `maxPerWebhook` earliest.
+   * They are taken in turns across accounts (`takeInTurns`, earliest `next_attempt_at` then id
+   * within an account): an account that holds `heldByAccount` attempts already goes after those
+   * holding fewer, and gets none that would take it to `maxPerAccount` or past it, so one account's
+   * backlog never holds another's first delivery back. Without `maxPerAccount`, no account cap and
+   * nothing held. Sets `lease_expires_at = leaseUntil` and
    * `updated_at = now` on each and returns them as updated. Atomic across processes: while a lease
    * holds, no other claim returns that delivery (Postgres: `FOR UPDATE SKIP LOCKED`, or a
    * `row_number() OVER (PARTITION BY webhook_id …)` pick followed by an `UPDATE … WHERE` that
@@ -59,6 +63,9 @@ export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<Deli
     readonly maxPerWebhook: number
     readonly leaseUntil: Timestamp
     readonly excludeWebhooks: ReadonlyArray<WebhookId>
+    readonly maxPerAccount?: number
+    /** What each account holds in the claiming engine (in flight or claimed and waiting); absent means none. */
+    readonly heldByAccount?: ReadonlyMap<AccountId, number>
   }) => Effect.Effect<ReadonlyArray<DeliveryRecord>, StorageError>
   /**
    * Writes one attempt and the delivery's next state together, only when the delivery is still
@@ -82,11 +89,15 @@ export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<Deli
   /** Cancels every `pending` delivery of the webhook, leased or not, as `cancel` does. Returns how many. */
   readonly cancelPendingForWebhook: (webhookId: WebhookId, at: Timestamp) => Effect.Effect<number, StorageError>
   /**
-   * The earliest instant a `pending` delivery outside `excludeWebhooks` becomes claimable: the
-   * minimum of `max(next_attempt_at, coalesce(lease_expires_at, next_attempt_at))`. None when
-   * there is no such delivery. The engine sleeps until then instead of polling.
+   * The earliest instant a `pending` delivery outside `excludeWebhooks` and `excludeAccounts`
+   * becomes claimable: the minimum of `max(next_attempt_at, coalesce(lease_expires_at,
+   * next_attempt_at))`. None when there is no such delivery. The engine sleeps until then instead
+   * of polling; it leaves out what it could not claim now (webhooks and accounts at their caps).
    */
-  readonly nextDueAt: (excludeWebhooks: ReadonlyArray<WebhookId>) => Effect.Effect<Option.Option<Timestamp>, StorageError>
+  readonly nextDueAt: (
+    excludeWebhooks: ReadonlyArray<WebhookId>,
+    excludeAccounts?: ReadonlyArray<AccountId>
+  ) => Effect.Effect<Option.Option<Timestamp>, StorageError>
   /** One delivery of the account. */
   readonly get: (accountId: AccountId, id: DeliveryId) => Effect.Effect<Option.Option<DeliveryRecord>, StorageError>
   /**

@@ -40,9 +40,9 @@ interface Setup {
   readonly webhooks: ReadonlyArray<WebhookRecord>
 }
 
-const setup = (webhookCount = 1) =>
+const setup = (webhookCount = 1, park = true) =>
   Effect.gen(function*() {
-    yield* parkEverythingPending
+    if (park) yield* parkEverythingPending
     const account = yield* freshAccount
     const event = yield* eventRecord(account)
     yield* (yield* EventsRepo).insert(event)
@@ -151,6 +151,32 @@ export const deliveryTests = (it: ConformanceIt, timeout: number) => {
         .toEqual([a3.id])
       expect(ids(yield* repo.claimDue({ now: T(9), limit: 10, maxPerWebhook: 1, leaseUntil: T(10), excludeWebhooks: [] })))
         .toEqual([b6.id])
+    }), timeout)
+
+  it.effect("deliveries: claimDue takes due deliveries in turns across accounts, the one holding fewest first, none past maxPerAccount", () =>
+    Effect.gen(function*() {
+      const repo = yield* DeliveriesRepo
+      const busy = yield* setup(2)
+      const quiet = yield* setup(1, false)
+      const [a, b] = busy.webhooks as [WebhookRecord, WebhookRecord]
+      const busyRows: Array<DeliveryRecord> = []
+      for (let i = 1; i <= 6; i++) busyRows.push(yield* pending(busy, i % 2 === 0 ? a : b, T(i)))
+      const q7 = yield* pending(quiet, quiet.webhooks[0]!, T(7))
+      const q8 = yield* pending(quiet, quiet.webhooks[0]!, T(8))
+      const [b1, b2, b3, b4] = busyRows as [DeliveryRecord, DeliveryRecord, DeliveryRecord, DeliveryRecord]
+      const claim = (limit: number, held: ReadonlyArray<readonly [AccountId, number]>) =>
+        Effect.map(
+          repo.claimDue({ now: T(9), limit, maxPerWebhook: 100, leaseUntil: T(10), excludeWebhooks: [], maxPerAccount: 10, heldByAccount: new Map(held) }),
+          ids
+        )
+      // The busy account's backlog is older, yet the quiet account's first delivery is in the first turn.
+      expect(yield* claim(3, [])).toEqual([b1.id, b2.id, q7.id])
+      // An account holding more goes after one holding less, and gets no turn at its cap.
+      expect(yield* claim(3, [[busy.account, 9]])).toEqual([b3.id, q8.id])
+      expect(yield* claim(3, [[busy.account, 10]])).toEqual([])
+      expect(yield* repo.nextDueAt([], [busy.account])).not.toEqual(Option.some(T(4)))
+      expect(yield* repo.nextDueAt([])).toEqual(Option.some(T(4)))
+      expect(yield* claim(10, [[busy.account, 8]])).toEqual([b4.id, busyRows[4]!.id])
     }), timeout)
 
   it.effect("deliveries: concurrent claims never hand out the same delivery twice", () =>

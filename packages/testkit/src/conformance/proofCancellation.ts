@@ -80,9 +80,10 @@ export const proofCancellationTests = (it: ConformanceIt, timeout: number) => {
       const rows = yield* Effect.all(Array.from({ length: 4 }, () => proofRecord(account, { batch_id: batch })))
       const outsider = yield* proofRecord(account)
       const foreign = yield* proofRecord(other, { batch_id: yield* makeId("batch") })
-      yield* repo.insertMany([...rows, outsider, foreign])
+      yield* repo.insertMany([...rows, outsider])
       // rows[0] completes, rows[1] runs, rows[2] and rows[3] wait.
       yield* claim(T0, 2)
+      yield* repo.insertMany([foreign])
       yield* repo.complete(rows[0]!.id, 1, completion)
 
       expect(yield* repo.cancel(other, { batch }, CANCELED)).toEqual([])

@@ -92,8 +92,9 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       const last = yield* repo.list(account, { limit: 2, startingAfter: ids[3] })
       expect(last.items.map((r) => r.id)).toEqual(ids.slice(4))
       expect(last.has_more).toBe(false)
-      const claimed = yield* claim(T0, 2)
-      expect(claimed.map((r) => r.id)).toEqual(ids.slice(0, 2))
+      // Claims take turns across accounts: the other account's proof is one of the three.
+      const claimed = yield* claim(T0, 3)
+      expect(claimed.filter((r) => r.account_id === account).map((r) => r.id)).toEqual(ids.slice(0, 2))
       const running = yield* repo.list(account, { limit: 10, status: "running" })
       expect([running.items.map((r) => r.id), running.total, running.has_more]).toEqual([ids.slice(0, 2), 2, false])
       const stillQueued = yield* repo.list(account, { limit: 1, status: "queued" })
@@ -128,6 +129,28 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       expect((yield* claim(T0, 10, 2)).map((r) => r.id)).toEqual([busyRows[2]!.id])
       // A raised limit lets the rest through.
       expect((yield* claim(T0, 10, 4)).map((r) => r.id)).toEqual([busyRows[3]!.id, busyRows[4]!.id])
+    }), timeout)
+
+  it.effect("proofs: claimNext takes proofs in turns across accounts, the one running fewest first, so a long queue holds no one back", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* ProofsRepo
+      const busy = yield* freshAccount
+      const quiet = yield* freshAccount
+      const busyRows = yield* queued(busy, 30)
+      // One slot: the busy account's oldest, then its next one (no other account waits).
+      expect((yield* claim(T0, 1)).map((r) => r.id)).toEqual([busyRows[0]!.id])
+      const [quietRow] = yield* queued(quiet, 2)
+      // The busy account runs one, the quiet one none: the quiet account's proof is next, behind none of the 29.
+      expect((yield* claim(T0, 1)).map((r) => r.id)).toEqual([quietRow!.id])
+      // Both run one: turns alternate, oldest first within an account.
+      const both = yield* claim(T0, 3)
+      expect(both.map((r) => r.account_id).filter((a) => a === quiet)).toHaveLength(1)
+      expect(both.filter((r) => r.account_id === busy).map((r) => r.id)).toEqual([busyRows[1]!.id, busyRows[2]!.id])
+      // The cap still holds, counting what runs: 3 running of a cap of 10 leave room for 7.
+      expect((yield* claim(T0, 100)).map((r) => r.id)).toEqual(busyRows.slice(3, 10).map((r) => r.id))
+      expect((yield* repo.list(busy, { limit: 100, status: "running" })).total).toBe(10)
+      expect(yield* claim(T0, 100)).toEqual([])
     }), timeout)
 
   it.effect("proofs: a lapsed lease is taken over; the old claim can no longer settle", () =>

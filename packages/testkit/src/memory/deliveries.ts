@@ -1,4 +1,4 @@
-import { DeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord, type Timestamp } from "@mzk/core"
+import { DeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord, takeInTurns, type Timestamp } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { byId, type MemoryDb, paginate } from "./db.js"
 
@@ -48,9 +48,8 @@ export const memoryDeliveries = (db: MemoryDb) => {
   return DeliveriesRepo.of({
     insertMany: (inserted) => db.write(Effect.sync(() => inserted.forEach((row) => deliveries.set(row.id, row)))),
     listByEvent: (eventId) => Effect.sync(() => [...deliveries.values()].filter((d) => d.event_id === eventId).sort(byId)),
-    claimDue: ({ now, limit, maxPerWebhook, leaseUntil, excludeWebhooks }) =>
+    claimDue: ({ excludeWebhooks, heldByAccount, leaseUntil, limit, maxPerAccount, maxPerWebhook, now }) =>
       db.write(Effect.gen(function*() {
-        const perWebhook = new Map<string, number>()
         const due: Array<DeliveryRecord> = []
         for (const d of deliveries.pending()) {
           if (
@@ -58,14 +57,15 @@ export const memoryDeliveries = (db: MemoryDb) => {
             (d.lease_expires_at === null || d.lease_expires_at <= now) && !excludeWebhooks.includes(d.webhook_id)
           ) due.push(d)
         }
-        const picked = due
-          .sort((a, b) => (a.next_attempt_at! < b.next_attempt_at! ? -1 : a.next_attempt_at! > b.next_attempt_at! ? 1 : byId(a, b)))
-          .filter((d) => {
-            const taken = perWebhook.get(d.webhook_id) ?? 0
-            perWebhook.set(d.webhook_id, taken + 1)
-            return taken < maxPerWebhook
-          })
-          .slice(0, Math.max(0, limit))
+        const earliest = (a: DeliveryRecord, b: DeliveryRecord) =>
+          a.next_attempt_at! < b.next_attempt_at! ? -1 : a.next_attempt_at! > b.next_attempt_at! ? 1 : byId(a, b)
+        const picked = takeInTurns(due.sort(earliest), {
+          limit,
+          owner: (d) => d.account_id,
+          cap: maxPerAccount ?? Number.POSITIVE_INFINITY,
+          held: maxPerAccount === undefined ? undefined : heldByAccount,
+          within: { group: (d) => d.webhook_id, cap: maxPerWebhook }
+        }).sort(earliest)
         // Yield between the read and the write: without the lock, the claim race tests must fail.
         yield* Effect.yieldNow()
         return picked.map((row) => {
@@ -117,11 +117,11 @@ export const memoryDeliveries = (db: MemoryDb) => {
         }
         return count
       })),
-    nextDueAt: (excludeWebhooks) =>
+    nextDueAt: (excludeWebhooks, excludeAccounts = []) =>
       Effect.sync(() => {
         let earliest: Timestamp | undefined
         for (const row of deliveries.pending()) {
-          if (row.next_attempt_at === null || excludeWebhooks.includes(row.webhook_id)) continue
+          if (row.next_attempt_at === null || excludeWebhooks.includes(row.webhook_id) || excludeAccounts.includes(row.account_id)) continue
           const at = claimableAt(row)
           if (earliest === undefined || at < earliest) earliest = at
         }

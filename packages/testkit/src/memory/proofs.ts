@@ -1,4 +1,4 @@
-import { claimHolds, mayApply, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition } from "@mzk/core"
+import { claimHolds, mayApply, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofTransition, takeInTurns } from "@mzk/core"
 import { Effect, Option } from "effect"
 import { byId, type MemoryDb, paginate } from "./db.js"
 
@@ -45,12 +45,9 @@ export const memoryProofs = (db: MemoryDb) => {
           (row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= now)
         )
         yield* Effect.yieldNow()
+        const picked = takeInTurns(candidates, { limit, owner: (row) => row.account_id, cap: maxRunningPerAccount, held: running })
         const claimed: Array<ProofRecord> = []
-        for (const row of candidates) {
-          if (claimed.length >= limit) break
-          const count = running.get(row.account_id) ?? 0
-          if (count >= maxRunningPerAccount) continue
-          running.set(row.account_id, count + 1)
+        for (const row of picked.sort(byId)) {
           const updated: ProofRecord = {
             ...row,
             status: PROOF_TRANSITIONS.claim.to,
