@@ -147,8 +147,9 @@ describePostgres("Postgres workers across processes", () => {
   it.scopedLive("a worker killed with SIGKILL mid-proof: another takes the proof over once the lease lapses, and it completes once", () =>
     Effect.gen(function*() {
       const { core, principal, query, url } = yield* setUp
-      // A proves for a minute; its claim holds for the 10 s timeout (no margin), and it dies long before.
-      const a = yield* startProofWorker(url, { proveMs: 60_000, timeoutMs: 10_000, leaseMarginMs: 0, pollIntervalMs: 200 })
+      // A proves for two minutes; its claim holds for the 30 s timeout (no margin), and it dies long
+      // before. 30 s leave worker B's start (a node process: seconds on a loaded machine) inside it.
+      const a = yield* startProofWorker(url, { proveMs: 120_000, timeoutMs: 30_000, leaseMarginMs: 0, pollIntervalMs: 200 })
       yield* a.ready
       const created = yield* Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "5" } }))
         .pipe(Effect.provide(core))
@@ -169,7 +170,7 @@ describePostgres("Postgres workers across processes", () => {
       yield* b.ready
       // Otherwise the test could not tell a takeover at the lease's end from one before it.
       expect(Date.now(), "worker B must be running before A's lease lapses").toBeLessThan(leaseA)
-      const done = yield* eventually(proof, (p) => p.status !== "running", "20 seconds", "worker B settled the proof")
+      const done = yield* eventually(proof, (p) => p.status !== "running", "50 seconds", "worker B settled the proof")
       const report = yield* b.stop
 
       expect(done.status).toBe("completed")
@@ -180,7 +181,7 @@ describePostgres("Postgres workers across processes", () => {
       expect(report.proved).toBe(1)
       const events = yield* query<{ type: string; data: string }>("select type, data from events")
       expect(events.map((e) => [e.type, (JSON.parse(e.data) as { proof_id: string }).proof_id])).toEqual([["proof.completed", id]])
-    }), 60_000)
+    }), 120_000)
 
   it.scopedLive("a worker killed with SIGKILL mid-delivery: another sends it again (same event id) once the lease lapses, recorded once", () =>
     Effect.gen(function*() {
@@ -188,7 +189,8 @@ describePostgres("Postgres workers across processes", () => {
       // The first request never gets an answer: worker A dies waiting for it.
       const receiver = yield* startWebhookReceiver({ host: "127.0.0.1", reply: (_, n) => (n === 1 ? { hang: true } : {}) })
       yield* Effect.flatMap(Webhooks, (w) => w.create(account, { url: receiver.url, events: ["key.revoked"] })).pipe(Effect.provide(core))
-      const a = yield* startDeliveryWorker(url, { timeoutMs: 9_000, leaseMs: 10_000, pollIntervalMs: 200 })
+      // A's lease leaves worker B's start (a node process: seconds on a loaded machine) well inside it.
+      const a = yield* startDeliveryWorker(url, { timeoutMs: 28_000, leaseMs: 30_000, pollIntervalMs: 200 })
       yield* a.ready
       const [event] = yield* recordEvents(core, account, 1)
 
@@ -201,7 +203,7 @@ describePostgres("Postgres workers across processes", () => {
       const b = yield* startDeliveryWorker(url, { timeoutMs: 5_000, leaseMs: 30_000, pollIntervalMs: 200 })
       yield* b.ready
       expect(Date.now(), "worker B must be running before A's lease lapses").toBeLessThan(leaseA)
-      yield* receiver.waitFor(2).pipe(Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "B sent nothing" }), Effect.orDie)
+      yield* receiver.waitFor(2).pipe(Effect.timeoutFail({ duration: "50 seconds", onTimeout: () => "B sent nothing" }), Effect.orDie)
       type Row = { status: string; attempts: number }
       const [delivery] = yield* eventually(
         query<Row>("select status, attempts from deliveries"),
@@ -222,5 +224,5 @@ describePostgres("Postgres workers across processes", () => {
       )
       expect(attempts.map((x) => [x.attempt, x.outcome])).toEqual([[1, "succeeded"]])
       expect(Date.parse(attempts[0]!.attempted_at)).toBeGreaterThanOrEqual(leaseA)
-    }), 60_000)
+    }), 120_000)
 })
