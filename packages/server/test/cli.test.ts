@@ -32,8 +32,12 @@ interface Running {
   readonly done: Promise<Ran>
 }
 
-/** `mzk …args` as its own process (stdin closed, stdout and stderr pipes, never a TTY), killed after `limitMs`. */
-const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}, limitMs = 60_000): Running => {
+/**
+ * `mzk …args` as its own process (stdin closed, stdout and stderr pipes, never a TTY), killed after
+ * `limitMs`: a guard against a hang, not a speed goal (each process loads the server's sources through
+ * tsx, which took over a minute at load 20 on 2 cores).
+ */
+const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}, limitMs = 180_000): Running => {
   const child = spawn(process.execPath, ["--conditions=@mzk/source", "--import", "tsx", "packages/server/src/cli.ts", ...args], {
     cwd: root,
     env: { ...process.env, ...env },
@@ -130,7 +134,7 @@ describe("mzk's mistakes are one line", () => {
     } finally {
       busy.close()
     }
-  }, 300_000)
+  }, 600_000)
 
   it("--log-level debug, anywhere on the line, adds the stack trace", async () => {
     const aFile = join(dir, "another-file")
@@ -139,7 +143,7 @@ describe("mzk's mistakes are one line", () => {
     expect(ran.code).toBe(1)
     expect(ran.stderr.split("\n")[0]).toMatch(/^mzk: cannot open the SQLite database/)
     expect(ran.stderr).toMatch(/^\s+at /m)
-  }, 60_000)
+  }, 240_000)
 })
 
 describe("mzk --help", () => {
@@ -153,7 +157,7 @@ describe("mzk --help", () => {
     expect(serve.stdout).toContain("Env MZK_PROOF_TIMEOUT; default 1m.")
     expect(serve.stdout).toContain("Env MZK_DATABASE_URL; default sqlite:./data/mzk.db.")
     for (const ran of [root, serve]) expect(ran.stdout + ran.stderr).not.toContain("\u001b")
-  }, 60_000)
+  }, 240_000)
 })
 
 describe("mzk keys", () => {
@@ -210,7 +214,7 @@ describe("mzk keys", () => {
     } finally {
       db.close()
     }
-  }, 300_000)
+  }, 600_000)
 })
 
 describe("settings and stopping", () => {
@@ -225,7 +229,7 @@ describe("settings and stopping", () => {
     const typo = join(dir, "typo.json")
     writeFileSync(typo, JSON.stringify({ "max-batch-size": "many" }))
     const serve = (name: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-      start(["serve", "--database", sqlite(name), "--no-workers", ...args], env, 90_000)
+      start(["serve", "--database", sqlite(name), "--no-workers", ...args], env, 240_000)
 
     const servers = [
       serve("file", ["--config", config]),
@@ -246,7 +250,7 @@ describe("settings and stopping", () => {
 
     const ports = [fromFile, fromEnv, fromFlag]
     await Promise.all(servers.map((server, i) =>
-      eventually(async () => (server.output().includes(`Listening on http://127.0.0.1:${ports[i]}`) ? true : undefined), 60_000, 100)))
+      eventually(async () => (server.output().includes(`Listening on http://127.0.0.1:${ports[i]}`) ? true : undefined), 180_000, 100)))
     // The config file's limit reached the core: a batch of 3 is refused, one of 2 accepted.
     const batch = (n: number) =>
       makeHttpClient(`http://127.0.0.1:${fromFile}`, { token: api_key }).send("POST", "/api/v1/proofs/batch", {
@@ -274,5 +278,5 @@ describe("settings and stopping", () => {
       const lines = ran.stdout.trim().split("\n").map((line) => JSON.parse(line) as { message: string; annotations: Record<string, unknown> })
       expect(lines.at(-1)).toMatchObject({ message: "mzk stopped", annotations: { signal } })
     }
-  }, 150_000)
+  }, 600_000)
 })

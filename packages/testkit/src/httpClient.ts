@@ -65,7 +65,13 @@ export const makeHttpClient = (server: string | number, options: HttpClientOptio
   // is never one the server has closed.
   const agent = options.keepAlive === false ? false : new Agent({ keepAlive: true, maxSockets: 4 })
 
-  const send = (method: string, path: string, sent: SendOptions = {}) =>
+  const send = (method: string, path: string, sent: SendOptions = {}): Promise<HttpReply> => attempt(method, path, sent, 0)
+
+  // A kept-alive socket the server closed as idle while this process could not see it (its event
+  // loop busy, as on a loaded machine) fails the next request sent on it with ECONNRESET before the
+  // server read a byte of it; such a request is sent again on a fresh socket, as Node's http docs
+  // advise (`request.reusedSocket`). Any other failure, or one on a new socket, is the caller's.
+  const attempt = (method: string, path: string, sent: SendOptions, retries: number): Promise<HttpReply> =>
     new Promise<HttpReply>((resolve, reject) => {
       const headers: Record<string, string> = { ...sent.headers }
       const token = sent.token ?? options.token
@@ -93,8 +99,11 @@ export const makeHttpClient = (server: string | number, options: HttpClientOptio
         }
       )
       outgoing.on("timeout", () => outgoing.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)))
-      outgoing.on("error", (error) => {
-        if (!answered) reject(error)
+      outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        if (answered) return
+        const stale = outgoing.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
+        if (stale && retries < 3 && sent.chunkedBytes === undefined) resolve(attempt(method, path, sent, retries + 1))
+        else reject(error)
       })
       const total = sent.chunkedBytes
       if (total === undefined) return void outgoing.end(body)
