@@ -350,12 +350,15 @@ Napi::Value LoadZkeyFile(const Napi::CallbackInfo& info) {
   });
 }
 
-/** sha256(bytes): the digest, lowercase hex (the one loadZkeyFile checks files against). */
+/**
+ * sha256(bytes, portable?): the digest, lowercase hex (the one loadZkeyFile checks files against);
+ * `portable` skips the CPU's SHA extensions, so tests check both ways of computing it.
+ */
 Napi::Value Sha256Hex(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return guarded(env, [&]() -> Napi::Value {
     const Napi::Uint8Array bytes = bytesArg(info, 0, "bytes");
-    mzk::Sha256 hash;
+    mzk::Sha256 hash(info.Length() > 1 && info[1].ToBoolean());
     hash.update(bytes.Data(), bytes.ByteLength());
     return Napi::String::New(env, mzk::Sha256::hex(hash.digest()));
   });

@@ -102,8 +102,11 @@ export interface NativeProverAddon {
    * the bytes of `sha256`. A file that cannot be opened or mapped is MZK_IO.
    */
   loadZkeyFile(path: string, options: Omit<LoadOptions, "cacheKey"> & { readonly sha256: string }): ZkeyHandle
-  /** SHA-256 of `bytes`, lowercase hex: the digest `loadZkeyFile` checks a file against. */
-  sha256(bytes: Uint8Array): string
+  /**
+   * SHA-256 of `bytes`, lowercase hex: the digest `loadZkeyFile` checks a file against. Through the
+   * CPU's SHA extensions where it has them; `portable` (for tests) computes it without them.
+   */
+  sha256(bytes: Uint8Array, portable?: boolean): string
   /**
    * Lets go of the handle's key now rather than at garbage collection. The key (and its tables) is
    * freed once no other handle, in any thread, and no proof in flight holds it. Every later use of
