@@ -32,7 +32,4 @@ export class EventSubscribers extends Context.Tag("@mzk/core/EventSubscribers")<
   /** The subscribers made by `subscribers`, each built once with the layer. */
   static readonly layer = <E, R>(...subscribers: ReadonlyArray<Effect.Effect<EventSubscriber, E, R>>) =>
     Layer.effect(this, Effect.all(subscribers))
-
-  /** An outbox nobody listens to: events are recorded and listed, and nothing else happens. */
-  static readonly none = Layer.succeed(this, [])
 }

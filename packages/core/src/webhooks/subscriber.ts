@@ -8,11 +8,7 @@ import { makeRecoveryExpiry } from "./recovery/expiry.js"
  * every recorded event fans out to its deliveries in the event's own transaction, and the event
  * retention sweep takes the recoveries that ended before its window.
  */
-export const webhookEventSubscriber: Effect.Effect<
-  EventSubscriber,
-  never,
-  Effect.Effect.Context<typeof makeDeliveryFanOut> | Effect.Effect.Context<typeof makeRecoveryExpiry>
-> = Effect.map(
+export const webhookEventSubscriber = Effect.map(
   Effect.all([makeDeliveryFanOut, makeRecoveryExpiry]),
   ([fanOut, expire]): EventSubscriber => ({ recorded: (event) => Effect.asVoid(fanOut(event)), expire })
 )
