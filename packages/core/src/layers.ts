@@ -4,10 +4,11 @@ import { AuditLog, AuditRetentionSweeper } from "./audit/service.js"
 import { Circuits } from "./circuits/service.js"
 import { CircuitBuildWakeup } from "./circuits/wakeup.js"
 import { Events } from "./events/service.js"
+import { EventSubscribers } from "./events/subscribers.js"
 import { CircuitBuilds } from "./circuits/builds.js"
 import { Idempotency, IdempotencySweeper } from "./idempotency/service.js"
 import { ProofLoops } from "./proofs/loops.js"
-import { DeliveryEngine } from "./webhooks/engine.js"
+import { DeliveryEngine } from "./webhooks/delivery/engine.js"
 import { Ids } from "./kernel/ids.js"
 import { ApiKeys } from "./keys/service.js"
 import { Proofs } from "./proofs/service.js"
@@ -15,9 +16,11 @@ import { ProofCancelWakeup, ProofWakeup } from "./proofs/wakeup.js"
 import { RateLimits } from "./rateLimits/service.js"
 import { Webhooks } from "./webhooks/service.js"
 import { EventRetentionSweeper } from "./events/sweeper.js"
-import { WebhookRecoveries } from "./webhooks/recoveries.js"
+import { WebhookRecoveries } from "./webhooks/recovery/recoveries.js"
 import { WebhookReplay } from "./webhooks/replay.js"
-import { DeliveryWakeup, RecoveryWakeup } from "./webhooks/wakeup.js"
+import { webhookEventSubscriber } from "./webhooks/subscriber.js"
+import { DeliveryWakeup } from "./webhooks/delivery/wakeup.js"
+import { RecoveryWakeup } from "./webhooks/recovery/wakeup.js"
 
 /**
  * Every core service, built over whatever storage, `Entropy`, `Prover`, `BuiltinCircuits` and
@@ -31,9 +34,11 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
   Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(WebhookReplay.layer),
   Layer.provideMerge(Events.layer),
+  // Who reacts to a recorded event, fixed here once: webhooks fan it out to deliveries in its transaction.
+  Layer.provideMerge(EventSubscribers.layer(webhookEventSubscriber)),
   // Every service that changes keys, webhooks or circuits records it here, in its transaction.
   Layer.provideMerge(AuditLog.layer),
-  // Shared by Events and WebhookReplay (which nudge) and a DeliveryEngine built over CoreServices (which listens).
+  // Shared by the webhooks' fan-out and WebhookReplay (which nudge) and a DeliveryEngine built over CoreServices (which listens).
   Layer.provideMerge(DeliveryWakeup.layer),
   // Shared by Webhooks and WebhookReplay (which start recoveries) and WebhookRecoveries (which runs them).
   Layer.provideMerge(RecoveryWakeup.layer),

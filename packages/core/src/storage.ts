@@ -8,7 +8,9 @@ import type { Transactor } from "./kernel/transaction.js"
 import type { KeysRepo } from "./keys/repo.js"
 import type { ProofsRepo } from "./proofs/repo.js"
 import type { RateLimitsRepo } from "./rateLimits/repo.js"
-import type { DeliveriesRepo, RecoveriesRepo, WebhooksRepo } from "./webhooks/repo.js"
+import type { DeliveriesRepo } from "./webhooks/delivery/repo.js"
+import type { WebhooksRepo } from "./webhooks/endpoints/repo.js"
+import type { RecoveriesRepo } from "./webhooks/recovery/repo.js"
 
 /** Everything a store layer provides: one repository per aggregate, the `Transactor` and its health check. */
 export type Storage = Transactor | StorageHealth | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo

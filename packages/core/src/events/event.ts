@@ -47,6 +47,17 @@ export const SubscribableEventType = Schema.Literal(...SUBSCRIBABLE_EVENT_TYPES)
 })
 export type SubscribableEventType = typeof SubscribableEventType.Type
 
+/**
+ * Each event type's `data`, by type. Empty here on purpose: the payload registry beside the
+ * composition root (`src/eventData.ts`) fills it in by declaration merging, so `events/` names no
+ * feature's payload while `Events.record` still takes only the body of the type it records.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by declaration merging
+export interface EventPayloads {}
+
+/** The `data` of an event of type `T`, as the payload registry gives it. */
+export type EventData<T extends EventType> = T extends keyof EventPayloads ? EventPayloads[T] : never
+
 /** The delivered payload (spec 2.3). `id` stays the same on every attempt. */
 export const EventEnvelope = Schema.Struct({
   id: EventId,

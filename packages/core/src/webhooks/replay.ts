@@ -15,13 +15,16 @@ import { type AccountId, DeliveryId, RecoveryId } from "../kernel/ids.js"
 import { pageOf, type PageQuery } from "../kernel/paging.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
-import { type Delivery, type DeliveryRecord, toDelivery } from "./delivery.js"
-import { makeRecoveryStarter } from "./recoveries.js"
-import { type Recovery, type RecoverWebhookInput, toRecovery } from "./recovery.js"
-import { DeliveriesRepo, RecoveriesRepo, WebhooksRepo } from "./repo.js"
+import { type Delivery, type DeliveryRecord, toDelivery } from "./delivery/delivery.js"
+import { makeRecoveryStarter } from "./recovery/recoveries.js"
+import { type Recovery, type RecoverWebhookInput, toRecovery } from "./recovery/recovery.js"
+import { makeDeliveryQueue } from "./delivery/queue.js"
+import { DeliveriesRepo } from "./delivery/repo.js"
+import { WebhooksRepo } from "./endpoints/repo.js"
+import { RecoveriesRepo } from "./recovery/repo.js"
 import { findWebhook } from "./service.js"
-import { DeliveryWakeup } from "./wakeup.js"
-import type { DisabledReason, WebhookRecord } from "./webhook.js"
+import { DeliveryWakeup } from "./delivery/wakeup.js"
+import type { DisabledReason, WebhookRecord } from "./endpoints/webhook.js"
 
 export interface WebhookTest {
   readonly event: EventEnvelope
@@ -89,6 +92,7 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
       const events = yield* Events
       const wakeup = yield* Effect.serviceOption(DeliveryWakeup)
       const recovery = yield* makeRecoveryStarter
+      const deliveryQueue = yield* makeDeliveryQueue
 
       const find = (accountId: AccountId, id: string) => findWebhook(webhooks, accountId, id)
 
@@ -120,11 +124,16 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
       const test = (accountId: AccountId, webhookId: string) =>
         Effect.gen(function*() {
           const webhook = yield* Effect.flatMap(find(accountId, webhookId), active)
-          const sent = yield* events.recordFor(webhook, "webhook.test", {
-            webhook_id: webhook.id,
-            message: `A test event for webhook ${webhook.id}`
-          })
-          return { event: toEnvelope(sent.event), delivery: toDelivery(sent.delivery, sent.event.type) }
+          // The event and its one manual delivery commit together; no other webhook gets it, since
+          // no webhook subscribes to `webhook.test` and the fan-out passes it by.
+          const { event, delivery } = yield* tx.transaction(Effect.gen(function*() {
+            const event = yield* events.record(webhook.account_id, "webhook.test", {
+              webhook_id: webhook.id,
+              message: `A test event for webhook ${webhook.id}`
+            })
+            return { event, delivery: yield* deliveryQueue.queueOne(event, webhook, "manual") }
+          }))
+          return { event: toEnvelope(event), delivery: toDelivery(delivery, event.type) }
         })
 
       const getDelivery = (accountId: AccountId, webhookId: string, deliveryId: string) =>

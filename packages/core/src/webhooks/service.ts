@@ -15,14 +15,15 @@ import { pageOf, type PageQuery } from "../kernel/paging.js"
 import { millisFromTimestamp, now, timestampFromMillis } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { AuditLog } from "../audit/service.js"
-import { checkWebhookUrl, firstNonPublic } from "./addresses.js"
-import { auditWebhook } from "./audit.js"
-import { WebhookConfig } from "./config.js"
-import { type DeliveryAttempt, toDeliveryAttempt } from "./delivery.js"
-import { makeRecoveryStarter } from "./recoveries.js"
-import { DeliveriesRepo, WebhooksRepo } from "./repo.js"
-import { generateWebhookSecret } from "./signing.js"
-import { HostResolver } from "./transport.js"
+import { checkWebhookUrl, firstNonPublic } from "./endpoints/addresses.js"
+import { auditWebhook } from "./endpoints/audit.js"
+import { WebhookConfig } from "./endpoints/config.js"
+import { type DeliveryAttempt, toDeliveryAttempt } from "./delivery/delivery.js"
+import { makeRecoveryStarter } from "./recovery/recoveries.js"
+import { DeliveriesRepo } from "./delivery/repo.js"
+import { WebhooksRepo } from "./endpoints/repo.js"
+import { generateWebhookSecret } from "./endpoints/signing.js"
+import { HostResolver } from "./delivery/transport.js"
 import {
   type CreateWebhookInput,
   DEFAULT_SECRET_OVERLAP_SECONDS,
@@ -32,7 +33,7 @@ import {
   type Webhook,
   type WebhookChanges,
   type WebhookRecord
-} from "./webhook.js"
+} from "./endpoints/webhook.js"
 
 /** A webhook and its signing secret, shown once: by its creation, and by each rotation. */
 export interface CreatedWebhook {

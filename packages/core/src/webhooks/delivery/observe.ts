@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { TelemetryShape } from "../kernel/telemetry.js"
+import type { TelemetryShape } from "../../kernel/telemetry.js"
 import type { DeliveryAfterAttempt, DeliveryAttemptRecord } from "./delivery.js"
 
 /**

@@ -1,38 +1,9 @@
 import { Context, type Effect, type Option } from "effect"
-import type { EventType } from "../events/event.js"
-import type { StorageError, WebhookLimitReached } from "../kernel/errors.js"
-import type { AccountId, DeliveryId, EventId, RecoveryId, WebhookId } from "../kernel/ids.js"
-import type { Page, PageOf } from "../kernel/paging.js"
-import type { Timestamp } from "../kernel/time.js"
+import type { StorageError } from "../../kernel/errors.js"
+import type { AccountId, DeliveryId, EventId, WebhookId } from "../../kernel/ids.js"
+import type { Page, PageOf } from "../../kernel/paging.js"
+import type { Timestamp } from "../../kernel/time.js"
 import type { DeliveryAfterAttempt, DeliveryAttemptRecord, DeliveryRecord } from "./delivery.js"
-import type { RecoveryProgress, RecoveryRecord } from "./recovery.js"
-import type { WebhookChanges, WebhookRecord } from "./webhook.js"
-
-export class WebhooksRepo extends Context.Tag("@mzk/core/WebhooksRepo")<WebhooksRepo, {
-  /** Inserts unless the account already has `maxPerAccount` webhooks; atomic. */
-  readonly insert: (webhook: WebhookRecord, limits: { readonly maxPerAccount: number }) => Effect.Effect<void, WebhookLimitReached | StorageError>
-  readonly get: (accountId: AccountId, id: WebhookId) => Effect.Effect<Option.Option<WebhookRecord>, StorageError>
-  /** The account's webhooks, in id order. */
-  readonly list: (accountId: AccountId, page: Page) => Effect.Effect<PageOf<WebhookRecord>, StorageError>
-  readonly update: (accountId: AccountId, id: WebhookId, changes: WebhookChanges, at: Timestamp) => Effect.Effect<Option.Option<WebhookRecord>, StorageError>
-  /** True when a webhook was removed. */
-  readonly remove: (accountId: AccountId, id: WebhookId) => Effect.Effect<boolean, StorageError>
-  /**
-   * Makes `secret` the webhook's signing secret, and the secret it replaces its previous one until
-   * `previousUntil` (null: the replaced secret is dropped); any older previous secret is dropped.
-   * Unless `force`, only while no previous secret is live at `now` (`previous_secret_expires_at`
-   * null or `<= now`), as one conditional write, so of concurrent rotations only one passes. Sets
-   * `updated_at = now`. Returns the webhook as updated, or none: unknown, another account's, or
-   * (without `force`) in an overlap.
-   */
-  readonly rotateSecret: (
-    accountId: AccountId,
-    id: WebhookId,
-    rotation: { readonly secret: string; readonly previousUntil: Timestamp | null; readonly now: Timestamp; readonly force: boolean }
-  ) => Effect.Effect<Option.Option<WebhookRecord>, StorageError>
-  /** Active webhooks of the account subscribed to `type`: the fan-out targets of a new event. */
-  readonly listSubscribed: (accountId: AccountId, type: EventType) => Effect.Effect<ReadonlyArray<WebhookRecord>, StorageError>
-}>() {}
 
 /**
  * The delivery outbox and its attempt log. Every write the delivery engine makes is conditional on
@@ -127,35 +98,4 @@ export class DeliveriesRepo extends Context.Tag("@mzk/core/DeliveriesRepo")<Deli
     webhookId: WebhookId,
     page: Page
   ) => Effect.Effect<PageOf<DeliveryAttemptRecord>, StorageError>
-}>() {}
-
-/**
- * Webhook recoveries and their job queue: a recovery is `running` until its batches are done, each
- * batch run under a short lease (claimed, advanced, the lease cleared), so several workers never
- * run the same batch and a worker that dies mid-batch only delays it until the lease lapses.
- */
-export class RecoveriesRepo extends Context.Tag("@mzk/core/RecoveriesRepo")<RecoveriesRepo, {
-  readonly insert: (recovery: RecoveryRecord) => Effect.Effect<void, StorageError>
-  readonly get: (accountId: AccountId, webhookId: WebhookId, id: RecoveryId) => Effect.Effect<Option.Option<RecoveryRecord>, StorageError>
-  /** The webhook's recoveries, in id order (`page.order`). */
-  readonly list: (accountId: AccountId, webhookId: WebhookId, page: Page) => Effect.Effect<PageOf<RecoveryRecord>, StorageError>
-  /**
-   * Claims up to `limit` `running` recoveries with no lease or a lapsed one, least recently
-   * advanced (`updated_at`, then id) first, setting `lease_expires_at = leaseUntil`. Concurrent
-   * claims never return the same recovery.
-   */
-  readonly claim: (request: {
-    readonly now: Timestamp
-    readonly leaseUntil: Timestamp
-    readonly limit: number
-  }) => Effect.Effect<ReadonlyArray<RecoveryRecord>, StorageError>
-  /**
-   * Records a batch's progress and clears the lease, only while the recovery is `running` under
-   * `lease`. True when it wrote.
-   */
-  readonly advance: (id: RecoveryId, lease: Timestamp, progress: RecoveryProgress) => Effect.Effect<boolean, StorageError>
-  /** Hands a claimed recovery back untouched (no lease) while `running` under `lease`. */
-  readonly release: (id: RecoveryId, lease: Timestamp) => Effect.Effect<boolean, StorageError>
-  /** Retention: deletes up to `limit` completed or cancelled recoveries that ended before `before`; returns how many. */
-  readonly deleteEnded: (before: Timestamp, limit: number) => Effect.Effect<number, StorageError>
 }>() {}

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { AccountId, DeliveryId, RecoveryId, WebhookId } from "../kernel/ids.js"
-import { pageQuery } from "../kernel/paging.js"
-import { Timestamp } from "../kernel/time.js"
+import { AccountId, DeliveryId, RecoveryId, WebhookId } from "../../kernel/ids.js"
+import { pageQuery } from "../../kernel/paging.js"
+import { Timestamp } from "../../kernel/time.js"
 
 export const RecoveryStatus = Schema.Literal("running", "completed", "cancelled")
 export type RecoveryStatus = typeof RecoveryStatus.Type

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import type { AuditChange } from "../audit/entry.js"
-import type { AuditLog } from "../audit/service.js"
+import type { AuditChange } from "../../audit/entry.js"
+import type { AuditLog } from "../../audit/service.js"
 import type { Webhook, WebhookRecord } from "./webhook.js"
 
 /** What the audit log shows of a webhook: every field a client sets, never its secret. */

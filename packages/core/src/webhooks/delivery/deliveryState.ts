@@ -1,4 +1,4 @@
-import { millisFromTimestamp, timestampFromMillis } from "../kernel/time.js"
+import { millisFromTimestamp, timestampFromMillis } from "../../kernel/time.js"
 import type { DeliveryAfterAttempt, DeliveryRecord } from "./delivery.js"
 import { retryAfterMillis } from "./retryAfter.js"
 

@@ -1,9 +1,9 @@
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { Effect, Redacted } from "effect"
-import { base64, fromBase64, hex } from "../kernel/encoding.js"
-import type { Entropy } from "../kernel/entropy.js"
-import { millisFromTimestamp } from "../kernel/time.js"
+import { base64, fromBase64, hex } from "../../kernel/encoding.js"
+import type { Entropy } from "../../kernel/entropy.js"
+import { millisFromTimestamp } from "../../kernel/time.js"
 import type { WebhookRecord } from "./webhook.js"
 
 /**

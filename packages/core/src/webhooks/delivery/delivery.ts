@@ -1,9 +1,9 @@
 import { Schema } from "effect"
-import { AccountId, DeliveryAttemptId, DeliveryId, EventId, WebhookId } from "../kernel/ids.js"
-import { pageQuery } from "../kernel/paging.js"
-import { Timestamp } from "../kernel/time.js"
-import { EventType } from "../events/event.js"
-import type { DisabledReason } from "./webhook.js"
+import { AccountId, DeliveryAttemptId, DeliveryId, EventId, WebhookId } from "../../kernel/ids.js"
+import { pageQuery } from "../../kernel/paging.js"
+import { Timestamp } from "../../kernel/time.js"
+import { EventType } from "../../events/event.js"
+import type { DisabledReason } from "../endpoints/webhook.js"
 
 export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed", "cancelled")
 export type DeliveryStatus = typeof DeliveryStatus.Type

@@ -1,9 +1,9 @@
 import { Schema } from "effect"
-import { AccountId, WebhookId } from "../kernel/ids.js"
-import { pageQuery } from "../kernel/paging.js"
-import { StoredText, TextWithoutControls } from "../kernel/text.js"
-import { Timestamp } from "../kernel/time.js"
-import { EventType, SubscribableEventType } from "../events/event.js"
+import { AccountId, WebhookId } from "../../kernel/ids.js"
+import { pageQuery } from "../../kernel/paging.js"
+import { StoredText, TextWithoutControls } from "../../kernel/text.js"
+import { Timestamp } from "../../kernel/time.js"
+import { EventType, SubscribableEventType } from "../../events/event.js"
 
 /**
  * Why mzk switched a webhook off: every attempt of a delivery failed (`delivery_failures`), or the
