@@ -4,10 +4,8 @@ import { parseRateLimit, type RateLimit } from "./rateLimit.js"
 import type {
   ApiKeyList,
   AuditLogPage,
-  AuditLogQuery,
   Circuit,
   CircuitList,
-  CircuitUpload,
   CircuitWithKey,
   CreatedApiKey,
   CreatedWebhook,
@@ -21,11 +19,6 @@ import type {
   DeliveryAttemptList,
   Event,
   EventList,
-  FileContent,
-  ListEventsQuery,
-  ListProofsQuery,
-  NamedFile,
-  PageQuery,
   RollKeyInput,
   Proof,
   ProofBatch,
@@ -37,11 +30,11 @@ import type {
   Recovery,
   RecoveryList,
   UpdateWebhookInput,
-  UploadFile,
   Webhook,
   WebhookList,
   WebhookTest
 } from "./types.js"
+import type { AuditLogQuery, CircuitUpload, FileContent, ListEventsQuery, ListProofsQuery, NamedFile, PageQuery, UploadFile } from "./requests.js"
 
 /** What the client sends requests with: the global `fetch`, or any function of its shape. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>

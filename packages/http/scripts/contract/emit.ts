@@ -1,0 +1,233 @@
+/**
+ * JSON Schema (as the OpenAPI document of `@mzk/http` states it) → TypeScript declarations for the
+ * dependency-free packages. Only the subset the document uses is understood; anything else throws,
+ * so a new construct in the contract stops `pnpm gen` instead of turning silently into `unknown`.
+ */
+
+export interface JsonSchema {
+  readonly $ref?: string
+  readonly type?: string
+  readonly enum?: ReadonlyArray<string | number | boolean | null>
+  readonly anyOf?: ReadonlyArray<JsonSchema>
+  readonly allOf?: ReadonlyArray<JsonSchema>
+  readonly properties?: Readonly<Record<string, JsonSchema>>
+  readonly required?: ReadonlyArray<string>
+  readonly additionalProperties?: boolean | JsonSchema
+  readonly items?: JsonSchema | false
+  readonly prefixItems?: ReadonlyArray<JsonSchema>
+  readonly description?: string
+  readonly format?: string
+  readonly [keyword: string]: unknown
+}
+
+export interface Document {
+  readonly paths: Readonly<Record<string, Readonly<Record<string, Operation>>>>
+  readonly components: { readonly schemas: Readonly<Record<string, JsonSchema>> }
+  readonly webhooks?: Readonly<Record<string, { readonly post: Operation }>>
+}
+
+interface Operation {
+  readonly requestBody?: { readonly content: Readonly<Record<string, { readonly schema: JsonSchema }>> }
+  readonly responses: Readonly<Record<string, { readonly content?: Readonly<Record<string, { readonly schema: JsonSchema }>> }>>
+}
+
+/** One exported type: its name, the schema it is made from, and what the document does not say about it. */
+export interface Declaration {
+  readonly name: string
+  readonly schema: JsonSchema
+  /** The type's doc comment where the schema has no description of its own. */
+  readonly doc?: string
+  /** A declared interface whose fields this one repeats, named as its base instead of restated. */
+  readonly extends?: string
+  /** Named for references only; the file's fixed text declares it. */
+  readonly declaredElsewhere?: boolean
+}
+
+/** Effect writes these for schemas nobody described; they say less than the type itself. */
+const GENERATED_DESCRIPTION = /^(a|an) (string|integer|number|array|non-negative|positive|negative|finite|object to be)\b/
+
+const describedBy = (schema: JsonSchema): string | undefined =>
+  schema.description !== undefined && !GENERATED_DESCRIPTION.test(schema.description) ? schema.description : undefined
+
+const canonical = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (value === null || typeof value !== "object") return value
+  return Object.fromEntries(
+    Object.keys(value)
+      .filter((key) => key !== "description" && key !== "title" && key !== "$id")
+      .sort()
+      .map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+  )
+}
+
+/** Two schemas are one type when they differ only in their prose. */
+export const shapeOf = (schema: JsonSchema): string => JSON.stringify(canonical(schema))
+
+const COMPONENT = "#/components/schemas/"
+
+export const component = (document: Document, name: string): JsonSchema => {
+  const schema = document.components.schemas[name]
+  if (schema === undefined) throw new Error(`the OpenAPI document has no component ${name}`)
+  return schema
+}
+
+export const deref = (document: Document, schema: JsonSchema): JsonSchema =>
+  schema.$ref === undefined ? schema : deref(document, component(document, schema.$ref.slice(COMPONENT.length)))
+
+const operation = (document: Document, method: string, path: string): Operation => {
+  const found = document.paths[path]?.[method.toLowerCase()]
+  if (found === undefined) throw new Error(`the OpenAPI document has no ${method} ${path}`)
+  return found
+}
+
+/** The JSON or multipart body an endpoint takes. */
+export const requestBody = (document: Document, method: string, path: string): JsonSchema => {
+  const content = operation(document, method, path).requestBody?.content
+  const body = content?.["application/json"] ?? content?.["multipart/form-data"]
+  if (body === undefined) throw new Error(`${method} ${path} takes no body`)
+  return deref(document, body.schema)
+}
+
+/** The JSON body of an endpoint's success response. */
+export const responseBody = (document: Document, method: string, path: string): JsonSchema => {
+  const responses = operation(document, method, path).responses
+  const status = Object.keys(responses).find((code) => code.startsWith("2"))
+  const body = status === undefined ? undefined : responses[status]?.content?.["application/json"]
+  if (body === undefined) throw new Error(`${method} ${path} answers no JSON body`)
+  return deref(document, body.schema)
+}
+
+export const property = (document: Document, schema: JsonSchema, ...path: ReadonlyArray<string>): JsonSchema =>
+  path.reduce((at, name) => {
+    const object = deref(document, at)
+    const next = object.properties?.[name] ?? (name === "[nonNull]" ? object.anyOf?.find((member) => member.type !== "null") : undefined)
+    if (next === undefined) throw new Error(`no ${name} in ${JSON.stringify(object).slice(0, 120)}`)
+    return deref(document, next)
+  }, schema)
+
+const comment = (text: string | undefined, indent: string): string => {
+  if (text === undefined) return ""
+  const safe = text.replace(/\*\//g, "*\\/")
+  const words = safe.split(/\s+/)
+  const lines: Array<string> = []
+  let line = ""
+  for (const word of words) {
+    if (line !== "" && indent.length + 3 + line.length + 1 + word.length > 100) {
+      lines.push(line)
+      line = word
+    } else line = line === "" ? word : `${line} ${word}`
+  }
+  lines.push(line)
+  return lines.length === 1
+    ? `${indent}/** ${lines[0]} */\n`
+    : `${indent}/**\n${lines.map((l) => `${indent} * ${l}`).join("\n")}\n${indent} */\n`
+}
+
+const literal = (value: unknown) => JSON.stringify(value)
+
+const spaced = (expression: string) => (expression.startsWith("\n") ? expression : ` ${expression}`)
+
+const isIdentifier = (name: string) => /^[A-Za-z_$][\w$]*$/.test(name)
+
+/**
+ * Emits the declarations in order. A schema shaped like a declared one (by `$ref`, or the same
+ * shape inline, as the platform repeats a struct in a response) is written as that name.
+ */
+export const emitDeclarations = (document: Document, declarations: ReadonlyArray<Declaration>): string => {
+  const byShape = new Map<string, string>()
+  const byName = new Map<string, Declaration>()
+  for (const declaration of declarations) {
+    byName.set(declaration.name, declaration)
+    const shape = shapeOf(deref(document, declaration.schema))
+    // A bare `string` or `number` names nothing: every such field would take the name.
+    if (shape === shapeOf({ type: "string" }) || shape === shapeOf({ type: "number" }) || shape === shapeOf({ type: "integer" })) {
+      throw new Error(`${declaration.name} is a bare primitive`)
+    }
+    if (!byShape.has(shape)) byShape.set(shape, declaration.name)
+  }
+
+  const objectBody = (schema: JsonSchema, indent: string, skip: ReadonlySet<string>): string => {
+    const required = new Set(schema.required ?? [])
+    const lines: Array<string> = []
+    for (const [name, field] of Object.entries(schema.properties ?? {})) {
+      if (skip.has(name)) continue
+      const doc = describedBy(field)
+      const key = isIdentifier(name) ? name : literal(name)
+      lines.push(`${comment(doc, indent)}${indent}readonly ${key}${required.has(name) ? "" : "?"}:${spaced(expression(field, indent, undefined))}`)
+    }
+    const extra = schema.additionalProperties
+    if (typeof extra === "object") lines.push(`${indent}readonly [key: string]: ${expression(extra, indent, undefined)}`)
+    else if (lines.length === 0 && extra !== false) lines.push(`${indent}readonly [field: string]: unknown`)
+    return lines.join("\n")
+  }
+
+  const expression = (schema: JsonSchema, indent: string, root: string | undefined): string => {
+    const named = byShape.get(shapeOf(schema))
+    if (named !== undefined && named !== root) return named
+    if (schema.$ref !== undefined) return expression(deref(document, schema), indent, root)
+    if (schema.anyOf !== undefined) {
+      const members = [...new Set(schema.anyOf.map((member) => expression(member, indent, undefined)))]
+      return members.map((member) => (member.includes("=>") ? `(${member})` : member)).join(" | ")
+    }
+    if (schema.enum !== undefined) {
+      const members = schema.enum.map(literal)
+      const line = members.join(" | ")
+      // A long union reads better one member a line, as a person would have written it.
+      return indent.length + line.length > 90 ? `\n${members.map((member) => `${indent}  | ${member}`).join("\n")}` : line
+    }
+    switch (schema.type) {
+      case "string":
+        return "string"
+      case "integer":
+      case "number":
+        return "number"
+      case "boolean":
+        return "boolean"
+      case "null":
+        return "null"
+      case "array": {
+        if (schema.prefixItems !== undefined) {
+          if (schema.items !== false) throw new Error("a tuple with a rest element")
+          const inner = `${indent}  `
+          return `readonly [\n${schema.prefixItems.map((item) => `${comment(describedBy(item), inner)}${inner}${expression(item, inner, undefined)}`).join(",\n")}\n${indent}]`
+        }
+        if (schema.items === undefined || schema.items === false) throw new Error("an array without items")
+        return `ReadonlyArray<${expression(schema.items, indent, undefined)}>`
+      }
+      case "object": {
+        const inner = `${indent}  `
+        return `{\n${objectBody(schema, inner, new Set())}\n${indent}}`
+      }
+      case undefined:
+        if (Object.keys(canonical(schema) as object).length === 0) return "unknown"
+    }
+    throw new Error(`no TypeScript for ${JSON.stringify(schema).slice(0, 200)}`)
+  }
+
+  const declare = (declaration: Declaration): string => {
+    const schema = deref(document, declaration.schema)
+    const doc = comment(describedBy(declaration.schema) ?? describedBy(schema) ?? declaration.doc, "")
+    if (schema.type === "object" && schema.properties !== undefined && Object.keys(schema.properties).length > 0) {
+      let skip = new Set<string>()
+      let heading = `export interface ${declaration.name}`
+      if (declaration.extends !== undefined) {
+        const base = byName.get(declaration.extends)
+        if (base === undefined) throw new Error(`${declaration.name} extends ${declaration.extends}, which is not declared`)
+        const baseSchema = deref(document, base.schema)
+        const required = new Set(schema.required ?? [])
+        for (const [name, field] of Object.entries(baseSchema.properties ?? {})) {
+          const own = schema.properties[name]
+          if (own === undefined || shapeOf(own) !== shapeOf(field) || required.has(name) !== (baseSchema.required ?? []).includes(name)) {
+            throw new Error(`${declaration.name} does not repeat ${declaration.extends}.${name}`)
+          }
+        }
+        skip = new Set(Object.keys(baseSchema.properties ?? {}))
+        heading += ` extends ${declaration.extends}`
+      }
+      return `${doc}${heading} {\n${objectBody(schema, "  ", skip)}\n}\n`
+    }
+    return `${doc}export type ${declaration.name} =${spaced(expression(schema, "", declaration.name))}\n`
+  }
+
+  return declarations.filter((declaration) => declaration.declaredElsewhere !== true).map(declare).join("\n")
+}
