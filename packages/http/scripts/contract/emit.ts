@@ -26,10 +26,24 @@ export interface Document {
   readonly webhooks?: Readonly<Record<string, { readonly post: Operation }>>
 }
 
+interface Parameter {
+  readonly name: string
+  readonly in: string
+  readonly required?: boolean
+  readonly description?: string
+  readonly schema: JsonSchema
+}
+
 interface Operation {
+  readonly parameters?: ReadonlyArray<Parameter>
   readonly requestBody?: { readonly content: Readonly<Record<string, { readonly schema: JsonSchema }>> }
   readonly responses: Readonly<Record<string, { readonly content?: Readonly<Record<string, { readonly schema: JsonSchema }>> }>>
 }
+
+/** A type the generated file names as is (a type of the package's own), in place of a schema. */
+export const TS = "x-typescript"
+/** An array that holds at least one item, typed as such (queries only: bodies keep the schemas' `ReadonlyArray`). */
+export const NON_EMPTY = "x-non-empty"
 
 /** One exported type: its name, the schema it is made from, and what the document does not say about it. */
 export interface Declaration {
@@ -95,6 +109,48 @@ export const responseBody = (document: Document, method: string, path: string): 
   const body = status === undefined ? undefined : responses[status]?.content?.["application/json"]
   if (body === undefined) throw new Error(`${method} ${path} answers no JSON body`)
   return deref(document, body.schema)
+}
+
+/**
+ * An endpoint's query parameters as one object schema, as the caller writes them: a number the
+ * platform decodes from the query string's text (its `NumberFromString`) is a number, and a
+ * repeatable parameter's array a non-empty tuple.
+ */
+export const queryParameters = (document: Document, method: string, path: string): JsonSchema => {
+  const parameters = (operation(document, method, path).parameters ?? []).filter((parameter) => parameter.in === "query")
+  if (parameters.length === 0) throw new Error(`${method} ${path} takes no query parameters`)
+  const asWritten = (schema: JsonSchema): JsonSchema =>
+    schema.type === "string" && schema.description === "a string to be decoded into a number"
+      ? { type: "number" }
+      : schema.anyOf !== undefined
+      ? { ...schema, anyOf: schema.anyOf.map(asWritten) }
+      : schema.type === "array" && typeof schema.minItems === "number" && schema.minItems >= 1
+      ? { ...schema, [NON_EMPTY]: true }
+      : schema
+  return {
+    type: "object",
+    properties: Object.fromEntries(parameters.map((parameter) => [
+      parameter.name,
+      { ...asWritten(parameter.schema), ...(parameter.description === undefined ? {} : { description: parameter.description }) }
+    ])),
+    required: parameters.filter((parameter) => parameter.required === true).map((parameter) => parameter.name)
+  }
+}
+
+/** A multipart form's file parts as the package's own file types; its text fields as they are. */
+export const withFiles = (document: Document, form: JsonSchema, file: string, namedFile: string): JsonSchema => {
+  const isFile = (schema: JsonSchema) => deref(document, schema).format === "binary"
+  return {
+    ...form,
+    properties: Object.fromEntries(Object.entries(form.properties ?? {}).map(([name, part]) => {
+      const description = part.description === undefined ? {} : { description: part.description }
+      // A repeated part's files need their names: their paths in the upload.
+      if (part.type === "array" && part.items !== undefined && part.items !== false && isFile(part.items)) {
+        return [name, { type: "array", items: { [TS]: namedFile }, ...description }]
+      }
+      return [name, isFile(part) ? { [TS]: file, ...description } : part]
+    }))
+  }
 }
 
 export const property = (document: Document, schema: JsonSchema, ...path: ReadonlyArray<string>): JsonSchema =>
@@ -164,6 +220,7 @@ export const emitDeclarations = (document: Document, declarations: ReadonlyArray
   const expression = (schema: JsonSchema, indent: string, root: string | undefined): string => {
     const named = byShape.get(shapeOf(schema))
     if (named !== undefined && named !== root) return named
+    if (typeof schema[TS] === "string") return schema[TS]
     if (schema.$ref !== undefined) return expression(deref(document, schema), indent, root)
     if (schema.anyOf !== undefined) {
       const members = [...new Set(schema.anyOf.map((member) => expression(member, indent, undefined)))]
@@ -192,7 +249,8 @@ export const emitDeclarations = (document: Document, declarations: ReadonlyArray
           return `readonly [\n${schema.prefixItems.map((item) => `${comment(describedBy(item), inner)}${inner}${expression(item, inner, undefined)}`).join(",\n")}\n${indent}]`
         }
         if (schema.items === undefined || schema.items === false) throw new Error("an array without items")
-        return `ReadonlyArray<${expression(schema.items, indent, undefined)}>`
+        const item = expression(schema.items, indent, undefined)
+        return schema[NON_EMPTY] === true ? `readonly [${item}, ...Array<${item}>]` : `ReadonlyArray<${item}>`
       }
       case "object": {
         const inner = `${indent}  `

@@ -11,8 +11,10 @@ import {
   type Document,
   emitDeclarations,
   property,
+  queryParameters,
   requestBody,
-  responseBody
+  responseBody,
+  withFiles
 } from "./emit.js"
 
 export const CLIENT_TYPES = "packages/client/src/types.ts"
@@ -28,6 +30,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
   const c = (name: string) => component(document, name)
   const body = (method: string, path: string) => requestBody(document, method, API + path)
   const answer = (method: string, path: string) => responseBody(document, method, API + path)
+  const query = (path: string) => queryParameters(document, "GET", API + path)
   return [
     { name: "Timestamp", schema: c("Timestamp"), doc: "ISO 8601 UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`." },
     { name: "Scope", schema: c("Scope"), doc: "A permission an API key holds." },
@@ -36,6 +39,11 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       name: "SubscribableEventType",
       schema: c("SubscribableEventType"),
       doc: "What a webhook's `events` may name: every type but `webhook.test`, which goes only to the webhook tested."
+    },
+    {
+      name: "PageQuery",
+      schema: query("/webhooks"),
+      doc: "A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page."
     },
     // API keys
     { name: "CreateKeyInput", schema: body("POST", "/keys") },
@@ -100,6 +108,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       doc: "An event as webhooks receive it; `data` depends on `type` (`@mzk/webhooks` types each one)."
     },
     { name: "EventList", schema: c("EventList") },
+    { name: "ListEventsQuery", schema: query("/events"), doc: "`events.list`: newest first; `starting_after` an event id moves on to older ones." },
     // Proofs
     {
       name: "ProofInputValue",
@@ -112,6 +121,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     { name: "ProofError", schema: property(document, c("Proof"), "error", "[nonNull]"), doc: "Why a proof failed." },
     { name: "Proof", schema: c("Proof") },
     { name: "ProofList", schema: c("ProofList") },
+    { name: "ListProofsQuery", schema: query("/proofs"), doc: "`proofs.list`: newest first, optionally only one status." },
     { name: "ProofBatch", schema: answer("POST", "/proofs/batch") },
     {
       name: "ProofBatchCancellation",
@@ -131,6 +141,12 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     { name: "Circuit", schema: c("Circuit") },
     { name: "CircuitWithKey", schema: c("CircuitWithKey"), extends: "Circuit" },
     { name: "CircuitList", schema: c("CircuitList") },
+    {
+      name: "CircuitUpload",
+      schema: withFiles(document, body("POST", "/circuits"), "UploadFile", "NamedFile"),
+      doc: "`circuits.create`: circom sources (`main`, plus every file it includes as `sources`), or prebuilt artifacts " +
+        "(`wasm`, `zkey`, `sym`, optionally `r1cs` and `sample_inputs`). A file is any `UploadFile`; each of `sources` needs its name."
+    },
     // Audit log
     { name: "AuditAction", schema: c("AuditAction") },
     { name: "AuditValue", schema: c("AuditValue"), doc: "A field's value in an audit entry's `changes`." },
@@ -146,12 +162,18 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       schema: c("AuditEntry"),
       doc: "One change of a key, webhook or circuit: who made it, from where, and what it changed."
     },
-    { name: "AuditLogPage", schema: c("AuditLogPage") }
+    { name: "AuditLogPage", schema: c("AuditLogPage") },
+    {
+      name: "AuditLogQuery",
+      schema: query("/audit-log"),
+      doc: "`audit.list`: newest first; `starting_after` is the last id of the previous page; the filters narrow the log."
+    }
   ]
 }
 
 const clientTypes = (document: Document): string =>
   header("The API's request and response bodies as plain TypeScript types (no Effect, no @mzk/core).") +
+  `import type { NamedFile, UploadFile } from "./requests.js"\n\n` +
   emitDeclarations(document, clientDeclarations(document))
 
 /** `ProofCompletedEvent` (the document's name for the payload) → `ProofCompleted`. */
