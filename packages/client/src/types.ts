@@ -55,14 +55,17 @@ export interface PageQuery {
 }
 
 export interface CreateKeyInput {
+  /** 1 to 64 characters */
   readonly name: string
+  /** at most 1024 characters */
   readonly description?: string | null
+  /** at least one item */
   readonly scopes?: ReadonlyArray<Scope>
   readonly expires_at?: Timestamp | null
 }
 
 export interface RollKeyInput {
-  /** Seconds the old key keeps working (default 86400, 24 h; 0 stops it now) */
+  /** Seconds the old key keeps working (default 86400, 24 h; 0 stops it now); 0 to 2592000 */
   readonly expires_in?: number
   readonly expires_at?: Timestamp | null
 }
@@ -98,16 +101,22 @@ export interface ApiKeyList {
 }
 
 export interface CreateWebhookInput {
+  /** 1 to 2048 characters */
   readonly url: string
+  /** at least one item */
   readonly events: ReadonlyArray<SubscribableEventType>
+  /** at most 1024 characters */
   readonly description?: string | null
   readonly active?: boolean
 }
 
 /** Absent fields stay as they are; `active: true` re-enables a webhook disabled after failures. */
 export interface UpdateWebhookInput {
+  /** 1 to 2048 characters */
   readonly url?: string
+  /** at least one item */
   readonly events?: ReadonlyArray<SubscribableEventType>
+  /** at most 1024 characters */
   readonly description?: string | null
   readonly active?: boolean
   /**
@@ -146,7 +155,7 @@ export interface CreatedWebhook extends Webhook {
 export interface RotateWebhookSecretInput {
   /**
    * Seconds the replaced secret keeps signing deliveries beside the new one (default 86400, 24 h; 0
-   * stops it now)
+   * stops it now); 0 to 604800
    */
   readonly expires_in?: number
   /**
@@ -593,5 +602,6 @@ export interface AuditLogQuery {
   readonly starting_after?: string
   readonly action?: AuditAction
   readonly target_id?: string
+  /** 1 to 256 characters */
   readonly actor_id?: string
 }

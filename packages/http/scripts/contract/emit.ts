@@ -63,6 +63,32 @@ const GENERATED_DESCRIPTION = /^(a|an) (string|integer|number|array|non-negative
 const describedBy = (schema: JsonSchema): string | undefined =>
   schema.description !== undefined && !GENERATED_DESCRIPTION.test(schema.description) ? schema.description : undefined
 
+const range = (low: unknown, high: unknown, unit: string) =>
+  typeof low === "number" && typeof high === "number" ? `${low} to ${high}${unit}`
+  : typeof high === "number" ? `at most ${high}${unit}`
+  : typeof low === "number" && low > 0 ? `at least ${low}${unit}`
+  : undefined
+
+/** The bounds a field's schema sets, in words: TypeScript cannot say them, the doc comment can. */
+const boundsOf = (schema: JsonSchema): string | undefined => {
+  const value = schema.anyOf?.filter((member) => member.type !== "null").length === 1
+    ? schema.anyOf.find((member) => member.type !== "null")!
+    : schema
+  if (value.type === "string") return range(value.minLength, value.maxLength, " characters")
+  // By keyword, not type: a bounded `Int` is a `$ref` with the bounds beside it.
+  if (value.minimum !== undefined || value.maximum !== undefined) return range(value.minimum, value.maximum, "")
+  if (value.type === "array" && value.prefixItems === undefined) {
+    const items = range(value.minItems, value.maxItems, " items")
+    return items === "at least 1 items" ? "at least one item" : items
+  }
+  return undefined
+}
+
+const fieldDoc = (schema: JsonSchema): string | undefined => {
+  const parts = [describedBy(schema), boundsOf(schema)].filter((part) => part !== undefined)
+  return parts.length === 0 ? undefined : parts.join("; ")
+}
+
 const canonical = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(canonical)
   if (value === null || typeof value !== "object") return value
@@ -207,7 +233,7 @@ export const emitDeclarations = (document: Document, declarations: ReadonlyArray
     const lines: Array<string> = []
     for (const [name, field] of Object.entries(schema.properties ?? {})) {
       if (skip.has(name)) continue
-      const doc = describedBy(field)
+      const doc = fieldDoc(field)
       const key = isIdentifier(name) ? name : literal(name)
       lines.push(`${comment(doc, indent)}${indent}readonly ${key}${required.has(name) ? "" : "?"}:${spaced(expression(field, indent, undefined))}`)
     }
