@@ -41,5 +41,9 @@ describe("the client's and receiver's types are generated from the OpenAPI docum
     const document = served() as unknown as { components: { schemas: Record<string, { properties: Record<string, JsonSchema> }> } }
     document.components.schemas.Proof!.properties.priority = { type: "integer-ish" }
     expect(() => generated(document as unknown as Document, CLIENT_TYPES)).toThrow(/no TypeScript for/)
+    document.components.schemas.Proof!.properties.priority = { type: "string", const: "high" }
+    expect(() => generated(document as unknown as Document, CLIENT_TYPES)).toThrow(/no TypeScript for const/)
+    document.components.schemas.Proof!.properties.priority = { type: "object", allOf: [{ properties: { a: { type: "string" } } }] }
+    expect(() => generated(document as unknown as Document, CLIENT_TYPES)).toThrow(/no TypeScript for an allOf/)
   })
 })

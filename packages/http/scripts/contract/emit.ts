@@ -57,6 +57,18 @@ export interface Declaration {
   readonly declaredElsewhere?: boolean
 }
 
+/**
+ * The keywords the generator reads or may leave aside: constraints TypeScript cannot state (the
+ * doc comment says the bounds) and prose. Any other (`const`, `oneOf`, `not`, …) stops it.
+ */
+const KEYWORDS = new Set([
+  "$ref", "$id", "type", "enum", "anyOf", "allOf", "properties", "required", "additionalProperties", "items", "prefixItems",
+  "description", "title", "format", "pattern", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
+  "exclusiveMaximum", "minItems", "maxItems", "default", "example", "examples", TS, NON_EMPTY
+])
+
+const CONSTRAINTS = new Set(["pattern", "minLength", "maxLength", "minimum", "maximum", "description", "title"])
+
 /** Effect writes these for schemas nobody described; they say less than the type itself. */
 const GENERATED_DESCRIPTION = /^(a|an) (string|integer|number|array|non-negative|positive|negative|finite|object to be)\b/
 
@@ -244,6 +256,12 @@ export const emitDeclarations = (document: Document, declarations: ReadonlyArray
   }
 
   const expression = (schema: JsonSchema, indent: string, root: string | undefined): string => {
+    const unknownKeyword = Object.keys(schema).find((keyword) => !KEYWORDS.has(keyword))
+    if (unknownKeyword !== undefined) throw new Error(`no TypeScript for ${unknownKeyword} in ${JSON.stringify(schema).slice(0, 200)}`)
+    // Effect adds a second `pattern` through `allOf`; anything more would be an intersection.
+    if (schema.allOf?.some((member) => Object.keys(member).some((keyword) => !CONSTRAINTS.has(keyword))) === true) {
+      throw new Error(`no TypeScript for an allOf in ${JSON.stringify(schema).slice(0, 200)}`)
+    }
     const named = byShape.get(shapeOf(schema))
     if (named !== undefined && named !== root) return named
     if (typeof schema[TS] === "string") return schema[TS]
