@@ -308,7 +308,10 @@ export const emitDeclarations = (document: Document, declarations: ReadonlyArray
 
   const declare = (declaration: Declaration): string => {
     const schema = deref(document, declaration.schema)
-    const doc = comment(describedBy(declaration.schema) ?? describedBy(schema) ?? declaration.doc, "")
+    const described = describedBy(declaration.schema) ?? describedBy(schema)
+    // The document's own words win; a table's doc that would never show is a stale one.
+    if (described !== undefined && declaration.doc !== undefined) throw new Error(`${declaration.name}: the schema has a description, drop the doc`)
+    const doc = comment(described ?? declaration.doc, "")
     if (schema.type === "object" && schema.properties !== undefined && Object.keys(schema.properties).length > 0) {
       let skip = new Set<string>()
       let heading = `export interface ${declaration.name}`

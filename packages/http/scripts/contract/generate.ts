@@ -32,7 +32,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
   const answer = (method: string, path: string) => responseBody(document, method, API + path)
   const query = (path: string) => queryParameters(document, "GET", API + path)
   return [
-    { name: "Timestamp", schema: c("Timestamp"), doc: "ISO 8601 UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`." },
+    { name: "Timestamp", schema: c("Timestamp") },
     { name: "Scope", schema: c("Scope"), doc: "A permission an API key holds." },
     { name: "EventType", schema: c("EventType") },
     {
@@ -78,11 +78,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       doc: "A webhook after a rotation: with its new signing `secret`, in this response only (and its replays)."
     },
     { name: "WebhookList", schema: c("WebhookList") },
-    {
-      name: "DeliveryTrigger",
-      schema: property(document, c("Delivery"), "trigger"),
-      doc: "What queued an attempt: the retry schedule, or a caller (test, retry, recovery)."
-    },
+    { name: "DeliveryTrigger", schema: property(document, c("Delivery"), "trigger") },
     { name: "DeliveryErrorClass", schema: property(document, c("DeliveryAttempt"), "error", "[nonNull]") },
     { name: "DeliveryAttempt", schema: c("DeliveryAttempt"), doc: "One attempt to deliver an event to a webhook." },
     { name: "DeliveryAttemptList", schema: c("DeliveryAttemptList") },
@@ -198,7 +194,7 @@ const webhooksEvents = (document: Document): string => {
   }
   const declarations: ReadonlyArray<Declaration> = [
     { name: "EventType", schema: c("EventType"), declaredElsewhere: true },
-    { name: "Timestamp", schema: c("Timestamp"), doc: "ISO 8601 UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`." },
+    { name: "Timestamp", schema: c("Timestamp") },
     {
       name: "PublicInputs",
       schema: property(document, withData("proof.completed"), "data", "public_inputs"),
