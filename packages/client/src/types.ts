@@ -504,6 +504,7 @@ export interface CircuitList {
  * `UploadFile`; each of `sources` needs its name.
  */
 export interface CircuitUpload {
+  /** 1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs */
   readonly name: string
   /** At most 1024 characters */
   readonly description?: string

@@ -258,6 +258,10 @@ export const emitDeclarations = (document: Document, declarations: ReadonlyArray
   const expression = (schema: JsonSchema, indent: string, root: string | undefined): string => {
     const unknownKeyword = Object.keys(schema).find((keyword) => !KEYWORDS.has(keyword))
     if (unknownKeyword !== undefined) throw new Error(`no TypeScript for ${unknownKeyword} in ${JSON.stringify(schema).slice(0, 200)}`)
+    // A `$ref` with its own description is written `allOf: [{ $ref }]`: the referenced type.
+    if (schema.allOf?.length === 1 && schema.allOf[0]!.$ref !== undefined && schema.type === undefined) {
+      return expression(schema.allOf[0]!, indent, root)
+    }
     // Effect adds a second `pattern` through `allOf`; anything more would be an intersection.
     if (schema.allOf?.some((member) => Object.keys(member).some((keyword) => !CONSTRAINTS.has(keyword))) === true) {
       throw new Error(`no TypeScript for an allOf in ${JSON.stringify(schema).slice(0, 200)}`)
