@@ -9,24 +9,19 @@ import type {
   CircuitList,
   CircuitUpload,
   CircuitWithKey,
-  CreatedApiKey,
-  CreatedWebhook,
   CreateKeyInput,
   CreateProofBatchInput,
   CreateProofInput,
   CreateWebhookInput,
+  CreatedApiKey,
+  CreatedWebhook,
   Delivery,
-  RotatedWebhook,
-  RotateWebhookSecretInput,
   DeliveryAttemptList,
   Event,
   EventList,
-  FileContent,
   ListEventsQuery,
   ListProofsQuery,
-  NamedFile,
   PageQuery,
-  RollKeyInput,
   Proof,
   ProofBatch,
   ProofBatchCancellation,
@@ -36,12 +31,15 @@ import type {
   RecoverWebhookInput,
   Recovery,
   RecoveryList,
+  RollKeyInput,
+  RotateWebhookSecretInput,
+  RotatedWebhook,
   UpdateWebhookInput,
-  UploadFile,
   Webhook,
   WebhookList,
   WebhookTest
 } from "./types.js"
+import type { FileContent, NamedFile, UploadFile } from "./requests.js"
 
 /** What the client sends requests with: the global `fetch`, or any function of its shape. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>
@@ -148,15 +146,19 @@ const appendFile = (form: FormData, part: string, file: UploadFile, fallback: st
   form.append(part, toBlob(file, typeof file === "string" ? textType : "application/octet-stream"), name)
 }
 
+/** The upload's text fields; every other part of `CircuitUpload` (generated from the API's form) is a file. */
+const TEXT_PARTS = ["name", "description"] as const
+
 const uploadForm = (upload: CircuitUpload): FormData => {
   const form = new FormData()
   form.append("name", upload.name)
   if (upload.description !== undefined) form.append("description", upload.description)
-  if (upload.main !== undefined) appendFile(form, "main", upload.main, "main.circom")
-  for (const source of upload.sources ?? []) appendFile(form, "sources", source, undefined)
-  for (const part of ["wasm", "zkey", "sym", "r1cs"] as const) {
-    const file = upload[part]
-    if (file !== undefined) appendFile(form, part, file, `circuit.${part}`)
+  const files: ReadonlyArray<readonly [string, UploadFile | ReadonlyArray<NamedFile> | undefined]> = Object.entries(upload)
+    .filter(([part]) => !(TEXT_PARTS as ReadonlyArray<string>).includes(part))
+  for (const [part, file] of files) {
+    if (file === undefined) continue
+    if (Array.isArray(file)) for (const each of file as ReadonlyArray<NamedFile>) appendFile(form, part, each, undefined)
+    else appendFile(form, part, file as UploadFile, part === "main" ? "main.circom" : `circuit.${part}`)
   }
   return form
 }
@@ -261,7 +263,13 @@ export const createClient = (options: ClientOptions) => {
     const { body, response } = await request(endpoint, call)
     return withRateLimit(body as T, parseRateLimit(response.headers))
   }
-  const page = (query: PageQuery = {}): Query => ({ limit: query.limit, starting_after: query.starting_after })
+  // Every parameter given is sent, the page's first: the query types are generated from the API's,
+  // so a parameter the server adds reaches the query string without a change here.
+  const page = (query: ListEventsQuery | ListProofsQuery | AuditLogQuery | PageQuery = {}): Query => ({
+    limit: undefined,
+    starting_after: undefined,
+    ...query
+  })
 
   const { audit, circuits, events, keys, proofs, webhooks } = ENDPOINTS
 
@@ -317,7 +325,7 @@ export const createClient = (options: ClientOptions) => {
       /** 1 to 100 proofs, accepted or refused as a whole. */
       createBatch: (input: CreateProofBatchInput, create: CreateOptions = {}) =>
         metered<ProofBatch>(proofs.createBatch, { json: input, ...create }),
-      list: (query: ListProofsQuery = {}) => json<ProofList>(proofs.list, { query: { ...page(query), status: query.status } }),
+      list: (query: ListProofsQuery = {}) => json<ProofList>(proofs.list, { query: page(query) }),
       get: getProof,
       /** Checks a completed proof against its circuit's verification key; fires `proof.verified`. */
       verify: (id: string) => metered<ProofVerification>(proofs.verify, { params: { id } }),
@@ -364,17 +372,13 @@ export const createClient = (options: ClientOptions) => {
     events: {
       /** The account's events, newest first, as webhooks receive them; kept for the retention window (30 days by default). */
       list: (query: ListEventsQuery = {}) =>
-        json<EventList>(events.list, {
-          query: { ...page(query), type: query.type, created_gte: query.created_gte, created_lt: query.created_lt }
-        }),
+        json<EventList>(events.list, { query: page(query) }),
       get: (id: string) => json<Event>(events.get, { params: { id } })
     },
     audit: {
       /** The account's audit log, newest first (needs `audit:read`). */
       list: (query: AuditLogQuery = {}) =>
-        json<AuditLogPage>(audit.list, {
-          query: { ...page(query), action: query.action, target_id: query.target_id, actor_id: query.actor_id }
-        })
+        json<AuditLogPage>(audit.list, { query: page(query) })
     }
   }
 }

@@ -2,4 +2,5 @@ export { type ClientOptions, type CreateOptions, createClient, type FetchLike, t
 export { API_PREFIX, type Endpoint, ENDPOINTS } from "./endpoints.js"
 export { type ErrorDetail, MzkApiError } from "./errors.js"
 export { parseRateLimit, type RateLimit, type RateLimitPolicy } from "./rateLimit.js"
+export type * from "./requests.js"
 export type * from "./types.js"

@@ -85,7 +85,13 @@ describe("requests", () => {
       main: "pragma circom 2.1.6;",
       sources: [new File(["template A() {}"], "lib/a.circom"), { filename: "lib/b.circom", content: new Uint8Array([65, 66]) }]
     })
-    await client.circuits.create({ name: "p", wasm: new Uint8Array([0, 97, 115, 109]), zkey: new Blob([new Uint8Array([1])]), sym: { filename: "x.sym", content: "1,1,0,main.x" } })
+    await client.circuits.create({
+      name: "p",
+      wasm: new Uint8Array([0, 97, 115, 109]),
+      zkey: new Blob([new Uint8Array([1])]),
+      sym: { filename: "x.sym", content: "1,1,0,main.x" },
+      sample_inputs: { filename: "input.json", content: "{\"a\": 3}", contentType: "application/json" }
+    })
     const [sources, prebuilt] = sent.map((s) => s.init.body as FormData)
     expect(sources!.get("name")).toBe("c")
     expect(sources!.get("description")).toBe("d")
@@ -101,6 +107,9 @@ describe("requests", () => {
       ["circuit.zkey", "application/octet-stream"],
       ["x.sym", "application/octet-stream"]
     ])
+    // Every file part of the API's form, the ones added after the client was written included.
+    const sample = prebuilt!.get("sample_inputs") as File
+    expect([sample.name, sample.type, await sample.text()]).toEqual(["input.json", "application/json", "{\"a\": 3}"])
     await expect(client.circuits.create({ name: "n", main: "x", sources: [new Blob(["y"]) as File] })).rejects.toThrow(/needs its path/)
   })
 })

@@ -94,7 +94,10 @@ describe("the client covers the API as the server defines it", () => {
     expect(Object.keys(client).sort()).toEqual(["API_PREFIX", "ENDPOINTS", "MzkApiError", "createClient", "parseRateLimit"])
   })
 
-  it("the request and response types equal the server's schemas (checked by the compiler)", () => {
+  // The types are generated from the OpenAPI document (`pnpm gen`; packages/http/test/contract.test.ts
+  // fails while they are stale); this holds the generator's JSON Schema → TypeScript to the schemas'
+  // own types, which generation cannot vouch for itself.
+  it("the generated request and response types equal the server's schemas (checked by the compiler)", () => {
     type Body<S extends { readonly Type: unknown }> = Plain<S["Type"]>
     type Sent<S extends { readonly Encoded: unknown }> = Plain<S["Encoded"]>
     expectTypeOf<client.ApiKey>().toEqualTypeOf<Body<typeof ApiKey>>()

@@ -9,7 +9,9 @@ export const AuditLogPage = Schema.Struct({ entries: Schema.Array(AuditEntry), t
 export class AuditGroup extends HttpApiGroup.make("audit")
   .add(
     HttpApiEndpoint.get("list", "/audit-log")
-      .setUrlParams(ListAuditLogQuery)
+      // The core's schema carries an identifier, and the platform documents an identified query
+      // as a component and no parameters; its fields, unnamed, come out as one parameter each.
+      .setUrlParams(Schema.Struct(ListAuditLogQuery.fields))
       .addSuccess(AuditLogPage)
       .pipe(requires("audit:read"))
       .annotate(

@@ -49,7 +49,9 @@ const file = (description: string) => Schema.optional(UploadedFile.annotations({
  */
 export const CircuitUpload = HttpApiSchema.Multipart(
   Schema.Struct({
-    name: CircuitName,
+    name: Schema.propertySignature(CircuitName).annotations({
+      description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs"
+    }),
     description: Schema.optional(Schema.String.annotations({ description: "At most 1024 characters" })),
     main: file("Circom sources: the main circuit file. Its filename is its path in the upload (`circuit.circom`)"),
     sources: Schema.optional(
