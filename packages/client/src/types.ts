@@ -59,14 +59,22 @@ export interface CreateKeyInput {
   readonly name: string
   /** at most 1024 characters */
   readonly description?: string | null
-  /** at least one item */
+  /**
+   * What the key may do; default: every scope. A key never grants a scope its creator lacks; at
+   * least one item
+   */
   readonly scopes?: ReadonlyArray<Scope>
+  /** When the key stops working (ISO 8601 UTC, in the future); absent or null: never */
   readonly expires_at?: Timestamp | null
 }
 
 export interface RollKeyInput {
   /** Seconds the old key keeps working (default 86400, 24 h; 0 stops it now); 0 to 2592000 */
   readonly expires_in?: number
+  /**
+   * When the new key stops working (ISO 8601 UTC, in the future); null: never. Absent: the old
+   * key's own `expires_at`, so a roll replaces a key's secret, not its term
+   */
   readonly expires_at?: Timestamp | null
 }
 
@@ -107,6 +115,7 @@ export interface CreateWebhookInput {
   readonly events: ReadonlyArray<SubscribableEventType>
   /** at most 1024 characters */
   readonly description?: string | null
+  /** Default true */
   readonly active?: boolean
 }
 
@@ -132,6 +141,10 @@ export interface Webhook {
   readonly events: ReadonlyArray<EventType>
   readonly description: string | null
   readonly active: boolean
+  /**
+   * Why mzk turned it off: every attempt of a delivery failed (`delivery_failures`), or the
+   * endpoint answered 410 Gone (`endpoint_gone`); null while active or turned off by the account
+   */
   readonly disabled_reason: "delivery_failures" | "endpoint_gone" | null
   /**
    * When the signing secret replaced by the last rotation stops (or stopped) signing deliveries,
@@ -197,6 +210,10 @@ export interface DeliveryAttempt {
   readonly webhook_id: string
   readonly event_id: string
   readonly event_type: EventType
+  /**
+   * 1 for the initial attempt, 2 to 6 for the retries, then one more for each manual retry or
+   * recovery
+   */
   readonly attempt: number
   /**
    * `scheduled`: the initial attempt or a retry of the schedule; `manual`: a test, a retry or a
@@ -205,9 +222,12 @@ export interface DeliveryAttempt {
   readonly trigger: DeliveryTrigger
   readonly attempted_at: Timestamp
   readonly outcome: "succeeded" | "failed"
+  /** The HTTP status, or null when no answer came */
   readonly status_code: number | null
+  /** Why no answer came, or null when one did */
   readonly error: DeliveryErrorClass | null
   readonly latency_ms: number
+  /** The start of the response body, at most 4 KiB of UTF-8 */
   readonly response_body: string | null
 }
 
@@ -364,6 +384,7 @@ export interface Proof {
   readonly type: string
   readonly circuit: string
   readonly status: ProofStatus
+  /** Public signal names → decimal strings (field elements do not fit a JSON number) */
   readonly public_inputs: {
     readonly [key: string]: string
   }
@@ -463,6 +484,7 @@ export interface CircuitInput {
   readonly name: string
   readonly visibility: "public" | "private"
   readonly kind: "field" | "uint64" | "bit"
+  /** Array dimensions, outermost first; `[]` for a single value. Values come as nested arrays */
   readonly dimensions: ReadonlyArray<number>
 }
 
@@ -581,9 +603,15 @@ export interface AuditEntry {
   readonly action: AuditAction
   readonly actor: AuditActor
   readonly target: AuditTarget
+  /** The `Request-Id` of the API request that made the change; null outside the API */
   readonly request_id: string | null
+  /** The client's address (behind trusted proxies, the one they forwarded); null outside the API */
   readonly ip_address: string | null
   readonly user_agent: string | null
+  /**
+   * The fields the action set or changed, before and after; null where it changed none it shows (a
+   * revocation, a removal)
+   */
   readonly changes: ReadonlyArray<AuditChange> | null
   readonly created_at: Timestamp
 }

@@ -58,13 +58,14 @@ export const AuditEntry = Schema.Struct({
   action: AuditAction,
   actor: AuditActor,
   target: AuditTarget,
-  /** The `Request-Id` of the API request that made the change; null outside the API. */
-  request_id: Schema.NullOr(Schema.String),
-  /** The client's address (behind trusted proxies, the one they forwarded); null outside the API. */
-  ip_address: Schema.NullOr(Schema.String),
+  request_id: Schema.NullOr(Schema.String).annotations({ description: "The `Request-Id` of the API request that made the change; null outside the API" }),
+  ip_address: Schema.NullOr(Schema.String).annotations({
+    description: "The client's address (behind trusted proxies, the one they forwarded); null outside the API"
+  }),
   user_agent: Schema.NullOr(Schema.String),
-  /** The fields the action set or changed, before and after; null where it changed none it shows (a revocation, a removal). */
-  changes: Schema.NullOr(Schema.Array(AuditChange)),
+  changes: Schema.NullOr(Schema.Array(AuditChange)).annotations({
+    description: "The fields the action set or changed, before and after; null where it changed none it shows (a revocation, a removal)"
+  }),
   created_at: Timestamp
 }).annotations({ identifier: "AuditEntry" })
 export type AuditEntry = typeof AuditEntry.Type

@@ -64,8 +64,9 @@ export const CircuitInput = Schema.Struct({
   name: Schema.String,
   visibility: Schema.Literal("public", "private"),
   kind: CircuitInputKind,
-  /** Array dimensions, outermost first; `[]` for a single value. Values come as nested arrays. */
-  dimensions: Schema.Array(Schema.Int)
+  dimensions: Schema.Array(Schema.Int).annotations({
+    description: "Array dimensions, outermost first; `[]` for a single value. Values come as nested arrays"
+  })
 }).annotations({ identifier: "CircuitInput" })
 export type CircuitInput = typeof CircuitInput.Type
 

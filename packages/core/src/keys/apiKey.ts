@@ -18,7 +18,9 @@ export const CreateKeyInput = Schema.Struct({
   name: KeyName,
   description: Schema.optionalWith(Schema.NullOr(KeyDescription), { exact: true }),
   scopes: Schema.optionalWith(
-    Schema.Array(Scope).pipe(Schema.minItems(1, { message: () => "scopes must not be empty" })),
+    Schema.Array(Scope).pipe(Schema.minItems(1, { message: () => "scopes must not be empty" })).annotations({
+      description: "What the key may do; default: every scope. A key never grants a scope its creator lacks"
+    }),
     { exact: true }
   ),
   expires_at: Schema.optionalWith(

@@ -77,7 +77,7 @@ export const Proof = Schema.Struct({
   type: Schema.String,
   circuit: Schema.String,
   status: ProofStatus,
-  public_inputs: PublicInputs,
+  public_inputs: PublicInputs.annotations({ description: "Public signal names → decimal strings (field elements do not fit a JSON number)" }),
   proof_blob: Schema.NullOr(Schema.String).annotations({ description: "base64 of the snarkjs proof JSON" }),
   error: Schema.NullOr(ProofError),
   duration_ms: Schema.NullOr(Schema.Int),

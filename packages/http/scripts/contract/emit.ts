@@ -72,8 +72,14 @@ const CONSTRAINTS = new Set(["pattern", "minLength", "maxLength", "minimum", "ma
 /** Effect writes these for schemas nobody described; they say less than the type itself. */
 const GENERATED_DESCRIPTION = /^(a|an) (string|integer|number|array|non-negative|positive|negative|finite|object to be)\b/
 
-const describedBy = (schema: JsonSchema): string | undefined =>
+const ownDescription = (schema: JsonSchema): string | undefined =>
   schema.description !== undefined && !GENERATED_DESCRIPTION.test(schema.description) ? schema.description : undefined
+
+/** A nullable field's prose often sits on its value (`NullOr(Timestamp.annotations(…))`), not on the union. */
+const describedBy = (schema: JsonSchema): string | undefined => {
+  const values = schema.anyOf?.filter((member) => member.type !== "null")
+  return ownDescription(schema) ?? (values?.length === 1 ? ownDescription(values[0]!) : undefined)
+}
 
 const range = (low: unknown, high: unknown, unit: string) =>
   typeof low === "number" && typeof high === "number" ? `${low} to ${high}${unit}`

@@ -62,18 +62,14 @@ export const DeliveryAttempt = Schema.Struct({
   webhook_id: WebhookId,
   event_id: EventId,
   event_type: EventType,
-  /** 1 for the initial attempt, 2 to 6 for the retries, then one more for each manual retry or recovery. */
-  attempt: Schema.Int,
+  attempt: Schema.Int.annotations({ description: "1 for the initial attempt, 2 to 6 for the retries, then one more for each manual retry or recovery" }),
   trigger: DeliveryTrigger.annotations({ description: "`scheduled`: the initial attempt or a retry of the schedule; `manual`: a test, a retry or a recovery" }),
   attempted_at: Timestamp,
   outcome: Schema.Literal("succeeded", "failed"),
-  /** The HTTP status, or null when no answer came. */
-  status_code: Schema.NullOr(Schema.Int),
-  /** Why no answer came, or null when one did. */
-  error: Schema.NullOr(DeliveryErrorClass),
+  status_code: Schema.NullOr(Schema.Int).annotations({ description: "The HTTP status, or null when no answer came" }),
+  error: Schema.NullOr(DeliveryErrorClass).annotations({ description: "Why no answer came, or null when one did" }),
   latency_ms: Schema.Int,
-  /** The start of the response body, at most 4 KiB of UTF-8. */
-  response_body: Schema.NullOr(Schema.String)
+  response_body: Schema.NullOr(Schema.String).annotations({ description: "The start of the response body, at most 4 KiB of UTF-8" })
 }).annotations({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 

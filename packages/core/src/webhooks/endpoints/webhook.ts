@@ -19,7 +19,10 @@ export const Webhook = Schema.Struct({
   events: Schema.Array(EventType),
   description: Schema.NullOr(Schema.String),
   active: Schema.Boolean,
-  disabled_reason: Schema.NullOr(DisabledReason),
+  disabled_reason: Schema.NullOr(DisabledReason).annotations({
+    description: "Why mzk turned it off: every attempt of a delivery failed (`delivery_failures`), or the endpoint answered " +
+      "410 Gone (`endpoint_gone`); null while active or turned off by the account"
+  }),
   previous_secret_expires_at: Schema.NullOr(Timestamp).annotations({
     description: "When the signing secret replaced by the last rotation stops (or stopped) signing deliveries, which carry a " +
       "signature with each live secret until then; null when the secret was never rotated, or the last rotation kept no overlap"
@@ -78,7 +81,7 @@ export const CreateWebhookInput = Schema.Struct({
   url: WebhookUrlText,
   events: WebhookEvents,
   description: Schema.optionalWith(Schema.NullOr(WebhookDescription), { exact: true }),
-  active: Schema.optionalWith(Schema.Boolean, { exact: true })
+  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "Default true" }), { exact: true })
 }).annotations({ identifier: "CreateWebhookInput" })
 export type CreateWebhookInput = typeof CreateWebhookInput.Type
 
