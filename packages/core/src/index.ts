@@ -62,6 +62,7 @@ export * from "./webhooks/transport.js"
 export * from "./webhooks/wakeup.js"
 export * from "./webhooks/webhook.js"
 
+export * from "./circuits/artifactStreams.js"
 export * from "./circuits/builds.js"
 export * from "./circuits/circuit.js"
 export * from "./circuits/compiler.js"
