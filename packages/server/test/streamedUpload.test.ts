@@ -46,6 +46,10 @@ describe("a large prebuilt upload", () => {
       expect(row).toEqual({ size: PART_BYTES, chunks: PART_BYTES / MiB })
       const stored = db.prepare("select count(*) as n, sum(length(data)) as bytes from artifact_chunks where digest = ?").get(sent.zkeyDigest)
       expect(stored).toEqual({ n: PART_BYTES / MiB, bytes: PART_BYTES })
+      // A refused upload (its name is taken) stores nothing of what it streamed.
+      const refused = yield* Effect.promise(() => sendBigUpload(server.baseUrl, api_key, { name: "big", zkeyBytes: 3 * MiB + 5 }))
+      expect(refused.status, refused.body).toBe(409)
+      expect(db.prepare("select count(*) as n from artifacts where digest = ?").get(refused.zkeyDigest)).toEqual({ n: 0 })
       // Nothing left staged: every staging area was published or dropped.
       expect(db.prepare("select count(*) as n from artifact_chunks where digest like 'staging:%'").get()).toEqual({ n: 0 })
     }), 600_000)

@@ -3,7 +3,7 @@ import { decodeInput, invalidRequest } from "../kernel/decode.js"
 import type { InvalidRequest, StorageError } from "../kernel/errors.js"
 import { StoredText } from "../kernel/text.js"
 import { CircuitName, type CircuitSource, type Digest } from "./circuit.js"
-import type { BuildInput } from "./compiler.js"
+import type { BuildInput, StoredBuildFile } from "./compiler.js"
 import type { StagedArtifact } from "./artifactStreams.js"
 import type { ArtifactsRepo } from "./repo.js"
 
@@ -113,7 +113,10 @@ export const storeSource = (
   })
 }
 
-/** An upload's bytes back from storage, for its build; fails with the first digest that is missing. */
+/**
+ * An upload back from storage, for its build: the large prebuilt artifacts (wasm, zkey, r1cs) as
+ * stored files to stream, the rest as bytes. Fails with the first digest that is missing.
+ */
 export const loadSource = <E>(
   artifacts: ArtifactsRepo["Type"],
   source: CircuitSource,
@@ -121,6 +124,11 @@ export const loadSource = <E>(
 ): Effect.Effect<BuildInput, E | StorageError> => {
   const load = (digest: Digest) =>
     Effect.flatMap(artifacts.get(digest), (found) => (found._tag === "Some" ? Effect.succeed(found.value) : Effect.fail(missing(digest))))
+  const stored = (digest: Digest) =>
+    Effect.flatMap(artifacts.read(digest), (found) =>
+      found._tag === "Some"
+        ? Effect.succeed<StoredBuildFile>({ digest, size: found.value.size, chunks: found.value.chunks })
+        : Effect.fail(missing(digest)))
   if (source.kind === "circom") {
     return Effect.map(
       Effect.forEach(Object.entries(source.files), ([path, digest]) => Effect.map(load(digest), (bytes) => [path, bytes] as const)),
@@ -130,10 +138,10 @@ export const loadSource = <E>(
   return Effect.gen(function*() {
     return {
       kind: "artifacts",
-      wasm: yield* load(source.wasm),
-      zkey: yield* load(source.zkey),
+      wasm: yield* stored(source.wasm),
+      zkey: yield* stored(source.zkey),
       sym: yield* load(source.sym),
-      r1cs: source.r1cs === null ? null : yield* load(source.r1cs),
+      r1cs: source.r1cs === null ? null : yield* stored(source.r1cs),
       ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* load(source.sample_inputs) })
     } satisfies BuildInput
   })

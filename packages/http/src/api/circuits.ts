@@ -100,6 +100,8 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
           "the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. A `failed` circuit's " +
           "name is free: uploading it again replaces the failed one. Circom sources sent to a server without a powers of tau " +
           "are 409 `setup_unavailable`, with nothing stored. " +
+          "Prebuilt parts are stored as they arrive, so the upload limit (413 `upload_too_large`) is what bounds their size: " +
+          "a key of 2^20 constraints (0.5–0.7 GB) needs a server whose limit allows it. " +
           "Prebuilt artifacts are checked to describe one circuit before it is `ready`: every point of the zkey (G1 on the curve, " +
           "G2 in its subgroup; else `invalid_artifacts`), the zkey's constraints against the `r1cs` when sent, and one proof of a " +
           "witness the wasm computes, from `sample_inputs` or else the all-zero input, made with the zkey and verified with its key " +
