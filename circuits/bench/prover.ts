@@ -17,7 +17,7 @@
 // Counts and time are bounded: fewer proofs for merkle_membership and for the CLI.
 import { ArtifactsRepo, Prover } from "@mzk/core"
 import { loadNativeProver } from "@mzk/prover-native"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { artifactsInMap } from "@mzk/testkit"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"

@@ -13,7 +13,7 @@
 // Without the native addon, sections 1 and 3 are left out and the pool proves with snarkjs.
 import { ArtifactsRepo, Prover } from "@mzk/core"
 import { loadNativeProver } from "@mzk/prover-native"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { artifactsInMap } from "@mzk/testkit"
 import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"

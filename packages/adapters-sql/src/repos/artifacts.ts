@@ -1,6 +1,6 @@
 import { ArtifactsRepo, type ArtifactStreams, type Digest, StorageError, wholeArtifacts, writeChunks } from "@mzk/core"
 import { Effect, Option, Stream } from "effect"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import type { SqlConnection } from "../connection.js"
 
 /** Bytes per stored chunk: rows stay well under every driver's and database's value limits. */
@@ -16,6 +16,11 @@ const PUBLISH_TRIES = 3
  * rows behind: the id begins with `staging:` so an operator can find them.
  */
 const stagingId = () => `staging:${randomBytes(16).toString("hex")}`
+
+const sha256 = () => {
+  const hash = createHash("sha256")
+  return { update: (bytes: Uint8Array) => void hash.update(bytes), digest: () => hash.digest("hex") }
+}
 
 export const sqlArtifacts = (conn: SqlConnection) => {
   const { dialect } = conn
@@ -36,7 +41,7 @@ export const sqlArtifacts = (conn: SqlConnection) => {
         conn.execute((db) =>
           // Drivers bind a Buffer as bytes; a view shares the piece's memory without a copy.
           db.insertInto("artifact_chunks").values({ digest: staging, idx, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
-        ))
+        ), sha256)
       return { staging, ...written }
     })
 

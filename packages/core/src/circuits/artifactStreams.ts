@@ -1,5 +1,4 @@
 import { Effect, Option, type Scope, Stream } from "effect"
-import { createHash } from "node:crypto"
 import type { StorageError } from "../kernel/errors.js"
 import type { Digest } from "./circuit.js"
 
@@ -42,6 +41,16 @@ export interface ArtifactStreams {
 }
 
 /**
+ * An incremental SHA-256, which the adapter brings (node:crypto's `createHash("sha256")`): the core
+ * does no I/O and carries no hash of its own for bytes this large.
+ */
+export interface IncrementalSha256 {
+  readonly update: (bytes: Uint8Array) => void
+  /** The digest in lowercase hex, once everything was given. */
+  readonly digest: () => string
+}
+
+/**
  * Re-cuts `chunks` into pieces of `chunkBytes` (the last one shorter), hands each to `write` with
  * its index before reading on, and hashes everything on the way: the one place where a stream of
  * bytes becomes a stored artifact's chunks, for every adapter. Each piece is a fresh buffer the
@@ -50,10 +59,11 @@ export interface ArtifactStreams {
 export const writeChunks = <E>(
   chunks: Stream.Stream<Uint8Array, E>,
   chunkBytes: number,
-  write: (idx: number, bytes: Uint8Array) => Effect.Effect<void, StorageError>
+  write: (idx: number, bytes: Uint8Array) => Effect.Effect<void, StorageError>,
+  sha256: () => IncrementalSha256
 ): Effect.Effect<{ readonly digest: Digest; readonly size: number; readonly chunks: number }, E | StorageError> =>
   Effect.suspend(() => {
-    const hash = createHash("sha256")
+    const hash = sha256()
     let size = 0
     let written = 0
     let piece = new Uint8Array(chunkBytes)
@@ -80,7 +90,7 @@ export const writeChunks = <E>(
       })
     return Stream.runForEach(chunks, consume).pipe(
       Effect.zipRight(Effect.suspend(() => (fill > 0 ? take() : Effect.void))),
-      Effect.map(() => ({ digest: hash.digest("hex") as Digest, size, chunks: written }))
+      Effect.map(() => ({ digest: hash.digest() as Digest, size, chunks: written }))
     )
   })
 

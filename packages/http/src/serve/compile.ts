@@ -100,7 +100,7 @@ const formOf = (ast: AST.AST, limits: NonNullable<ReturnType<typeof HttpApiSchem
       throw `its form part ${String(property.name)} is a file of another kind than UploadedFile or StagedFile`
     }
     if (staged && repeated) throw `its form part ${String(property.name)} is a repeated StagedFile; staged parts are sent once`
-    parts.set(String(property.name), { file, repeated, staged })
+    parts.set(String(property.name), staged ? { file, repeated, staged } : { file, repeated })
   }
   const maxFieldSize = limits.maxFieldSize === undefined ? DEFAULT_MAX_FIELD_BYTES : Number(limits.maxFieldSize)
   return {

@@ -1,6 +1,6 @@
 import { ArtifactsRepo, type ArtifactStreams, type Digest, StorageError, wholeArtifacts, writeChunks } from "@mzk/core"
 import { Effect, Option, Stream } from "effect"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import type { MemoryDb } from "./db.js"
 
 /** The artifacts table's name, shared with the circuits repository, which deletes what no live circuit refers to. */
@@ -27,7 +27,10 @@ export const memoryArtifacts = (db: MemoryDb) => {
       staging.set(id, pieces)
       yield* Effect.addFinalizer(() => Effect.sync(() => staging.delete(id)))
       // Each piece is a fresh buffer (writeChunks' contract), so keeping it copies nothing the caller reuses.
-      const written = yield* writeChunks(chunks, CHUNK_BYTES, (_idx, bytes) => Effect.sync(() => void pieces.push(bytes)))
+      const written = yield* writeChunks(chunks, CHUNK_BYTES, (_idx, bytes) => Effect.sync(() => void pieces.push(bytes)), () => {
+        const hash = createHash("sha256")
+        return { update: (bytes) => void hash.update(bytes), digest: () => hash.digest("hex") }
+      })
       return { staging: id, ...written }
     })
 
