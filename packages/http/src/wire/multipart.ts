@@ -3,7 +3,7 @@ import busboy from "busboy"
 import { Effect, Exit } from "effect"
 import type { Readable } from "node:stream"
 
-/** One file part of a `multipart/form-data` body, whole in memory (the route's body limit bounds it). */
+/** One file part of a `multipart/form-data` body, whole in memory (the route's body limit bounds it): small parts only. */
 export interface FormFile {
   /** The part's `filename` (`filename*` decoded), path included, as the client sent it; checking it is the endpoint's business. */
   readonly filename: string | undefined
@@ -67,7 +67,8 @@ const malformed = (path: string, message: string) => refusal(BAD_BODY, [{ path, 
 
 /**
  * A streaming `multipart/form-data` parser (busboy) for one endpoint's form: file parts are kept
- * as bytes, text fields as strings, and anything the form does not declare is refused with the
+ * as bytes, or handed to `stage` as they stream where the form marks them `staged` (a zkey may be
+ * 0.5 GB), text fields as strings, and anything the form does not declare is refused with the
  * part's name in `details` rather than silently dropped, as JSON bodies refuse excess properties.
  * Chunks are fed as the transport reads them, so a body is never held twice (raw and parsed).
  *
