@@ -30,7 +30,7 @@ export const memoryArtifacts = (db: MemoryDb) => {
       const written = yield* writeChunks(chunks, CHUNK_BYTES, (_idx, bytes) => Effect.sync(() => void pieces.push(bytes)), () => {
         const hash = createHash("sha256")
         return { update: (bytes) => void hash.update(bytes), digest: () => hash.digest("hex") }
-      })
+      }, true)
       return { staging: id, ...written }
     })
 
