@@ -17,7 +17,8 @@
 // Counts and time are bounded: fewer proofs for merkle_membership and for the CLI.
 import { ArtifactsRepo, Prover } from "@mzk/core"
 import { loadNativeProver } from "@mzk/prover-native"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
+import { artifactsInMap } from "@mzk/testkit"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -175,11 +176,7 @@ const poolRun = (engine: "snarkjs" | "native") =>
   }).pipe(Effect.provide(Groth16ProverLive({ poolSize: cores, engine, priority: PRIORITY }).pipe(
     // Built-in circuits only: their files are the build, so no artifact store is needed.
     Layer.provide(ArtifactFilesLive()),
-    Layer.provide(Layer.succeed(ArtifactsRepo, {
-      put: () => Effect.dieMessage("unused"),
-      get: () => Effect.succeed(Option.none()),
-      size: () => Effect.succeed(Option.none())
-    }))
+    Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))
   )))))
 
 const pool = {

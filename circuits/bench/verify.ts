@@ -13,7 +13,8 @@
 // Without the native addon, sections 1 and 3 are left out and the pool proves with snarkjs.
 import { ArtifactsRepo, Prover } from "@mzk/core"
 import { loadNativeProver } from "@mzk/prover-native"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
+import { artifactsInMap } from "@mzk/testkit"
 import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"
 import { ArtifactFilesLive } from "../src/artifacts/files.js"
@@ -195,9 +196,5 @@ await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
 }).pipe(Effect.provide(Groth16ProverLive({ poolSize: 1, priority: "normal", preload: [...CIRCUITS] }).pipe(
   // Built-in circuits only: their files are the build, so no artifact store is needed.
   Layer.provide(ArtifactFilesLive()),
-  Layer.provide(Layer.succeed(ArtifactsRepo, {
-    put: () => Effect.dieMessage("unused"),
-    get: () => Effect.succeed(Option.none()),
-    size: () => Effect.succeed(Option.none())
-  }))
+  Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))
 )))))

@@ -3,9 +3,9 @@
 // their digest, fetched again when corrupt), threads keep the circuits they load under a memory
 // budget, and every proof made here verifies, with the pool and with snarkjs, on each engine.
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type AccountId, ArtifactsRepo, type Circuit, type Digest, ProverFailure } from "@mzk/core"
+import { type AccountId, ArtifactsRepo, type Circuit, type Digest, ProverFailure, wholeArtifacts } from "@mzk/core"
 import { loadNativeProver } from "@mzk/prover-native"
-import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,20 +22,31 @@ const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
 const memoryArtifacts = () => {
   const bytes = new Map<string, Uint8Array>()
   const reads = new Map<string, number>()
-  const layer = Layer.succeed(ArtifactsRepo, {
-    put: (b) =>
-      Effect.sync(() => {
-        const digest = sha256(b)
-        bytes.set(digest, new Uint8Array(b))
-        return digest
+  const staged = new Map<string, Uint8Array>()
+  const layer = Layer.succeed(ArtifactsRepo, ArtifactsRepo.of(wholeArtifacts({
+    stage: (chunks) =>
+      Effect.map(Stream.runCollect(chunks), (collected) => {
+        const all = Buffer.concat([...collected])
+        const digest = sha256(all)
+        staged.set(`staging:${digest}`, new Uint8Array(all))
+        return { staging: `staging:${digest}`, digest, size: all.length, chunks: 1 }
       }),
-    get: (digest) =>
+    publish: (artifact) =>
+      Effect.sync(() => {
+        bytes.set(artifact.digest, staged.get(artifact.staging)!)
+        return artifact.digest
+      }),
+    // Read in two pieces, so the cache meets more than one chunk.
+    read: (digest) =>
       Effect.sync(() => {
         reads.set(digest, (reads.get(digest) ?? 0) + 1)
-        return Option.fromNullable(bytes.get(digest))
+        return Option.map(Option.fromNullable(bytes.get(digest)), (b) => ({
+          size: b.length,
+          chunks: Stream.make(b.subarray(0, b.length >> 1), b.subarray(b.length >> 1))
+        }))
       }),
     size: (digest) => Effect.sync(() => Option.fromNullable(bytes.get(digest)?.length))
-  })
+  })))
   return { bytes, reads, layer }
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import type { BuildFailure, BuildInput, BuildOutput } from "@mzk/core"
-import { Effect, Either } from "effect"
+import type { BuildFailure, BuildInput, BuildOutput, Digest, StoredBuildFile } from "@mzk/core"
+import { Effect, Either, Stream } from "effect"
+import { createHash } from "node:crypto"
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -80,14 +81,20 @@ const builtinFile = (name: string, ext: string) =>
 let work: string
 let ptau: string
 let options: CircuitCompilerOptions
-let built: BuildOutput
+/** What a build of bytes gives: its artifacts as bytes (a build gives stored files back only when given them). */
+type BuiltBytes = BuildOutput & { readonly wasm: Uint8Array; readonly zkey: Uint8Array; readonly r1cs: Uint8Array | null }
+let built: BuiltBytes
 
 const run = <A>(effect: Effect.Effect<A, BuildFailure>) => Effect.runPromise(Effect.either(effect))
 const build = (input: BuildInput, opts: CircuitCompilerOptions = options) => run(makeCircuitCompiler(opts).build(input))
 const succeeded = async (input: BuildInput, opts?: CircuitCompilerOptions) => {
   const result = await build(input, opts)
   if (Either.isLeft(result)) throw new Error(`build failed: ${JSON.stringify(result.left)}`)
-  return result.right
+  const out = result.right
+  if (!(out.wasm instanceof Uint8Array) || !(out.zkey instanceof Uint8Array) || !(out.r1cs === null || out.r1cs instanceof Uint8Array)) {
+    throw new Error("a build gave stored files back")
+  }
+  return out as BuiltBytes
 }
 const failed = async (input: BuildInput, opts?: CircuitCompilerOptions) => {
   const result = await build(input, opts)
@@ -344,6 +351,26 @@ describe("prebuilt artifacts", () => {
     }
   })
 
+  it("given as stored files, are written to the build chunk by chunk, checked the same, and given back unchanged", async () => {
+    // Chunks of odd sizes, as storage might cut them; the build must reassemble them exactly.
+    const stored = (bytes: Uint8Array): StoredBuildFile => ({
+      digest: createHash("sha256").update(bytes).digest("hex") as Digest,
+      size: bytes.length,
+      chunks: Stream.fromIterable(Array.from({ length: Math.ceil(bytes.length / 4097) }, (_, i) => bytes.subarray(i * 4097, (i + 1) * 4097)))
+    })
+    const files = { wasm: stored(built.wasm), zkey: stored(built.zkey), r1cs: stored(built.r1cs!) }
+    const result = await build(artifacts(built, files))
+    if (Either.isLeft(result)) throw new Error(`build failed: ${JSON.stringify(result.left)}`)
+    expect(result.right.verification_key).toEqual(built.verification_key)
+    expect(result.right.constraints).toBe(built.constraints)
+    // The same stored files: nothing to store again.
+    expect(result.right.zkey).toBe(files.zkey)
+    expect(result.right.wasm).toBe(files.wasm)
+    // The build reads what the stream gave, not a copy from elsewhere: a zkey cut short is refused.
+    const refused = await failed(artifacts(built, { ...files, zkey: stored(built.zkey.subarray(0, built.zkey.length - 4096)) }))
+    expect(refused.code).toBe("invalid_artifacts")
+  })
+
   it("refuse a corrupt zkey", async () => {
     const truncated = await failed(artifacts(built, { zkey: built.zkey.subarray(0, built.zkey.length - 100) }))
     expect(truncated.code).toBe("invalid_artifacts")
@@ -394,8 +421,8 @@ describe("prebuilt artifacts", () => {
 })
 
 describe("prebuilt artifacts that do not belong together", () => {
-  let sumsq: BuildOutput
-  let nonzero: BuildOutput
+  let sumsq: BuiltBytes
+  let nonzero: BuiltBytes
   beforeAll(async () => {
     sumsq = await succeeded(tiny(SUMSQ))
     nonzero = await succeeded(tiny(NONZERO))

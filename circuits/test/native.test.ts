@@ -10,6 +10,7 @@ import { ArtifactsRepo, type Circuit, type Digest, Prover } from "@mzk/core"
 import { loadNativeProver, type NativeLoad, type NativeProverAddon, type ZkeyHandle } from "@mzk/prover-native"
 import { buildPoseidon, type Poseidon } from "circomlibjs"
 import { ConfigProvider, Effect, Either, Exit, Fiber, Layer, Logger, Option, TestClock } from "effect"
+import { artifactsInMap } from "@mzk/testkit"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -44,11 +45,7 @@ const put = (bytes: Uint8Array) => {
   return digest
 }
 const cacheDir = mkdtempSync(join(tmpdir(), "mzk-native-cache-"))
-const ArtifactsInMemory = Layer.succeed(ArtifactsRepo, {
-  put: (bytes) => Effect.sync(() => put(bytes)),
-  get: (digest) => Effect.sync(() => Option.fromNullable(stored.get(digest))),
-  size: (digest) => Effect.sync(() => Option.fromNullable(stored.get(digest)?.length))
-})
+const ArtifactsInMemory = Layer.succeed(ArtifactsRepo, artifactsInMap(stored))
 const pool = (options: Groth16ProverOptions) =>
   Groth16ProverLive(options).pipe(Layer.provide(ArtifactFilesLive({ cacheDir })), Layer.provide(ArtifactsInMemory))
 

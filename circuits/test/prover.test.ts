@@ -14,7 +14,7 @@ import {
   ProofsConfig,
   SCOPES
 } from "@mzk/core"
-import { testCore } from "@mzk/testkit"
+import { artifactsInMap, testCore } from "@mzk/testkit"
 import { Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -32,11 +32,7 @@ const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
 
 // Built-in circuits need no artifact store: their files are this package's build.
 const cacheDir = mkdtempSync(join(tmpdir(), "mzk-prover-cache-"))
-const NoStoredArtifacts = Layer.succeed(ArtifactsRepo, {
-  put: () => Effect.dieMessage("not used"),
-  get: () => Effect.succeed(Option.none()),
-  size: () => Effect.succeed(Option.none())
-})
+const NoStoredArtifacts = Layer.succeed(ArtifactsRepo, artifactsInMap())
 const pool = (options: Groth16ProverOptions) =>
   Groth16ProverLive(options).pipe(Layer.provide(ArtifactFilesLive({ cacheDir })), Layer.provide(NoStoredArtifacts))
 
@@ -222,7 +218,7 @@ describe("process exit", () => {
         console.log(JSON.stringify({ public_signals: out.public_signals, valid }))
       }).pipe(Effect.provide(Groth16ProverLive({ poolSize: 2 }).pipe(
         Layer.provide(ArtifactFilesLive({ cacheDir: ${JSON.stringify(cacheDir)} })),
-        Layer.provide(Layer.succeed(ArtifactsRepo, { put: () => Effect.die("unused"), get: () => Effect.succeed(Option.none()), size: () => Effect.succeed(Option.none()) }))
+        Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))
       )))
       await Effect.runPromise(program)
     `

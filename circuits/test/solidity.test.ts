@@ -65,8 +65,11 @@ beforeAll(async () => {
   built = await Effect.runPromise(compiler.build({ kind: "circom", main: "pay.circom", files: { "pay.circom": new TextEncoder().encode(SOURCE) } }))
   console.log(`build with a fresh power-5 development ptau: ${Date.now() - t} ms`)
   const inputs = { amounts: ["2", "3", "5"], rate: "7", salt: "11" }
-  ;({ proof, publicSignals: signals } = await snarkjs.groth16.fullProve(inputs, built.wasm, built.zkey))
-  ;({ proof: otherProof } = await snarkjs.groth16.fullProve({ ...inputs, salt: "13" }, built.wasm, built.zkey))
+  // A circom build gives its artifacts as bytes.
+  const wasm = built.wasm as Uint8Array
+  const zkey = built.zkey as Uint8Array
+  ;({ proof, publicSignals: signals } = await snarkjs.groth16.fullProve(inputs, wasm, zkey))
+  ;({ proof: otherProof } = await snarkjs.groth16.fullProve({ ...inputs, salt: "13" }, wasm, zkey))
 
   const source = await Effect.runPromise(compiler.solidityVerifier(built.verification_key))
   const t2 = Date.now()

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ArtifactsRepo, Prover } from "@mzk/core"
 import { loadNativeProver, type VerifyingKeyHandle } from "@mzk/prover-native"
 import { Effect, Layer, Option } from "effect"
+import { artifactsInMap } from "@mzk/testkit"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -167,11 +168,7 @@ describe("the pool's verify (the proof worker's check)", () => {
       )
     }).pipe(Effect.provide(Groth16ProverLive({ poolSize: 1, priority: "normal", engine: addon === undefined ? "snarkjs" : "native" }).pipe(
       Layer.provide(ArtifactFilesLive()),
-      Layer.provide(Layer.succeed(ArtifactsRepo, {
-        put: () => Effect.dieMessage("unused"),
-        get: () => Effect.succeed(Option.none()),
-        size: () => Effect.succeed(Option.none())
-      }))
+      Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))
     )))))
   }, 120_000)
 })

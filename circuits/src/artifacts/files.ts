@@ -1,8 +1,8 @@
 import { ArtifactsRepo, type Digest, ProverFailure } from "@mzk/core"
-import { Context, Deferred, Effect, Layer, Option, type Scope } from "effect"
+import { Context, Deferred, Effect, Layer, Option, type Scope, Stream } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { access, mkdir, rename, rm, writeFile } from "node:fs/promises"
+import { access, type FileHandle, mkdir, open, rename, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { builtinArtifactFile } from "../catalog.js"
@@ -45,9 +45,12 @@ const internal = (message: string) => new ProverFailure({ code: "internal", mess
 const io = <A>(what: string, f: () => Promise<A>) =>
   Effect.tryPromise({ try: f, catch: (cause) => internal(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`) })
 
-const exists = (path: string) => Effect.promise(() => access(path).then(() => true, () => false))
+/** A file handle's `write` may write less than it is given; this writes all of `bytes`. */
+const writeAll = async (file: FileHandle, bytes: Uint8Array) => {
+  for (let offset = 0; offset < bytes.length;) offset += (await file.write(bytes, offset, bytes.length - offset)).bytesWritten
+}
 
-const sha256Bytes = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
+const exists = (path: string) => Effect.promise(() => access(path).then(() => true, () => false))
 
 const sha256File = (path: string) =>
   io(`reading ${path}`, async () => {
@@ -69,24 +72,44 @@ export const makeArtifactFiles = (
     let fetched = 0
     let corrupt = 0
 
+    /**
+     * Streams the artifact from the database into a temp file beside `target`, hashing on the way,
+     * and renames it into place only when the bytes match the digest: the heap holds one chunk at a
+     * time, and no reader (another thread or process) ever sees a partial or wrong file under the
+     * digest's name.
+     */
     const fetch = (digest: Digest, target: string) =>
       Effect.gen(function*() {
-        const stored = yield* repo.get(digest).pipe(
+        const stored = yield* repo.read(digest).pipe(
           Effect.mapError((e) => internal(`Reading artifact ${digest} from the database failed: ${e.message}`))
         )
         if (Option.isNone(stored)) {
           return yield* internal(`Artifact ${digest} is not in the artifact store (the circuit's files are missing from the database)`)
         }
-        if (sha256Bytes(stored.value) !== digest) {
-          return yield* internal(`The artifact store returned bytes for ${digest} that do not match that digest`)
-        }
         yield* io(`creating the artifact cache ${dir}`, () => mkdir(dir, { recursive: true, mode: 0o700 }))
-        // Written aside and renamed into place, so no reader (another thread or process) ever sees
-        // a partial file under the digest's name.
         const temp = `${target}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
-        yield* io(`writing ${temp}`, () => writeFile(temp, stored.value)).pipe(
+        const copy = Effect.acquireUseRelease(
+          io(`opening ${temp}`, () => open(temp, "wx", 0o600)),
+          (file) =>
+            Effect.gen(function*() {
+              const hash = createHash("sha256")
+              yield* Stream.runForEach(
+                stored.value.chunks.pipe(Stream.mapError((e) => internal(`Reading artifact ${digest} from the database failed: ${e.message}`))),
+                (chunk) =>
+                  Effect.zipRight(
+                    Effect.sync(() => hash.update(chunk)),
+                    io(`writing ${temp}`, () => writeAll(file, chunk))
+                  )
+              )
+              if (hash.digest("hex") !== digest) {
+                return yield* internal(`The artifact store returned bytes for ${digest} that do not match that digest`)
+              }
+            }),
+          (file) => Effect.promise(() => file.close())
+        )
+        yield* copy.pipe(
           Effect.zipRight(io(`renaming ${temp}`, () => rename(temp, target))),
-          Effect.tapError(() => Effect.promise(() => rm(temp, { force: true })))
+          Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.promise(() => rm(temp, { force: true })) : Effect.void))
         )
         fetched++
       })

@@ -1,10 +1,19 @@
-import { BuildFailure, type BuildInput, type BuildOutput, CircuitCompiler, type CircuitInput, type SourceSetup } from "@mzk/core"
+import {
+  BuildFailure,
+  type BuildFile,
+  type BuildInput,
+  type BuildOutput,
+  CircuitCompiler,
+  type CircuitInput,
+  type SourceSetup
+} from "@mzk/core"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { Cause, Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { open } from "node:fs/promises"
 import { renderGroth16Verifier } from "../solidity/verifier.js"
 import { readPtauHeader } from "./formats.mjs"
 import { checkUpload } from "./upload.js"
@@ -194,6 +203,34 @@ const writeAll = (dir: string, files: ReadonlyMap<string, Uint8Array>) =>
   })
 
 /**
+ * Writes a build file into the build directory: a stored artifact chunk by chunk as storage gives
+ * it, so a 0.5 GB zkey reaches the build child's disk without ever being whole in this heap.
+ */
+const writeBuildFile = (dir: string, path: string, file: BuildFile) => {
+  if (file instanceof Uint8Array) return writeAll(dir, new Map([[path, file]]))
+  const target = join(dir, path)
+  const failed = (e: unknown) => internal(`cannot write the upload's ${path}: ${e instanceof Error ? e.message : String(e)}`)
+  return Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: async () => {
+        mkdirSync(dirname(target), { recursive: true })
+        return await open(target, "wx", 0o600)
+      },
+      catch: failed
+    }),
+    (handle) =>
+      Stream.runForEach(Stream.mapError(file.chunks, failed), (chunk) =>
+        Effect.tryPromise({
+          try: async () => {
+            for (let offset = 0; offset < chunk.length;) offset += (await handle.write(chunk, offset, chunk.length - offset)).bytesWritten
+          },
+          catch: failed
+        })),
+    (handle) => Effect.promise(() => handle.close())
+  )
+}
+
+/**
  * Why a server without a powers of tau takes no circom sources, and the two ways to give it one:
  * whoever reads it may run `mzk serve` or embed mzk with `createMzk`.
  */
@@ -258,14 +295,15 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
 const checkArtifacts = (options: CircuitCompilerOptions, input: Extract<BuildInput, { kind: "artifacts" }>) =>
   inTempDir(options, (dir) =>
     Effect.gen(function*() {
-      const files = new Map<string, Uint8Array>([
+      // The child reads and checks them from disk: the zkey's points, the wasm, the r1cs.
+      const files = new Map<string, BuildFile>([
         ["in/circuit.wasm", input.wasm],
         ["in/circuit.zkey", input.zkey],
         ["in/circuit.sym", input.sym]
       ])
       if (input.r1cs !== null) files.set("in/circuit.r1cs", input.r1cs)
       if (input.sample_inputs !== undefined) files.set("in/sample_inputs.json", input.sample_inputs)
-      yield* writeAll(dir, files)
+      for (const [path, file] of files) yield* writeBuildFile(dir, path, file)
       const result = yield* runJob(dir, { kind: "artifacts" }, options)
       return {
         wasm: input.wasm,

@@ -67,6 +67,7 @@ export * from "./webhooks/replay.js"
 export * from "./webhooks/service.js"
 export * from "./webhooks/subscriber.js"
 
+export * from "./circuits/artifactStreams.js"
 export * from "./circuits/builds.js"
 export * from "./circuits/circuit.js"
 export * from "./circuits/compiler.js"

@@ -62,7 +62,7 @@ template Sum() {
 }
 component main {public [x]} = Sum();
 `
-const circom = (main: string, extra: Record<string, string> = {}): BuildInput => ({
+const circom = (main: string, extra: Record<string, string> = {}): Extract<BuildInput, { kind: "circom" }> => ({
   kind: "circom",
   main: "main.circom",
   files: Object.fromEntries(Object.entries({ "main.circom": main, "lib/util.circom": "// helpers\n", ...extra }).map(([p, t]) => [p, bytesOf(t)]))

@@ -12,7 +12,7 @@ export { makeFetchHandler, makeWebHandler, toFetchHandler } from "./transport/we
 export { apiPath, mountedPath } from "./transport/mount.js"
 export type { MzkRequest, MzkResponse } from "./wire/message.js"
 export { MAX_BODY_BYTES } from "./wire/precheck.js"
-export type { FormFile } from "./wire/multipart.js"
+export type { FormFile, StagedFormFile } from "./wire/multipart.js"
 export { rateLimitHeaders } from "./wire/rateLimit.js"
 export { makeClientAddress, TrustedProxies, trustedProxiesProblem } from "./wire/clientAddress.js"
 export * from "./client.js"

@@ -11,6 +11,7 @@ import {
   RateLimitExceededWire,
   requires,
   UnservableApi,
+  StagedFile,
   UploadedFile,
   UploadTooLargeWire
 } from "@mzk/http"
@@ -107,6 +108,19 @@ describe("compiling an API for the dispatcher", () => {
       file: { file: true, repeated: false },
       more: { file: true, repeated: true }
     })
+    // A StagedFile part streams to storage; repeated, it is refused (the handler publishes each one it names).
+    const staged = apiWith(
+      HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.Multipart(Schema.Struct({ key: StagedFile }))).addSuccess(Ok)
+        .addError(UploadTooLargeWire)
+    )
+    expect(Object.fromEntries(compileApi(staged.api, staged.implementations).endpoints[0]!.upload!.form.parts)).toEqual({
+      key: { file: true, repeated: false, staged: true }
+    })
+    const repeatedStaged = apiWith(
+      HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.Multipart(Schema.Struct({ keys: Schema.Array(StagedFile) })))
+        .addSuccess(Ok).addError(UploadTooLargeWire)
+    )
+    expect(refusal(repeatedStaged.api, repeatedStaged.implementations)).toMatch(/things\.upload.*keys.*repeated StagedFile/)
     const without413 = apiWith(HttpApiEndpoint.post("upload", "/things").setPayload(form).addSuccess(Ok))
     expect(refusal(without413.api, without413.implementations)).toMatch(/things\.upload.*UploadTooLargeWire/)
     const persisted = apiWith(

@@ -1,8 +1,10 @@
-import { InvalidRequest } from "@mzk/core"
-import { Effect } from "effect"
+import { type Digest, InvalidRequest, StorageError } from "@mzk/core"
+import { Effect, Exit } from "effect"
+import { createHash } from "node:crypto"
+import type { Readable } from "node:stream"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type Form, type FormSpec, makeFormParser } from "../src/wire/multipart.js"
+import { type Form, type FormSpec, makeFormParser, type StagePart } from "../src/wire/multipart.js"
 import { multipart } from "./helpers.js"
 
 const SPEC: FormSpec = {
@@ -28,8 +30,8 @@ const parse = (contentType: string, body: Uint8Array, sizes: ReadonlyArray<numbe
   return Effect.runPromise(Effect.either(parser.end)).then((result) => (result._tag === "Left" ? result.left : result.right))
 }
 
-const text = (form: Form | InvalidRequest) => {
-  if (form instanceof InvalidRequest) return form
+const text = (form: Form | InvalidRequest | StorageError) => {
+  if (form instanceof InvalidRequest || form instanceof StorageError) return form
   return Object.fromEntries(Object.entries(form).map(([k, v]) => {
     const show = (x: unknown) => (typeof x === "string" ? x : { ...(x as object), bytes: new TextDecoder().decode((x as { bytes: Uint8Array }).bytes) })
     return [k, Array.isArray(v) ? v.map(show) : show(v)]
@@ -105,5 +107,89 @@ describe("the multipart form parser", () => {
     const form = (await parse(headers["content-type"], encoder.encode(body))) as Form
     expect((form.main as { filename: string }).filename).toBe("lib/ü.circom")
     expect((form.sources as Array<{ filename: string }>)[0]!.filename).toBe("dir/ö.circom")
+  })
+
+  describe("a staged part", () => {
+    const STAGED: FormSpec = {
+      parts: new Map([["name", { file: false, repeated: false }], ["zkey", { file: true, repeated: false, staged: true }]]),
+      maxParts: 5,
+      maxFieldBytes: 32
+    }
+    /** A stage that reads the part only once `go` resolves, recording how much it was given. */
+    const slowStage = (go: Promise<void>) => {
+      const seen = { bytes: 0, parts: 0 }
+      const stage: StagePart = async (part: Readable) => {
+        seen.parts++
+        await go
+        const hash = createHash("sha256")
+        for await (const chunk of part) {
+          hash.update(chunk as Buffer)
+          seen.bytes += (chunk as Buffer).length
+        }
+        return Exit.succeed({ staging: "staging:test", digest: hash.digest("hex") as Digest, size: seen.bytes, chunks: 1 })
+      }
+      return { seen, stage }
+    }
+    const big = "z".repeat(4 * 1024 * 1024)
+    const body = encoder.encode(multipart([{ name: "name", value: "k" }, { name: "zkey", filename: "k.zkey", value: big }]).body)
+    const contentType = FORM.headers["content-type"]
+
+    it("goes to the stage as it streams, and the form holds what the stage stored instead of bytes", async () => {
+      let release!: () => void
+      const { seen, stage } = slowStage(new Promise((resolve) => (release = resolve)))
+      const parser = makeFormParser(contentType, STAGED, stage)
+      // Fed in 64 KiB chunks as a socket would: the parser asks the transport to wait while the stage reads nothing.
+      let waited = 0
+      let at = 0
+      for (; at < body.length; at += 65_536) {
+        const taken = parser.write(body.subarray(at, at + 65_536))
+        if (taken !== undefined) {
+          waited++
+          break
+        }
+      }
+      expect(waited).toBe(1)
+      // The transport stopped well before the 4 MiB part was read whole.
+      expect(at).toBeLessThan(1024 * 1024)
+      release()
+      for (at += 65_536; at < body.length; at += 65_536) await parser.write(body.subarray(at, at + 65_536))
+      const form = await Effect.runPromise(parser.end)
+      expect(seen).toEqual({ bytes: big.length, parts: 1 })
+      expect(form).toEqual({
+        name: "k",
+        zkey: {
+          filename: "k.zkey",
+          contentType: "text/plain",
+          staged: { staging: "staging:test", digest: createHash("sha256").update(big).digest("hex"), size: big.length, chunks: 1 }
+        }
+      })
+    })
+
+    it("answers the storage's failure, and a body cut short as malformed, after the stage has stopped", async () => {
+      const failing: StagePart = async (part) => {
+        part.resume()
+        return Exit.fail(new StorageError({ message: "disk full" }))
+      }
+      const parser = makeFormParser(contentType, STAGED, failing)
+      await parser.write(body)
+      expect(await Effect.runPromise(Effect.flip(parser.end))).toMatchObject({ _tag: "StorageError", message: "disk full" })
+
+      let stopped = false
+      const reading: StagePart = async (part) => {
+        try {
+          for await (const _ of part) void _
+          return Exit.succeed({ staging: "s", digest: "d" as Digest, size: 0, chunks: 0 })
+        } catch {
+          return Exit.fail({ _tag: "PartCut" } as const)
+        } finally {
+          stopped = true
+        }
+      }
+      const cut = makeFormParser(contentType, STAGED, reading)
+      await cut.write(body.subarray(0, 2 * 1024 * 1024))
+      const failed = await Effect.runPromise(Effect.flip(cut.end))
+      expect(stopped).toBe(true)
+      expect(failed).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "body", message: "the body ends before the closing boundary" }] })
+    })
   })
 })

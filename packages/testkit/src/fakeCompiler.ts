@@ -1,5 +1,6 @@
 import {
   type BuildInput,
+  buildFileSize,
   BuildFailure,
   type BuildOutput,
   type CircuitErrorCode,
@@ -136,7 +137,7 @@ export const FakeCompiler = (options: FakeCompilerOptions = {}): Layer.Layer<Cir
         const scripted = options.failWhen?.(call)
         if (scripted !== undefined) return yield* scripted
         if (declared instanceof BuildFailure) return yield* declared
-        if (input.kind === "artifacts" && input.zkey.length === 0) {
+        if (input.kind === "artifacts" && buildFileSize(input.zkey) === 0) {
           return yield* new BuildFailure({ code: "invalid_artifacts", message: "The zkey is empty, not a Groth16 bn128 zkey" })
         }
         const publicInputs = declared.inputs.filter((i) => i.visibility === "public")

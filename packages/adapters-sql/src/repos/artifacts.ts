@@ -1,71 +1,111 @@
-import { ArtifactsRepo, type Digest, StorageError } from "@mzk/core"
-import { Effect, Option } from "effect"
-import { createHash } from "node:crypto"
+import { ArtifactsRepo, type ArtifactStreams, type Digest, StorageError, wholeArtifacts, writeChunks } from "@mzk/core"
+import { Effect, Option, Stream } from "effect"
+import { createHash, randomBytes } from "node:crypto"
 import type { SqlConnection } from "../connection.js"
 
 /** Bytes per stored chunk: rows stay well under every driver's and database's value limits. */
 export const ARTIFACT_CHUNK_BYTES = 1024 * 1024
 
-/** How often `put` retries when the row it found was deleted under it (a removal that freed the same bytes). */
-const PUT_TRIES = 3
+/** How often `publish` retries when the row it found was deleted under it (a removal that freed the same bytes). */
+const PUBLISH_TRIES = 3
+
+/**
+ * Staged chunks wait in `artifact_chunks` under a staging id in the digest column: no `artifacts`
+ * row names it, so no reader finds them, and publishing renames them in one statement instead of
+ * copying them (no schema change was needed). A process that dies mid-upload leaves its staging
+ * rows behind: the id begins with `staging:` so an operator can find them.
+ */
+const stagingId = () => `staging:${randomBytes(16).toString("hex")}`
+
+const sha256 = () => {
+  const hash = createHash("sha256")
+  return { update: (bytes: Uint8Array) => void hash.update(bytes), digest: () => hash.digest("hex") }
+}
 
 export const sqlArtifacts = (conn: SqlConnection) => {
   const { dialect } = conn
 
-  /**
-   * Writes the row and its chunks, or finds the row already there and holds it until the
-   * transaction ends, so a removal deciding that nothing refers to these bytes waits for the
-   * caller's circuit to commit (and then sees it). A row deleted meanwhile is written again.
-   */
-  const store = (digest: Digest, bytes: Uint8Array): Effect.Effect<void, StorageError> =>
+  const dropStaging = (staging: string) => conn.execute((db) => db.deleteFrom("artifact_chunks").where("digest", "=", staging))
+
+  const stage: ArtifactStreams["stage"] = (chunks) =>
     Effect.gen(function*() {
-      const chunks = Math.ceil(bytes.length / ARTIFACT_CHUNK_BYTES)
-      for (let attempt = 0; attempt < PUT_TRIES; attempt++) {
-        const inserted = yield* conn.affected((db) =>
-          db.insertInto("artifacts").values({ digest, size: bytes.length, chunks }).onConflict((oc) => oc.column("digest").doNothing())
+      const staging = stagingId()
+      // Outside a transaction each chunk commits on its own, so an upload never holds the
+      // database's write lock while the client sends; inside one, the rollback drops them anyway.
+      yield* Effect.addFinalizer(() =>
+        dropStaging(staging).pipe(
+          Effect.catchAll((e) => Effect.logWarning(`artifacts: staging area ${staging} could not be dropped: ${e.message}`))
         )
-        if (inserted > 0) {
-          for (let idx = 0; idx < chunks; idx++) {
-            const part = bytes.subarray(idx * ARTIFACT_CHUNK_BYTES, (idx + 1) * ARTIFACT_CHUNK_BYTES)
-            // Drivers bind a Buffer as bytes; a view shares the caller's memory without a copy.
-            const data = Buffer.from(part.buffer, part.byteOffset, part.byteLength)
-            yield* conn.execute((db) => db.insertInto("artifact_chunks").values({ digest, idx, data }))
-          }
-          return
-        }
-        const held = yield* conn.first((db) => db.selectFrom("artifacts").select("digest").where("digest", "=", digest).$call(dialect.lockRows))
-        if (Option.isSome(held)) return
-      }
-      return yield* new StorageError({ message: `Artifact ${digest} could not be stored: it was deleted under every attempt` })
+      )
+      const written = yield* writeChunks(chunks, ARTIFACT_CHUNK_BYTES, (idx, bytes) =>
+        conn.execute((db) =>
+          // Drivers bind a Buffer as bytes; a view shares the piece's memory without a copy.
+          db.insertInto("artifact_chunks").values({ digest: staging, idx, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
+        ), sha256)
+      return { staging, ...written }
     })
 
-  return ArtifactsRepo.of({
-    put: (bytes) => {
-      const digest = createHash("sha256").update(bytes).digest("hex") as Digest
-      return Effect.as(conn.transaction(store(digest, bytes)), digest)
-    },
-    get: (digest) =>
-      Effect.gen(function*() {
-        const meta = yield* conn.first((db) => db.selectFrom("artifacts").select(["size", "chunks"]).where("digest", "=", digest))
-        if (Option.isNone(meta)) return Option.none()
-        const rows = yield* conn.rows((db) =>
-          db.selectFrom("artifact_chunks").select(["idx", "data"]).where("digest", "=", digest).orderBy("idx")
+  /**
+   * Writes the row and renames the staged chunks to it, or finds the row already there and holds
+   * it until the transaction ends, so a removal deciding that nothing refers to these bytes waits
+   * for the caller's circuit to commit (and then sees it). A row deleted meanwhile is written again.
+   */
+  const publish: ArtifactStreams["publish"] = (staged) =>
+    conn.transaction(Effect.gen(function*() {
+      const { digest } = staged
+      for (let attempt = 0; attempt < PUBLISH_TRIES; attempt++) {
+        const inserted = yield* conn.affected((db) =>
+          db.insertInto("artifacts").values({ digest, size: staged.size, chunks: staged.chunks })
+            .onConflict((oc) => oc.column("digest").doNothing())
         )
-        const size = Number(meta.value.size)
-        if (rows.length !== meta.value.chunks) {
-          return yield* new StorageError({ message: `Artifact ${digest} has ${rows.length} of its ${meta.value.chunks} chunks` })
+        if (inserted > 0) {
+          const moved = yield* conn.affected((db) => db.updateTable("artifact_chunks").set({ digest }).where("digest", "=", staged.staging))
+          if (moved !== staged.chunks) {
+            return yield* new StorageError({ message: `Artifact ${digest}: ${moved} of its ${staged.chunks} staged chunks were found` })
+          }
+          return digest
         }
-        const bytes = new Uint8Array(size)
+        const held = yield* conn.first((db) => db.selectFrom("artifacts").select("digest").where("digest", "=", digest).$call(dialect.lockRows))
+        if (Option.isSome(held)) {
+          yield* dropStaging(staged.staging)
+          return digest
+        }
+      }
+      return yield* new StorageError({ message: `Artifact ${digest} could not be stored: it was deleted under every attempt` })
+    })) as Effect.Effect<Digest, StorageError>
+
+  const read: ArtifactStreams["read"] = (digest) =>
+    Effect.map(
+      conn.first((db) => db.selectFrom("artifacts").select(["size", "chunks"]).where("digest", "=", digest)),
+      Option.map((meta) => {
+        const size = Number(meta.size)
+        const count = meta.chunks
         let offset = 0
-        for (const row of rows) {
-          bytes.set(row.data, offset)
-          offset += row.data.length
-        }
-        if (offset !== size) return yield* new StorageError({ message: `Artifact ${digest} has ${offset} of its ${size} bytes` })
-        return Option.some(bytes)
-      }),
-    size: (digest) =>
-      conn.first((db) => db.selectFrom("artifacts").select("size").where("digest", "=", digest))
-        .pipe(Effect.map(Option.map((row) => Number(row.size))))
-  })
+        const chunk = (idx: number) =>
+          Effect.flatMap(
+            conn.first((db) => db.selectFrom("artifact_chunks").select("data").where("digest", "=", digest).where("idx", "=", idx)),
+            (row): Effect.Effect<Uint8Array, StorageError> => {
+              if (Option.isNone(row)) return new StorageError({ message: `Artifact ${digest} is missing chunk ${idx} of ${count}` })
+              offset += row.value.data.length
+              if (offset > size) return new StorageError({ message: `Artifact ${digest} has more than its ${size} bytes` })
+              return Effect.succeed(row.value.data)
+            }
+          )
+        const end = Effect.suspend(() =>
+          offset === size ? Effect.void : new StorageError({ message: `Artifact ${digest} has ${offset} of its ${size} bytes` })
+        )
+        // One query per chunk: a reader holds one chunk at a time, however large the artifact.
+        const chunks = Stream.suspend(() => {
+          offset = 0
+          return (count === 0 ? Stream.empty : Stream.range(0, count - 1)).pipe(Stream.mapEffect(chunk), Stream.concat(Stream.execute(end)))
+        })
+        return { size, chunks }
+      })
+    )
+
+  const size: ArtifactStreams["size"] = (digest) =>
+    conn.first((db) => db.selectFrom("artifacts").select("size").where("digest", "=", digest))
+      .pipe(Effect.map(Option.map((row) => Number(row.size))))
+
+  return ArtifactsRepo.of(wholeArtifacts({ stage, publish, read, size }))
 }

@@ -5,7 +5,7 @@ import { timestampFromMillis } from "../kernel/time.js"
 import { runLeasedJobs } from "../kernel/leasedJobs.js"
 import { Transactor } from "../kernel/transaction.js"
 import type { CircuitError, StoredCircuit } from "./circuit.js"
-import { BuildFailure, type BuildOutput, CircuitCompiler } from "./compiler.js"
+import { BuildFailure, type BuildFile, type BuildOutput, CircuitCompiler } from "./compiler.js"
 import { CircuitsConfig } from "./config.js"
 import { ArtifactsRepo, CircuitsRepo } from "./repo.js"
 import { loadSource } from "./upload.js"
@@ -61,10 +61,12 @@ const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
        */
       const settleReady = (circuit: StoredCircuit, out: BuildOutput) =>
         tx.transaction(Effect.gen(function*() {
+          // A stored input given back (a prebuilt upload's checked files) is already there under its digest.
+          const keep = (file: BuildFile) => (file instanceof Uint8Array ? artifacts.put(file) : Effect.succeed(file.digest))
           const built = {
-            wasm: yield* artifacts.put(out.wasm),
-            zkey: yield* artifacts.put(out.zkey),
-            r1cs: out.r1cs === null ? null : yield* artifacts.put(out.r1cs),
+            wasm: yield* keep(out.wasm),
+            zkey: yield* keep(out.zkey),
+            r1cs: out.r1cs === null ? null : yield* keep(out.r1cs),
             sym: out.sym === null ? null : yield* artifacts.put(out.sym)
           }
           const settled = yield* repo.complete(circuit.id, circuit.attempts, {

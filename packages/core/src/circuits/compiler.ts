@@ -1,7 +1,21 @@
-import { Context, type Effect, Schema } from "effect"
-import { CircuitErrorCode, type CircuitInput } from "./circuit.js"
+import { Context, type Effect, Schema, type Stream } from "effect"
+import type { StorageError } from "../kernel/errors.js"
+import { CircuitErrorCode, type CircuitInput, type Digest } from "./circuit.js"
 
-/** One build's input: what was uploaded, as bytes. */
+/** An artifact already in `ArtifactsRepo`, read chunk by chunk: a build copies it to disk, never whole into memory. */
+export interface StoredBuildFile {
+  readonly digest: Digest
+  readonly size: number
+  readonly chunks: Stream.Stream<Uint8Array, StorageError>
+}
+
+/** A large prebuilt artifact as a build gets and gives it: bytes, or stored (see `StoredBuildFile`). */
+export type BuildFile = Uint8Array | StoredBuildFile
+
+/** The size of a build file in bytes. */
+export const buildFileSize = (file: BuildFile): number => (file instanceof Uint8Array ? file.length : file.size)
+
+/** One build's input: what was uploaded, the large prebuilt artifacts as they are stored. */
 export type BuildInput =
   | {
     readonly kind: "circom"
@@ -12,10 +26,10 @@ export type BuildInput =
   }
   | {
     readonly kind: "artifacts"
-    readonly wasm: Uint8Array
-    readonly zkey: Uint8Array
+    readonly wasm: BuildFile
+    readonly zkey: BuildFile
     readonly sym: Uint8Array
-    readonly r1cs: Uint8Array | null
+    readonly r1cs: BuildFile | null
     /**
      * One input the circuit accepts, as the JSON object of a proof's `inputs`: the build proves it
      * to check that the zkey belongs to the wasm (without it, the all-zero input is tried).
@@ -23,11 +37,14 @@ export type BuildInput =
     readonly sample_inputs?: Uint8Array
   }
 
-/** A finished build: artifacts as bytes and what was derived from them. */
+/**
+ * A finished build: artifacts (as bytes, or the stored input files given back unchanged, which are
+ * not stored again) and what was derived from them.
+ */
 export interface BuildOutput {
-  readonly wasm: Uint8Array
-  readonly zkey: Uint8Array
-  readonly r1cs: Uint8Array | null
+  readonly wasm: BuildFile
+  readonly zkey: BuildFile
+  readonly r1cs: BuildFile | null
   readonly sym: Uint8Array | null
   readonly constraints: number
   readonly inputs: ReadonlyArray<CircuitInput>

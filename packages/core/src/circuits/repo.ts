@@ -1,4 +1,5 @@
-import { Context, type Effect, type Either, type Option } from "effect"
+import { Context, type Effect, type Either, type Option, type Stream } from "effect"
+import type { ArtifactStreams, StagedArtifact } from "./artifactStreams.js"
 import type { StorageError } from "../kernel/errors.js"
 import type { AccountId, CircuitId } from "../kernel/ids.js"
 import type { Page, PageOf } from "../kernel/paging.js"
@@ -94,13 +95,14 @@ export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<Circuits
 /**
  * Content-addressed bytes (uploads and built artifacts), stored in the database in chunks so any
  * worker on any host can read them; SQLite and Postgres alike. Writing the same bytes twice stores
- * them once.
+ * them once. Large artifacts stream both ways (`stage`/`publish`/`write`, `read`), so no process
+ * holds a whole zkey; `put` and `get` are the same operations on bytes in memory (`wholeArtifacts`).
  */
-export class ArtifactsRepo extends Context.Tag("@mzk/core/ArtifactsRepo")<ArtifactsRepo, {
+export class ArtifactsRepo extends Context.Tag("@mzk/core/ArtifactsRepo")<ArtifactsRepo, ArtifactStreams & {
+  /** Stages and publishes `chunks` (the stage's scope is the call's): the staged digest, size and chunks. */
+  readonly write: <E>(chunks: Stream.Stream<Uint8Array, E>) => Effect.Effect<StagedArtifact, E | StorageError>
   /** Stores `bytes` under their SHA-256 (idempotent) and returns the digest. */
   readonly put: (bytes: Uint8Array) => Effect.Effect<Digest, StorageError>
   /** The bytes of `digest`, reassembled from their chunks; none when unknown. */
   readonly get: (digest: Digest) => Effect.Effect<Option.Option<Uint8Array>, StorageError>
-  /** The stored size of `digest` in bytes; none when unknown. */
-  readonly size: (digest: Digest) => Effect.Effect<Option.Option<number>, StorageError>
 }>() {}

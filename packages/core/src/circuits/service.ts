@@ -14,10 +14,10 @@ import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { AuditLog } from "../audit/service.js"
 import { BN128_FIELD_MODULUS, type Circuit, type StoredCircuit, toCircuit } from "./circuit.js"
-import { type BuildInput, CircuitCompiler } from "./compiler.js"
+import { CircuitCompiler } from "./compiler.js"
 import { CircuitsConfig } from "./config.js"
 import { ArtifactsRepo, type CircuitInsertRefusal, CircuitsRepo } from "./repo.js"
-import { checkBuildInput, decodeUploadFields, storeSource } from "./upload.js"
+import { checkBuildInput, decodeUploadFields, storeSource, type UploadSource } from "./upload.js"
 import { CircuitBuildWakeup } from "./wakeup.js"
 
 /** An upload, decoded at the boundary (HTTP multipart, the CLI's files). */
@@ -25,7 +25,7 @@ export interface CreateCircuitInput {
   /** Already checked against `CircuitName`. */
   readonly name: string
   readonly description?: string
-  readonly source: BuildInput
+  readonly source: UploadSource
 }
 
 /** The circuits `@mzk/circuits` ships, as records of owner `builtin`, visible to every account. */
@@ -84,6 +84,11 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
   readonly get: (accountId: AccountId, name: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
   /** The circuit a proof was made with: built-in by name when `id` is null, else by id (removed ones too). */
   readonly forProof: (id: CircuitId | null, name: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
+  /**
+   * Writes an uploaded file to artifact storage as it arrives, for `create` to publish: the
+   * boundary streams large parts here rather than holding them (see `ArtifactsRepo.stage`).
+   */
+  readonly stageUpload: ArtifactsRepo["Type"]["stage"]
   /** Removes the account's circuit; built-in circuits and circuits with queued or running proofs are refused. */
   readonly remove: (accountId: AccountId, name: string) => Effect.Effect<void, CircuitNotFound | CircuitInUse | StorageError>
 }>() {
@@ -196,7 +201,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
           }
         })
 
-      return { create, list, get, forProof, remove }
+      return { create, list, get, forProof, remove, stageUpload: artifacts.stage }
     })
   )
 }

@@ -3,8 +3,27 @@ import { decodeInput, invalidRequest } from "../kernel/decode.js"
 import type { InvalidRequest, StorageError } from "../kernel/errors.js"
 import { StoredText } from "../kernel/text.js"
 import { CircuitName, type CircuitSource, type Digest } from "./circuit.js"
-import type { BuildInput } from "./compiler.js"
+import type { BuildInput, StoredBuildFile } from "./compiler.js"
+import type { StagedArtifact } from "./artifactStreams.js"
 import type { ArtifactsRepo } from "./repo.js"
+
+/**
+ * A prebuilt artifact as an upload delivers it: bytes in memory, or already staged in artifact
+ * storage as it arrived (HTTP streams the large parts there, so no process holds a whole zkey).
+ */
+export type UploadedArtifact = Uint8Array | StagedArtifact
+
+/** What an upload holds: a build's input, with prebuilt artifacts possibly staged rather than in memory. */
+export type UploadSource =
+  | Extract<BuildInput, { readonly kind: "circom" }>
+  | {
+    readonly kind: "artifacts"
+    readonly wasm: UploadedArtifact
+    readonly zkey: UploadedArtifact
+    readonly sym: UploadedArtifact
+    readonly r1cs: UploadedArtifact | null
+    readonly sample_inputs?: Uint8Array
+  }
 
 /** The fields of an upload besides its files, checked as every stored text is. */
 const UploadFields = Schema.Struct({
@@ -52,7 +71,7 @@ const sampleInputsProblem = (bytes: Uint8Array): string | undefined => {
  * Refuses an upload whose parts do not make a build input: every path acceptable
  * (`uploadPathProblem`) and the main file one of the uploaded files; sample inputs a JSON object.
  */
-export const checkBuildInput = (source: BuildInput): Effect.Effect<void, InvalidRequest> => {
+export const checkBuildInput = (source: UploadSource): Effect.Effect<void, InvalidRequest> => {
   if (source.kind !== "circom") {
     const problem = source.sample_inputs === undefined ? undefined : sampleInputsProblem(source.sample_inputs)
     return problem === undefined ? Effect.void : Effect.fail(invalidRequest([{ path: "sample_inputs", message: problem }]))
@@ -67,10 +86,13 @@ export const checkBuildInput = (source: BuildInput): Effect.Effect<void, Invalid
   return details.length === 0 ? Effect.void : Effect.fail(invalidRequest(details))
 }
 
-/** Stores every uploaded file content-addressed and describes the upload by digest. */
+/**
+ * Stores every uploaded file content-addressed (a staged one by publishing it, in the caller's
+ * transaction) and describes the upload by digest.
+ */
 export const storeSource = (
   artifacts: ArtifactsRepo["Type"],
-  source: BuildInput
+  source: UploadSource
 ): Effect.Effect<CircuitSource, StorageError> => {
   if (source.kind === "circom") {
     return Effect.map(
@@ -78,19 +100,23 @@ export const storeSource = (
       (entries): CircuitSource => ({ kind: "circom", main: source.main, files: Object.fromEntries(entries) as Record<string, Digest> })
     )
   }
+  const store = (file: UploadedArtifact) => (file instanceof Uint8Array ? artifacts.put(file) : artifacts.publish(file))
   return Effect.gen(function*() {
     return {
       kind: "artifacts",
-      wasm: yield* artifacts.put(source.wasm),
-      zkey: yield* artifacts.put(source.zkey),
-      sym: yield* artifacts.put(source.sym),
-      r1cs: source.r1cs === null ? null : yield* artifacts.put(source.r1cs),
+      wasm: yield* store(source.wasm),
+      zkey: yield* store(source.zkey),
+      sym: yield* store(source.sym),
+      r1cs: source.r1cs === null ? null : yield* store(source.r1cs),
       ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* artifacts.put(source.sample_inputs) })
     } satisfies CircuitSource
   })
 }
 
-/** An upload's bytes back from storage, for its build; fails with the first digest that is missing. */
+/**
+ * An upload back from storage, for its build: the large prebuilt artifacts (wasm, zkey, r1cs) as
+ * stored files to stream, the rest as bytes. Fails with the first digest that is missing.
+ */
 export const loadSource = <E>(
   artifacts: ArtifactsRepo["Type"],
   source: CircuitSource,
@@ -98,6 +124,11 @@ export const loadSource = <E>(
 ): Effect.Effect<BuildInput, E | StorageError> => {
   const load = (digest: Digest) =>
     Effect.flatMap(artifacts.get(digest), (found) => (found._tag === "Some" ? Effect.succeed(found.value) : Effect.fail(missing(digest))))
+  const stored = (digest: Digest) =>
+    Effect.flatMap(artifacts.read(digest), (found) =>
+      found._tag === "Some"
+        ? Effect.succeed<StoredBuildFile>({ digest, size: found.value.size, chunks: found.value.chunks })
+        : Effect.fail(missing(digest)))
   if (source.kind === "circom") {
     return Effect.map(
       Effect.forEach(Object.entries(source.files), ([path, digest]) => Effect.map(load(digest), (bytes) => [path, bytes] as const)),
@@ -107,10 +138,10 @@ export const loadSource = <E>(
   return Effect.gen(function*() {
     return {
       kind: "artifacts",
-      wasm: yield* load(source.wasm),
-      zkey: yield* load(source.zkey),
+      wasm: yield* stored(source.wasm),
+      zkey: yield* stored(source.zkey),
       sym: yield* load(source.sym),
-      r1cs: source.r1cs === null ? null : yield* load(source.r1cs),
+      r1cs: source.r1cs === null ? null : yield* stored(source.r1cs),
       ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* load(source.sample_inputs) })
     } satisfies BuildInput
   })

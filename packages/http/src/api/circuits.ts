@@ -12,7 +12,7 @@ import {
   SetupUnavailableWire,
   UploadTooLargeWire
 } from "./errors.js"
-import { UploadedFile } from "./upload.js"
+import { StagedFile, UploadedFile } from "./upload.js"
 
 /** A circuit as clients see it: never its artifacts' digests nor its sources. */
 export const Circuit = Schema.Struct({
@@ -43,6 +43,9 @@ export const CircuitList = Schema.Struct({ circuits: Schema.Array(Circuit) }).an
 
 const file = (description: string) => Schema.optional(UploadedFile.annotations({ description }))
 
+/** A prebuilt artifact's part: written to storage as it arrives, never held whole (a 2^20 zkey is 0.5–0.7 GB). */
+const stagedFile = (description: string) => Schema.optional(StagedFile.annotations({ description }))
+
 /**
  * `POST /circuits`: circom sources (`main` + `sources`) or prebuilt artifacts (`wasm` + `zkey` +
  * `sym`, `r1cs` and `sample_inputs` optional).
@@ -59,10 +62,10 @@ export const CircuitUpload = HttpApiSchema.Multipart(
         description: "Circom sources: every other file `main` includes, repeated; each filename its relative path (`lib/util.circom`)"
       })
     ),
-    wasm: file("Prebuilt: the witness calculator circom wrote (`--wasm`)"),
-    zkey: file("Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`)"),
-    sym: file("Prebuilt: the signal names circom wrote (`--sym`)"),
-    r1cs: file(
+    wasm: stagedFile("Prebuilt: the witness calculator circom wrote (`--wasm`)"),
+    zkey: stagedFile("Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`)"),
+    sym: stagedFile("Prebuilt: the signal names circom wrote (`--sym`)"),
+    r1cs: stagedFile(
       "Prebuilt, optional: the constraint system circom wrote (`--r1cs`). The zkey's constraints are compared with it, " +
         "and it stands in for `sample_inputs` where the all-zero input fails the circuit"
     ),
@@ -99,6 +102,8 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
           "the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. A `failed` circuit's " +
           "name is free: uploading it again replaces the failed one. Circom sources sent to a server without a powers of tau " +
           "are 409 `setup_unavailable`, with nothing stored. " +
+          "Prebuilt parts are stored as they arrive, so the upload limit (413 `upload_too_large`) is what bounds their size: " +
+          "a key of 2^20 constraints (0.5–0.7 GB) needs a server whose limit allows it. " +
           "Prebuilt artifacts are checked to describe one circuit before it is `ready`: every point of the zkey (G1 on the curve, " +
           "G2 in its subgroup; else `invalid_artifacts`), the zkey's constraints against the `r1cs` when sent, and one proof of a " +
           "witness the wasm computes, from `sample_inputs` or else the all-zero input, made with the zkey and verified with its key " +

@@ -9,11 +9,12 @@ import {
   type ErrorDetail,
   InternalError,
   InvalidRequest,
+  type UploadSource,
   uploadPathProblem
 } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { CircuitUpload } from "../api/circuits.js"
-import type { UploadedFile } from "../api/upload.js"
+import type { StagedFile, UploadedFile } from "../api/upload.js"
 import { implement } from "./handler.js"
 
 type Upload = typeof CircuitUpload.Type
@@ -66,7 +67,7 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
     ])
   }
   const details: Array<ErrorDetail> = []
-  const typed = (part: keyof typeof ACCEPTED, path: string, file: UploadedFile) => {
+  const typed = (part: keyof typeof ACCEPTED, path: string, file: UploadedFile | StagedFile) => {
     const [accepts, accepted] = ACCEPTED[part]
     if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })
   }
@@ -96,12 +97,13 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
   }
   for (const part of prebuilt) typed(part, part, upload[part]!)
   if (details.length > 0) return refuse("The upload's prebuilt artifacts are not acceptable", details)
-  const source: BuildInput = {
+  // The large parts arrive staged in artifact storage; `Circuits.create` publishes them.
+  const source: UploadSource = {
     kind: "artifacts",
-    wasm: upload.wasm!.bytes,
-    zkey: upload.zkey!.bytes,
-    sym: upload.sym!.bytes,
-    r1cs: upload.r1cs?.bytes ?? null,
+    wasm: upload.wasm!.staged,
+    zkey: upload.zkey!.staged,
+    sym: upload.sym!.staged,
+    r1cs: upload.r1cs?.staged ?? null,
     ...(upload.sample_inputs === undefined ? {} : { sample_inputs: upload.sample_inputs.bytes })
   }
   return Effect.succeed({ ...fields, source })

@@ -3,7 +3,7 @@ import type { Scope } from "@mzk/core"
 import { Context, type Effect, Option, type ParseResult, Schema, type SchemaAST as AST } from "effect"
 import { Authentication, IdempotentEndpoint, MeteredEndpoint, ReplayWithout, RequiredScope } from "../api/annotations.js"
 import { wireErrorOf } from "../api/errors.js"
-import { isUploadedFileAst } from "../api/upload.js"
+import { isStagedFileAst, isUploadedFileAst } from "../api/upload.js"
 import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
 import { JSON_HEADERS, TEXT_HEADERS } from "../wire/message.js"
 import type { FormPartSpec, FormSpec } from "../wire/multipart.js"
@@ -94,11 +94,13 @@ const formOf = (ast: AST.AST, limits: NonNullable<ReturnType<typeof HttpApiSchem
     const type = withoutUndefined(property.type)
     const repeated = type._tag === "TupleType" && type.elements.length === 0 && type.rest.length === 1
     const item = repeated ? withoutUndefined((type as AST.TupleType).rest[0]!.type) : type
-    const file = isUploadedFileAst(item)
+    const staged = isStagedFileAst(item)
+    const file = staged || isUploadedFileAst(item)
     if (!file && item._tag === "Declaration") {
-      throw `its form part ${String(property.name)} is a file of another kind than UploadedFile (uploads are kept in memory, not persisted)`
+      throw `its form part ${String(property.name)} is a file of another kind than UploadedFile or StagedFile`
     }
-    parts.set(String(property.name), { file, repeated })
+    if (staged && repeated) throw `its form part ${String(property.name)} is a repeated StagedFile; staged parts are sent once`
+    parts.set(String(property.name), staged ? { file, repeated, staged } : { file, repeated })
   }
   const maxFieldSize = limits.maxFieldSize === undefined ? DEFAULT_MAX_FIELD_BYTES : Number(limits.maxFieldSize)
   return {

@@ -6,7 +6,7 @@ import {
   type AuditLog,
   type CircuitCompiler,
   CONTROL_CHARACTERS_REFUSED,
-  type Circuits,
+  Circuits,
   CircuitsConfig,
   type Events,
   Idempotency,
@@ -26,19 +26,20 @@ import {
   type Proofs,
   type RateLimitWindow,
   requestFingerprint,
+  type StorageError,
   type StoredResponse,
   type SessionAuthenticator,
   Telemetry,
   type WebhookReplay,
   type Webhooks
 } from "@mzk/core"
-import { Cause, Effect, Option, ParseResult, Redacted } from "effect"
+import { Cause, Effect, Exit, Option, ParseResult, Redacted, Runtime, Scope, Stream } from "effect"
 import { MethodNotAllowed, NotFound, type PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, UploadTooLarge } from "../api/errors.js"
 import { MzkApi } from "../api/index.js"
 import type { GroupImplementation } from "../handlers/handler.js"
 import { MzkHandlers } from "../handlers/index.js"
 import { header, type MzkRequest, type MzkResponse } from "../wire/message.js"
-import { makeFormParser } from "../wire/multipart.js"
+import { makeFormParser, type PartCut, type StagePart } from "../wire/multipart.js"
 import { MULTIPART_BODY, precheck, tooLarge } from "../wire/precheck.js"
 import { rateLimitHeaders } from "../wire/rateLimit.js"
 import { makeRequestIds } from "../wire/requestId.js"
@@ -164,14 +165,27 @@ export const uploadTooLarge = (limitBytes: number) =>
 
 const notForm = () => new InvalidRequest({ message: "The request body could not be read" })
 
-/** An upload's form, parsed as the body streams in, refused past the endpoint's limit. */
-const readForm = (request: MzkRequest, upload: NonNullable<CompiledEndpoint["upload"]>) =>
-  Effect.suspend(() => {
-    const parser = makeFormParser(header(request, "content-type") ?? "", upload.form)
+const PART_CUT: PartCut = { _tag: "PartCut" }
+
+/**
+ * An upload's form, parsed as the body streams in, refused past the endpoint's limit. Staged parts
+ * go to `stage` as they arrive, in the request's scope: the staged artifacts live until the
+ * request ends, for the handler to publish. However the read ends, every staging has stopped
+ * before this does, so the scope's end finds nothing still writing.
+ */
+const readForm = (request: MzkRequest, upload: NonNullable<CompiledEndpoint["upload"]>, stage: Circuits["Type"]["stageUpload"]) =>
+  Effect.flatMap(Effect.all([Effect.scope, Effect.runtime<never>()]), ([scope, runtime]) => {
+    const runFork = Runtime.runFork(runtime)
+    const stagePart: StagePart = (part) =>
+      new Promise((resolve) => {
+        const chunks = Stream.fromAsyncIterable(part as AsyncIterable<Uint8Array>, () => PART_CUT)
+        runFork(Scope.extend(stage(chunks), scope)).addObserver(resolve)
+      })
+    const parser = makeFormParser(header(request, "content-type") ?? "", upload.form, stagePart)
     return request.stream(upload.limitBytes, parser.write).pipe(
       Effect.mapError((error) => (error._tag === "BodyTooLarge" ? uploadTooLarge(upload.limitBytes) : notForm())),
-      Effect.tapError(() => Effect.sync(parser.abort)),
-      Effect.zipRight(parser.end)
+      Effect.zipRight(parser.end),
+      Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.promise(parser.abort)))
     )
   })
 
@@ -228,6 +242,7 @@ export const makeDispatcherFor = (
       throw new UnservableApi(`The API does not declare errors the dispatcher answers with: ${undeclared.join(", ")}`)
     }
     const authenticate = yield* makeAuthenticate
+    const { stageUpload } = yield* Circuits
     const idempotency = yield* Idempotency
     const telemetry = yield* Telemetry
     const operations = yield* Operations
@@ -344,7 +359,7 @@ export const makeDispatcherFor = (
         payload: undefined,
         urlParams: undefined
       }
-      const steps: Array<Effect.Effect<void, unknown>> = []
+      const steps: Array<Effect.Effect<void, unknown, Scope.Scope>> = []
       const idempotencyKey = endpoint.idempotent ? header(request, "idempotency-key") : undefined
       // What the key is bound to besides method and path: the JSON body's text, or an upload's length.
       let fingerprintBody = header(request, "content-length") ?? ""
@@ -371,9 +386,9 @@ export const makeDispatcherFor = (
       if (controls !== undefined) steps.push(Effect.fail(controls))
       if (decodePath !== undefined) steps.push(Effect.map(decodePath(params), (path) => void (input.path = path)))
       if (decodePayload !== undefined) {
-        const body: Effect.Effect<unknown, InvalidRequest | PayloadTooLarge | UploadTooLarge> = upload === undefined
+        const body: Effect.Effect<unknown, InvalidRequest | PayloadTooLarge | UploadTooLarge | StorageError, Scope.Scope> = upload === undefined
           ? readJson(request, idempotencyKey === undefined ? undefined : (text) => void (fingerprintBody = text))
-          : readForm(request, upload)
+          : readForm(request, upload, stageUpload)
         steps.push(Effect.map(Effect.flatMap(body, decodePayload), (payload) => void (input.payload = payload)))
       }
       if (decodeUrlParams !== undefined) {
@@ -414,7 +429,10 @@ export const makeDispatcherFor = (
         const fingerprint = requestFingerprint(request.method, pathname, fingerprintBody)
         return idempotent(endpoint, input.principal, idempotencyKey, fingerprint, requestId, notes, run)
       })
-      const all = steps.reduceRight<Effect.Effect<MzkResponse, unknown>>((next, step) => Effect.zipRight(step, next), answer)
+      const chained = steps.reduceRight<Effect.Effect<MzkResponse, unknown, Scope.Scope>>((next, step) => Effect.zipRight(step, next), answer)
+      // An upload's staged parts live until its answer: published by the handler, or dropped. Only
+      // an upload reads its body into the scope; other requests are spared making one.
+      const all = upload === undefined ? (chained as Effect.Effect<MzkResponse, unknown>) : Effect.scoped(chained)
       // Suspended: describing a failure of a body nested thousands deep overflows the stack, a
       // defect that `recover` answers as such.
       return Effect.catchIf(all, ParseResult.isParseError, (error) => Effect.suspend(() => Effect.fail(invalidRequestFromParseError(error))))

@@ -81,10 +81,11 @@ export const consumedText = (body: Uint8Array | string | undefined): Effect.Effe
 }
 
 /** A consumed body as an upload: handed to `sink` in one piece, within `limitBytes`. */
-export const consumedStream = (body: Uint8Array | string | undefined) => (limitBytes: number, sink: (chunk: Uint8Array) => void): Effect.Effect<void, BodyError> =>
+export const consumedStream = (body: Uint8Array | string | undefined) =>
+(limitBytes: number, sink: (chunk: Uint8Array) => void | Promise<void>): Effect.Effect<void, BodyError> =>
   Effect.suspend((): Effect.Effect<void, BodyError> => {
     if (body === undefined) return Effect.fail(UNREADABLE)
     if (byteLength(body) > limitBytes) return Effect.fail(TOO_LARGE)
-    sink(typeof body === "string" ? Buffer.from(body, "utf8") : body)
-    return Effect.void
+    const taken = sink(typeof body === "string" ? Buffer.from(body, "utf8") : body)
+    return taken === undefined ? Effect.void : Effect.promise(() => taken)
   })

@@ -49,14 +49,15 @@ type BodyResult = Effect.Effect<string, BodyError>
  * Reads a Node request's body chunk by chunk, each handed to `sink` while the total stays within
  * `limitBytes`; past it the rest is discarded (the answer is held until it is, see `discardRest`).
  * The outcome is handed over once: `"end"`, or why the body could not be had. Returns a function
- * that stops listening. The one reader of both JSON bodies and uploads.
+ * that stops listening. The one reader of both JSON bodies and uploads. A `sink` that returns a
+ * promise pauses the request until it settles: TCP's flow control then slows the client.
  */
 const readBody = (
   request: IncomingMessage,
   response: ServerResponse,
   held: Held,
   limitBytes: number,
-  sink: (chunk: Buffer) => void,
+  sink: (chunk: Buffer) => void | Promise<void>,
   done: (outcome: "end" | BodyError) => void
 ) => {
   let size = 0
@@ -68,7 +69,14 @@ const readBody = (
   }
   const onData = (chunk: Buffer) => {
     size += chunk.length
-    if (size <= limitBytes) return sink(chunk)
+    if (size <= limitBytes) {
+      const taken = sink(chunk)
+      if (taken !== undefined) {
+        request.pause()
+        void taken.then(() => request.resume())
+      }
+      return
+    }
     stop()
     discardRest(request, response, held)
     done({ _tag: "BodyTooLarge" })
@@ -106,7 +114,7 @@ const streamBody = (
   response: ServerResponse,
   held: Held,
   limitBytes: number,
-  sink: (chunk: Uint8Array) => void
+  sink: (chunk: Uint8Array) => void | Promise<void>
 ): Effect.Effect<void, BodyError> =>
   Effect.async<void, BodyError>((resume) =>
     Effect.sync(readBody(request, response, held, limitBytes, sink, (outcome) => resume(outcome === "end" ? Effect.void : Effect.fail(outcome))))
@@ -133,7 +141,7 @@ class NodeRequest implements MzkRequest {
     this.headers = incoming.headers
     this.remoteAddress = incoming.socket.remoteAddress
   }
-  stream(limitBytes: number, sink: (chunk: Uint8Array) => void) {
+  stream(limitBytes: number, sink: (chunk: Uint8Array) => void | Promise<void>) {
     return streamBody(this.incoming, this.response, this.held, limitBytes, sink)
   }
 }

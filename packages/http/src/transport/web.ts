@@ -36,7 +36,7 @@ const webBody = (request: Request): Effect.Effect<string, BodyError> =>
   })
 
 /** An upload, each chunk handed to `sink` as it arrives, the stream cancelled once it passes `limitBytes`. */
-const webStream = (request: Request) => (limitBytes: number, sink: (chunk: Uint8Array) => void): Effect.Effect<void, BodyError> =>
+const webStream = (request: Request) => (limitBytes: number, sink: (chunk: Uint8Array) => void | Promise<void>): Effect.Effect<void, BodyError> =>
   Effect.tryPromise({
     try: async () => {
       if (request.body === null) return
@@ -50,7 +50,7 @@ const webStream = (request: Request) => (limitBytes: number, sink: (chunk: Uint8
           await reader.cancel()
           throw TOO_LARGE
         }
-        sink(value)
+        await sink(value)
       }
     },
     catch: (error): BodyError => (error === TOO_LARGE ? TOO_LARGE : { _tag: "BodyUnreadable" })

@@ -12,9 +12,10 @@ export interface MzkRequest {
   /**
    * The body as it arrives, each chunk handed to `sink` (for good: the transport does not reuse
    * it), refused once more than `limitBytes` have arrived: an upload, parsed as it streams and
-   * never buffered past its endpoint's limit. Read at most once, and only if `body` is not.
+   * never buffered past its endpoint's limit. Read at most once, and only if `body` is not. When
+   * `sink` returns a promise, no more is read until it settles (a staged upload part waits for storage).
    */
-  readonly stream: (limitBytes: number, sink: (chunk: Uint8Array) => void) => Effect.Effect<void, BodyError>
+  readonly stream: (limitBytes: number, sink: (chunk: Uint8Array) => void | Promise<void>) => Effect.Effect<void, BodyError>
   /** The connection's peer address, where the transport knows it (Node's socket; not a fetch handler). */
   readonly remoteAddress?: string | undefined
 }

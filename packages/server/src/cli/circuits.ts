@@ -1,6 +1,6 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { checkUpload, prepareDevelopmentPtau } from "@mzk/circuits"
-import { AccountId, Accounts, auditedAs, CLI_ACTOR, type BuildInput, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG } from "@mzk/core"
+import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG, type UploadSource } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
@@ -38,7 +38,7 @@ interface SourceFlags {
 
 /** What `circuits add` uploads, and the files under `--include` it left out. */
 interface Upload {
-  readonly source: BuildInput
+  readonly source: UploadSource
   /** Files under the `--include` directories that the main file never includes (directly or through another). */
   readonly ignored: ReadonlyArray<string>
 }

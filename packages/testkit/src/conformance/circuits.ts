@@ -13,7 +13,8 @@ import {
   type Timestamp,
   Transactor
 } from "@mzk/core"
-import { Effect, Either, Option } from "effect"
+import { Chunk, Effect, Either, Option, Stream } from "effect"
+import { createHash } from "node:crypto"
 import type { ConformanceIt } from "./env.js"
 import { freshAccount } from "./fixtures.js"
 
@@ -36,6 +37,22 @@ const patterned = (n: number, seed: number) => {
   for (let i = 0; i < n; i++) bytes[i] = (i * 31 + seed + (i >> 20)) & 0xff
   return bytes
 }
+
+/** `bytes` as a stream of pieces of `size` (the last shorter), as a transport would deliver them. */
+const pieces = (bytes: Uint8Array, size: number) =>
+  Stream.fromIterable(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)))
+
+const concat = (chunks: ReadonlyArray<Uint8Array>) => {
+  const all = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0))
+  let offset = 0
+  for (const chunk of chunks) {
+    all.set(chunk, offset)
+    offset += chunk.length
+  }
+  return all
+}
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex") as Digest
 
 /** Byte equality without the test runner's element-by-element deep equality (slow on megabytes). */
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
@@ -184,6 +201,69 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const digest = yield* artifacts.put(bytes)
       yield* Effect.flip((yield* Transactor).transaction(Effect.zipRight(artifacts.put(bytes), Effect.fail("boom" as const))))
       expect(yield* artifacts.get(digest)).toEqual(Option.some(bytes))
+    }), timeout)
+
+  it.effect("artifacts: a streamed write re-cuts any pieces into chunks of at most 1 MiB and reads back exactly (0 bytes to many chunks)", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const MiB = 1024 * 1024
+      for (const [n, piece] of [[0, 1], [1, 1], [MiB - 1, 65_536], [MiB, MiB], [MiB + 1, 333_333], [3 * MiB + 12_345, 1_048_577]] as const) {
+        const bytes = patterned(n, n & 0xff)
+        const written = yield* artifacts.write(pieces(bytes, piece))
+        expect(written.digest).toBe(sha256(bytes))
+        expect(written.size).toBe(n)
+        expect(yield* artifacts.size(written.digest)).toEqual(Option.some(n))
+        const reader = yield* artifacts.read(written.digest)
+        expect(Option.map(reader, (r) => r.size)).toEqual(Option.some(n))
+        const chunks = Option.isSome(reader) ? Chunk.toReadonlyArray(yield* Stream.runCollect(reader.value.chunks)) : []
+        expect(chunks.every((chunk) => chunk.length <= MiB)).toBe(true)
+        expect(chunks.length).toBe(Math.ceil(n / MiB))
+        expect(sameBytes(concat(chunks), bytes)).toBe(true)
+        expect(Option.map(yield* artifacts.get(written.digest), (got) => sameBytes(got, bytes))).toEqual(Option.some(true))
+      }
+    }), timeout)
+
+  it.effect("artifacts: the same bytes streamed twice, at once and again, are one artifact", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const bytes = concat([yield* uniqueBytes("streamed twice"), patterned(2 * 1024 * 1024 + 7, 11)])
+      const [a, b] = yield* Effect.all([artifacts.write(pieces(bytes, 100_000)), artifacts.write(pieces(bytes, 777_777))], { concurrency: 2 })
+      expect(b.digest).toBe(a.digest)
+      expect((yield* artifacts.write(pieces(bytes, bytes.length))).digest).toBe(a.digest)
+      expect(yield* artifacts.put(bytes)).toBe(a.digest)
+      expect(Option.map(yield* artifacts.get(a.digest), (got) => sameBytes(got, bytes))).toEqual(Option.some(true))
+    }), timeout)
+
+  it.effect("artifacts: staged bytes stay invisible until published; an aborted stream or an ended stage leaves nothing", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const bytes = concat([yield* uniqueBytes("staged"), patterned(1024 * 1024 + 99, 5)])
+      const digest = sha256(bytes)
+      // A stream that fails after more than a chunk has been written.
+      const aborted = pieces(bytes, 300_000).pipe(Stream.take(4), Stream.concat(Stream.fail("client went away" as const)))
+      expect(yield* Effect.flip(artifacts.write(aborted))).toBe("client went away")
+      expect(yield* artifacts.size(digest)).toEqual(Option.none())
+      // Staged, and read by no one until published.
+      const published = yield* Effect.scoped(Effect.gen(function*() {
+        const staged = yield* artifacts.stage(pieces(bytes, 65_536))
+        expect(staged.digest).toBe(digest)
+        expect(yield* artifacts.size(digest)).toEqual(Option.none())
+        return yield* artifacts.publish(staged)
+      }))
+      expect(published).toBe(digest)
+      expect(Option.map(yield* artifacts.get(digest), (got) => sameBytes(got, bytes))).toEqual(Option.some(true))
+      // A stage whose scope ended without publishing has nothing left to publish.
+      const other = concat([yield* uniqueBytes("never published"), patterned(1024 * 1024 + 1, 9)])
+      const ended = yield* Effect.scoped(artifacts.stage(pieces(other, 500_000)))
+      expect(yield* Effect.either(artifacts.publish(ended))).toMatchObject({ _tag: "Left", left: { _tag: "StorageError" } })
+      expect(yield* artifacts.size(ended.digest)).toEqual(Option.none())
+      // Published in a transaction that rolls back: nothing, and the bytes can be stored again.
+      yield* Effect.flip((yield* Transactor).transaction(Effect.scoped(Effect.gen(function*() {
+        yield* artifacts.publish(yield* artifacts.stage(pieces(other, 500_000)))
+        return yield* Effect.fail("boom" as const)
+      }))))
+      expect(yield* artifacts.size(ended.digest)).toEqual(Option.none())
+      expect((yield* artifacts.write(pieces(other, 500_000))).size).toBe(other.length)
     }), timeout)
 
   it.effect("circuits: insert, then getByName, getById and list within the owning account only", () =>

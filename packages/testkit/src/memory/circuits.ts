@@ -7,7 +7,7 @@ import {
   type Timestamp
 } from "@mzk/core"
 import { Effect, Either, Option } from "effect"
-import { ARTIFACTS_TABLE } from "./artifacts.js"
+import { ARTIFACTS_TABLE, type MemoryArtifact } from "./artifacts.js"
 import { byId, type MemoryDb, paginate } from "./db.js"
 
 /** A stored circuit and when it was removed: removed rows stay, hidden, for the proofs made with them. */
@@ -19,7 +19,7 @@ interface Row {
 export const memoryCircuits = (db: MemoryDb) => {
   const rows = db.table<Row>("circuits")
   const proofs = db.table<ProofRecord>("proofs")
-  const artifacts = db.table<Uint8Array>(ARTIFACTS_TABLE)
+  const artifacts = db.table<MemoryArtifact>(ARTIFACTS_TABLE)
 
   const live = () => [...rows.values()].filter((row) => row.removed_at === null).map((row) => row.circuit)
   const liveOf = (owner: string) => live().filter((c) => c.owner === owner)
