@@ -139,7 +139,7 @@ function readPtau(file) {
 async function buildCircom(job) {
   // Development mode with the addon: a key straight from fresh toxic waste, no ptau, no size cap
   // but the build's own time and memory limits. Without the addon, snarkjs on the development ptau.
-  const native = !job.ptau && job.developmentPtau ? nativeDevelopmentSetup() : undefined;
+  const native = job.nativeSetup && !job.ptau ? nativeDevelopmentSetup() : undefined;
   if (native !== undefined) return buildCircomNatively(job, native);
   const ptau = await resolvePtau(job);
   const header = readPtau(ptau.file);
