@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -89,9 +90,13 @@ struct FixedBaseTable {
   std::vector<Affine<C>> table;
 
   void build(const Affine<C>& g, size_t points, int threads) {
-    int lg = 0;
-    while (lg < 40 && ((size_t)1 << (lg + 1)) <= points) lg++;
-    w = std::max(4, std::min(16, lg - 3));
+    // Cost in multiplications for w-bit windows: ⌈254/w⌉ positions × (2^w table entries at ~16 each,
+    // a Jacobian addition and its share of normalising, + one batch-affine addition at ~6 per point).
+    double best = 0;
+    for (int c = 4; c <= 16; c++) {
+      const double cost = std::ceil(254.0 / c) * (std::ldexp(16.0, c) + 6.0 * (double)points);
+      if (w == 0 || cost < best) w = c, best = cost;
+    }
     positions = (254 + w - 1) / w;
     per = ((size_t)1 << w) - 1;
     table.resize((size_t)positions * per);
@@ -395,7 +400,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   FixedBaseTable<G1> t1;
   FixedBaseTable<G2> t2;
   double tt = nowMs();
-  t1.build(g1, std::max<size_t>(nVars, n) * 5, threads);
+  t1.build(g1, std::max<size_t>(nVars, n) * 6, threads);
   t2.build(g2, nVars, threads);
   result.msTables = nowMs() - tt;
 
