@@ -6,15 +6,18 @@
 // a temp file first (not timed). Prints per size: constraints, wires, zkey size, the setup's wall
 // time and its phases (scalars: r1cs walk + Lagrange + u/v/w; tables; points: every section's
 // fixed-base multiplications, the circuit hash and the writing), the CPU time of all its threads,
-// and the process's peak RSS so far.
+// and the peak RSS of the process it ran in (a child: Node's baseline + the setup).
 // --snarkjs-up-to k also times snarkjs's newZKey + contribute against a development ptau of power
 // k + 1 made beforehand (not timed), for sizes up to k.
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
-import { nativeDevelopmentSetup, setUpDevelopmentKey } from "../src/build/developmentSetup.mjs"
+import type { DevelopmentSetup } from "@mzk/prover-native"
+import { nativeDevelopmentSetup } from "../src/build/developmentSetup.mjs"
 
 const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name)
@@ -26,6 +29,17 @@ const SNARKJS_UP_TO = Number(arg("--snarkjs-up-to", "0"))
 
 const addon = nativeDevelopmentSetup()
 if (addon === undefined) throw new Error("the native addon is not built: nothing to measure")
+const SETUP_MODULE = pathToFileURL(fileURLToPath(new URL("../src/build/developmentSetup.mjs", import.meta.url))).href
+const CHILD = `
+import { nativeDevelopmentSetup, setUpDevelopmentKey } from ${JSON.stringify(SETUP_MODULE)}
+const [r1cs, zkey, threads] = process.argv.slice(1)
+const started = performance.now()
+const cpu0 = process.cpuUsage()
+const result = await setUpDevelopmentKey(nativeDevelopmentSetup(), r1cs, zkey, { threads: Number(threads) })
+const seconds = (performance.now() - started) / 1000
+const cpu = process.cpuUsage(cpu0)
+process.stdout.write(JSON.stringify({ result, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, maxRSS: process.resourceUsage().maxRSS }))
+`
 
 /** A synthetic r1cs with 2^k − 100 constraints over 2^k wires, written straight into one buffer. */
 const r1csOf = (k: number) => {
@@ -42,11 +56,15 @@ const r1csOf = (k: number) => {
   const R = [0x43e1f593f0000001n, 0x2833e84879b97091n, 0xb85045b68181585dn, 0x30644e72e131a029n]
   buf.write("r1cs", 0, "latin1")
   o = 4
-  w32(1), w32(3)
-  w32(1), w64(64), w32(32)
+  for (const v of [1, 3, 1]) w32(v) // version, sections; section 1 (header) follows
+  w64(64)
+  w32(32)
   for (const limb of R) o = buf.writeBigUInt64LE(limb, o)
-  w32(nWires), w32(nOut), w32(nPubIn), w32(nPrvIn), w64(nWires), w32(nConstraints)
-  w32(2), w64(constraintsSize)
+  for (const v of [nWires, nOut, nPubIn, nPrvIn]) w32(v)
+  w64(nWires)
+  w32(nConstraints)
+  w32(2)
+  w64(constraintsSize)
   const random = randomBytes(nConstraints * 3 * 32)
   let r = 0
   const coef = () => {
@@ -59,11 +77,23 @@ const r1csOf = (k: number) => {
   for (let c = 0; c < nConstraints; c++) {
     const w = Math.min(firstMul + c, nWires - 1)
     const earlier = () => 1 + Math.floor(Math.random() * Math.max(1, w - 1))
-    w32(2), w32(earlier()), coef(), w32(0), coef()
-    w32(1), w32(earlier()), coef()
-    w32(1), w32(w), o = buf.writeBigUInt64LE(1n, o), buf.fill(0, o, o + 24), o += 24
+    // A: x·a + 1·c; B: y·b; C: w·1
+    w32(2)
+    w32(earlier())
+    coef()
+    w32(0)
+    coef()
+    w32(1)
+    w32(earlier())
+    coef()
+    w32(1)
+    w32(w)
+    buf.fill(0, o, o + 32)
+    buf[o] = 1
+    o += 32
   }
-  w32(3), w64(8 * nWires)
+  w32(3)
+  w64(8 * nWires)
   for (let i = 0; i < nWires; i++) w64(i)
   return { bytes: buf, nConstraints, nWires }
 }
@@ -79,12 +109,15 @@ try {
     const r1cs = join(dir, `c${k}.r1cs`)
     const zkey = join(dir, `c${k}.zkey`)
     writeFileSync(r1cs, bytes)
-    const started = performance.now()
-    const cpu0 = process.cpuUsage()
-    const result = await setUpDevelopmentKey(addon, r1cs, zkey, { threads: THREADS })
-    const seconds = (performance.now() - started) / 1000
-    const cpu = process.cpuUsage(cpu0)
-    const cpuSeconds = (cpu.user + cpu.system) / 1e6
+    // In a child process, so its peak RSS is the setup's own (plus Node's baseline), not this script's buffers.
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", CHILD, r1cs, zkey, String(THREADS)], { encoding: "utf8" })
+    if (child.status !== 0) throw new Error(`the setup failed: ${child.stderr}`)
+    const { result, seconds, cpuSeconds, maxRSS } = JSON.parse(child.stdout) as {
+      result: DevelopmentSetup
+      seconds: number
+      cpuSeconds: number
+      maxRSS: number
+    }
     if (result.domainSize !== 2 ** k) throw new Error(`domain ${result.domainSize}, expected 2^${k}`)
     let snarkjsSeconds = "–"
     if (k <= SNARKJS_UP_TO) {
@@ -101,7 +134,7 @@ try {
     }
     const s = (ms: number) => (ms / 1000).toFixed(1)
     console.log(
-      `| 2^${k} | ${nConstraints} | ${nWires} | ${mb(statSync(zkey).size)} | ${seconds.toFixed(1)} | ${cpuSeconds.toFixed(1)} | ${s(result.ms.scalars)} | ${s(result.ms.tables)} | ${s(result.ms.points)} | ${mb(process.resourceUsage().maxRSS * 1024)} | ${snarkjsSeconds} |`
+      `| 2^${k} | ${nConstraints} | ${nWires} | ${mb(statSync(zkey).size)} | ${seconds.toFixed(1)} | ${cpuSeconds.toFixed(1)} | ${s(result.ms.scalars)} | ${s(result.ms.tables)} | ${s(result.ms.points)} | ${mb(maxRSS * 1024)} | ${snarkjsSeconds} |`
     )
     rmSync(zkey, { force: true })
     rmSync(r1cs, { force: true })
