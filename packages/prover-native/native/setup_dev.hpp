@@ -55,6 +55,27 @@ void wipe(std::vector<T>& v) {
   v.shrink_to_fit();
 }
 
+/** A vector of secret values (the toxic waste's images): overwritten when it goes, also on an exception. */
+template <class T>
+struct SecretVector : std::vector<T> {
+  using std::vector<T>::vector;
+  SecretVector() = default;
+  SecretVector(const SecretVector&) = delete;
+  SecretVector& operator=(const SecretVector&) = delete;
+  ~SecretVector() {
+    if (!this->empty()) wipe(this->data(), this->size() * sizeof(T));
+  }
+};
+
+/** τ, α, β, δ and 1/δ, overwritten when they go out of scope, however the setup ends. */
+struct ToxicWaste {
+  Fr tau, alpha, beta, delta, deltaInv;
+  ToxicWaste() = default;
+  ToxicWaste(const ToxicWaste&) = delete;
+  ToxicWaste& operator=(const ToxicWaste&) = delete;
+  ~ToxicWaste() { wipe(this, sizeof *this); }
+};
+
 /** A uniformly random nonzero element of Fr, from the OS CSPRNG. */
 inline Fr randomFr() {
   for (;;) {
@@ -275,7 +296,8 @@ inline void lagrange(const Fr& tau, int logM, bool odd, std::vector<Fr>& out, in
     // point_i = start · step^i
     u64 e[4] = {(u64)begin, 0, 0, 0};
     Fr point = start * step.pow(e);
-    std::vector<Fr> pts(end - begin), den(end - begin), scratch(end - begin);
+    std::vector<Fr> pts(end - begin);
+    SecretVector<Fr> den(end - begin), scratch(end - begin);
     for (size_t i = begin; i < end; i++) {
       pts[i - begin] = point;
       den[i - begin] = tau - point;
@@ -299,7 +321,9 @@ inline void writePtau(const std::string& path, int power, const Fr& tau, const F
   w.u32((uint32_t)power);
   w.endSection();
   const size_t m = (size_t)1 << power;
-  std::vector<Fr> pw(2 * m - 1), scaled;
+  // Reserved up front: a vector that grows frees its old storage without overwriting it.
+  SecretVector<Fr> pw(2 * m - 1), scaled;
+  scaled.reserve(2 * m - 1);
   Fr x = Fr::one();
   for (size_t i = 0; i < pw.size(); i++) {
     pw[i] = x;
@@ -321,7 +345,7 @@ inline void writePtau(const std::string& path, int power, const Fr& tau, const F
     w.write(p2.data(), p2.size() * 128);
     w.endSection();
   };
-  auto times = [&](const std::vector<Fr>& s, const Fr& k, size_t n) {
+  auto times = [&](const std::vector<Fr>& s, const Fr& k, size_t n) -> const std::vector<Fr>& {
     scaled.resize(n);
     for (size_t i = 0; i < n; i++) scaled[i] = s[i] * k;
     return scaled;
@@ -331,12 +355,17 @@ inline void writePtau(const std::string& path, int power, const Fr& tau, const F
   g2Section(3, pw);
   g1Section(4, times(pw, alpha, m));
   g1Section(5, times(pw, beta, m));
-  g2Section(6, std::vector<Fr>{beta});
+  {
+    SecretVector<Fr> b(1, beta);
+    g2Section(6, b);
+  }
   w.startSection(7);
   w.u32(0);
   w.endSection();
   // Sections 12–15: for every domain size 2^k, k ≤ power, the Lagrange basis at τ (τ in G1, G2; α·, β· in G1).
-  std::vector<Fr> lag, all;
+  SecretVector<Fr> lag, all;
+  lag.reserve(m);
+  all.reserve(2 * m - 1);
   for (int k = 0; k <= power; k++) {
     lagrange(tau, k, false, lag, threads);
     all.insert(all.end(), lag.begin(), lag.end());
@@ -381,16 +410,20 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   result.ptauPower = options.ptauPath.empty() ? 0 : (uint32_t)ptauPower;
 
   // Toxic waste. τ off both domains (the n-point one and its odd coset), else L_i(τ) divides by zero.
-  Fr tau, alpha = randomFr(), beta = randomFr(), delta = randomFr();
+  ToxicWaste waste;
+  Fr &tau = waste.tau, &alpha = waste.alpha, &beta = waste.beta, &delta = waste.delta, &deltaInv = waste.deltaInv;
+  alpha = randomFr();
+  beta = randomFr();
+  delta = randomFr();
   for (;;) {
     tau = randomFr();
     Fr t2n = tau;
     for (int i = 0; i <= logN; i++) t2n = t2n.squared();
     if (t2n != Fr::one()) break;
   }
-  const Fr deltaInv = delta.inverse();
+  deltaInv = delta.inverse();
 
-  std::vector<Fr> L, u(nVars, Fr::zero()), v(nVars, Fr::zero()), wv(nVars, Fr::zero());
+  SecretVector<Fr> L, u(nVars, Fr::zero()), v(nVars, Fr::zero()), wv(nVars, Fr::zero());
   lagrange(tau, logN, false, L, threads);
 
   BinWriter zkey(options.zkeyPath, "zkey", 1, 10);
@@ -472,7 +505,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   wipe(L);
 
   // IC and C share β·u + α·v + w; then u, v are the A and B scalars.
-  std::vector<Fr> k(nVars);
+  SecretVector<Fr> k(nVars);
   for (uint32_t j = 0; j < nVars; j++) k[j] = beta * u[j] + alpha * v[j] + wv[j];
   wipe(wv);
   result.msScalars = nowMs() - t0;
@@ -502,7 +535,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
 
   // H: L'_{2i+1}(τ)/δ in the key; the circuit hash reads the δ = 1 key's τ^i·(τ^n − 1), i < n − 1.
   {
-    std::vector<Fr> h;
+    SecretVector<Fr> h;
     lagrange(tau, logN, true, h, threads);
     for (auto& x : h) x *= deltaInv;
     writeG1(9, h.data(), n, false);
@@ -519,7 +552,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   // C: hashed at δ = 1, written at 1/δ.
   {
     const size_t nC = (size_t)nVars - nPublic - 1;
-    std::vector<Fr> c(k.begin() + nPublic + 1, k.end());
+    SecretVector<Fr> c(k.begin() + nPublic + 1, k.end());
     hashG1Only(c.data(), nC);
     for (auto& x : c) x *= deltaInv;
     writeG1(8, c.data(), nC, false);
@@ -592,11 +625,6 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
     writePtau(options.ptauPath, ptauPower, tau, alpha, beta, t1, t2, threads);
     result.msPtau = nowMs() - tt;
   }
-  wipe(&tau, sizeof tau);
-  wipe(&alpha, sizeof alpha);
-  wipe(&beta, sizeof beta);
-  wipe(&delta, sizeof delta);
-  wipe(const_cast<Fr*>(&deltaInv), sizeof deltaInv);
   return result;
 }
 
