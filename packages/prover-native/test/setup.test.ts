@@ -95,7 +95,9 @@ describe.skipIf(addon === undefined)("setupDevelopment", () => {
     { nOut: 1, nPubIn: 0, nPrvIn: 2, nMul: 1 },
     { nOut: 1, nPubIn: 2, nPrvIn: 3, nMul: 40 },
     { nOut: 3, nPubIn: 1, nPrvIn: 5, nMul: 300 },
-    { nOut: 0, nPubIn: 4, nPrvIn: 0, nMul: 17 }
+    { nOut: 0, nPubIn: 4, nPrvIn: 0, nMul: 17 },
+    // More points per section than one chunk of the batched multiplication (1,024): both threads busy.
+    { nOut: 2, nPubIn: 3, nPrvIn: 4, nMul: 1500 }
   ]
 
   for (const kernel of addon?.kernels ?? []) {
@@ -126,7 +128,7 @@ describe.skipIf(addon === undefined)("setupDevelopment", () => {
           addon!.unloadZkey(handle)
         }
       }
-    })
+    }, 120_000)
   }
 
   it("snarkjs zkey verify accepts the key against the ptau of the same toxic waste", async () => {
@@ -143,7 +145,7 @@ describe.skipIf(addon === undefined)("setupDevelopment", () => {
     // And the contribution's proof of knowledge is checked: one made against another transcript's point is refused.
     const wrong = setUp(shapes[1]!, 211, { ptau: true, hashToG2: (t) => hashToG2(t.map((x, i) => (i === 0 ? x ^ 1 : x))) })
     expect(await snarkjs.zKey.verifyFromR1cs(`${wrong.base}.r1cs`, `${wrong.base}.ptau`, `${wrong.base}.zkey`)).toBe(false)
-  })
+  }, 120_000)
 
   it("two setups of one circuit draw different toxic waste", async () => {
     const a = setUp(shapes[1]!, 7)
