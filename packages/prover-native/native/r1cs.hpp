@@ -177,7 +177,9 @@ class R1cs {
     nLabels = rd64(h + 16);
     nConstraints = rd32(h + 24);
     if (nWires == 0) refuse("no wires (the constant 1 is wire 0)");
-    if ((uint64_t)nPubOut + nPubIn + nPrvIn + 1 > nWires) refuse("header counts more inputs and outputs than wires");
+    // Public signals are wires 1..nPublic; private inputs need not be wires at all (circom --O2 drops
+    // those no constraint uses), so only the public ones are bounded by the wire count.
+    if ((uint64_t)nPubOut + nPubIn + 1 > nWires) refuse("header counts more public signals than wires");
     // Walk once: every term in bounds, every wire known, every coefficient canonical.
     const uint8_t* p = constraints_;
     const uint8_t* end = constraints_ + constraintsSize_;

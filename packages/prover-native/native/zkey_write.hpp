@@ -17,18 +17,25 @@
 
 namespace mzk {
 
+/**
+ * Writes `path` through `path.partial`, renamed into place by close(): a reader never sees half a
+ * file, and a writer destroyed before close() (a failure) removes its partial file.
+ */
 class BinWriter {
  public:
-  BinWriter(const std::string& path, const char magic[4], uint32_t version, uint32_t nSections) : path_(path) {
-    f_ = std::fopen(path.c_str(), "wb");
-    if (f_ == nullptr) throw FileError("cannot create " + path + ": " + std::strerror(errno));
+  BinWriter(const std::string& path, const char magic[4], uint32_t version, uint32_t nSections) : path_(path), partial_(path + ".partial") {
+    f_ = std::fopen(partial_.c_str(), "wb");
+    if (f_ == nullptr) throw FileError("cannot create " + partial_ + ": " + std::strerror(errno));
     std::setvbuf(f_, nullptr, _IOFBF, 1 << 20);
     write(magic, 4);
     u32(version);
     u32(nSections);
   }
   ~BinWriter() {
-    if (f_ != nullptr) std::fclose(f_);
+    if (f_ != nullptr) {
+      std::fclose(f_);
+      std::remove(partial_.c_str());
+    }
   }
   BinWriter(const BinWriter&) = delete;
   BinWriter& operator=(const BinWriter&) = delete;
@@ -56,18 +63,22 @@ class BinWriter {
     if (std::fseek(f_, end, SEEK_SET) != 0) fail("seek");
     open_ = false;
   }
-  /** Flushes and closes; a failure here (a full disk) is an error, not a silently short file. */
+  /** Flushes, closes and renames into place; a failure here (a full disk) is an error, not a silently short file. */
   void close() {
     if (std::fflush(f_) != 0) fail("flush");
     const int r = std::fclose(f_);
     f_ = nullptr;
-    if (r != 0) throw FileError("cannot close " + path_ + ": " + std::strerror(errno));
+    if (r != 0 || std::rename(partial_.c_str(), path_.c_str()) != 0) {
+      const int e = errno;
+      std::remove(partial_.c_str());
+      throw FileError("cannot write " + path_ + ": " + std::strerror(e));
+    }
   }
 
  private:
-  [[noreturn]] void fail(const char* what) { throw FileError(std::string("cannot ") + what + " " + path_ + ": " + std::strerror(errno)); }
+  [[noreturn]] void fail(const char* what) { throw FileError(std::string("cannot ") + what + " " + partial_ + ": " + std::strerror(errno)); }
   std::FILE* f_ = nullptr;
-  std::string path_;
+  std::string path_, partial_;
   long sizeAt_ = 0;
   bool open_ = false;
 };

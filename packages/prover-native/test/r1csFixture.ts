@@ -39,7 +39,11 @@ export interface Built {
   readonly publicSignals: ReadonlyArray<string>
 }
 
-export const buildCircuit = (circuit: Circuit, seed: number, options: { readonly prime?: bigint } = {}): Built => {
+/**
+ * `droppedInputs` private inputs more in the header than among the wires, as circom --O2 writes
+ * circuits with inputs no constraint uses.
+ */
+export const buildCircuit = (circuit: Circuit, seed: number, options: { readonly prime?: bigint; readonly droppedInputs?: number } = {}): Built => {
   const next = stream(seed)
   const nInputs = circuit.nPubIn + circuit.nPrvIn
   const firstInput = 1 + circuit.nOut
@@ -66,7 +70,7 @@ export const buildCircuit = (circuit: Circuit, seed: number, options: { readonly
   }
   const prime = options.prime ?? R
   const lc = (terms: ReadonlyArray<Term>) => concat([u32(terms.length), ...terms.flatMap(([w, c]) => [u32(w), le(c)])])
-  const header = concat([u32(32), le(prime), u32(nWires), u32(circuit.nOut), u32(circuit.nPubIn), u32(circuit.nPrvIn), u64(nWires), u32(constraints.length)])
+  const header = concat([u32(32), le(prime), u32(nWires), u32(circuit.nOut), u32(circuit.nPubIn), u32(circuit.nPrvIn + (options.droppedInputs ?? 0)), u64(nWires), u32(constraints.length)])
   const body = concat(constraints.map(([a, b, c]) => concat([lc(a), lc(b), lc(c)])))
   const labels = concat(values.map((_, i) => u64(i)))
   const r1cs = binFile("r1cs", 1, [section(1, header), section(2, body), section(3, labels)])

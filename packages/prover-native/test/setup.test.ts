@@ -5,7 +5,7 @@
 // same toxic waste, and malformed r1cs files must be refused naming the problem.
 import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -64,9 +64,9 @@ describe.skipIf(addon === undefined)("setupDevelopment", () => {
   const setUp = (
     circuit: Circuit,
     seed: number,
-    options: { ptau?: boolean; kernel?: string; threads?: number; hashToG2?: (t: Uint8Array) => Uint8Array } = {}
+    options: { ptau?: boolean; kernel?: string; threads?: number; hashToG2?: (t: Uint8Array) => Uint8Array; droppedInputs?: number } = {}
   ) => {
-    const built = buildCircuit(circuit, seed)
+    const built = buildCircuit(circuit, seed, options.droppedInputs === undefined ? {} : { droppedInputs: options.droppedInputs })
     const base = join(dir, `c${count++}`)
     writeFileSync(`${base}.r1cs`, built.r1cs)
     writeFileSync(`${base}.wtns`, built.wtns)
@@ -147,6 +147,14 @@ describe.skipIf(addon === undefined)("setupDevelopment", () => {
     expect(await snarkjs.zKey.verifyFromR1cs(`${wrong.base}.r1cs`, `${wrong.base}.ptau`, `${wrong.base}.zkey`)).toBe(false)
   }, 120_000)
 
+  it("private inputs that are not wires (circom --O2 drops unused ones) are accepted", async () => {
+    const { base, built } = setUp({ nOut: 1, nPubIn: 1, nPrvIn: 0, nMul: 5 }, 400, { droppedInputs: 20 })
+    expect(built.nWires).toBeLessThan(20)
+    const vkey = await snarkjs.zKey.exportVerificationKey(`${base}.zkey`)
+    const js = await snarkjs.groth16.prove(`${base}.zkey`, `${base}.wtns`)
+    expect(await snarkjs.groth16.verify(vkey, js.publicSignals, js.proof)).toBe(true)
+  })
+
   it("two setups of one circuit draw different toxic waste", async () => {
     const a = setUp(shapes[1]!, 7)
     const b = setUp(shapes[1]!, 7)
@@ -172,6 +180,18 @@ describe.skipIf(addon === undefined)("setupDevelopment", () => {
     const bad = (wire: number, coef: bigint) => binFile("r1cs", 1, [section(1, header), section(2, concat([lc(wire, coef), lc(0, 1n), lc(1, 1n)]))])
     expect(refusal(bad(7, 1n))).toMatch(/wire 7/)
     expect(refusal(bad(2, BigInt("0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001")))).toMatch(/coefficient/)
+  })
+
+  it("a setup that fails part way leaves no file behind, not even a partial one", () => {
+    const built = buildCircuit(shapes[1]!, 9)
+    const base = join(dir, `fails${count++}`)
+    writeFileSync(`${base}.r1cs`, built.r1cs)
+    // hashToG2 is called after every point section is written: the failure comes late.
+    const boom = () => {
+      throw new Error("boom")
+    }
+    expect(() => addon!.setupDevelopment(`${base}.r1cs`, `${base}.zkey`, { hashToG2: boom, ptauPath: `${base}.ptau` })).toThrow(/boom/)
+    for (const file of [`${base}.zkey`, `${base}.zkey.partial`, `${base}.ptau`, `${base}.ptau.partial`]) expect(existsSync(file)).toBe(false)
   })
 
   it("a missing r1cs is MZK_IO", () => {
