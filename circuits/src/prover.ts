@@ -307,6 +307,11 @@ export const makeGroth16Prover = (
       memoryBudgetBytes,
       // A key's precomputed tables never take more than a thread may hold in all.
       tableBudgetMB: Math.min(1024, Math.floor(memoryBudgetBytes / 2 ** 20)),
+      // Native: what one key may hold in all (its tables, resident sections and the scratch of as
+      // many proofs as there are threads to run them), and where its tables are cached on disk.
+      memoryBudgetMB: Math.max(1, Math.floor(memoryBudgetBytes / 2 ** 20)),
+      proofsInFlight: poolSize,
+      tableCacheDir: files.tableCacheDir,
       // Native: the first thread to load a key builds its tables (the others wait and share them).
       loadThreads: cores,
       // ffjavascript imports the `web-worker` package, which assumes that every non-main thread is

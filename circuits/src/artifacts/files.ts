@@ -34,6 +34,8 @@ export class ArtifactFiles extends Context.Tag("@mzk/circuits/ArtifactFiles")<Ar
   /** Drops a cached file that turned out not to match its digest; the next `path` fetches it again. */
   readonly invalidate: (digest: Digest) => Effect.Effect<void>
   readonly stats: Effect.Effect<ArtifactFilesStats>
+  /** Where the native prover keeps its keys' MSM tables (by key digest), beside the artifacts. */
+  readonly tableCacheDir: string
 }>() {}
 
 export const DEFAULT_ARTIFACT_CACHE_DIR = join(tmpdir(), "mzk-artifacts")
@@ -137,7 +139,7 @@ export const makeArtifactFiles = (
         yield* Effect.promise(() => rm(join(dir, digest), { force: true }))
       })
 
-    return { path, invalidate, stats: Effect.sync(() => ({ fetched, corrupt })) }
+    return { path, invalidate, stats: Effect.sync(() => ({ fetched, corrupt })), tableCacheDir: join(dir, "tables") }
   })
 
 /** `ArtifactFiles` over the core's `ArtifactsRepo`. */

@@ -95,48 +95,79 @@ struct MsmBases {
 
   MsmPlan plan;
   size_t n = 0;
-  /** [i * copies + k] = 2^(c · rounds · k) · P_i, affine. */
-  std::vector<Aff> table;
+  /** [i * copies + k] = 2^(c · rounds · k) · P_i, affine: `own`, or a mapping of the table cache. */
+  const Aff* table = nullptr;
+  std::vector<Aff> own;
   /** Base i is not the point at infinity. */
   std::vector<uint8_t> present;
   size_t presentCount = 0;
 
-  size_t bytes() const { return table.size() * sizeof(Aff) + present.size(); }
+  size_t tableBytes() const { return n * (size_t)plan.copies * sizeof(Aff); }
+  size_t bytes() const { return tableBytes() + present.size(); }
+  bool mapped() const { return table != nullptr && own.empty() && n != 0; }
 
-  /** Builds the table; `threads` share the doublings. */
-  void build(const Aff* bases, size_t count, const MsmPlan& p, int threads) {
+  /** Room for the table; the caller writes base i at own[i * copies], then calls finish. */
+  void layout(size_t count, const MsmPlan& p) {
     plan = p;
     n = count;
     if ((uint64_t)count * (uint64_t)p.copies >= 0x80000000ULL) throw std::length_error("MSM table too large");
-    present.assign(n, 0);
-    presentCount = 0;
-    for (size_t i = 0; i < n; i++) {
-      present[i] = bases[i].isInfinity() ? 0 : 1;
-      presentCount += present[i];
-    }
+    own.assign(n * (size_t)p.copies, Aff::infinity());
+    table = own.data();
+  }
+
+  /** Uses a table made earlier with the same bases and plan (the table cache's mapping). */
+  void mapTo(const Aff* mapped, size_t count, const MsmPlan& p) {
+    plan = p;
+    n = count;
+    own.clear();
+    own.shrink_to_fit();
+    table = mapped;
+    markPresent();
+  }
+
+  /** Builds the shifted copies from the bases at own[i * copies]; `threads` share the doublings. */
+  void finish(int threads) {
+    markPresent();
     const int K = plan.copies;
-    table.assign(n * (size_t)K, Aff::infinity());
-    for (size_t i = 0; i < n; i++) table[i * K] = bases[i];
     if (K == 1 || n == 0) return;
+    Aff* t = own.data();
     const int shift = plan.c * plan.rounds;
     const int T = std::max(1, std::min<int>(threads, (int)((n + 255) / 256)));
-    forkJoin(T, [&](int t) {
+    forkJoin(T, [&](int th) {
       size_t begin, end;
-      splitRange(n, T, t, begin, end);
+      splitRange(n, T, th, begin, end);
       const size_t m = end - begin;
       std::vector<Jac> jac(m);
       std::vector<F> s1(m), s2(m);
       std::vector<Aff> out(m);
       for (int k = 1; k < K; k++) {
         for (size_t i = 0; i < m; i++) {
-          Jac J = Jac::from(table[(begin + i) * K + (k - 1)]);
+          Jac J = Jac::from(t[(begin + i) * K + (k - 1)]);
           for (int d = 0; d < shift; d++) J = J.dbl();
           jac[i] = J;
         }
         batchToAffine<C>(jac.data(), out.data(), m, s1.data(), s2.data());
-        for (size_t i = 0; i < m; i++) table[(begin + i) * K + k] = out[i];
+        for (size_t i = 0; i < m; i++) t[(begin + i) * K + k] = out[i];
       }
     });
+  }
+
+  /** Builds the table from `count` bases. */
+  void build(const Aff* bases, size_t count, const MsmPlan& p, int threads) {
+    layout(count, p);
+    for (size_t i = 0; i < n; i++) own[i * (size_t)p.copies] = bases[i];
+    finish(threads);
+  }
+
+ private:
+  void markPresent() {
+    const size_t K = (size_t)plan.copies;
+    present.assign(n, 0);
+    presentCount = 0;
+    for (size_t i = 0; i < n; i++) {
+      present[i] = table[i * K].isInfinity() ? 0 : 1;
+      presentCount += present[i];
+    }
   }
 };
 
@@ -319,7 +350,7 @@ Jacobian<C> msm(const MsmBases<C>& bases, const u64* scalars, size_t n, int thre
   uint32_t* start = ws.bucketStart.data();
   uint32_t* len = ws.bucketLen.data();
   const uint8_t* present = bases.present.data();
-  const Aff* table = bases.table.data();
+  const Aff* table = bases.table;
 
   // Digits and per-thread bucket histograms for every round at once would need G histograms;
   // rounds are few (1 when fully precomputed), so each round sorts on its own.
