@@ -376,7 +376,7 @@ Napi::Value LoadZkeyFile(const Napi::CallbackInfo& info) {
       for (size_t at = 0; at < file.length; at += STEP) {
         const size_t n = std::min(STEP, file.length - at);
         hash.update(file.data + at, n);
-        if (n == STEP) madvise(const_cast<uint8_t*>(file.data) + at, n, MADV_DONTNEED);
+        madvise(const_cast<uint8_t*>(file.data) + at, n, MADV_DONTNEED);
       }
       if (mzk::Sha256::hex(hash.digest()) != digest) {
         throw errorWithCode(env, "the file " + path + " does not hold the bytes of its digest " + digest, "MZK_DIGEST_MISMATCH");

@@ -312,6 +312,11 @@ class ZKey final : public ZKeyImpl {
       if (s4.count != 1 || s4.size < 4) throw InputError("zkey: missing, duplicated or truncated section 4 (coefficients)");
       const uint32_t n = le32(s4.data);
       file.unique(4, 4 + (uint64_t)n * 44, "coefficients");
+      // Reserved exactly, so the coefficients never hold a doubling vector's spare capacity.
+      size_t inA = 0;
+      for (uint32_t i = 0; i < n; i++) inA += le32(s4.data + 4 + (size_t)i * 44) == 0 ? 1 : 0;
+      coefs[0].reserve(inA);
+      coefs[1].reserve(n - inA);
       const uint8_t* p = s4.data + 4;
       for (uint32_t i = 0; i < n; i++, p += 44) {
         const uint32_t m = le32(p), c = le32(p + 4), sig = le32(p + 8);

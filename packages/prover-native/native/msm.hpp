@@ -133,21 +133,25 @@ struct MsmBases {
     Aff* t = own.data();
     const int shift = plan.c * plan.rounds;
     const int T = std::max(1, std::min<int>(threads, (int)((n + 255) / 256)));
+    // Blocks of bases, so the Jacobian scratch stays small (a few hundred KB per thread) whatever n.
+    constexpr size_t BLOCK = 2048;
     forkJoin(T, [&](int th) {
       size_t begin, end;
       splitRange(n, T, th, begin, end);
-      const size_t m = end - begin;
-      std::vector<Jac> jac(m);
-      std::vector<F> s1(m), s2(m);
-      std::vector<Aff> out(m);
-      for (int k = 1; k < K; k++) {
-        for (size_t i = 0; i < m; i++) {
-          Jac J = Jac::from(t[(begin + i) * K + (k - 1)]);
-          for (int d = 0; d < shift; d++) J = J.dbl();
-          jac[i] = J;
+      std::vector<Jac> jac(BLOCK);
+      std::vector<F> s1(BLOCK), s2(BLOCK);
+      std::vector<Aff> out(BLOCK);
+      for (size_t b0 = begin; b0 < end; b0 += BLOCK) {
+        const size_t m = std::min(BLOCK, end - b0);
+        for (int k = 1; k < K; k++) {
+          for (size_t i = 0; i < m; i++) {
+            Jac J = Jac::from(t[(b0 + i) * K + (k - 1)]);
+            for (int d = 0; d < shift; d++) J = J.dbl();
+            jac[i] = J;
+          }
+          batchToAffine<C>(jac.data(), out.data(), m, s1.data(), s2.data());
+          for (size_t i = 0; i < m; i++) t[(b0 + i) * K + k] = out[i];
         }
-        batchToAffine<C>(jac.data(), out.data(), m, s1.data(), s2.data());
-        for (size_t i = 0; i < m; i++) t[(begin + i) * K + k] = out[i];
       }
     });
   }
