@@ -31,6 +31,14 @@ export interface Groth16ProverOptions {
    * environment variable (bytes, or with a unit: `512MiB`, `2GiB`), else 1 GiB.
    */
   readonly memoryBudgetBytes?: number
+  /**
+   * Native engine: the most one key's MSM tables may take, bytes (the bases included; within
+   * memoryBudgetBytes). Default 32 MiB: a key of 2^16 constraints or more proves from one copy of
+   * its bases (plain windowed Pippenger, about 1.2× slower than with full tables at 2^16, and a
+   * peak RSS near rapidsnark's), smaller keys keep some shifted copies. Raise it for speed where
+   * memory allows; tables are built once per host (the disk cache), so only memory is at stake.
+   */
+  readonly tableBudgetBytes?: number
   /** The engine (default: the MZK_PROVER_ENGINE environment variable, else `auto`). */
   readonly engine?: ProverEngine
   /**
@@ -48,6 +56,9 @@ export interface Groth16ProverOptions {
    */
   readonly priority?: ProverPriority
 }
+
+/** See `Groth16ProverOptions.tableBudgetBytes`. */
+export const DEFAULT_TABLE_BUDGET = 32 * 2 ** 20
 
 /** See `Groth16ProverOptions.priority`. */
 export type ProverPriority = "normal" | "low" | "idle"
@@ -305,8 +316,10 @@ export const makeGroth16Prover = (
       threadsPerProof,
       priority,
       memoryBudgetBytes,
-      // A key's precomputed tables never take more than a thread may hold in all.
-      tableBudgetMB: Math.min(1024, Math.floor(memoryBudgetBytes / 2 ** 20)),
+      // A key's precomputed tables never take more than a thread may hold in all, nor more than
+      // tableBudgetBytes: by default little enough that a large key proves on its bases alone
+      // (the peak RSS target against rapidsnark), while small keys keep most of their copies.
+      tableBudgetMB: Math.min(1024, Math.floor(memoryBudgetBytes / 2 ** 20), Math.floor((options.tableBudgetBytes ?? DEFAULT_TABLE_BUDGET) / 2 ** 20)),
       // Native: what one key may hold in all (its tables, resident sections and the scratch of as
       // many proofs as there are threads to run them), and where its tables are cached on disk.
       memoryBudgetMB: Math.max(1, Math.floor(memoryBudgetBytes / 2 ** 20)),

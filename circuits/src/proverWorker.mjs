@@ -72,6 +72,8 @@ const loadNativeKey = ({ digest, path }) => {
       tableBudgetMB: workerData.tableBudgetMB,
       memoryBudgetMB: workerData.memoryBudgetMB,
       proofsInFlight: workerData.proofsInFlight,
+      // The pool loads a circuit larger than its budget anyway, alone (its eviction makes room).
+      overBudget: "least",
       tableCacheDir: workerData.tableCacheDir
     })
   } catch (error) {

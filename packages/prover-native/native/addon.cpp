@@ -240,6 +240,11 @@ mzk::LoadOptions loadOptions(const Napi::Object& o) {
   options.forceCopies = (int)intOption(o, "forceCopies", 0, 0, 64);
   options.memoryBudget = (size_t)intOption(o, "memoryBudgetMB", 0, 0, 1 << 24) << 20;
   options.proofsInFlight = (int)intOption(o, "proofsInFlight", 1, 1, 1024);
+  if (o.Has("overBudget") && !o.Get("overBudget").IsUndefined()) {
+    const std::string mode = o.Get("overBudget").ToString();
+    if (mode != "refuse" && mode != "least") throw errorWithCode(o.Env(), "option overBudget must be \"refuse\" or \"least\"", "MZK_INVALID_INPUT");
+    options.refuseOverBudget = mode == "refuse";
+  }
   return options;
 }
 
@@ -264,7 +269,8 @@ Napi::Value handleFor(Napi::Env env, const Kernel& kernel, const mzk::LoadOption
   if (useCache) {
     const std::string key = std::string(kernel.name) + ":" + content + ":" + std::to_string(options.tableBudget) + ":" +
                             std::to_string(options.forceC) + ":" + std::to_string(options.forceCopies) + ":" +
-                            std::to_string(options.memoryBudget) + ":" + std::to_string(options.proofsInFlight);
+                            std::to_string(options.memoryBudget) + ":" + std::to_string(options.proofsInFlight) + ":" +
+                            std::to_string(options.refuseOverBudget);
     std::lock_guard<std::mutex> lock(cacheMutex);
     auto it = cache.find(key);
     if (it != cache.end()) impl = it->second.lock();
@@ -444,6 +450,7 @@ Napi::Value ZkeyInfo(const Napi::CallbackInfo& info) {
     o.Set("residentBytes", (double)i.residentBytes);
     o.Set("scratchBytes", (double)i.scratchBytes);
     o.Set("tableCache", i.tableCache);
+    o.Set("overBudget", i.overBudget);
     Napi::Object plans = Napi::Object::New(env);
     const char* names[5] = {"A", "B1", "B2", "C", "H"};
     for (int k = 0; k < 5; k++) {

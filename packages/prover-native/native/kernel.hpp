@@ -50,6 +50,8 @@ struct LoadOptions {
    * A key whose bases and scratch alone exceed it is refused (OutOfBudget).
    */
   size_t memoryBudget = 0;
+  /** False: a key over the budget is loaded anyway with the least plan (ZKeyInfo::overBudget). */
+  bool refuseOverBudget = true;
   int proofsInFlight = 1;
   /** Tables from / to this store when set. */
   std::shared_ptr<TableStore> tableStore;
@@ -81,6 +83,8 @@ struct ZKeyInfo {
   size_t scratchBytes = 0;
   /** What the table cache did for this key: "off", "mapped", "written", "rebuilt", "unwritable". */
   std::string tableCache = "off";
+  /** Loaded with the least plan although that exceeds LoadOptions::memoryBudget. */
+  bool overBudget = false;
   /** Per MSM (A, B1, B2, C, H): digit width, copies, rounds. */
   struct Plan { int c, copies, rounds; };
   Plan plans[5];

@@ -267,6 +267,7 @@ class ZKey final : public ZKeyImpl {
   size_t scratchBytes_ = 0;
   std::shared_ptr<const uint8_t> mapping_;
   std::string tableCache_ = "off";
+  bool overBudget_ = false;
 
   ZKey(const uint8_t* data, size_t length, const LoadOptions& options) {
     const BinFile file(data, length, "zkey", 2, "zkey");
@@ -451,7 +452,7 @@ class ZKey final : public ZKeyImpl {
     size_t total(int P) const { return resident + tables + (size_t)P * scratch; }
   };
 
-  MemoryPlan memoryPlan(const LoadOptions& options, const size_t* present) const {
+  MemoryPlan memoryPlan(const LoadOptions& options, const size_t* present) {
     const size_t counts[5] = {nVars, nVars, nVars, (size_t)nVars - nPublic - 1, domainSize};
     const size_t pb[5] = {64, 64, 128, 64, 64};
     const int P = std::max(1, options.proofsInFlight);
@@ -482,6 +483,10 @@ class ZKey final : public ZKeyImpl {
     };
     const MemoryPlan least = planFor(0);
     if (options.memoryBudget == 0) return planFor((size_t)1 << 62);
+    if (least.total(P) > options.memoryBudget && !options.refuseOverBudget) {
+      overBudget_ = true;
+      return least;
+    }
     if (least.total(P) > options.memoryBudget) {
       throw OutOfBudget("zkey: needs at least " + std::to_string((least.total(P) + (1 << 20) - 1) >> 20) + " MiB to prove " +
                         std::to_string(P) + " proof(s) at once (resident " + std::to_string(least.resident >> 20) + " MiB, bases " +
@@ -526,6 +531,7 @@ class ZKey final : public ZKeyImpl {
     i.residentBytes = residentBytes();
     i.scratchBytes = scratchBytes_;
     i.tableCache = tableCache_;
+    i.overBudget = overBudget_;
     const MsmPlan* plans[5] = {&A.plan, &B1.plan, &B2.plan, &C.plan, &H.plan};
     for (int k = 0; k < 5; k++) i.plans[k] = ZKeyInfo::Plan{plans[k]->c, plans[k]->copies, plans[k]->rounds};
     return i;

@@ -62,6 +62,11 @@ export interface LoadOptions {
    * bases and scratch alone do not fit is refused with MZK_OUT_OF_MEMORY.
    */
   readonly memoryBudgetMB?: number
+  /**
+   * A key whose bases and scratch alone exceed memoryBudgetMB: "refuse" (MZK_OUT_OF_MEMORY, the
+   * default) or "least" (loaded anyway with one copy of its bases, zkeyInfo's overBudget true).
+   */
+  readonly overBudget?: "refuse" | "least"
   /** Proofs of this key that may run at once, for the scratch term of the budget (default 1). */
   readonly proofsInFlight?: number
   /**
@@ -95,6 +100,8 @@ export interface ZkeyInfo {
   readonly scratchBytes: number
   /** What the table cache did: "off", "built" (no file, none written), "written", "mapped", "rebuilt" (a bad file deleted), "unwritable". */
   readonly tableCache: string
+  /** Loaded with one copy of its bases although even that exceeds memoryBudgetMB (overBudget "least"). */
+  readonly overBudget: boolean
   readonly msm: Readonly<Record<"A" | "B1" | "B2" | "C" | "H", { readonly c: number; readonly copies: number; readonly rounds: number }>>
 }
 
