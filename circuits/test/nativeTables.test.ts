@@ -90,7 +90,7 @@ afterAll(async () => {
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
 })
 
-describe.skipIf(addon === undefined)("native tables under a memory budget", () => {
+describe.skipIf(addon === undefined)("native tables under a memory budget", { timeout: 120_000 }, () => {
   it("a key loaded under a small budget stays within the formula's bound (peak RSS of its process) and proves", async () => {
     const budget = 16 * MiB
     const out = child({ memoryBudgetMB: budget / MiB, threads: 2 })
@@ -112,10 +112,18 @@ describe.skipIf(addon === undefined)("native tables under a memory budget", () =
     expect(() => addon!.loadZkeyFile(files.zkey, { sha256: zkeyDigest, memoryBudgetMB: 1, cache: false })).toThrow(
       expect.objectContaining({ code: "MZK_OUT_OF_MEMORY", message: expect.stringMatching(/needs at least \d+ MiB/) })
     )
+    // The pool's choice: loaded anyway on its bases alone, and saying so.
+    const over = addon!.loadZkeyFile(files.zkey, { sha256: zkeyDigest, memoryBudgetMB: 1, overBudget: "least", cache: false })
+    expect(addon!.zkeyInfo(over).overBudget).toBe(true)
+    for (const plan of Object.values(addon!.zkeyInfo(over).msm)) expect(plan.copies).toBe(1)
+    const out = addon!.prove(over, new Uint8Array(readFileSync(wtnsPath)))
+    expect(await snarkjs.groth16.verify(vkey, out.publicSignals, out.proof)).toBe(true)
+    addon!.unloadZkey(over)
   })
 })
 
-describe.skipIf(addon === undefined)("native tables from the disk cache", () => {
+// Each case starts several processes that build tables: minutes on a loaded two-core machine.
+describe.skipIf(addon === undefined)("native tables from the disk cache", { timeout: 180_000 }, () => {
   const options = (cacheDir: string, extra: Record<string, unknown> = {}) => ({ memoryBudgetMB: 16, threads: 2, tableCacheDir: cacheDir, ...extra })
 
   it("the first process builds and writes the tables, a second one maps them; both prove", async () => {
@@ -141,17 +149,14 @@ describe.skipIf(addon === undefined)("native tables from the disk cache", () => 
     const [name] = tableFiles(cacheDir)
     const path = join(cacheDir, name!)
     const size = statSync(path).size
+    const flip = (at: number, bit: number) => {
+      const bytes = readFileSync(path)
+      bytes.writeUInt8(bytes.readUInt8(at) ^ bit, at)
+      writeFileSync(path, bytes)
+    }
     const corruptions: ReadonlyArray<[string, () => void]> = [
-      ["a flipped byte in the body", () => {
-        const bytes = readFileSync(path)
-        bytes[size - 1000] ^= 0x01
-        writeFileSync(path, bytes)
-      }],
-      ["a flipped byte in the header", () => {
-        const bytes = readFileSync(path)
-        bytes[20] ^= 0x40
-        writeFileSync(path, bytes)
-      }],
+      ["a flipped byte in the body", () => flip(size - 1000, 0x01)],
+      ["a flipped byte in the header", () => flip(20, 0x40)],
       ["truncated", () => truncateSync(path, size - 64)]
     ]
     for (const [what, corrupt] of corruptions) {
