@@ -1,5 +1,6 @@
 // The native prover's tables: memory budget and disk cache (not a test).
-//   pnpm bench circuits/bench/tables.ts [--log 16] [--threads 1] [--proofs 3]
+//   pnpm bench circuits/bench/tables.ts [--log 16] [--threads 1] [--proofs 3] [--budgets 1,1.5,2,4]
+//     [--cache 2,4] [--unbounded yes]
 //
 // A synthetic key of about 2^log constraints (domain 2^log, nVars = 2^log - 2^(log-4), four
 // coefficients per constraint, points tiled from merkle_membership's key: proving cost does not
@@ -27,6 +28,10 @@ const arg = (name: string, fallback: string) => {
 const LOG = Number(arg("--log", "16"))
 const THREADS = Number(arg("--threads", "1"))
 const PROOFS = Number(arg("--proofs", "3"))
+// Budgets as multiples of the least one; the unbounded row (minutes of building at 2^18) optional.
+const FACTORS = arg("--budgets", "1,1.5,2,4").split(",").map(Number)
+const CACHE_FACTORS = arg("--cache", "2,4").split(",").map(Number)
+const UNBOUNDED = arg("--unbounded", "yes") === "yes"
 const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "tablesChild.mjs")
 
@@ -146,13 +151,13 @@ console.log(`synthetic key: 2^${LOG} domain, ${nVars} variables, zkey ${mb(zkeyB
 const least = run({ memoryBudgetMB: 1, cache: false })
 const leastMB = Number(/needs at least (\d+) MiB/.exec(least.error ?? "")?.[1])
 const budgets: ReadonlyArray<[string, Record<string, unknown>]> = [
-  ["unbounded (tables ≤ 1 GiB)", { tableBudgetMB: 1024 }],
-  ...[1, 1.5, 2, 4].map((f): [string, Record<string, unknown>] => {
+  ...(UNBOUNDED ? [["unbounded (tables ≤ 1 GiB)", { tableBudgetMB: 1024 }] as [string, Record<string, unknown>]] : []),
+  ...FACTORS.map((f): [string, Record<string, unknown>] => {
     const b = Math.ceil(leastMB * f)
     return [`${b} MiB${f === 1 ? " (least)" : ""}`, { memoryBudgetMB: b }]
   })
 ]
-row(["budget", "copies", "tables MB", "load", "warm proof (wall)", "warm proof (CPU)", "peak RSS MB", "growth MB"])
+row(["budget", "copies", "tables MB", "load", "warm proof (wall)", "warm proof (CPU, × first row)", "peak RSS MB", "growth MB"])
 row(["---", "---", "---", "---", "---", "---", "---", "---"])
 let unbounded = 0
 for (const [name, options] of budgets) {
@@ -168,7 +173,7 @@ const cacheDir = join(dir, "tables")
 rmSync(cacheDir, { recursive: true, force: true })
 row(["budget", "process", "table cache", "load", "first proof", "warm proof", "first / warm", "load + first / warm"])
 row(["---", "---", "---", "---", "---", "---", "---", "---"])
-for (const f of [2, 4]) {
+for (const f of CACHE_FACTORS) {
   const budget = Math.ceil(leastMB * f)
   for (const which of ["builds", "maps"]) {
     const o = run({ memoryBudgetMB: budget, tableCacheDir: cacheDir })

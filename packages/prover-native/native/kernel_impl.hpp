@@ -469,7 +469,8 @@ class ZKey final : public ZKeyImpl {
         const size_t legacy = std::max<size_t>(1, (size_t)((double)options.tableBudget * share) / std::max<size_t>(1, counts[m] * pb[m]));
         const size_t perCopy = std::max<size_t>(1, counts[m] * (pb[m] + 4 * (size_t)P));
         const size_t byMemory = 1 + (size_t)((double)extra * share) / perCopy;
-        const int maxCopies = (int)std::min<size_t>(64, std::min(legacy, byMemory));
+        // An MSM whose bases are all at infinity costs nothing: no copies of nothing.
+        const int maxCopies = present[m] == 0 ? 1 : (int)std::min<size_t>(64, std::min(legacy, byMemory));
         mp.plans[m] = choosePlan(present[m], 1, (size_t)maxCopies * std::max<size_t>(1, present[m]), options.forceC,
                                  options.forceCopies != 0 ? options.forceCopies : 0);
         if (options.forceCopies == 0 && mp.plans[m].copies > maxCopies) mp.plans[m].copies = maxCopies;
