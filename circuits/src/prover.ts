@@ -27,7 +27,10 @@ export interface Groth16ProverOptions {
    * What one prover thread may keep loaded, in bytes: witness calculators and proving keys (a
    * native key's tables included), least recently used evicted first. Per thread, so the pool's
    * most is poolSize × this; native keys are shared by the threads that hold them, so usually
-   * less. A circuit larger than the budget is still loaded, alone. Default: the MZK_PROVER_MEMORY
+   * less. A circuit larger than the budget is still loaded, alone. A native key also never holds
+   * more than this in its process (its tables, resident sections and the scratch of poolSize proofs;
+   * the formula is in packages/prover-native's README): one whose bases and scratch alone exceed it
+   * loads with no tables beyond its bases (zkeyInfo's overBudget). Default: the MZK_PROVER_MEMORY
    * environment variable (bytes, or with a unit: `512MiB`, `2GiB`), else 1 GiB.
    */
   readonly memoryBudgetBytes?: number
