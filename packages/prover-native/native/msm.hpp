@@ -82,8 +82,20 @@ struct MsmWorkspace {
   template <class T>
   static T* sized(std::vector<u64>& v, size_t n) {
     const size_t words = (n * sizeof(T) + 7) / 8;
-    if (v.size() < words) v.resize(words);
+    grow(v, words);
     return reinterpret_cast<T*>(v.data());
+  }
+
+  /**
+   * At least n elements, contents not kept: the old buffer is freed before the new one is taken, so
+   * growing from one MSM's digits to the next one's never holds both (the memory formula counts
+   * the largest once).
+   */
+  template <class V>
+  static void grow(V& v, size_t n) {
+    if (v.size() >= n) return;
+    V().swap(v);
+    v.resize(n);
   }
 };
 
@@ -224,7 +236,7 @@ void accumulateBuckets(Affine<C>* S, const uint32_t* start, uint32_t* len, size_
     checkCancel(cancel);
     F* den = MsmWorkspace::sized<F>(ws.den, pairs);
     F* prod = MsmWorkspace::sized<F>(ws.prod, pairs);
-    if (ws.kind.size() < pairs) ws.kind.resize(pairs);
+    MsmWorkspace::grow(ws.kind, pairs);
     uint8_t* kind = ws.kind.data();
 
     // Denominators, and running products for the batch inversion: four interleaved chains, so
@@ -343,10 +355,10 @@ Jacobian<C> msm(const MsmBases<C>& bases, const u64* scalars, size_t n, int thre
 
   int32_t* digits;
   {
-    if (ws.digits.size() < n * (size_t)W) ws.digits.resize(n * (size_t)W);
+    MsmWorkspace::grow(ws.digits, n * (size_t)W);
     digits = ws.digits.data();
   }
-  if (ws.counts.size() < (size_t)T * B) ws.counts.resize((size_t)T * B);
+  MsmWorkspace::grow(ws.counts, (size_t)T * B);
   if (ws.bucketStart.size() < B + 1) ws.bucketStart.resize(B + 1);
   if (ws.bucketLen.size() < B) ws.bucketLen.resize(B);
   if (ws.perThread.size() < (size_t)T) ws.perThread.resize(T);
@@ -399,7 +411,7 @@ Jacobian<C> msm(const MsmBases<C>& bases, const u64* scalars, size_t n, int thre
       for (int d = 0; d < c && j != G - 1; d++) acc = acc.dbl();
       continue;
     }
-    if (ws.entries.size() < total) ws.entries.resize(total);
+    MsmWorkspace::grow(ws.entries, total);
     uint32_t* entries = ws.entries.data();
     Aff* sums = MsmWorkspace::sized<Aff>(ws.sums, B);
     // 3. Scatter (point index, sign) by bucket.
