@@ -28,6 +28,7 @@
 #include "r1cs.hpp"
 #include "setup.hpp"
 #include "sha256.hpp"
+#include "table_cache.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -113,6 +114,8 @@ Napi::Value guarded(Napi::Env env, Fn&& fn) {
     throwIntoJs(env, e.what(), "MZK_CANCELLED");
   } catch (const IoError& e) {
     throwIntoJs(env, e.what(), "MZK_IO");
+  } catch (const mzk::OutOfBudget& e) {
+    throwIntoJs(env, e.what(), "MZK_OUT_OF_MEMORY");
   } catch (const std::bad_alloc&) {
     throwIntoJs(env, "out of memory", "MZK_OUT_OF_MEMORY");
   } catch (const std::exception& e) {
@@ -144,23 +147,27 @@ std::map<std::string, std::weak_ptr<ZKeyImpl>> cache;
 /** Keys alive in the process and their table bytes, so callers can see that an unload freed memory. */
 std::atomic<int64_t> liveKeys{0};
 std::atomic<int64_t> liveTableBytes{0};
+std::atomic<int64_t> liveMappedBytes{0};
 
 /** Counts a freshly loaded key as live until its last owner lets go of it. */
 std::shared_ptr<ZKeyImpl> tracked(std::shared_ptr<ZKeyImpl> impl) {
-  const int64_t bytes = (int64_t)impl->info().tableBytes;
+  const mzk::ZKeyInfo i = impl->info();
+  const int64_t bytes = (int64_t)i.tableBytes, mapped = (int64_t)i.tableBytesMapped;
   liveKeys++;
   liveTableBytes += bytes;
+  liveMappedBytes += mapped;
   ZKeyImpl* raw = impl.get();
   struct Release {
     std::shared_ptr<ZKeyImpl> owner;
-    int64_t bytes;
+    int64_t bytes, mapped;
     void operator()(ZKeyImpl*) {
       owner.reset();
       liveKeys--;
       liveTableBytes -= bytes;
+      liveMappedBytes -= mapped;
     }
   };
-  return std::shared_ptr<ZKeyImpl>(raw, Release{std::move(impl), bytes});
+  return std::shared_ptr<ZKeyImpl>(raw, Release{std::move(impl), bytes, mapped});
 }
 
 /** Drops the cache's entries for keys nobody holds any more (call with cacheMutex held). */
@@ -233,7 +240,24 @@ mzk::LoadOptions loadOptions(const Napi::Object& o) {
   options.tableBudget = (size_t)intOption(o, "tableBudgetMB", 1024, 0, 1 << 20) << 20;
   options.forceC = (int)intOption(o, "forceC", 0, 0, 15);
   options.forceCopies = (int)intOption(o, "forceCopies", 0, 0, 64);
+  options.memoryBudget = (size_t)intOption(o, "memoryBudgetMB", 0, 0, 1 << 24) << 20;
+  options.proofsInFlight = (int)intOption(o, "proofsInFlight", 1, 1, 1024);
+  if (o.Has("overBudget") && !o.Get("overBudget").IsUndefined()) {
+    const std::string mode = o.Get("overBudget").ToString();
+    if (mode != "refuse" && mode != "least") throw errorWithCode(o.Env(), "option overBudget must be \"refuse\" or \"least\"", "MZK_INVALID_INPUT");
+    options.refuseOverBudget = mode == "refuse";
+  }
   return options;
+}
+
+/** The table cache named by the options (tableCacheDir, tableCacheMaxMB), for the key of `digest`. */
+void tableCacheOption(const Napi::Object& o, const Kernel& kernel, const std::string& digest, mzk::LoadOptions& options) {
+  if (!o.Has("tableCacheDir") || o.Get("tableCacheDir").IsUndefined()) return;
+  if (!o.Get("tableCacheDir").IsString()) throw errorWithCode(o.Env(), "option tableCacheDir must be a string", "MZK_INVALID_INPUT");
+  const std::string dir = o.Get("tableCacheDir").As<Napi::String>().Utf8Value();
+  if (dir.empty()) throw errorWithCode(o.Env(), "option tableCacheDir must not be empty", "MZK_INVALID_INPUT");
+  const uint64_t maxBytes = (uint64_t)intOption(o, "tableCacheMaxMB", 4096, 0, 1LL << 30) << 20;
+  options.tableStore = std::make_shared<mzk::TableCache>(dir, digest, kernel.name, maxBytes);
 }
 
 /**
@@ -246,7 +270,9 @@ Napi::Value handleFor(Napi::Env env, const Kernel& kernel, const mzk::LoadOption
   std::shared_ptr<ZKeyImpl> impl;
   if (useCache) {
     const std::string key = std::string(kernel.name) + ":" + content + ":" + std::to_string(options.tableBudget) + ":" +
-                            std::to_string(options.forceC) + ":" + std::to_string(options.forceCopies);
+                            std::to_string(options.forceC) + ":" + std::to_string(options.forceCopies) + ":" +
+                            std::to_string(options.memoryBudget) + ":" + std::to_string(options.proofsInFlight) + ":" +
+                            std::to_string(options.refuseOverBudget);
     std::lock_guard<std::mutex> lock(cacheMutex);
     auto it = cache.find(key);
     if (it != cache.end()) impl = it->second.lock();
@@ -272,7 +298,7 @@ Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
   return guarded(env, [&]() -> Napi::Value {
     const Napi::Uint8Array bytes = bytesArg(info, 0, "zkey");
     const Napi::Object o = optionsArg(info, 1);
-    const mzk::LoadOptions options = loadOptions(o);
+    mzk::LoadOptions options = loadOptions(o);
     // The content hash below is fast but not collision-resistant: where keys come from uploads, the
     // caller names the bytes by their SHA-256 so a crafted key cannot be served in another's place.
     std::string cacheKey;
@@ -285,7 +311,14 @@ Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
     const uint8_t* data = bytes.Data();
     const size_t length = bytes.ByteLength();
     const std::string content = std::to_string(length) + ":" + (cacheKey.empty() ? "h" + std::to_string(contentHash(data, length)) : "k" + cacheKey);
-    return handleFor(env, kernel, options, cacheOption(o), content, [&] { return kernel.load(data, length, options); });
+    return handleFor(env, kernel, options, cacheOption(o), content, [&] {
+      if (o.Has("tableCacheDir") && !o.Get("tableCacheDir").IsUndefined()) {
+        mzk::Sha256 hash;
+        hash.update(data, length);
+        tableCacheOption(o, kernel, mzk::Sha256::hex(hash.digest()), options);
+      }
+      return kernel.load(data, length, options);
+    });
   });
 }
 
@@ -338,12 +371,21 @@ Napi::Value LoadZkeyFile(const Napi::CallbackInfo& info) {
     if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos) {
       throw errorWithCode(env, "option sha256 must be 64 lowercase hex digits", "MZK_INVALID_INPUT");
     }
-    const mzk::LoadOptions options = loadOptions(o);
+    mzk::LoadOptions options = loadOptions(o);
     const Kernel& kernel = kernelOption(o);
+    tableCacheOption(o, kernel, digest, options);
+    options.releaseInput = true;
     return handleFor(env, kernel, options, cacheOption(o), "s" + digest, [&] {
       MappedFile file(path);
       mzk::Sha256 hash;
-      hash.update(file.data, file.length);
+      // Pages hashed are dropped as the hash goes, so a large key is never resident whole; the
+      // kernel reads each section again (from the page cache) and drops it once parsed.
+      constexpr size_t STEP = (size_t)16 << 20;
+      for (size_t at = 0; at < file.length; at += STEP) {
+        const size_t n = std::min(STEP, file.length - at);
+        hash.update(file.data + at, n);
+        madvise(const_cast<uint8_t*>(file.data) + at, n, MADV_DONTNEED);
+      }
       if (mzk::Sha256::hex(hash.digest()) != digest) {
         throw errorWithCode(env, "the file " + path + " does not hold the bytes of its digest " + digest, "MZK_DIGEST_MISMATCH");
       }
@@ -389,6 +431,8 @@ Napi::Value MemoryStats(const Napi::CallbackInfo& info) {
     Napi::Object o = Napi::Object::New(env);
     o.Set("zkeys", (double)liveKeys.load());
     o.Set("tableBytes", (double)liveTableBytes.load());
+    o.Set("tableBytesMapped", (double)liveMappedBytes.load());
+    o.Set("tableBytesBuilt", (double)(liveTableBytes.load() - liveMappedBytes.load()));
     return o;
   });
 }
@@ -404,6 +448,11 @@ Napi::Value ZkeyInfo(const Napi::CallbackInfo& info) {
     o.Set("nPublic", i.nPublic);
     o.Set("domainSize", i.domainSize);
     o.Set("tableBytes", (double)i.tableBytes);
+    o.Set("tableBytesMapped", (double)i.tableBytesMapped);
+    o.Set("residentBytes", (double)i.residentBytes);
+    o.Set("scratchBytes", (double)i.scratchBytes);
+    o.Set("tableCache", i.tableCache);
+    o.Set("overBudget", i.overBudget);
     Napi::Object plans = Napi::Object::New(env);
     const char* names[5] = {"A", "B1", "B2", "C", "H"};
     for (int k = 0; k < 5; k++) {

@@ -55,6 +55,28 @@ export interface LoadOptions {
   /** Tuning and tests: a fixed digit width (2..15) and number of precomputed copies. */
   readonly forceC?: number
   readonly forceCopies?: number
+  /**
+   * Most memory this key may hold in all, MiB (default: no ceiling but tableBudgetMB): resident
+   * sections + the MSMs' bases + extra shifted copies + proofsInFlight × one proof's scratch (the
+   * formula is in the README, "Memory and sharing"). Extra copies get what is left; a key whose
+   * bases and scratch alone do not fit is refused with MZK_OUT_OF_MEMORY.
+   */
+  readonly memoryBudgetMB?: number
+  /**
+   * A key whose bases and scratch alone exceed memoryBudgetMB: "refuse" (MZK_OUT_OF_MEMORY, the
+   * default) or "least" (loaded anyway with one copy of its bases, zkeyInfo's overBudget true).
+   */
+  readonly overBudget?: "refuse" | "least"
+  /** Proofs of this key that may run at once, for the scratch term of the budget (default 1). */
+  readonly proofsInFlight?: number
+  /**
+   * A directory for the tables' disk cache (by the key's SHA-256, kernel, layout and plan): a table
+   * file found there is mapped read-only (checked by its SHA-256) instead of built; a built table
+   * is written there. Off when absent.
+   */
+  readonly tableCacheDir?: string
+  /** Most bytes of table files kept in tableCacheDir, MiB, least recently used deleted first (default 4096). */
+  readonly tableCacheMaxMB?: number
 }
 
 export interface ProveOptions {
@@ -71,6 +93,15 @@ export interface ZkeyInfo {
   readonly nPublic: number
   readonly domainSize: number
   readonly tableBytes: number
+  /** Of tableBytes, those mapped from the table cache (the rest were built in this process). */
+  readonly tableBytesMapped: number
+  /** Held besides the tables (coefficients, twiddles, δ tables), and one proof's scratch at most. */
+  readonly residentBytes: number
+  readonly scratchBytes: number
+  /** What the table cache did: "off", "built" (no file, none written), "written", "mapped", "rebuilt" (a bad file deleted), "unwritable". */
+  readonly tableCache: string
+  /** Loaded with one copy of its bases although even that exceeds memoryBudgetMB (overBudget "least"). */
+  readonly overBudget: boolean
   readonly msm: Readonly<Record<"A" | "B1" | "B2" | "C" | "H", { readonly c: number; readonly copies: number; readonly rounds: number }>>
 }
 
@@ -82,6 +113,9 @@ export interface PointCount {
 export interface MemoryStats {
   readonly zkeys: number
   readonly tableBytes: number
+  /** Of tableBytes: mapped read-only from the table cache (shared with other processes) / built here. */
+  readonly tableBytesMapped: number
+  readonly tableBytesBuilt: number
 }
 
 /**

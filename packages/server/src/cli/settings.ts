@@ -165,7 +165,7 @@ export const settings = {
   }),
   proverMemory: optional({
     flag: "prover-memory", label: "size", schema: size, shown: "1GiB",
-    description: "Memory for loaded circuits per prover thread, least recently used evicted first"
+    description: "Memory for loaded circuits per prover thread, least recently used evicted first; also the most one native proving key may hold (tables, resident sections, scratch of every thread's proof)"
   }),
   // Webhooks
   webhookTimeout: setting({ flag: "webhook-timeout", label: "duration", schema: duration, description: "How long one webhook delivery attempt may take", default: DEFAULT_WEBHOOK_CONFIG.timeoutMs }),
