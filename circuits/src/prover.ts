@@ -36,9 +36,10 @@ export interface Groth16ProverOptions {
   readonly memoryBudgetBytes?: number
   /**
    * Native engine: the most one key's MSM tables may take, bytes (the bases included; within
-   * memoryBudgetBytes). Default 32 MiB: a key of 2^16 constraints or more proves from one copy of
-   * its bases (plain windowed Pippenger, about 1.2× slower than with full tables at 2^16, and a
-   * peak RSS near rapidsnark's), smaller keys keep some shifted copies. Raise it for speed where
+   * memoryBudgetBytes). Default 64 MiB: keys up to about 2^14 constraints keep every shifted copy
+   * (merkle_membership's full tables are 45 MB, so the built-in circuits prove at full speed), a
+   * key of 2^16 or more proves from one or two copies of its bases (1.2–1.3× the CPU of full
+   * tables at 2^16, and a peak RSS near rapidsnark's at 2^20). Raise it for speed where
    * memory allows; tables are built once per host (the disk cache), so only memory is at stake.
    */
   readonly tableBudgetBytes?: number
@@ -61,7 +62,7 @@ export interface Groth16ProverOptions {
 }
 
 /** See `Groth16ProverOptions.tableBudgetBytes`. */
-export const DEFAULT_TABLE_BUDGET = 32 * 2 ** 20
+export const DEFAULT_TABLE_BUDGET = 64 * 2 ** 20
 
 /** See `Groth16ProverOptions.priority`. */
 export type ProverPriority = "normal" | "low" | "idle"
