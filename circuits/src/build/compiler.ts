@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cause, Duration, Effect, Layer, Schedule } from "effect"
 import { renderGroth16Verifier } from "../solidity/verifier.js"
+import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
 import { readPtauHeader } from "./formats.mjs"
 import { checkUpload } from "./upload.js"
 
@@ -222,7 +223,8 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
           "give every process the same --ptau FILE or --dev-ptau (createMzk's circuits.ptau or circuits.developmentPtau)"
       ))
     }
-    if (options.ptau === undefined && options.developmentPtau !== undefined) {
+    // The build sets development circuits up natively when the addon loads: no ptau to make first.
+    if (options.ptau === undefined && options.developmentPtau !== undefined && !developmentSetupIsNative()) {
       yield* prepareDevelopmentPtau({ ...options, developmentPtau: options.developmentPtau })
     }
     return yield* inTempDir(options, (dir) =>
@@ -306,6 +308,12 @@ export const prepareDevelopmentPtau = (
     )
   ))
 }
+
+/**
+ * Whether development circuits are set up natively (the addon loaded): then no development ptau is
+ * made or needed, and circuits of any size are set up within the build's time and memory limits.
+ */
+export const developmentSetupIsNative = (): boolean => nativeDevelopmentSetup() !== undefined
 
 /** Every failure is a BuildFailure: a thrown exception or a defect becomes `internal`, never a crash. */
 const total = <A>(effect: Effect.Effect<A, BuildFailure>): Effect.Effect<A, BuildFailure> =>

@@ -25,6 +25,8 @@
 
 #include "kernel.hpp"
 #include "points.hpp"
+#include "r1cs.hpp"
+#include "setup.hpp"
 #include "sha256.hpp"
 #include "verify.hpp"
 
@@ -589,6 +591,73 @@ Napi::Value CheckZkeyPoints(const Napi::CallbackInfo& info) {
   });
 }
 
+// --- Development setup -----------------------------------------------------------------------
+
+/**
+ * setupDevelopment(r1csPath, zkeyPath, { hashToG2, threads?, ptauPath?, name?, kernel? }): a Groth16
+ * key from fresh toxic waste (setup_dev.hpp); blocks the calling thread. hashToG2(transcript) is
+ * called once, synchronously, on this thread.
+ */
+Napi::Value SetupDevelopment(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) {
+      throw errorWithCode(env, "setupDevelopment(r1csPath, zkeyPath, options): paths must be strings", "MZK_INVALID_INPUT");
+    }
+    const Napi::Object o = optionsArg(info, 2);
+    mzk::DevSetupOptions options;
+    options.r1csPath = info[0].As<Napi::String>().Utf8Value();
+    options.zkeyPath = info[1].As<Napi::String>().Utf8Value();
+    options.threads = (int)intOption(o, "threads", 1, 1, 1024);
+    if (o.Has("ptauPath") && !o.Get("ptauPath").IsUndefined()) {
+      if (!o.Get("ptauPath").IsString()) throw errorWithCode(env, "option ptauPath must be a string", "MZK_INVALID_INPUT");
+      options.ptauPath = o.Get("ptauPath").As<Napi::String>().Utf8Value();
+    }
+    if (o.Has("name") && !o.Get("name").IsUndefined()) {
+      if (!o.Get("name").IsString()) throw errorWithCode(env, "option name must be a string", "MZK_INVALID_INPUT");
+      options.contributionName = o.Get("name").As<Napi::String>().Utf8Value();
+    }
+    if (!o.Get("hashToG2").IsFunction()) throw errorWithCode(env, "option hashToG2 must be a function", "MZK_INVALID_INPUT");
+    const Napi::Function hashToG2 = o.Get("hashToG2").As<Napi::Function>();
+    options.hashToG2 = [&](const uint8_t* transcript, uint8_t* out) {
+      Napi::Uint8Array t = Napi::Uint8Array::New(env, 64);
+      std::memcpy(t.Data(), transcript, 64);
+      const Napi::Value r = hashToG2.Call({t});
+      if (!r.IsTypedArray() || r.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || r.As<Napi::Uint8Array>().ByteLength() != 128) {
+        throw errorWithCode(env, "hashToG2 must return a Uint8Array of 128 bytes", "MZK_INVALID_INPUT");
+      }
+      std::memcpy(out, r.As<Napi::Uint8Array>().Data(), 128);
+    };
+    const mzk::SetupDevelopment adx = std::string(kernelOption(o).name) == "adx" ? mzk::setupDevelopmentAdx() : nullptr;
+    mzk::DevSetupResult res;
+    try {
+      res = (adx != nullptr ? adx : mzk::setupDevelopmentGeneric())(options);
+    } catch (const mzk::FileError& e) {
+      throw IoError(e.what());
+    }
+    static const char* HEX = "0123456789abcdef";
+    std::string csHash;
+    for (uint8_t b : res.csHash) {
+      csHash += HEX[b >> 4];
+      csHash += HEX[b & 15];
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("nVars", res.nVars);
+    out.Set("nPublic", res.nPublic);
+    out.Set("nConstraints", res.nConstraints);
+    out.Set("domainSize", res.domainSize);
+    out.Set("csHash", csHash);
+    if (res.ptauPower != 0) out.Set("ptauPower", res.ptauPower);
+    Napi::Object ms = Napi::Object::New(env);
+    ms.Set("scalars", res.msScalars);
+    ms.Set("tables", res.msTables);
+    ms.Set("points", res.msPoints);
+    ms.Set("ptau", res.msPtau);
+    out.Set("ms", ms);
+    return out;
+  });
+}
+
 // --- Groth16 verification --------------------------------------------------------------------
 
 /**
@@ -792,6 +861,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("proveAsync", Napi::Function::New(env, ProveAsync, "proveAsync"));
   exports.Set("setThreadPriority", Napi::Function::New(env, SetThreadPriority, "setThreadPriority"));
   exports.Set("checkZkeyPoints", Napi::Function::New(env, CheckZkeyPoints, "checkZkeyPoints"));
+  exports.Set("setupDevelopment", Napi::Function::New(env, SetupDevelopment, "setupDevelopment"));
   exports.Set("prepareVerifyingKey", Napi::Function::New(env, PrepareVerifyingKey, "prepareVerifyingKey"));
   exports.Set("verifyGroth16", Napi::Function::New(env, VerifyGroth16, "verifyGroth16"));
   exports.Set("test", Napi::Function::New(env, Test, "test"));
