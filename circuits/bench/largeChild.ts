@@ -11,9 +11,11 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
 
-const [engine, file, digest, data, runsArg, threadsArg, budgetArg] = process.argv.slice(2) as Array<string>
-const runs = Number(runsArg)
-const allThreads = Number(threadsArg)
+const argv = process.argv.slice(2)
+const [engine, file, digest, data] = [argv[0]!, argv[1]!, argv[2]!, argv[3]!]
+const runs = Number(argv[4])
+const allThreads = Number(argv[5])
+const budgetArg = argv[6]
 
 const cpuMs = () => {
   const { user, system } = process.cpuUsage()

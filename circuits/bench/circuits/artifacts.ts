@@ -12,6 +12,9 @@ import { setUpDevelopmentKey } from "../../src/build/developmentSetup.mjs"
 import { type CompileOptions, type Compiled, compileBenchCircuit } from "./compile.js"
 import type { BenchCircuit } from "./sources.js"
 
+/** Whether this process can key benchmark circuits (the native development setup is in the addon). */
+export const nativeSetup = () => loadNativeProver()
+
 export interface BenchArtifacts extends Compiled {
   readonly circuit: BenchCircuit
   readonly input: string

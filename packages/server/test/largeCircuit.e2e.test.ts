@@ -4,7 +4,6 @@
 // checked to `ready`, proved by a worker, and the proof verified by snarkjs against the
 // verification key the API returns. Skipped where the native addon is not built (its setup makes
 // the key), except where CI=true.
-import { loadNativeProver } from "@mzk/prover-native"
 import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -12,11 +11,11 @@ import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"
 import { describe } from "vitest"
-import { prepareBenchArtifacts } from "../../../circuits/bench/circuits/artifacts.js"
+import { nativeSetup, prepareBenchArtifacts } from "../../../circuits/bench/circuits/artifacts.js"
 import { benchCircuit } from "../../../circuits/bench/circuits/sources.js"
 import { serverWithAccount, settle, tempDir, uploadPrebuilt } from "./circuits.js"
 
-const native = loadNativeProver()
+const native = nativeSetup()
 if (!native.ok && process.env["CI"] === "true") throw new Error(`CI=true but the native addon did not load: ${native.reason}`)
 
 const CIRCUIT = benchCircuit("poseidon", 16)
