@@ -1,6 +1,6 @@
 // Large-circuit benchmark (not a test): pnpm bench circuits/bench/large.ts
 //   [--sizes 16,18,20] [--kinds poseidon,sha256] [--runs 3] [--engines mzk,rapidsnark,snarkjs]
-//   [--snarkjs-max-power 18] [--table-budget MB] [--cpp-witness] [--rapidsnark PATH]
+//   [--snarkjs-max-power 18] [--table-budget MB] [--cpp-witness] [--rapidsnark PATH] [--json out.json]
 //
 // For each circuit (circuits/bench/circuits: a Poseidon chain and SHA-256 of N bytes, filling a
 // domain of 2^size), side by side in one run on the same zkey and the same witness:
@@ -15,7 +15,7 @@
 // (default $RAPIDSNARK_BENCH). Without it its columns are left out.
 import { execFileSync, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -72,8 +72,10 @@ interface Row {
   readonly constraints: number
   readonly zkeyMB: number
   readonly loadMs?: number
+  readonly loadCpuMs?: number
   readonly tableMiB?: number
   readonly witnessMs: number
+  readonly witnessCpuMs: number
   readonly one?: { readonly ms: number; readonly cpuMs: number }
   readonly all?: number
   readonly e2eMs?: number
@@ -93,14 +95,18 @@ const cppWitnessMs = (a: BenchArtifacts) => {
   }
   const out = join(mkdtempSync(join(tmpdir(), "mzk-bench-")), "w.wtns")
   const ms: Array<number> = []
+  const cpu: Array<number> = []
   for (let i = 0; i < runs; i++) {
-    const t = performance.now()
-    execFileSync(bin, [a.input, out], { stdio: "ignore" })
-    ms.push(performance.now() - t)
+    // GNU time's user + system seconds: the process's CPU, steadier than wall time on a shared machine.
+    const r = spawnSync("/usr/bin/time", ["-f", "%e %U %S", bin, a.input, out], { encoding: "utf8" })
+    if (r.status !== 0) throw new Error(`${bin} failed: ${r.stderr}`)
+    const [e, u, sy] = r.stderr.trim().split("\n").pop()!.split(" ").map(Number) as [number, number, number]
+    ms.push(e * 1000)
+    cpu.push((u + sy) * 1000)
   }
   const same = Buffer.compare(readFileSync(out), readFileSync(a.wtns)) === 0
   rmSync(out, { force: true })
-  return { ms: median(ms), same }
+  return { ms: median(ms), cpuMs: median(cpu), same }
 }
 
 const rows: Array<Row> = []
@@ -116,14 +122,16 @@ for (const power of sizes)
     log(`${circuit.name}: witness (wasm)`)
     const w = nodeChild(["witness", a.wasm, "-", a.input, String(runs)])
     const witnessMs = median(w["ms"] as Array<number>)
+    const witnessCpuMs = median(w["cpuMs"] as Array<number>)
     let cppLine = ""
     if (cppWitness) {
       const cpp = cppWitnessMs(a)
-      cppLine = `, C++ ${cpp.ms.toFixed(0)} ms (${(witnessMs / cpp.ms).toFixed(1)}× faster${cpp.same ? ", same witness" : ", WITNESS DIFFERS"})`
+      cppLine = `; C++ ${cpp.ms.toFixed(0)} ms (CPU ${cpp.cpuMs.toFixed(0)}, process start and file I/O included: ${(witnessCpuMs / cpp.cpuMs).toFixed(1)}× the wasm's speed by CPU${cpp.same ? ", same witness" : ", WITNESS DIFFERS"})`
     }
     witnessLines.push(
-      `${base.circuit}: wasm ${witnessMs.toFixed(0)} ms (+ ${(w["compile"].ms as number).toFixed(0)} ms to compile the wasm), peak RSS ${(w["peakRssKb"] / 1024).toFixed(0)} MB${cppLine}`,
+      `${base.circuit}: wasm ${witnessMs.toFixed(0)} ms (CPU ${witnessCpuMs.toFixed(0)}; + ${(w["compile"].ms as number).toFixed(0)} ms to compile the wasm), peak RSS ${(w["peakRssKb"] / 1024).toFixed(0)} MB${cppLine}`,
     )
+    const wit = { witnessMs, witnessCpuMs }
 
     if (engines.includes("mzk")) {
       log(`${circuit.name}: mzk`)
@@ -135,8 +143,9 @@ for (const power of sizes)
         ...base,
         engine: "mzk native",
         loadMs: r["load"].ms,
+        loadCpuMs: r["load"].cpuMs,
         tableMiB: r["tableBytes"] / 2 ** 20,
-        witnessMs,
+        ...wit,
         one: { ms: median(r["one"].ms), cpuMs: median(r["one"].cpuMs) },
         all,
         e2eMs: witnessMs + r["load"].ms + all,
@@ -160,7 +169,8 @@ for (const power of sizes)
         ...base,
         engine: "rapidsnark",
         loadMs: all.r["loadMs"],
-        witnessMs,
+        loadCpuMs: all.r["loadCpuMs"],
+        ...wit,
         one: { ms: median(one.r["proveMs"]), cpuMs: median(one.r["proveCpuMs"]) },
         all: allMs,
         e2eMs: witnessMs + all.r["loadMs"] + allMs,
@@ -178,7 +188,8 @@ for (const power of sizes)
           ...base,
           engine: "snarkjs",
           loadMs: r["load"].ms,
-          witnessMs,
+          loadCpuMs: r["load"].cpuMs,
+          ...wit,
           one: { ms: median(r["one"].ms), cpuMs: median(r["one"].cpuMs) },
           all,
           e2eMs: witnessMs + r["load"].ms + all,
@@ -191,12 +202,14 @@ await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn1
 
 const f0 = (x: number | undefined) => (x === undefined ? "–" : Math.round(x).toLocaleString("en-US"))
 console.log(`\n${cores} threads; median of ${runs} runs; times in ms; every engine's proof verified by snarkjs.\n`)
-console.log("| circuit | engine | constraints | zkey MB | key load | tables MiB | witness (wasm) | prove, 1 thread (CPU) | prove, all threads | end to end | witness share | peak RSS MB |")
+// Witness share: of one core's work for a proof (witness CPU against witness + one-thread proof CPU),
+// the figure a busy pool sees; wall times here depend on the machine's load.
+console.log("| circuit | engine | constraints | zkey MB | key load (CPU) | tables MiB | witness, wasm (CPU) | prove, 1 thread (CPU) | prove, all threads | end to end | witness share (CPU) | peak RSS MB |")
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (const r of rows) {
-  const share = r.e2eMs !== undefined && r.all !== undefined ? `${((100 * r.witnessMs) / (r.witnessMs + r.all)).toFixed(0)} %` : "–"
+  const share = r.one ? `${((100 * r.witnessCpuMs) / (r.witnessCpuMs + r.one.cpuMs)).toFixed(0)} %` : "–"
   console.log(
-    `| ${r.circuit} | ${r.engine} | ${r.constraints.toLocaleString("en-US")} | ${r.zkeyMB.toFixed(0)} | ${f0(r.loadMs)} | ${r.tableMiB === undefined ? "–" : r.tableMiB.toFixed(0)} | ${f0(r.witnessMs)} | ${f0(r.one?.ms)} (${f0(r.one?.cpuMs)}) | ${f0(r.all)} | ${f0(r.e2eMs)} | ${share} | ${r.peakRssMB.toFixed(0)} |`,
+    `| ${r.circuit} | ${r.engine} | ${r.constraints.toLocaleString("en-US")} | ${r.zkeyMB.toFixed(0)} | ${f0(r.loadMs)} (${f0(r.loadCpuMs)}) | ${r.tableMiB === undefined ? "–" : r.tableMiB.toFixed(0)} | ${f0(r.witnessMs)} (${f0(r.witnessCpuMs)}) | ${f0(r.one?.ms)} (${f0(r.one?.cpuMs)}) | ${f0(r.all)} | ${f0(r.e2eMs)} | ${share} | ${r.peakRssMB.toFixed(0)} |`,
   )
 }
 console.log("\nPer core (CPU time of one single-threaded proof), against mzk:")
@@ -206,3 +219,5 @@ for (const r of rows.filter((x) => x.engine !== "mzk native")) {
 }
 console.log("\nWitness generation:")
 for (const l of witnessLines) console.log(`  ${l}`)
+const json = arg("json", "")
+if (json !== "") writeFileSync(json, JSON.stringify({ cores, runs, rows, witness: witnessLines }, null, 2))
