@@ -15,9 +15,9 @@ export const POSEIDON2_CONSTRAINTS = 240
 // 28,961 (1 byte), 59,499 (56 bytes) and 61,005 (119 bytes).
 const shaConstraints = (blocks: number, bytes: number) => 29_224 * blocks + 24 * bytes - 287
 
-// The chain is split into sub-templates of this many hashes: circom2 (WebAssembly, 4 GiB at most)
-// runs out of memory building one template of 4,369 Poseidons for 2^20, and a composed main
-// keeps each template's own constraint list small.
+// The chain is composed of sub-templates of this many hashes, which keeps each template small; it
+// does not get circom2 (WebAssembly, 4 GiB at most) through 2^20 all the same: it ran out of memory
+// after 302 s of CPU on the 4,369-hash chain (docs/performance.md, Large circuits).
 const CHAIN_SEGMENT = 64
 
 export interface BenchCircuit {
