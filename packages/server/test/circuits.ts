@@ -57,7 +57,7 @@ export const snarkjsCli = fileURLToPath(new URL("../../../circuits/node_modules/
  * A server on a real port that builds uploads with a small development ptau (made at start in
  * `ptauDir`, as `dev_pot<DEV_PTAU_POWER>.ptau`), and an account's key on it.
  */
-export const serverWithAccount = (options: { readonly workers: boolean; readonly maxUploadBytes?: number }) =>
+export const serverWithAccount = (options: { readonly workers: boolean; readonly maxUploadBytes?: number; readonly proofTimeoutMs?: number }) =>
   Effect.gen(function*() {
     const ptauDir = yield* tempDir("ptau")
     const cacheDir = yield* tempDir("cache")
@@ -68,7 +68,8 @@ export const serverWithAccount = (options: { readonly workers: boolean; readonly
         developmentPtau: { power: DEV_PTAU_POWER, dir: ptauDir },
         cacheDir,
         ...(options.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.maxUploadBytes })
-      }
+      },
+      ...(options.proofTimeoutMs === undefined ? {} : { proofs: { timeoutMs: options.proofTimeoutMs } })
     })
     const keyOf = (name: string) =>
       Effect.gen(function*() {
