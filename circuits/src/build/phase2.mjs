@@ -1,0 +1,122 @@
+// The production phase 2 of a circom source against the operator's ptau, in the native engine:
+// prover-native's phase2NewZkey writes snarkjs's `zkey new` (byte for byte, reading only the ptau
+// sections the circuit needs), then phase2Contribute applies one contribution in place (a fresh δ
+// from the OS CSPRNG, held and wiped in native memory; δ₁ δ₂ times δ, C and H times δ⁻¹). This
+// file writes the small record snarkjs's `zkey verify` checks: the transcript (BLAKE2b-512), its
+// hash to G2 (ffjavascript's ChaCha + G2.fromRng, the very functions snarkjs verifies with) and
+// section 10. Plain JS: the build job (a bare node process) loads it.
+import { loadNativeProver } from "@mzk/prover-native";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
+import * as snarkjs from "snarkjs";
+import { snarkjsDependency } from "../snarkjsDeps.mjs";
+
+/** The addon when it has the native phase 2, else undefined (snarkjs does it all then). */
+export function nativePhase2() {
+  const native = loadNativeProver();
+  return native.ok && typeof native.addon.phase2NewZkey === "function" ? native.addon : undefined;
+}
+
+const u32 = (n) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+};
+
+/** The iden3 section table of a file: id → { header (offset of its id), pos, size }. */
+function sectionsOf(fd) {
+  const head = Buffer.alloc(12);
+  fs.readSync(fd, head, 0, 12, 0);
+  const n = head.readUInt32LE(8);
+  const out = new Map();
+  let pos = 12;
+  for (let i = 0; i < n; i++) {
+    const h = Buffer.alloc(12);
+    fs.readSync(fd, h, 0, 12, pos);
+    const size = Number(h.readBigUInt64LE(4));
+    out.set(h.readUInt32LE(0), { header: pos, pos: pos + 12, size });
+    pos += 12 + size;
+  }
+  return out;
+}
+
+/**
+ * One contribution to a zkey as phase2NewZkey wrote it (no contribution yet; section 10 last).
+ * The record is laid out as snarkjs's writeContribution lays it out, so `snarkjs zkey verify` and
+ * later `zkey contribute` runs read it.
+ */
+export async function contribute(addon, zkey, { name = "mzk server contribution", threads = 1 } = {}) {
+  const curve = await snarkjs.curves.getCurveFromName("bn128");
+  const { ChaCha } = await snarkjsDependency("ffjavascript");
+  const fd = fs.openSync(zkey, "r+");
+  try {
+    const sections = sectionsOf(fd);
+    const mpc = sections.get(10);
+    const end = fs.fstatSync(fd).size;
+    if (mpc === undefined || mpc.size !== 68 || mpc.pos + mpc.size !== end) throw new Error("the zkey is not a fresh phase2NewZkey output");
+    const csHash = Buffer.alloc(64);
+    fs.readSync(fd, csHash, 0, 64, mpc.pos);
+    const uncompressed = (lem) => {
+      const u = new Uint8Array(64);
+      curve.G1.toRprUncompressed(u, 0, curve.G1.fromRprLEM(lem, 0));
+      return u;
+    };
+    let transcript;
+    const record = addon.phase2Contribute(zkey, {
+      threads,
+      hashToG2: (g1s, g1sx) => {
+        transcript = createHash("blake2b512").update(csHash).update(uncompressed(g1s)).update(uncompressed(g1sx)).digest();
+        // snarkjs's hashToG2: ChaCha seeded with the transcript's first eight big-endian words.
+        const seed = [];
+        for (let i = 0; i < 8; i++) seed.push(transcript.readUInt32BE(i * 4));
+        const g2sp = curve.G2.toAffine(curve.G2.fromRng(new ChaCha(seed)));
+        const out = new Uint8Array(128);
+        curve.G2.toRprLEM(out, 0, g2sp);
+        return out;
+      },
+    });
+    const nameBytes = Buffer.from(name.substring(0, 64), "utf8");
+    const params = Buffer.concat([Buffer.from([1, nameBytes.length]), nameBytes]);
+    const body = Buffer.concat([
+      csHash,
+      u32(1),
+      record.deltaAfter,
+      record.g1s,
+      record.g1sx,
+      record.g2spx,
+      transcript,
+      u32(0),
+      u32(params.length),
+      params,
+    ]);
+    fs.writeSync(fd, body, 0, body.length, mpc.pos);
+    const size = Buffer.alloc(8);
+    size.writeBigUInt64LE(BigInt(body.length));
+    fs.writeSync(fd, size, 0, 8, mpc.header + 4);
+    fs.ftruncateSync(fd, mpc.pos + body.length);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * r1cs + ptau → a contributed zkey at `zkey`, all in the native engine but the record. Throws the
+ * addon's MZK_INVALID_INPUT error (with the reason) for a ptau that cannot serve. Returns what each
+ * step took, in milliseconds.
+ */
+export async function contributeNative({ r1cs, ptau, zkey, threads = 1, name = "mzk server contribution", addon = nativePhase2() }) {
+  if (addon === undefined) throw new Error("the native prover addon is not loaded");
+  try {
+    const t0 = performance.now();
+    const info = addon.phase2NewZkey(r1cs, ptau, zkey, { threads });
+    const t1 = performance.now();
+    await contribute(addon, zkey, { name, threads });
+    const t2 = performance.now();
+    return { info, newZkeyMs: t1 - t0, contributeMs: t2 - t1 };
+  } catch (e) {
+    fs.rmSync(zkey, { force: true });
+    throw e;
+  }
+}
