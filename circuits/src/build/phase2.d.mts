@@ -9,6 +9,7 @@ export interface Phase2Info {
   readonly bytes: number
 }
 export declare function nativePhase2(): unknown
+export declare function pastEndPoint(r1cs: string, ptau: string): Promise<Uint8Array | undefined>
 export declare function contribute(addon: unknown, zkey: string, options?: { readonly name?: string; readonly threads?: number }): Promise<void>
 export declare function contributeNative(options: {
   readonly r1cs: string

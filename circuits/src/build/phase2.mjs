@@ -101,6 +101,57 @@ export async function contribute(addon, zkey, { name = "mzk server contribution"
   }
 }
 
+const readAt = (fd, pos, n) => {
+  const b = Buffer.alloc(n);
+  if (fs.readSync(fd, b, 0, n, pos) !== n) throw new Error("short read");
+  return b;
+};
+
+/**
+ * Where the circuit's domain is the ptau's whole power and above 2^14, snarkjs's circuit hash
+ * (zkey_new.js, hashHPoints) takes τ^(2n−1) − τ^(n−1) with τ^(2n−1) read one point past the end
+ * of the ptau's τ section: 64 bytes of whatever follows it in the file. What that "point" hashes
+ * to is whatever snarkjs's WebAssembly makes of those bytes, so it is computed here by the same
+ * WebAssembly calls on the same bytes, and handed to the native code. Undefined where not needed.
+ */
+export async function pastEndPoint(r1cs, ptau) {
+  const rfd = fs.openSync(r1cs, "r");
+  const pfd = fs.openSync(ptau, "r");
+  try {
+    const header = sectionsOf(rfd).get(1);
+    const h = readAt(rfd, header.pos + 36, 28);
+    const nPublic = h.readUInt32LE(4) + h.readUInt32LE(8);
+    const sizing = h.readUInt32LE(24) + nPublic;
+    const cirPower = (sizing === 0 ? 0 : 31 - Math.clz32(sizing)) + 1; // snarkjs: log2(n) + 1
+    const ps = sectionsOf(pfd);
+    const ph = ps.get(1);
+    const tau = ps.get(2);
+    if (ph === undefined || tau === undefined) return undefined;
+    const power = readAt(pfd, ph.pos + 4 + 32, 4).readUInt32LE(0);
+    const domainSize = 2 ** cirPower;
+    if (!(domainSize > 2 ** 14 && cirPower === power)) return undefined;
+    const past = readAt(pfd, tau.pos + (2 * domainSize - 1) * 64, 64);
+    const last = readAt(pfd, tau.pos + (domainSize - 1) * 64, 64);
+    const curve = await snarkjs.curves.getCurveFromName("bn128");
+    const [out] = await curve.tm.queueAction([
+      { cmd: "ALLOCSET", var: 0, buff: past },
+      { cmd: "ALLOCSET", var: 1, buff: last },
+      { cmd: "ALLOC", var: 2, len: 96 },
+      { cmd: "CALL", fnName: "g1m_subAffine", params: [{ var: 0 }, { var: 1 }, { var: 2 }] },
+      { cmd: "CALL", fnName: "g1m_batchToAffine", params: [{ var: 2 }, { val: 1 }, { var: 2 }] },
+      { cmd: "CALL", fnName: "g1m_batchLEMtoU", params: [{ var: 2 }, { val: 1 }, { var: 2 }] },
+      { cmd: "GET", out: 0, var: 2, len: 64 },
+    ]);
+    return new Uint8Array(out);
+  } catch {
+    // A ptau too short to read these from: the native code refuses it with the reason.
+    return undefined;
+  } finally {
+    fs.closeSync(rfd);
+    fs.closeSync(pfd);
+  }
+}
+
 /**
  * r1cs + ptau → a contributed zkey at `zkey`, all in the native engine but the record. Throws the
  * addon's MZK_INVALID_INPUT error (with the reason) for a ptau that cannot serve. Returns what each
@@ -110,7 +161,8 @@ export async function contributeNative({ r1cs, ptau, zkey, threads = 1, name = "
   if (addon === undefined) throw new Error("the native prover addon is not loaded");
   try {
     const t0 = performance.now();
-    const info = addon.phase2NewZkey(r1cs, ptau, zkey, { threads });
+    const pastEnd = await pastEndPoint(r1cs, ptau);
+    const info = addon.phase2NewZkey(r1cs, ptau, zkey, pastEnd === undefined ? { threads } : { threads, pastEnd });
     const t1 = performance.now();
     await contribute(addon, zkey, { name, threads });
     const t2 = performance.now();

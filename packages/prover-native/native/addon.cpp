@@ -26,6 +26,8 @@
 #include "kernel.hpp"
 #include "phase2.hpp"
 #include "points.hpp"
+#include "r1cs.hpp"
+#include "setup.hpp"
 #include "sha256.hpp"
 #include "verify.hpp"
 
@@ -622,8 +624,9 @@ struct Phase2File : mzk::Phase2Output {
 };
 
 /**
- * phase2NewZkey(r1csPath, ptauPath, zkeyPath, { threads?, kernel? }): snarkjs's `zkey new`, natively
- * and byte for byte; both inputs mapped, the ptau read only where the circuit needs it. Blocks.
+ * phase2NewZkey(r1csPath, ptauPath, zkeyPath, { threads?, kernel?, pastEnd? }): snarkjs's `zkey new`,
+ * natively and byte for byte; both inputs mapped, the ptau read only where the circuit needs it
+ * (pastEnd: see phase2.hpp). Blocks.
  */
 Napi::Value Phase2NewZkey(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -633,11 +636,24 @@ Napi::Value Phase2NewZkey(const Napi::CallbackInfo& info) {
     const Napi::Object o = optionsArg(info, 3);
     const int threads = (int)intOption(o, "threads", 1, 1, 1024);
     const mzk::NewZkey adx = std::string(kernelOption(o).name) == "adx" ? mzk::newZkeyAdx() : nullptr;
-    MappedFile r1cs(info[0].As<Napi::String>().Utf8Value());
+    std::vector<uint8_t> pastEnd;
+    if (o.Has("pastEnd") && !o.Get("pastEnd").IsUndefined()) {
+      if (!o.Get("pastEnd").IsTypedArray() || o.Get("pastEnd").As<Napi::Uint8Array>().ByteLength() != 64)
+        throw errorWithCode(env, "option pastEnd must be 64 bytes", "MZK_INVALID_INPUT");
+      const Napi::Uint8Array b = o.Get("pastEnd").As<Napi::Uint8Array>();
+      pastEnd.assign(b.Data(), b.Data() + 64);
+    }
+    std::unique_ptr<mzk::R1cs> r1cs;
+    try {
+      r1cs = std::make_unique<mzk::R1cs>(info[0].As<Napi::String>().Utf8Value());
+    } catch (const mzk::FileError& e) {
+      throw IoError(e.what());
+    }
     MappedFile ptau(info[1].As<Napi::String>().Utf8Value());
+    // Only the sections the circuit needs are touched; read-ahead over the rest would be wasted.
     madvise(const_cast<uint8_t*>(ptau.data), ptau.length, MADV_RANDOM);
     Phase2File out(info[2].As<Napi::String>().Utf8Value());
-    const mzk::Phase2Info r = (adx != nullptr ? adx : mzk::newZkeyGeneric())(r1cs.data, r1cs.length, ptau.data, ptau.length, out, threads);
+    const mzk::Phase2Info r = (adx != nullptr ? adx : mzk::newZkeyGeneric())(*r1cs, ptau.data, ptau.length, out, threads, pastEnd.empty() ? nullptr : pastEnd.data());
     out.commit();
     Napi::Object result = Napi::Object::New(env);
     result.Set("csHash", Napi::Buffer<uint8_t>::Copy(env, r.csHash, 64));
@@ -696,6 +712,73 @@ Napi::Value Phase2Contribute(const Napi::CallbackInfo& info) {
     out.Set("g1sx", Napi::Buffer<uint8_t>::Copy(env, c.g1sx, 64));
     out.Set("deltaAfter", Napi::Buffer<uint8_t>::Copy(env, c.deltaAfter, 64));
     out.Set("g2spx", Napi::Buffer<uint8_t>::Copy(env, c.g2spx, 128));
+    return out;
+  });
+}
+
+// --- Development setup -----------------------------------------------------------------------
+
+/**
+ * setupDevelopment(r1csPath, zkeyPath, { hashToG2, threads?, ptauPath?, name?, kernel? }): a Groth16
+ * key from fresh toxic waste (setup_dev.hpp); blocks the calling thread. hashToG2(transcript) is
+ * called once, synchronously, on this thread.
+ */
+Napi::Value SetupDevelopment(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) {
+      throw errorWithCode(env, "setupDevelopment(r1csPath, zkeyPath, options): paths must be strings", "MZK_INVALID_INPUT");
+    }
+    const Napi::Object o = optionsArg(info, 2);
+    mzk::DevSetupOptions options;
+    options.r1csPath = info[0].As<Napi::String>().Utf8Value();
+    options.zkeyPath = info[1].As<Napi::String>().Utf8Value();
+    options.threads = (int)intOption(o, "threads", 1, 1, 1024);
+    if (o.Has("ptauPath") && !o.Get("ptauPath").IsUndefined()) {
+      if (!o.Get("ptauPath").IsString()) throw errorWithCode(env, "option ptauPath must be a string", "MZK_INVALID_INPUT");
+      options.ptauPath = o.Get("ptauPath").As<Napi::String>().Utf8Value();
+    }
+    if (o.Has("name") && !o.Get("name").IsUndefined()) {
+      if (!o.Get("name").IsString()) throw errorWithCode(env, "option name must be a string", "MZK_INVALID_INPUT");
+      options.contributionName = o.Get("name").As<Napi::String>().Utf8Value();
+    }
+    if (!o.Get("hashToG2").IsFunction()) throw errorWithCode(env, "option hashToG2 must be a function", "MZK_INVALID_INPUT");
+    const Napi::Function hashToG2 = o.Get("hashToG2").As<Napi::Function>();
+    options.hashToG2 = [&](const uint8_t* transcript, uint8_t* out) {
+      Napi::Uint8Array t = Napi::Uint8Array::New(env, 64);
+      std::memcpy(t.Data(), transcript, 64);
+      const Napi::Value r = hashToG2.Call({t});
+      if (!r.IsTypedArray() || r.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || r.As<Napi::Uint8Array>().ByteLength() != 128) {
+        throw errorWithCode(env, "hashToG2 must return a Uint8Array of 128 bytes", "MZK_INVALID_INPUT");
+      }
+      std::memcpy(out, r.As<Napi::Uint8Array>().Data(), 128);
+    };
+    const mzk::SetupDevelopment adx = std::string(kernelOption(o).name) == "adx" ? mzk::setupDevelopmentAdx() : nullptr;
+    mzk::DevSetupResult res;
+    try {
+      res = (adx != nullptr ? adx : mzk::setupDevelopmentGeneric())(options);
+    } catch (const mzk::FileError& e) {
+      throw IoError(e.what());
+    }
+    static const char* HEX = "0123456789abcdef";
+    std::string csHash;
+    for (uint8_t b : res.csHash) {
+      csHash += HEX[b >> 4];
+      csHash += HEX[b & 15];
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("nVars", res.nVars);
+    out.Set("nPublic", res.nPublic);
+    out.Set("nConstraints", res.nConstraints);
+    out.Set("domainSize", res.domainSize);
+    out.Set("csHash", csHash);
+    if (res.ptauPower != 0) out.Set("ptauPower", res.ptauPower);
+    Napi::Object ms = Napi::Object::New(env);
+    ms.Set("scalars", res.msScalars);
+    ms.Set("tables", res.msTables);
+    ms.Set("points", res.msPoints);
+    ms.Set("ptau", res.msPtau);
+    out.Set("ms", ms);
     return out;
   });
 }
@@ -905,6 +988,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("checkZkeyPoints", Napi::Function::New(env, CheckZkeyPoints, "checkZkeyPoints"));
   exports.Set("phase2NewZkey", Napi::Function::New(env, Phase2NewZkey, "phase2NewZkey"));
   exports.Set("phase2Contribute", Napi::Function::New(env, Phase2Contribute, "phase2Contribute"));
+  exports.Set("setupDevelopment", Napi::Function::New(env, SetupDevelopment, "setupDevelopment"));
   exports.Set("prepareVerifyingKey", Napi::Function::New(env, PrepareVerifyingKey, "prepareVerifyingKey"));
   exports.Set("verifyGroth16", Napi::Function::New(env, VerifyGroth16, "verifyGroth16"));
   exports.Set("test", Napi::Function::New(env, Test, "test"));

@@ -1,6 +1,6 @@
-// BLAKE2b (RFC 7693), unkeyed, 64-byte digest: the hash snarkjs keeps of a Groth16 setup (the
-// "circuit hash" of a zkey's MPC-params section), so the native phase 2 can write the same one.
-// Plain C++, no kernel types; checked against node:crypto's blake2b512 in the tests.
+// BLAKE2b-512 (RFC 7693), unkeyed: snarkjs names a zkey's circuit ("csHash") and chains the phase-2
+// contributions with it, so a key that `snarkjs zkey verify` accepts needs the same digests.
+// Checked against node:crypto's blake2b512 in test/setup.test.ts.
 #pragma once
 
 #include <cstddef>
@@ -9,35 +9,33 @@
 
 namespace mzk {
 
-class Blake2b512 {
+class Blake2b {
  public:
-  Blake2b512() {
+  Blake2b() {
     for (int i = 0; i < 8; i++) h_[i] = IV[i];
     h_[0] ^= 0x01010000ULL ^ 64;  // digest length 64, no key, fanout 1, depth 1
   }
 
-  void update(const uint8_t* data, size_t n) {
+  void update(const uint8_t* in, size_t n) {
     while (n > 0) {
-      // The last block is compressed with the final flag, so a full buffer waits for more input.
-      if (filled_ == 128) {
-        counter(128);
-        compress(buf_, false);
-        filled_ = 0;
+      if (fill_ == 128) {  // a full block is compressed only once more input follows: the last one is final
+        counter_ += 128;
+        compress(false);
+        fill_ = 0;
       }
-      const size_t take = n < 128 - filled_ ? n : 128 - filled_;
-      std::memcpy(buf_ + filled_, data, take);
-      filled_ += take;
-      data += take;
-      n -= take;
+      const size_t k = n < 128 - fill_ ? n : 128 - fill_;
+      std::memcpy(buf_ + fill_, in, k);
+      fill_ += k;
+      in += k;
+      n -= k;
     }
   }
 
   void digest(uint8_t out[64]) {
-    counter(filled_);
-    std::memset(buf_ + filled_, 0, 128 - filled_);
-    compress(buf_, true);
-    for (int i = 0; i < 8; i++)
-      for (int b = 0; b < 8; b++) out[i * 8 + b] = (uint8_t)(h_[i] >> (8 * b));
+    counter_ += fill_;
+    std::memset(buf_ + fill_, 0, 128 - fill_);
+    compress(true);
+    std::memcpy(out, h_, 64);  // little-endian words (x86-64 and every target this builds for)
   }
 
  private:
@@ -53,24 +51,14 @@ class Blake2b512 {
 
   static uint64_t rotr(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
 
-  void counter(size_t n) {
-    t0_ += n;
-    if (t0_ < n) t1_++;
-  }
-
-  void compress(const uint8_t* block, bool last) {
+  void compress(bool last) {
     uint64_t m[16], v[16];
-    for (int i = 0; i < 16; i++) {
-      uint64_t w = 0;
-      for (int b = 7; b >= 0; b--) w = w << 8 | block[i * 8 + b];
-      m[i] = w;
-    }
+    std::memcpy(m, buf_, 128);
     for (int i = 0; i < 8; i++) {
       v[i] = h_[i];
       v[i + 8] = IV[i];
     }
-    v[12] ^= t0_;
-    v[13] ^= t1_;
+    v[12] ^= counter_;  // inputs here stay below 2^64 bytes: the counter's high word is 0
     if (last) v[14] = ~v[14];
     auto g = [&](int a, int b, int c, int d, uint64_t x, uint64_t y) {
       v[a] = v[a] + v[b] + x;
@@ -97,9 +85,9 @@ class Blake2b512 {
   }
 
   uint64_t h_[8];
-  uint64_t t0_ = 0, t1_ = 0;
-  uint8_t buf_[128];
-  size_t filled_ = 0;
+  uint8_t buf_[128] = {0};
+  size_t fill_ = 0;
+  uint64_t counter_ = 0;
 };
 
 }  // namespace mzk

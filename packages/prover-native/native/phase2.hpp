@@ -9,6 +9,8 @@
 
 namespace mzk {
 
+class R1cs;
+
 /** Where the zkey goes: the caller sizes and maps the file, so the kernel does no I/O of its own. */
 struct Phase2Output {
   virtual ~Phase2Output() = default;
@@ -28,8 +30,14 @@ struct Phase2Info {
  * ptau's header, its first α/β points, the Lagrange sections 12–15 at the circuit's domain size
  * (and section 12 at twice it, for H) and the τ powers the circuit hash covers. Throws InputError
  * for a ptau or r1cs that cannot serve (another curve, too small, not prepared, truncated).
+ *
+ * `pastEnd` (64 bytes, or null): where the circuit's domain is the ptau's whole power and above
+ * 2^14, snarkjs's circuit hash takes one point from past the end of the τ section (the next
+ * section's header and first bytes, subtracted as if a point in its WebAssembly arithmetic); the
+ * caller computes that hashed point with snarkjs's own code and passes it here (phase2.mjs).
+ * Without it such a ptau is refused.
  */
-using NewZkey = Phase2Info (*)(const uint8_t* r1cs, size_t r1csLength, const uint8_t* ptau, size_t ptauLength, Phase2Output& out, int threads);
+using NewZkey = Phase2Info (*)(const R1cs& r1cs, const uint8_t* ptau, size_t ptauLength, Phase2Output& out, int threads, const uint8_t* pastEnd);
 
 /** The public part of a contribution, points as the zkey stores them (Montgomery little-endian). */
 struct Phase2Contribution {

@@ -26,6 +26,7 @@
 #include "kernel.hpp"
 #include "kernel_impl.hpp"
 #include "phase2.hpp"
+#include "r1cs.hpp"
 
 namespace mzk {
 namespace MZK_KERNEL {
@@ -222,13 +223,13 @@ inline void g2ToU(uint8_t* out, const uint8_t* lem) {
   fqToBE(out + 96, a.y.c0);
 }
 
-inline void hashU32BE(Blake2b512& h, uint32_t v) {
+inline void hashU32BE(Blake2b& h, uint32_t v) {
   const uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
   h.update(b, 4);
 }
 
 /** Hashes count stored points (LEM) in snarkjs's uncompressed form, converted in parallel chunks. */
-inline void hashPoints(Blake2b512& h, const uint8_t* points, size_t count, size_t pointSize, int threads) {
+inline void hashPoints(Blake2b& h, const uint8_t* points, size_t count, size_t pointSize, int threads) {
   constexpr size_t CHUNK = 1 << 14;
   std::vector<uint8_t> buf(CHUNK * pointSize);
   for (size_t b = 0; b < count; b += CHUNK) {
@@ -261,7 +262,7 @@ inline uint8_t* sectionHeader(uint8_t* p, uint32_t id, uint64_t size) {
 
 }  // namespace phase2
 
-inline Phase2Info newZkey(const uint8_t* r1csData, size_t r1csLength, const uint8_t* ptauData, size_t ptauLength, Phase2Output& output, int threads) {
+inline Phase2Info newZkey(const R1cs& r1cs, const uint8_t* ptauData, size_t ptauLength, Phase2Output& output, int threads, const uint8_t* pastEnd) {
   using namespace phase2;
   if (threads < 1) threads = 1;
   // --- the ptau: header and the sections this circuit needs, sizes checked before any read ----
@@ -295,16 +296,8 @@ inline Phase2Info newZkey(const uint8_t* r1csData, size_t r1csLength, const uint
   const uint8_t* lagAlpha = sized(14, nTau * 64, "Lagrange alphaTauG1");
   const uint8_t* lagBeta = sized(15, nTau * 64, "Lagrange betaTauG1");
 
-  // --- the r1cs ------------------------------------------------------------------------------
-  const auto rs = readBinFile(r1csData, r1csLength, "r1cs", "the r1cs");
-  const Section& rh = unique(rs, 1, "the r1cs", "it has no header section");
-  if (rh.size < 4 || le32(rh.p) != 32 || rh.size < 4 + 32 + 4 * 4 + 8 + 4 || !equalsModulus<FrParams>(rh.p + 4))
-    throw InputError("the r1cs is over another field than BN254's scalar field r: mzk sets up bn128 circuits only");
-  const uint8_t* hp = rh.p + 36;
-  const uint32_t nVars = le32(hp), nOutputs = le32(hp + 4), nPubInputs = le32(hp + 8);
-  const uint32_t nConstraints = le32(hp + 24);
-  const uint32_t nPublic = nOutputs + nPubInputs;
-  if (nVars < 1 || nPublic >= nVars) throw InputError("the r1cs header is inconsistent: " + std::to_string(nPublic) + " public signals of " + std::to_string(nVars));
+  // --- the r1cs (r1cs.hpp: mapped, every term checked when it was opened) ---------------------
+  const uint32_t nVars = r1cs.nWires, nConstraints = r1cs.nConstraints, nPublic = r1cs.nPublic();
   const uint64_t sizing = (uint64_t)nConstraints + nPublic;
   if (sizing >= ((uint64_t)1 << 31)) throw InputError("the r1cs has too many constraints for a Groth16 key");
   const uint32_t cirPower = log2u32((uint32_t)sizing) + 1;
@@ -313,59 +306,27 @@ inline Phase2Info newZkey(const uint8_t* r1csData, size_t r1csLength, const uint
     throw InputError("the ptau is too small for the circuit: " + std::to_string(nConstraints) + " constraints + " + std::to_string(nPublic) +
                      " public signals need a domain of 2^" + std::to_string(cirPower) + ", the ptau has power " + std::to_string(power));
   if (cirPower >= 28) throw InputError("the circuit needs a domain of 2^" + std::to_string(cirPower) + ", beyond bn128's 2^27 for this setup");
-  // snarkjs's circuit hash of H reads τ^(2n−1) when n > 2^14, one point past a ptau of the same
-  // power: it then hashes bytes of the next section, which no native code should imitate.
-  if (domainSize > (1u << 14) && cirPower == power)
-    throw InputError("the ptau has power " + std::to_string(power) + ", exactly the circuit's; a circuit of more than 2^14 constraints needs a ptau of power " +
-                     std::to_string(power + 1) + " or more (snarkjs's key hash reads one power past the domain)");
+  // snarkjs's circuit hash of H reads τ^(2n−1) when n > 2^14: one point past a ptau of the same
+  // power, whose hashed form only snarkjs's own arithmetic can say (see phase2.hpp).
+  const bool readsPastEnd = domainSize > (1u << 14) && cirPower == power;
+  if (readsPastEnd && pastEnd == nullptr)
+    throw InputError("the ptau has power " + std::to_string(power) + ", exactly the circuit's, and the circuit has more than 2^14 constraints: snarkjs's key hash " +
+                     "then reads one point past the ptau's tau section (pass that point, or use a ptau of power " + std::to_string(power + 1) + ")");
 
-  const Section& rc = unique(rs, 2, "the r1cs", "it has no constraints section");
+  // Terms by signal, for each matrix: counted, then placed, in two walks over the constraints.
   BySignal byA, byB, byC;
-  for (BySignal* m : {&byA, &byB, &byC}) m->start.assign((size_t)nVars + 1, 0);
-  uint64_t nCoefs = 0;
-  // Two passes over the constraints: count the terms per signal, then place them.
-  for (int pass = 0; pass < 2; pass++) {
-    const uint8_t* p = rc.p;
-    const uint8_t* end = rc.p + rc.size;
-    if (pass == 1) {
-      for (BySignal* m : {&byA, &byB, &byC}) {
-        for (size_t s = 0; s < nVars; s++) m->start[s + 1] += m->start[s];
-        m->terms.resize(m->start[nVars]);
-      }
-    }
-    std::vector<uint64_t> fillA, fillB, fillC;
-    if (pass == 1) {
-      fillA.assign(byA.start.begin(), byA.start.end() - 1);
-      fillB.assign(byB.start.begin(), byB.start.end() - 1);
-      fillC.assign(byC.start.begin(), byC.start.end() - 1);
-    }
-    for (uint32_t c = 0; c < nConstraints; c++) {
-      for (int m = 0; m < 3; m++) {
-        if (end - p < 4) throw InputError("the r1cs constraints section ends inside constraint " + std::to_string(c));
-        const uint32_t nTerms = le32(p);
-        p += 4;
-        if ((uint64_t)(end - p) / 36 < nTerms) throw InputError("the r1cs constraints section ends inside constraint " + std::to_string(c));
-        BySignal& by = m == 0 ? byA : m == 1 ? byB : byC;
-        std::vector<uint64_t>& fill = m == 0 ? fillA : m == 1 ? fillB : fillC;
-        for (uint32_t i = 0; i < nTerms; i++, p += 36) {
-          const uint32_t s = le32(p);
-          if (s >= nVars) throw InputError("the r1cs constraint " + std::to_string(c) + " names signal " + std::to_string(s) + " of " + std::to_string(nVars));
-          if (pass == 0) {
-            by.start[s + 1]++;
-            u64 k[4];
-            std::memcpy(k, p + 4, 32);
-            if (!limbsBelowModulus<FrParams>(k))
-              throw InputError("the r1cs constraint " + std::to_string(c) + " has a coefficient not below BN254's r");
-          } else {
-            by.terms[fill[s]++] = Term{p + 4, c};
-          }
-        }
-        if (pass == 0 && m < 2) nCoefs += nTerms;
-      }
-    }
-    if (p != end) throw InputError("the r1cs constraints section has bytes after its last constraint");
+  BySignal* by[3] = {&byA, &byB, &byC};
+  for (BySignal* m : by) m->start.assign((size_t)nVars + 1, 0);
+  r1cs.forEachTerm([&](int m, uint32_t, uint32_t s, const uint8_t*) { by[m]->start[s + 1]++; });
+  std::vector<uint64_t> fill[3];
+  for (int m = 0; m < 3; m++) {
+    for (size_t s = 0; s < nVars; s++) by[m]->start[s + 1] += by[m]->start[s];
+    by[m]->terms.resize(by[m]->start[nVars]);
+    fill[m].assign(by[m]->start.begin(), by[m]->start.end() - 1);
   }
-  nCoefs += (uint64_t)nPublic + 1;
+  r1cs.forEachTerm([&](int m, uint32_t c, uint32_t s, const uint8_t* coef) { by[m]->terms[fill[m][s]++] = Term{coef, c}; });
+  for (auto& f : fill) std::vector<uint64_t>().swap(f);
+  const uint64_t nCoefs = r1cs.termsA + r1cs.termsB + nPublic + 1;
 
   // --- the layout of the zkey, sections in snarkjs's order ------------------------------------
   const size_t H2 = 4 + 32 + 4 + 32 + 4 * 3 + 64 * 2 + 128 * 2 + 64 + 128;
@@ -389,7 +350,7 @@ inline Phase2Info newZkey(const uint8_t* r1csData, size_t r1csLength, const uint
       p += sizes[i];
     }
   }
-  Blake2b512 hash;
+  Blake2b hash;
   uint8_t u[128];
 
   // Section 1: Groth16. Section 2: the header, α and β from the ptau, γ = δ = the generators.
@@ -450,19 +411,12 @@ inline Phase2Info newZkey(const uint8_t* r1csData, size_t r1csLength, const uint
       std::memcpy(p, m.v, 32);
       p += 32;
     };
-    const uint8_t* q = rc.p;
-    for (uint32_t c = 0; c < nConstraints; c++) {
-      for (uint32_t m = 0; m < 3; m++) {
-        const uint32_t nTerms = le32(q);
-        q += 4;
-        for (uint32_t i = 0; i < nTerms; i++, q += 36) {
-          if (m == 2) continue;
-          u64 k[4];
-          std::memcpy(k, q + 4, 32);
-          coef(m, c, le32(q), k);
-        }
-      }
-    }
+    r1cs.forEachTerm([&](int m, uint32_t c, uint32_t s, const uint8_t* bytes) {
+      if (m == 2) return;
+      u64 k[4];
+      std::memcpy(k, bytes, 32);
+      coef((uint32_t)m, c, s, k);
+    });
     for (uint32_t s = 0; s <= nPublic; s++) coef(0, nConstraints + s, s, ONE_PLAIN);
   }
 
@@ -519,7 +473,9 @@ inline Phase2Info newZkey(const uint8_t* r1csData, size_t r1csLength, const uint
           const size_t m = std::min(SUB, hi - i);
           for (size_t j = 0; j < m; j++) {
             const size_t idx = b0 + i + j;
-            jac[j] = G1Jac::from(loadG1(tauG1 + (idx + domainSize) * 64)).addAffine(loadG1(tauG1 + idx * 64).negated());
+            // The one point past the end (readsPastEnd) is patched in below, already hashed form.
+            jac[j] = idx + domainSize < nTau ? G1Jac::from(loadG1(tauG1 + (idx + domainSize) * 64)).addAffine(loadG1(tauG1 + idx * 64).negated())
+                                             : G1Jac::infinity();
           }
           batchToAffine<G1>(jac.data(), aff.data(), m, s1.data(), s2.data());
           for (size_t j = 0; j < m; j++) {
@@ -528,6 +484,7 @@ inline Phase2Info newZkey(const uint8_t* r1csData, size_t r1csLength, const uint
           }
         }
       });
+      if (b0 + n == nH && readsPastEnd) std::memcpy(buf.data() + (n - 1) * 64, pastEnd, 64);
       hash.update(buf.data(), n * 64);
     }
   }

@@ -155,7 +155,21 @@ export interface NativeProverAddon {
    * prepared for phase 2, a truncated file or a malformed r1cs (no file is left behind then),
    * MZK_IO where a file cannot be opened or written. Blocks the calling thread.
    */
-  phase2NewZkey(r1cs: string, ptau: string, zkey: string, options?: { readonly threads?: number; readonly kernel?: string }): Phase2Info
+  phase2NewZkey(
+    r1cs: string,
+    ptau: string,
+    zkey: string,
+    options?: {
+      readonly threads?: number
+      readonly kernel?: string
+      /**
+       * Where the domain is the ptau's whole power and above 2^14, snarkjs's circuit hash reads one
+       * "point" past the ptau's τ section: its hashed form (64 bytes), computed with snarkjs's own
+       * WebAssembly (`circuits/src/build/phase2.mjs`). Without it such a ptau is refused.
+       */
+      readonly pastEnd?: Uint8Array
+    }
+  ): Phase2Info
   /**
    * One phase-2 contribution applied in place to a key phase2NewZkey wrote: a fresh δ from the OS
    * CSPRNG (held and wiped in native memory), δ₁ δ₂ multiplied by δ, every C and H point by δ⁻¹,
