@@ -1,6 +1,6 @@
 // Phase-2 benchmark (not a test): pnpm bench circuits/bench/phase2.ts --log 16 [--power 17] [--threads 2] [--snarkjs] [--compare]
 //
-// The native phase 2 (phase2NewZkey + the in-place contribution, circuits/src/build/phase2.mjs) of
+// The native phase 2 (phase2NewZkey, then the in-place contribution of circuits/src/build/phase2.mjs) of
 // a synthetic r1cs of 2^log − 64 constraints against a prepared ptau of `power` (default log + 1).
 // A real ceremony ptau of power ≥ 16 takes snarkjs about an hour here, so the ptau is synthetic too:
 // every section of snarkjs's prepared layout at its exact size, filled with a pool of valid curve
@@ -13,12 +13,12 @@
 // Files go to $MZK_BENCH_DIR (default the OS temp dir), outside the repository.
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync, writeSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { loadNativeProver } from "@mzk/prover-native"
 import * as snarkjs from "snarkjs"
-import { contributeNative, pastEndPoint } from "../src/build/phase2.mjs"
+import { contribute, pastEndPoint } from "../src/build/phase2.mjs"
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -136,15 +136,24 @@ const nConstraints = 2 ** log - 64
 const r1cs = join(dir, `synthetic_${log}.r1cs`)
 if (!existsSync(r1cs)) makeR1cs(r1cs, nConstraints, Math.floor(nConstraints * 1.1), 2)
 const zkey = join(dir, `synthetic_${log}_p${power}.zkey`)
-const cpu0 = process.cpuUsage()
-const t0 = performance.now()
-const r = await contributeNative({ r1cs, ptau, zkey, threads, addon: native.addon })
-const wall = performance.now() - t0
-const cpu = process.cpuUsage(cpu0)
+/** Wall and CPU (user + system, every thread of the process) of one step, in seconds. */
+async function timed<T>(step: () => T | Promise<T>): Promise<{ value: T; wall: number; cpu: number }> {
+  const c0 = process.cpuUsage()
+  const t0 = performance.now()
+  const value = await step()
+  const c = process.cpuUsage(c0)
+  return { value, wall: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6 }
+}
+const past = await timed(() => pastEndPoint(r1cs, ptau))
+const created = await timed(() =>
+  native.addon.phase2NewZkey(r1cs, ptau, zkey, past.value === undefined ? { threads } : { threads, pastEnd: past.value })
+)
+const contributed = await timed(() => contribute(native.addon, zkey, { threads }))
+const s1 = (x: { wall: number; cpu: number }) => `${x.wall.toFixed(1)} s wall (${x.cpu.toFixed(1)} s CPU)`
 console.log(
-  `native phase 2, 2^${log} domain (${nConstraints} constraints), ptau power ${power}, ${threads} threads: ` +
-    `newZKey ${(r.newZkeyMs / 1000).toFixed(1)} s + contribution ${(r.contributeMs / 1000).toFixed(1)} s = ${(wall / 1000).toFixed(1)} s wall, ` +
-    `${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU; zkey ${(r.info.bytes / 2 ** 20).toFixed(0)} MiB`
+  `native phase 2, 2^${log} domain (${nConstraints} constraints), ptau power ${power}, ${threads} threads, load ${loadavg()[0]!.toFixed(1)}: ` +
+    `newZKey ${s1(created)}${past.value === undefined ? "" : ` + point past the τ section ${s1(past)}`}, contribution ${s1(contributed)}; ` +
+    `zkey ${(created.value.bytes / 2 ** 20).toFixed(0)} MiB`
 )
 if (flag("compare") || flag("snarkjs")) {
   const mine = join(dir, "native_new.zkey")

@@ -17,4 +17,6 @@ export declare function contributeNative(options: {
   readonly zkey: string
   readonly threads?: number
   readonly name?: string
+  /** The addon to use (default: nativePhase2()). */
+  readonly addon?: unknown
 }): Promise<{ readonly info: Phase2Info; readonly newZkeyMs: number; readonly contributeMs: number }>

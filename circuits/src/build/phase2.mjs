@@ -6,6 +6,7 @@
 // hash to G2 (ffjavascript's ChaCha + G2.fromRng, the very functions snarkjs verifies with) and
 // section 10. Plain JS: the build job (a bare node process) loads it.
 import { loadNativeProver } from "@mzk/prover-native";
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
@@ -47,7 +48,8 @@ function sectionsOf(fd) {
  * later `zkey contribute` runs read it.
  */
 export async function contribute(addon, zkey, { name = "mzk server contribution", threads = 1 } = {}) {
-  const curve = await snarkjs.curves.getCurveFromName("bn128");
+  // One thread: a few curve operations, not worth starting snarkjs's worker pool (seconds).
+  const curve = await snarkjs.curves.getCurveFromName("bn128", { singleThread: true });
   const { ChaCha } = await snarkjsDependency("ffjavascript");
   const fd = fs.openSync(zkey, "r+");
   try {
@@ -132,7 +134,7 @@ export async function pastEndPoint(r1cs, ptau) {
     if (!(domainSize > 2 ** 14 && cirPower === power)) return undefined;
     const past = readAt(pfd, tau.pos + (2 * domainSize - 1) * 64, 64);
     const last = readAt(pfd, tau.pos + (domainSize - 1) * 64, 64);
-    const curve = await snarkjs.curves.getCurveFromName("bn128");
+    const curve = await snarkjs.curves.getCurveFromName("bn128", { singleThread: true });
     const [out] = await curve.tm.queueAction([
       { cmd: "ALLOCSET", var: 0, buff: past },
       { cmd: "ALLOCSET", var: 1, buff: last },
