@@ -20,6 +20,7 @@ import { URL } from "node:url";
 import { Worker } from "node:worker_threads";
 import * as snarkjs from "snarkjs";
 import { snarkjsDependency } from "../snarkjsDeps.mjs";
+import { nativeDevelopmentSetup, setUpDevelopmentKey } from "./developmentSetup.mjs";
 import {
   BN128_R,
   constraintMismatch,
@@ -29,6 +30,7 @@ import {
   parseCircomErrors,
   readPtauHeader,
   readR1csHeader,
+  readR1csHeaderFile,
   readZkeyInfo,
   requiredPower,
 } from "./formats.mjs";
@@ -141,7 +143,7 @@ function readPtau(file) {
  * does it (snarkjs accepts one case the native code refuses: a ptau of exactly the circuit's
  * power above 2^14 constraints).
  */
-async function nativeSetup(r1cs, ptau, zkey) {
+async function nativePhase2Setup(r1cs, ptau, zkey) {
   const addon = nativePhase2();
   if (addon === undefined) return false;
   try {
@@ -154,6 +156,10 @@ async function nativeSetup(r1cs, ptau, zkey) {
 }
 
 async function buildCircom(job) {
+  // Development mode with the addon: a key straight from fresh toxic waste, no ptau, no size cap
+  // but the build's own time and memory limits. Without the addon, snarkjs on the development ptau.
+  const native = job.nativeSetup && !job.ptau ? nativeDevelopmentSetup() : undefined;
+  if (native !== undefined) return buildCircomNatively(job, native);
   const ptau = await resolvePtau(job);
   const header = readPtau(ptau.file);
   const files = await compile(job.main);
@@ -171,7 +177,7 @@ async function buildCircom(job) {
   const { inputs, publicSignals } = deriveSignals(symText, r1cs);
   const z0 = path.join("out", "circuit_0000.zkey");
   const zkey = path.join("out", "circuit.zkey");
-  if (!(await nativeSetup(files.r1cs, ptau.file, zkey))) {
+  if (!(await nativePhase2Setup(files.r1cs, ptau.file, zkey))) {
     const created = await snarkjs.zKey.newZKey(files.r1cs, ptau.file, z0);
     if (!created || typeof created !== "object") throw new Failure("internal", "snarkjs could not start the Groth16 setup");
     // snarkjs mixes its own random bytes into this text; the phase-2 toxic waste lives only in this process.
@@ -186,6 +192,23 @@ async function buildCircom(job) {
     public_signals: publicSignals,
     verification_key: verificationKey,
     development_only: ptau.developmentOnly,
+  };
+}
+
+async function buildCircomNatively(job, addon) {
+  const files = await compile(job.main);
+  const r1cs = readR1csHeaderFile(files.r1cs);
+  const { inputs, publicSignals } = deriveSignals(fs.readFileSync(files.sym, "utf8"), r1cs);
+  const zkey = path.join("out", "circuit.zkey");
+  await setUpDevelopmentKey(addon, files.r1cs, zkey, { threads: availableParallelism(), name: "mzk development setup" });
+  const verificationKey = await snarkjs.zKey.exportVerificationKey(zkey);
+  return {
+    files: { ...files, zkey },
+    constraints: r1cs.nConstraints,
+    inputs,
+    public_signals: publicSignals,
+    verification_key: verificationKey,
+    development_only: true,
   };
 }
 

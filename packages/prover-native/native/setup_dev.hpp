@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -53,6 +54,27 @@ void wipe(std::vector<T>& v) {
   v.clear();
   v.shrink_to_fit();
 }
+
+/** A vector of secret values (the toxic waste's images): overwritten when it goes, also on an exception. */
+template <class T>
+struct SecretVector : std::vector<T> {
+  using std::vector<T>::vector;
+  SecretVector() = default;
+  SecretVector(const SecretVector&) = delete;
+  SecretVector& operator=(const SecretVector&) = delete;
+  ~SecretVector() {
+    if (!this->empty()) wipe(this->data(), this->size() * sizeof(T));
+  }
+};
+
+/** τ, α, β, δ and 1/δ, overwritten when they go out of scope, however the setup ends. */
+struct ToxicWaste {
+  Fr tau, alpha, beta, delta, deltaInv;
+  ToxicWaste() = default;
+  ToxicWaste(const ToxicWaste&) = delete;
+  ToxicWaste& operator=(const ToxicWaste&) = delete;
+  ~ToxicWaste() { wipe(this, sizeof *this); }
+};
 
 /** A uniformly random nonzero element of Fr, from the OS CSPRNG. */
 inline Fr randomFr() {
@@ -89,9 +111,13 @@ struct FixedBaseTable {
   std::vector<Affine<C>> table;
 
   void build(const Affine<C>& g, size_t points, int threads) {
-    int lg = 0;
-    while (lg < 40 && ((size_t)1 << (lg + 1)) <= points) lg++;
-    w = std::max(4, std::min(16, lg - 3));
+    // Cost in multiplications for w-bit windows: ⌈254/w⌉ positions × (2^w table entries at ~16 each,
+    // a Jacobian addition and its share of normalising, + one batch-affine addition at ~6 per point).
+    double best = 0;
+    for (int c = 4; c <= 16; c++) {
+      const double cost = std::ceil(254.0 / c) * (std::ldexp(16.0, c) + 6.0 * (double)points);
+      if (w == 0 || cost < best) w = c, best = cost;
+    }
     positions = (254 + w - 1) / w;
     per = ((size_t)1 << w) - 1;
     table.resize((size_t)positions * per);
@@ -120,36 +146,94 @@ struct FixedBaseTable {
   Jacobian<C> mul(const u64* k) const {
     Jacobian<C> r = Jacobian<C>::infinity();
     for (int pos = 0; pos < positions; pos++) {
-      const int bit = pos * w;
-      const int limb = bit / 64, off = bit % 64;
-      u64 d = k[limb] >> off;
-      if (off + w > 64 && limb < 3) d |= k[limb + 1] << (64 - off);
-      d &= ((u64)1 << w) - 1;
+      const u64 d = digit(k, pos);
       if (d != 0) r = r.addAffine(table[(size_t)pos * per + (d - 1)]);
     }
     return r;
   }
 
-  /** out[i] = scalars[i]·G (scalars in Montgomery form), affine, on T threads. */
+  /** Digit `pos` (w bits) of a plain scalar. */
+  u64 digit(const u64* k, int pos) const {
+    const int bit = pos * w;
+    const int limb = bit / 64, off = bit % 64;
+    u64 d = k[limb] >> off;
+    if (off + w > 64 && limb < 3) d |= k[limb + 1] << (64 - off);
+    return d & (((u64)1 << w) - 1);
+  }
+
+  /**
+   * out[i] = scalars[i]·G (scalars in Montgomery form), affine, on T threads. A chunk of points is
+   * accumulated in affine coordinates, one window position at a time: every addition of a round
+   * shares one field inversion (Montgomery's trick), so an addition costs about 6 multiplications
+   * instead of a mixed Jacobian addition's 11, and nothing is left to normalise at the end. The
+   * rare addition of a point to itself or its negation (x equal) goes to the Jacobian path.
+   */
   void mulMany(const Fr* scalars, size_t n, Affine<C>* out, int threads) const {
+    using F = typename C::F;
     constexpr size_t CHUNK = 1024;
     const size_t chunks = (n + CHUNK - 1) / CHUNK;
     const int T = (int)std::max<size_t>(1, std::min<size_t>((size_t)std::max(1, threads), chunks));
     forkJoin(T, [&](int t) {
       size_t begin, end;
       splitRange(chunks, T, t, begin, end);
-      std::vector<Jacobian<C>> jac(CHUNK);
-      std::vector<typename C::F> s1(CHUNK), s2(CHUNK);
-      u64 plain[4];
+      std::vector<u64> plain(CHUNK * 4);
+      std::vector<uint8_t> state(CHUNK);  // 0: at infinity so far, 1: affine in out[], 2: Jacobian fallback
+      std::vector<uint32_t> pending(CHUNK);
+      std::vector<F> dx(CHUNK), prefix(CHUNK);
       for (size_t c = begin; c < end; c++) {
         const size_t lo = c * CHUNK, m = std::min(CHUNK, n - lo);
+        Affine<C>* acc = out + lo;
         for (size_t i = 0; i < m; i++) {
-          scalars[lo + i].toPlain(plain);
-          jac[i] = mul(plain);
+          scalars[lo + i].toPlain(&plain[i * 4]);
+          state[i] = 0;
         }
-        batchToAffine<C>(jac.data(), out + lo, m, s1.data(), s2.data());
+        for (int pos = 0; pos < positions; pos++) {
+          const Affine<C>* row = table.data() + (size_t)pos * per;
+          size_t np = 0;
+          for (size_t i = 0; i < m; i++) {
+            if (state[i] == 2) continue;
+            const u64 d = digit(&plain[i * 4], pos);
+            if (d == 0) continue;
+            const Affine<C>& q = row[d - 1];
+            if (state[i] == 0) {
+              acc[i] = q;
+              state[i] = 1;
+              continue;
+            }
+            const F diff = q.x - acc[i].x;
+            if (diff.isZero()) {
+              state[i] = 2;
+              continue;
+            }
+            dx[np] = diff;
+            pending[np++] = (uint32_t)i;
+          }
+          if (np == 0) continue;
+          // Montgomery's trick over dx[0..np): prefix products, one inversion, then back to front.
+          F run = F::one();
+          for (size_t j = 0; j < np; j++) {
+            prefix[j] = run;
+            run = run * dx[j];
+          }
+          F inv = run.inverse();
+          for (size_t j = np; j-- > 0;) {
+            const F dxInv = inv * prefix[j];
+            inv = inv * dx[j];
+            const size_t i = pending[j];
+            const Affine<C>& q = row[digit(&plain[i * 4], pos) - 1];
+            Affine<C>& p = acc[i];
+            const F lambda = (q.y - p.y) * dxInv;
+            const F x3 = lambda.squared() - p.x - q.x;
+            p.y = lambda * (p.x - x3) - p.y;
+            p.x = x3;
+          }
+        }
+        for (size_t i = 0; i < m; i++) {
+          if (state[i] == 0) acc[i] = Affine<C>::infinity();
+          if (state[i] == 2) acc[i] = mul(&plain[i * 4]).toAffine();
+        }
       }
-      wipe(plain, sizeof plain);
+      wipe(plain);
     });
   }
 };
@@ -212,7 +296,8 @@ inline void lagrange(const Fr& tau, int logM, bool odd, std::vector<Fr>& out, in
     // point_i = start · step^i
     u64 e[4] = {(u64)begin, 0, 0, 0};
     Fr point = start * step.pow(e);
-    std::vector<Fr> pts(end - begin), den(end - begin), scratch(end - begin);
+    std::vector<Fr> pts(end - begin);
+    SecretVector<Fr> den(end - begin), scratch(end - begin);
     for (size_t i = begin; i < end; i++) {
       pts[i - begin] = point;
       den[i - begin] = tau - point;
@@ -236,7 +321,9 @@ inline void writePtau(const std::string& path, int power, const Fr& tau, const F
   w.u32((uint32_t)power);
   w.endSection();
   const size_t m = (size_t)1 << power;
-  std::vector<Fr> pw(2 * m - 1), scaled;
+  // Reserved up front: a vector that grows frees its old storage without overwriting it.
+  SecretVector<Fr> pw(2 * m - 1), scaled;
+  scaled.reserve(2 * m - 1);
   Fr x = Fr::one();
   for (size_t i = 0; i < pw.size(); i++) {
     pw[i] = x;
@@ -258,7 +345,7 @@ inline void writePtau(const std::string& path, int power, const Fr& tau, const F
     w.write(p2.data(), p2.size() * 128);
     w.endSection();
   };
-  auto times = [&](const std::vector<Fr>& s, const Fr& k, size_t n) {
+  auto times = [&](const std::vector<Fr>& s, const Fr& k, size_t n) -> const std::vector<Fr>& {
     scaled.resize(n);
     for (size_t i = 0; i < n; i++) scaled[i] = s[i] * k;
     return scaled;
@@ -268,12 +355,17 @@ inline void writePtau(const std::string& path, int power, const Fr& tau, const F
   g2Section(3, pw);
   g1Section(4, times(pw, alpha, m));
   g1Section(5, times(pw, beta, m));
-  g2Section(6, std::vector<Fr>{beta});
+  {
+    SecretVector<Fr> b(1, beta);
+    g2Section(6, b);
+  }
   w.startSection(7);
   w.u32(0);
   w.endSection();
   // Sections 12–15: for every domain size 2^k, k ≤ power, the Lagrange basis at τ (τ in G1, G2; α·, β· in G1).
-  std::vector<Fr> lag, all;
+  SecretVector<Fr> lag, all;
+  lag.reserve(m);
+  all.reserve(2 * m - 1);
   for (int k = 0; k <= power; k++) {
     lagrange(tau, k, false, lag, threads);
     all.insert(all.end(), lag.begin(), lag.end());
@@ -318,16 +410,20 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   result.ptauPower = options.ptauPath.empty() ? 0 : (uint32_t)ptauPower;
 
   // Toxic waste. τ off both domains (the n-point one and its odd coset), else L_i(τ) divides by zero.
-  Fr tau, alpha = randomFr(), beta = randomFr(), delta = randomFr();
+  ToxicWaste waste;
+  Fr &tau = waste.tau, &alpha = waste.alpha, &beta = waste.beta, &delta = waste.delta, &deltaInv = waste.deltaInv;
+  alpha = randomFr();
+  beta = randomFr();
+  delta = randomFr();
   for (;;) {
     tau = randomFr();
     Fr t2n = tau;
     for (int i = 0; i <= logN; i++) t2n = t2n.squared();
     if (t2n != Fr::one()) break;
   }
-  const Fr deltaInv = delta.inverse();
+  deltaInv = delta.inverse();
 
-  std::vector<Fr> L, u(nVars, Fr::zero()), v(nVars, Fr::zero()), wv(nVars, Fr::zero());
+  SecretVector<Fr> L, u(nVars, Fr::zero()), v(nVars, Fr::zero()), wv(nVars, Fr::zero());
   lagrange(tau, logN, false, L, threads);
 
   BinWriter zkey(options.zkeyPath, "zkey", 1, 10);
@@ -337,7 +433,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   FixedBaseTable<G1> t1;
   FixedBaseTable<G2> t2;
   double tt = nowMs();
-  t1.build(g1, std::max<size_t>(nVars, n) * 5, threads);
+  t1.build(g1, std::max<size_t>(nVars, n) * 6, threads);
   t2.build(g2, nVars, threads);
   result.msTables = nowMs() - tt;
 
@@ -409,7 +505,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   wipe(L);
 
   // IC and C share β·u + α·v + w; then u, v are the A and B scalars.
-  std::vector<Fr> k(nVars);
+  SecretVector<Fr> k(nVars);
   for (uint32_t j = 0; j < nVars; j++) k[j] = beta * u[j] + alpha * v[j] + wv[j];
   wipe(wv);
   result.msScalars = nowMs() - t0;
@@ -439,7 +535,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
 
   // H: L'_{2i+1}(τ)/δ in the key; the circuit hash reads the δ = 1 key's τ^i·(τ^n − 1), i < n − 1.
   {
-    std::vector<Fr> h;
+    SecretVector<Fr> h;
     lagrange(tau, logN, true, h, threads);
     for (auto& x : h) x *= deltaInv;
     writeG1(9, h.data(), n, false);
@@ -456,7 +552,7 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
   // C: hashed at δ = 1, written at 1/δ.
   {
     const size_t nC = (size_t)nVars - nPublic - 1;
-    std::vector<Fr> c(k.begin() + nPublic + 1, k.end());
+    SecretVector<Fr> c(k.begin() + nPublic + 1, k.end());
     hashG1Only(c.data(), nC);
     for (auto& x : c) x *= deltaInv;
     writeG1(8, c.data(), nC, false);
@@ -529,11 +625,6 @@ inline DevSetupResult setupDevelopment(const DevSetupOptions& options) {
     writePtau(options.ptauPath, ptauPower, tau, alpha, beta, t1, t2, threads);
     result.msPtau = nowMs() - tt;
   }
-  wipe(&tau, sizeof tau);
-  wipe(&alpha, sizeof alpha);
-  wipe(&beta, sizeof beta);
-  wipe(&delta, sizeof delta);
-  wipe(const_cast<Fr*>(&deltaInv), sizeof deltaInv);
   return result;
 }
 

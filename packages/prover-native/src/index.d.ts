@@ -187,6 +187,18 @@ export interface NativeProverAddon {
     }
   ): { readonly g1s: Buffer; readonly g1sx: Buffer; readonly deltaAfter: Buffer; readonly g2spx: Buffer }
   /**
+   * A development Groth16 setup from fresh toxic waste (τ, α, β, δ from the OS CSPRNG, wiped after):
+   * reads the circom `.r1cs` at `r1csPath` (mapped, never copied into JavaScript) and writes a
+   * snarkjs-format bn128 `.zkey` at `zkeyPath` (every section of `zkey new` + one contribution).
+   * Whoever runs it could forge proofs for the key: development only. `ptauPath` also writes the
+   * prepared powers of tau of the same τ, α, β (power log2(domain) + 1 ≤ 18), against which
+   * `snarkjs zkey verify` accepts the key. `hashToG2` must be snarkjs's hashToG2 of the
+   * contribution's transcript (64 bytes) as 128 bytes LEM; it is called once, synchronously. Blocks
+   * the calling thread. MZK_INVALID_INPUT for a malformed r1cs (naming the problem), MZK_IO when a
+   * file cannot be read or written.
+   */
+  setupDevelopment(r1csPath: string, zkeyPath: string, options: DevelopmentSetupOptions): DevelopmentSetup
+  /**
    * Checks a snarkjs verification key (every point canonical and on its curve, β₂ γ₂ δ₂ in G2, none
    * of α₁ β₂ γ₂ δ₂ at infinity) and prepares it for verifyGroth16: the Miller loop of e(α₁, β₂), the
    * line functions of γ₂ and δ₂, tables of multiples of the first 32 IC points. Throws
@@ -214,3 +226,25 @@ export type NativeLoad =
 
 /** The addon, or why it cannot be used (not built, failed to load). Never throws. */
 export declare const loadNativeProver: () => NativeLoad
+
+/** Options of setupDevelopment. */
+export interface DevelopmentSetupOptions {
+  readonly hashToG2: (transcript: Uint8Array) => Uint8Array
+  /** Threads for the tables and points (default 1). */
+  readonly threads?: number
+  readonly ptauPath?: string
+  /** The contribution's name in the key's MPC parameters (default "mzk development setup"). */
+  readonly name?: string
+  readonly kernel?: string
+}
+
+/** What setupDevelopment made: the key's shape, snarkjs's circuit hash (hex) and its phases in ms. */
+export interface DevelopmentSetup {
+  readonly nVars: number
+  readonly nPublic: number
+  readonly nConstraints: number
+  readonly domainSize: number
+  readonly csHash: string
+  readonly ptauPower?: number
+  readonly ms: { readonly scalars: number; readonly tables: number; readonly points: number; readonly ptau: number }
+}
