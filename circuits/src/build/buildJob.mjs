@@ -34,6 +34,7 @@ import {
   readZkeyInfo,
   requiredPower,
 } from "./formats.mjs";
+import { contributeNative, nativePhase2 } from "./phase2.mjs";
 import { checkZkeyPoints } from "./zkeyPoints.mjs";
 
 const require = createRequire(import.meta.url);
@@ -136,6 +137,24 @@ function readPtau(file) {
   return header;
 }
 
+/**
+ * The phase 2 in the native engine (minutes instead of hours at 2^20; only the ptau sections the
+ * circuit needs are read); false where the addon is not loaded or refuses this ptau, so snarkjs
+ * does it (snarkjs accepts one case the native code refuses: a ptau of exactly the circuit's
+ * power above 2^14 constraints).
+ */
+async function nativePhase2Setup(r1cs, ptau, zkey) {
+  const addon = nativePhase2();
+  if (addon === undefined) return false;
+  try {
+    await contributeNative({ r1cs, ptau, zkey, threads: availableParallelism(), addon });
+    return true;
+  } catch (e) {
+    if (e?.code === "MZK_INVALID_INPUT") return false;
+    throw e;
+  }
+}
+
 async function buildCircom(job) {
   // Development mode with the addon: a key straight from fresh toxic waste, no ptau, no size cap
   // but the build's own time and memory limits. Without the addon, snarkjs on the development ptau.
@@ -158,11 +177,13 @@ async function buildCircom(job) {
   const { inputs, publicSignals } = deriveSignals(symText, r1cs);
   const z0 = path.join("out", "circuit_0000.zkey");
   const zkey = path.join("out", "circuit.zkey");
-  const created = await snarkjs.zKey.newZKey(files.r1cs, ptau.file, z0);
-  if (!created || typeof created !== "object") throw new Failure("internal", "snarkjs could not start the Groth16 setup");
-  // snarkjs mixes its own random bytes into this text; the phase-2 toxic waste lives only in this process.
-  await snarkjs.zKey.contribute(z0, zkey, "mzk server contribution", randomBytes(64).toString("hex"));
-  fs.rmSync(z0, { force: true });
+  if (!(await nativePhase2Setup(files.r1cs, ptau.file, zkey))) {
+    const created = await snarkjs.zKey.newZKey(files.r1cs, ptau.file, z0);
+    if (!created || typeof created !== "object") throw new Failure("internal", "snarkjs could not start the Groth16 setup");
+    // snarkjs mixes its own random bytes into this text; the phase-2 toxic waste lives only in this process.
+    await snarkjs.zKey.contribute(z0, zkey, "mzk server contribution", randomBytes(64).toString("hex"));
+    fs.rmSync(z0, { force: true });
+  }
   const verificationKey = await snarkjs.zKey.exportVerificationKey(zkey);
   return {
     files: { ...files, zkey },

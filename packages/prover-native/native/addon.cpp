@@ -24,6 +24,7 @@
 #include <string>
 
 #include "kernel.hpp"
+#include "phase2.hpp"
 #include "points.hpp"
 #include "r1cs.hpp"
 #include "setup.hpp"
@@ -640,6 +641,130 @@ Napi::Value CheckZkeyPoints(const Napi::CallbackInfo& info) {
   });
 }
 
+// --- Phase 2 (phase2.hpp) ------------------------------------------------------------------
+
+/** The zkey being written: created, sized and mapped shared; removed again unless committed. */
+struct Phase2File : mzk::Phase2Output {
+  std::string path;
+  int fd = -1;
+  uint8_t* data = nullptr;
+  size_t length = 0;
+  bool committed = false;
+  explicit Phase2File(std::string p) : path(std::move(p)) {}
+  uint8_t* map(size_t size) override {
+    fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw IoError("cannot create " + path + ": " + std::strerror(errno));
+    if (ftruncate(fd, (off_t)size) != 0) throw IoError("cannot size " + path + ": " + std::strerror(errno));
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) throw IoError("cannot map " + path + ": " + std::strerror(errno));
+    data = static_cast<uint8_t*>(p);
+    length = size;
+    return data;
+  }
+  void commit() {
+    if (data != nullptr && msync(data, length, MS_SYNC) != 0) throw IoError("cannot write " + path + ": " + std::strerror(errno));
+    committed = true;
+  }
+  ~Phase2File() override {
+    if (data != nullptr) munmap(data, length);
+    if (fd >= 0) close(fd);
+    if (!committed && fd >= 0) unlink(path.c_str());
+  }
+};
+
+/**
+ * phase2NewZkey(r1csPath, ptauPath, zkeyPath, { threads?, kernel?, pastEnd? }): snarkjs's `zkey new`,
+ * natively and byte for byte; both inputs mapped, the ptau read only where the circuit needs it
+ * (pastEnd: see phase2.hpp). Blocks.
+ */
+Napi::Value Phase2NewZkey(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    for (size_t i = 0; i < 3; i++)
+      if (info.Length() <= i || !info[i].IsString()) throw errorWithCode(env, "r1cs, ptau and zkey paths must be strings", "MZK_INVALID_INPUT");
+    const Napi::Object o = optionsArg(info, 3);
+    const int threads = (int)intOption(o, "threads", 1, 1, 1024);
+    const mzk::NewZkey adx = std::string(kernelOption(o).name) == "adx" ? mzk::newZkeyAdx() : nullptr;
+    std::vector<uint8_t> pastEnd;
+    if (o.Has("pastEnd") && !o.Get("pastEnd").IsUndefined()) {
+      if (!o.Get("pastEnd").IsTypedArray() || o.Get("pastEnd").As<Napi::Uint8Array>().ByteLength() != 64)
+        throw errorWithCode(env, "option pastEnd must be 64 bytes", "MZK_INVALID_INPUT");
+      const Napi::Uint8Array b = o.Get("pastEnd").As<Napi::Uint8Array>();
+      pastEnd.assign(b.Data(), b.Data() + 64);
+    }
+    std::unique_ptr<mzk::R1cs> r1cs;
+    try {
+      r1cs = std::make_unique<mzk::R1cs>(info[0].As<Napi::String>().Utf8Value());
+    } catch (const mzk::FileError& e) {
+      throw IoError(e.what());
+    }
+    MappedFile ptau(info[1].As<Napi::String>().Utf8Value());
+    // Only the sections the circuit needs are touched; read-ahead over the rest would be wasted.
+    madvise(const_cast<uint8_t*>(ptau.data), ptau.length, MADV_RANDOM);
+    Phase2File out(info[2].As<Napi::String>().Utf8Value());
+    const mzk::Phase2Info r = (adx != nullptr ? adx : mzk::newZkeyGeneric())(*r1cs, ptau.data, ptau.length, out, threads, pastEnd.empty() ? nullptr : pastEnd.data());
+    out.commit();
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("csHash", Napi::Buffer<uint8_t>::Copy(env, r.csHash, 64));
+    result.Set("nVars", (double)r.nVars);
+    result.Set("nPublic", (double)r.nPublic);
+    result.Set("nConstraints", (double)r.nConstraints);
+    result.Set("domainSize", (double)r.domainSize);
+    result.Set("power", (double)r.power);
+    result.Set("bytes", (double)r.bytes);
+    return result;
+  });
+}
+
+/**
+ * phase2Contribute(zkeyPath, { hashToG2, threads?, kernel? }): one contribution applied to the key in
+ * place (phase2.hpp); hashToG2(g1s, g1sx) is called once, synchronously, and returns g2_sp (128
+ * bytes). Returns the record's points { g1s, g1sx, deltaAfter, g2spx } (Montgomery LE); section 10
+ * is the caller's to extend.
+ */
+Napi::Value Phase2Contribute(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    if (info.Length() < 1 || !info[0].IsString()) throw errorWithCode(env, "zkey path must be a string", "MZK_INVALID_INPUT");
+    const Napi::Object o = optionsArg(info, 1);
+    if (!o.Get("hashToG2").IsFunction()) throw errorWithCode(env, "option hashToG2 must be a function", "MZK_INVALID_INPUT");
+    const Napi::Function hashToG2 = o.Get("hashToG2").As<Napi::Function>();
+    const int threads = (int)intOption(o, "threads", 1, 1, 1024);
+    const mzk::Contribute adx = std::string(kernelOption(o).name) == "adx" ? mzk::contributeAdx() : nullptr;
+    const std::string path = info[0].As<Napi::String>().Utf8Value();
+    const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) throw IoError("cannot open " + path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+      close(fd);
+      throw IoError("cannot read " + path);
+    }
+    const size_t length = (size_t)st.st_size;
+    void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) throw IoError("cannot map " + path + ": " + std::strerror(errno));
+    struct Unmap {
+      void* p;
+      size_t n;
+      ~Unmap() { munmap(p, n); }
+    } unmap{p, length};
+    mzk::Phase2Contribution c{};
+    const mzk::HashToG2 callback = [&](const uint8_t* g1s, const uint8_t* g1sx, uint8_t* g2sp) {
+      const Napi::Value r = hashToG2.Call({Napi::Buffer<uint8_t>::Copy(env, g1s, 64), Napi::Buffer<uint8_t>::Copy(env, g1sx, 64)});
+      if (!r.IsTypedArray() || r.As<Napi::Uint8Array>().ByteLength() != 128) throw mzk::InputError("hashToG2 must return 128 bytes");
+      std::memcpy(g2sp, r.As<Napi::Uint8Array>().Data(), 128);
+    };
+    (adx != nullptr ? adx : mzk::contributeGeneric())(static_cast<uint8_t*>(p), length, callback, threads, c);
+    if (msync(p, length, MS_SYNC) != 0) throw IoError("cannot write " + path + ": " + std::strerror(errno));
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("g1s", Napi::Buffer<uint8_t>::Copy(env, c.g1s, 64));
+    out.Set("g1sx", Napi::Buffer<uint8_t>::Copy(env, c.g1sx, 64));
+    out.Set("deltaAfter", Napi::Buffer<uint8_t>::Copy(env, c.deltaAfter, 64));
+    out.Set("g2spx", Napi::Buffer<uint8_t>::Copy(env, c.g2spx, 128));
+    return out;
+  });
+}
+
 // --- Development setup -----------------------------------------------------------------------
 
 /**
@@ -910,6 +1035,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("proveAsync", Napi::Function::New(env, ProveAsync, "proveAsync"));
   exports.Set("setThreadPriority", Napi::Function::New(env, SetThreadPriority, "setThreadPriority"));
   exports.Set("checkZkeyPoints", Napi::Function::New(env, CheckZkeyPoints, "checkZkeyPoints"));
+  exports.Set("phase2NewZkey", Napi::Function::New(env, Phase2NewZkey, "phase2NewZkey"));
+  exports.Set("phase2Contribute", Napi::Function::New(env, Phase2Contribute, "phase2Contribute"));
   exports.Set("setupDevelopment", Napi::Function::New(env, SetupDevelopment, "setupDevelopment"));
   exports.Set("prepareVerifyingKey", Napi::Function::New(env, PrepareVerifyingKey, "prepareVerifyingKey"));
   exports.Set("verifyGroth16", Napi::Function::New(env, VerifyGroth16, "verifyGroth16"));

@@ -105,6 +105,19 @@ export interface ZkeyInfo {
   readonly msm: Readonly<Record<"A" | "B1" | "B2" | "C" | "H", { readonly c: number; readonly copies: number; readonly rounds: number }>>
 }
 
+/** What phase2NewZkey wrote: the circuit's sizes and snarkjs's circuit hash (BLAKE2b-512). */
+export interface Phase2Info {
+  readonly csHash: Buffer
+  readonly nVars: number
+  readonly nPublic: number
+  readonly nConstraints: number
+  readonly domainSize: number
+  /** The ptau's power. */
+  readonly power: number
+  /** The zkey's size in bytes. */
+  readonly bytes: number
+}
+
 export interface PointCount {
   readonly g1: number
   readonly g2: number
@@ -167,6 +180,46 @@ export interface NativeProverAddon {
    * index. `threads` share the large sections (default 1); blocks the calling thread.
    */
   checkZkeyPoints(zkey: Uint8Array, options?: { readonly threads?: number; readonly kernel?: string }): PointCount
+  /**
+   * The phase 2 of a Groth16 setup from an operator's prepared ptau: writes at `zkey` the key
+   * snarkjs's `zKey.newZKey(r1cs, ptau)` writes, byte for byte (no contribution yet: δ = 1). Both
+   * files are mapped, and of the ptau only its header, first α/β points, the Lagrange sections at the
+   * circuit's domain size and the τ powers the circuit hash covers are read. Throws
+   * MZK_INVALID_INPUT saying why for a ptau of another curve, one too small for the circuit, one not
+   * prepared for phase 2, a truncated file or a malformed r1cs (no file is left behind then),
+   * MZK_IO where a file cannot be opened or written. Blocks the calling thread.
+   */
+  phase2NewZkey(
+    r1cs: string,
+    ptau: string,
+    zkey: string,
+    options?: {
+      readonly threads?: number
+      readonly kernel?: string
+      /**
+       * Where the domain is the ptau's whole power and above 2^14, snarkjs's circuit hash reads one
+       * "point" past the ptau's τ section: its hashed form (64 bytes), computed with snarkjs's own
+       * WebAssembly (`circuits/src/build/phase2.mjs`). Without it such a ptau is refused.
+       */
+      readonly pastEnd?: Uint8Array
+    }
+  ): Phase2Info
+  /**
+   * One phase-2 contribution applied in place to a key phase2NewZkey wrote: a fresh δ from the OS
+   * CSPRNG (held and wiped in native memory), δ₁ δ₂ multiplied by δ, every C and H point by δ⁻¹,
+   * and the proof of knowledge g1_s (random), g1_sx = δ·g1_s, g2_spx = δ·g2_sp, where g2_sp is what
+   * `hashToG2(g1s, g1sx)` returns (called once, synchronously: snarkjs's hash of the transcript to
+   * G2, 128 bytes). Points in and out are Montgomery little-endian, as a zkey stores them. Section
+   * 10 (the contribution record) is left to the caller (`circuits/src/build/phase2.mjs`).
+   */
+  phase2Contribute(
+    zkey: string,
+    options: {
+      readonly hashToG2: (g1s: Buffer, g1sx: Buffer) => Uint8Array
+      readonly threads?: number
+      readonly kernel?: string
+    }
+  ): { readonly g1s: Buffer; readonly g1sx: Buffer; readonly deltaAfter: Buffer; readonly g2spx: Buffer }
   /**
    * A development Groth16 setup from fresh toxic waste (τ, α, β, δ from the OS CSPRNG, wiped after):
    * reads the circom `.r1cs` at `r1csPath` (mapped, never copied into JavaScript) and writes a

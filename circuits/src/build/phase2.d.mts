@@ -1,0 +1,22 @@
+// Types for phase2.mjs (plain JS so the build job, a bare node process, can load it).
+export interface Phase2Info {
+  readonly csHash: Uint8Array
+  readonly nVars: number
+  readonly nPublic: number
+  readonly nConstraints: number
+  readonly domainSize: number
+  readonly power: number
+  readonly bytes: number
+}
+export declare function nativePhase2(): unknown
+export declare function pastEndPoint(r1cs: string, ptau: string): Promise<Uint8Array | undefined>
+export declare function contribute(addon: unknown, zkey: string, options?: { readonly name?: string; readonly threads?: number }): Promise<void>
+export declare function contributeNative(options: {
+  readonly r1cs: string
+  readonly ptau: string
+  readonly zkey: string
+  readonly threads?: number
+  readonly name?: string
+  /** The addon to use (default: nativePhase2()). */
+  readonly addon?: unknown
+}): Promise<{ readonly info: Phase2Info; readonly newZkeyMs: number; readonly contributeMs: number }>
