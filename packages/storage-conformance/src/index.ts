@@ -1,7 +1,7 @@
 import { layer } from "@effect/vitest"
 import type { Storage } from "@mzk/core"
 import type { Layer } from "effect"
-import { testCore } from "../coreLayer.js"
+import { testCore } from "@mzk/testkit"
 import { auditTests } from "./audit.js"
 import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
