@@ -27,10 +27,22 @@ export interface Groth16ProverOptions {
    * What one prover thread may keep loaded, in bytes: witness calculators and proving keys (a
    * native key's tables included), least recently used evicted first. Per thread, so the pool's
    * most is poolSize × this; native keys are shared by the threads that hold them, so usually
-   * less. A circuit larger than the budget is still loaded, alone. Default: the MZK_PROVER_MEMORY
+   * less. A circuit larger than the budget is still loaded, alone. A native key also never holds
+   * more than this in its process (its tables, resident sections and the scratch of poolSize proofs;
+   * the formula is in packages/prover-native's README): one whose bases and scratch alone exceed it
+   * loads with no tables beyond its bases (zkeyInfo's overBudget). Default: the MZK_PROVER_MEMORY
    * environment variable (bytes, or with a unit: `512MiB`, `2GiB`), else 1 GiB.
    */
   readonly memoryBudgetBytes?: number
+  /**
+   * Native engine: the most one key's MSM tables may take, bytes (the bases included; within
+   * memoryBudgetBytes). Default 64 MiB: keys up to about 2^14 constraints keep every shifted copy
+   * (merkle_membership's full tables are 45 MB, so the built-in circuits prove at full speed), a
+   * key of 2^16 or more proves from one or two copies of its bases (1.2–1.3× the CPU of full
+   * tables at 2^16, and a peak RSS near rapidsnark's at 2^20). Raise it for speed where
+   * memory allows; tables are built once per host (the disk cache), so only memory is at stake.
+   */
+  readonly tableBudgetBytes?: number
   /** The engine (default: the MZK_PROVER_ENGINE environment variable, else `auto`). */
   readonly engine?: ProverEngine
   /**
@@ -48,6 +60,9 @@ export interface Groth16ProverOptions {
    */
   readonly priority?: ProverPriority
 }
+
+/** See `Groth16ProverOptions.tableBudgetBytes`. */
+export const DEFAULT_TABLE_BUDGET = 64 * 2 ** 20
 
 /** See `Groth16ProverOptions.priority`. */
 export type ProverPriority = "normal" | "low" | "idle"
@@ -305,8 +320,15 @@ export const makeGroth16Prover = (
       threadsPerProof,
       priority,
       memoryBudgetBytes,
-      // A key's precomputed tables never take more than a thread may hold in all.
-      tableBudgetMB: Math.min(1024, Math.floor(memoryBudgetBytes / 2 ** 20)),
+      // A key's precomputed tables never take more than a thread may hold in all, nor more than
+      // tableBudgetBytes: by default little enough that a large key proves on its bases alone
+      // (the peak RSS target against rapidsnark), while small keys keep most of their copies.
+      tableBudgetMB: Math.min(1024, Math.floor(memoryBudgetBytes / 2 ** 20), Math.floor((options.tableBudgetBytes ?? DEFAULT_TABLE_BUDGET) / 2 ** 20)),
+      // Native: what one key may hold in all (its tables, resident sections and the scratch of as
+      // many proofs as there are threads to run them), and where its tables are cached on disk.
+      memoryBudgetMB: Math.max(1, Math.floor(memoryBudgetBytes / 2 ** 20)),
+      proofsInFlight: poolSize,
+      tableCacheDir: files.tableCacheDir,
       // Native: the first thread to load a key builds its tables (the others wait and share them).
       loadThreads: cores,
       // ffjavascript imports the `web-worker` package, which assumes that every non-main thread is

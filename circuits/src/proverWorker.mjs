@@ -66,7 +66,16 @@ const readChecked = ({ digest, path }) => {
 
 const loadNativeKey = ({ digest, path }) => {
   try {
-    return addon.loadZkeyFile(path, { sha256: digest, threads: workerData.loadThreads, tableBudgetMB: workerData.tableBudgetMB })
+    return addon.loadZkeyFile(path, {
+      sha256: digest,
+      threads: workerData.loadThreads,
+      tableBudgetMB: workerData.tableBudgetMB,
+      memoryBudgetMB: workerData.memoryBudgetMB,
+      proofsInFlight: workerData.proofsInFlight,
+      // The pool loads a circuit larger than its budget anyway, alone (its eviction makes room).
+      overBudget: "least",
+      tableCacheDir: workerData.tableCacheDir
+    })
   } catch (error) {
     if (error?.code === "MZK_DIGEST_MISMATCH") throw new CorruptArtifact(digest)
     throw error

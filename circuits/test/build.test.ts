@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
-import { type CircuitCompilerOptions, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
+import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
 import { checkUpload, includesOf } from "../src/build/upload.js"
 import { pointOffset, twistPoints, zkeyG2 } from "../../packages/prover-native/test/zkeyFixture.js"
 
@@ -195,9 +195,28 @@ component main {public [p, late]} = T();
     expect(delta(again)).not.toEqual(delta(built))
   })
 
+  it.skipIf(!developmentSetupIsNative())("set development circuits up natively: no ptau made, no power cap, and they prove", async () => {
+    const dir = join(work, "native-dev")
+    // Power 4 (16 rows) could not hold the sample (its LessThan alone has 17 constraints): no cap applies.
+    const out = await succeeded(sample, { timeoutMs: 120_000, memoryBytes: 2 * GiB, developmentPtau: { power: 4, dir } })
+    expect(existsSync(join(dir, "dev_pot4.ptau"))).toBe(false)
+    expect(out.development_only).toBe(true)
+    expect(out.constraints).toBeGreaterThan(16)
+    // The contribution the native setup names in the key's MPC parameters.
+    expect(Buffer.from(out.zkey).includes(Buffer.from("mzk development setup"))).toBe(true)
+    expect(out.public_signals).toEqual(built.public_signals)
+    const { proof, publicSignals } = await snarkjs.groth16.fullProve(sampleInputs, out.wasm, out.zkey)
+    expect(publicSignals).toEqual(sampleSignals)
+    expect(await snarkjs.groth16.verify(out.verification_key, publicSignals, proof)).toBe(true)
+    const tampered = [...publicSignals]
+    tampered[1] = "10"
+    expect(await snarkjs.groth16.verify(out.verification_key, tampered, proof)).toBe(false)
+  })
+
   it("generate the development ptau on first use and reuse it after", async () => {
     const dir = join(work, "devptau")
-    const opts = { timeoutMs: 120_000, memoryBytes: 2 * GiB, developmentPtau: { power: 4, dir } }
+    // The snarkjs path, which a server without the native addon takes.
+    const opts = { timeoutMs: 120_000, memoryBytes: 2 * GiB, developmentPtau: { power: 4, dir }, developmentSetup: "snarkjs" as const }
     const input = tiny("template M() { signal input a; signal input b; signal output c; c <== a * b; }\ncomponent main = M();\n")
     const first = await succeeded(input, opts)
     const file = join(dir, "dev_pot4.ptau")

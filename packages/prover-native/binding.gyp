@@ -6,14 +6,14 @@
     {
       "target_name": "mzk_kernel_generic",
       "type": "static_library",
-      "sources": ["native/kernel_generic.cpp", "native/points_generic.cpp", "native/verify_generic.cpp"],
+      "sources": ["native/kernel_generic.cpp", "native/points_generic.cpp", "native/verify_generic.cpp", "native/setup_generic.cpp"],
       "cflags_cc!": ["-fno-exceptions", "-O2", "-O0"],
       "cflags_cc": ["<@(mzk_cflags)"]
     },
     {
       "target_name": "mzk_kernel_adx",
       "type": "static_library",
-      "sources": ["native/kernel_adx.cpp", "native/points_adx.cpp", "native/verify_adx.cpp"],
+      "sources": ["native/kernel_adx.cpp", "native/points_adx.cpp", "native/verify_adx.cpp", "native/setup_adx.cpp"],
       "cflags_cc!": ["-fno-exceptions", "-O2", "-O0"],
       "cflags_cc": ["<@(mzk_cflags)"],
       "conditions": [

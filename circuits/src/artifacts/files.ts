@@ -34,9 +34,14 @@ export class ArtifactFiles extends Context.Tag("@mzk/circuits/ArtifactFiles")<Ar
   /** Drops a cached file that turned out not to match its digest; the next `path` fetches it again. */
   readonly invalidate: (digest: Digest) => Effect.Effect<void>
   readonly stats: Effect.Effect<ArtifactFilesStats>
+  /** Where the native prover keeps its keys' MSM tables (by key digest): `<cacheDir>/tables`. */
+  readonly tableCacheDir: string
 }>() {}
 
 export const DEFAULT_ARTIFACT_CACHE_DIR = join(tmpdir(), "mzk-artifacts")
+
+/** The native prover's table cache inside the artifact cache: removing the cache removes both. */
+export const TABLES = "tables"
 
 const DIGEST = /^[0-9a-f]{64}$/
 
@@ -160,7 +165,7 @@ export const makeArtifactFiles = (
         yield* Effect.promise(() => rm(join(dir, digest), { force: true }))
       })
 
-    return { path, invalidate, stats: Effect.sync(() => ({ fetched, corrupt })) }
+    return { path, invalidate, stats: Effect.sync(() => ({ fetched, corrupt })), tableCacheDir: join(dir, TABLES) }
   })
 
 /** `ArtifactFiles` over the core's `ArtifactsRepo`. */

@@ -20,6 +20,7 @@ import { URL } from "node:url";
 import { Worker } from "node:worker_threads";
 import * as snarkjs from "snarkjs";
 import { snarkjsDependency } from "../snarkjsDeps.mjs";
+import { nativeDevelopmentSetup, setUpDevelopmentKey } from "./developmentSetup.mjs";
 import {
   BN128_R,
   constraintMismatch,
@@ -29,6 +30,7 @@ import {
   parseCircomErrors,
   readPtauHeader,
   readR1csHeader,
+  readR1csHeaderFile,
   readZkeyInfo,
   requiredPower,
 } from "./formats.mjs";
@@ -135,6 +137,10 @@ function readPtau(file) {
 }
 
 async function buildCircom(job) {
+  // Development mode with the addon: a key straight from fresh toxic waste, no ptau, no size cap
+  // but the build's own time and memory limits. Without the addon, snarkjs on the development ptau.
+  const native = job.nativeSetup && !job.ptau ? nativeDevelopmentSetup() : undefined;
+  if (native !== undefined) return buildCircomNatively(job, native);
   const ptau = await resolvePtau(job);
   const header = readPtau(ptau.file);
   const files = await compile(job.main);
@@ -165,6 +171,23 @@ async function buildCircom(job) {
     public_signals: publicSignals,
     verification_key: verificationKey,
     development_only: ptau.developmentOnly,
+  };
+}
+
+async function buildCircomNatively(job, addon) {
+  const files = await compile(job.main);
+  const r1cs = readR1csHeaderFile(files.r1cs);
+  const { inputs, publicSignals } = deriveSignals(fs.readFileSync(files.sym, "utf8"), r1cs);
+  const zkey = path.join("out", "circuit.zkey");
+  await setUpDevelopmentKey(addon, files.r1cs, zkey, { threads: availableParallelism(), name: "mzk development setup" });
+  const verificationKey = await snarkjs.zKey.exportVerificationKey(zkey);
+  return {
+    files: { ...files, zkey },
+    constraints: r1cs.nConstraints,
+    inputs,
+    public_signals: publicSignals,
+    verification_key: verificationKey,
+    development_only: true,
   };
 }
 

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url"
 import { Cause, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { open } from "node:fs/promises"
 import { renderGroth16Verifier } from "../solidity/verifier.js"
+import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
 import { readPtauHeader } from "./formats.mjs"
 import { checkUpload } from "./upload.js"
 
@@ -22,11 +23,16 @@ export interface CircuitCompilerOptions {
   /** The operator's powers of tau, prepared for phase 2 (e.g. a Hermez `powersOfTau28_hez_final_<power>.ptau`). */
   readonly ptau?: string
   /**
-   * Explicit opt-in to a locally made powers of tau when there is no `ptau`: generated on first use
-   * (one contribution, prepared for phase 2) and cached as `dir/dev_pot<power>.ptau`. Circuits set
-   * up against it are `development_only`.
+   * Explicit opt-in to a development setup when there is no `ptau`; circuits set up so are
+   * `development_only`. Where the native addon loads, each circuit's key is made natively from fresh
+   * toxic waste, of any size (the build's time and memory limits bound it), and `power`/`dir` are
+   * unused. Without the addon: a locally made powers of tau, generated on first use (one
+   * contribution, prepared for phase 2), cached as `dir/dev_pot<power>.ptau`, whose power bounds
+   * circuit size, and snarkjs's setup against it.
    */
   readonly developmentPtau?: { readonly power: number; readonly dir: string }
+  /** Tests: "snarkjs" takes the development ptau even where the native setup is available. */
+  readonly developmentSetup?: "native" | "snarkjs"
   /** A build's time limit; the build process is killed past it (`compile_timeout`). */
   readonly timeoutMs: number
   /** A build's memory ceiling (resident set of its process); killed past it (`compile_memory_exceeded`). */
@@ -46,7 +52,14 @@ export const inspectPtau = (path: string) =>
   })
 
 type JobSpec =
-  | { readonly kind: "circom"; readonly main: string; readonly ptau: string | null; readonly developmentPtau: { power: number; dir: string } | null }
+  | {
+    readonly kind: "circom"
+    readonly main: string
+    readonly ptau: string | null
+    readonly developmentPtau: { power: number; dir: string } | null
+    /** Set up natively from fresh toxic waste (development only), not against a ptau. */
+    readonly nativeSetup: boolean
+  }
   | { readonly kind: "artifacts" }
   | { readonly kind: "devptau"; readonly power: number; readonly dir: string }
 
@@ -259,7 +272,9 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
           "give every process the same --ptau FILE or --dev-ptau (createMzk's circuits.ptau or circuits.developmentPtau)"
       ))
     }
-    if (options.ptau === undefined && options.developmentPtau !== undefined) {
+    // The build sets development circuits up natively when the addon loads: no ptau to make first.
+    const nativeSetup = options.ptau === undefined && options.developmentPtau !== undefined && developmentSetupIsNative(options)
+    if (options.ptau === undefined && options.developmentPtau !== undefined && !nativeSetup) {
       yield* prepareDevelopmentPtau({ ...options, developmentPtau: options.developmentPtau })
     }
     return yield* inTempDir(options, (dir) =>
@@ -271,7 +286,8 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
           ptau: options.ptau === undefined ? null : resolve(options.ptau),
           developmentPtau: options.ptau === undefined && options.developmentPtau !== undefined
             ? { power: options.developmentPtau.power, dir: resolve(options.developmentPtau.dir) }
-            : null
+            : null,
+          nativeSetup
         }, options)
         const files = result.files
         if (files === undefined) return yield* Effect.fail(internal("the build process returned no files"))
@@ -344,6 +360,13 @@ export const prepareDevelopmentPtau = (
     )
   ))
 }
+
+/**
+ * Whether development circuits are set up natively (the addon loaded): then no development ptau is
+ * made or needed, and circuits of any size are set up within the build's time and memory limits.
+ */
+export const developmentSetupIsNative = (options: Pick<CircuitCompilerOptions, "developmentSetup"> = {}): boolean =>
+  options.developmentSetup !== "snarkjs" && nativeDevelopmentSetup() !== undefined
 
 /** Every failure is a BuildFailure: a thrown exception or a defect becomes `internal`, never a crash. */
 const total = <A>(effect: Effect.Effect<A, BuildFailure>): Effect.Effect<A, BuildFailure> =>

@@ -21,6 +21,7 @@ export interface R1csHeader {
   readonly nConstraints: number
 }
 export declare function readR1csHeader(bytes: Uint8Array): R1csHeader
+export declare function readR1csHeaderFile(file: string): R1csHeader
 export interface ZkeyInfo {
   readonly protocol: "groth16"
   readonly curve: "bn128"

@@ -87,7 +87,20 @@ export const only = (sections, type, magic) => {
 };
 
 export function readR1csHeader(bytes) {
-  const reader = bytesReader(bytes);
+  return readR1csHeaderFrom(bytesReader(bytes));
+}
+
+/** The same from a file, reading only its section table and header (a large r1cs is never read whole). */
+export function readR1csHeaderFile(file) {
+  const fd = fs.openSync(file, "r");
+  try {
+    return readR1csHeaderFrom(fileReader(fd));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readR1csHeaderFrom(reader) {
   const { sections } = readSections(reader, "r1cs");
   const s = only(sections, 1, "r1cs");
   const h = reader.read(s.start, s.size);

@@ -1,6 +1,7 @@
 export {
   CircuitCompilerLive,
   type CircuitCompilerOptions,
+  developmentSetupIsNative,
   inspectPtau,
   makeCircuitCompiler,
   prepareDevelopmentPtau

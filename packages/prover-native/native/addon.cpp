@@ -25,7 +25,10 @@
 
 #include "kernel.hpp"
 #include "points.hpp"
+#include "r1cs.hpp"
+#include "setup.hpp"
 #include "sha256.hpp"
+#include "table_cache.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -111,6 +114,8 @@ Napi::Value guarded(Napi::Env env, Fn&& fn) {
     throwIntoJs(env, e.what(), "MZK_CANCELLED");
   } catch (const IoError& e) {
     throwIntoJs(env, e.what(), "MZK_IO");
+  } catch (const mzk::OutOfBudget& e) {
+    throwIntoJs(env, e.what(), "MZK_OUT_OF_MEMORY");
   } catch (const std::bad_alloc&) {
     throwIntoJs(env, "out of memory", "MZK_OUT_OF_MEMORY");
   } catch (const std::exception& e) {
@@ -142,23 +147,27 @@ std::map<std::string, std::weak_ptr<ZKeyImpl>> cache;
 /** Keys alive in the process and their table bytes, so callers can see that an unload freed memory. */
 std::atomic<int64_t> liveKeys{0};
 std::atomic<int64_t> liveTableBytes{0};
+std::atomic<int64_t> liveMappedBytes{0};
 
 /** Counts a freshly loaded key as live until its last owner lets go of it. */
 std::shared_ptr<ZKeyImpl> tracked(std::shared_ptr<ZKeyImpl> impl) {
-  const int64_t bytes = (int64_t)impl->info().tableBytes;
+  const mzk::ZKeyInfo i = impl->info();
+  const int64_t bytes = (int64_t)i.tableBytes, mapped = (int64_t)i.tableBytesMapped;
   liveKeys++;
   liveTableBytes += bytes;
+  liveMappedBytes += mapped;
   ZKeyImpl* raw = impl.get();
   struct Release {
     std::shared_ptr<ZKeyImpl> owner;
-    int64_t bytes;
+    int64_t bytes, mapped;
     void operator()(ZKeyImpl*) {
       owner.reset();
       liveKeys--;
       liveTableBytes -= bytes;
+      liveMappedBytes -= mapped;
     }
   };
-  return std::shared_ptr<ZKeyImpl>(raw, Release{std::move(impl), bytes});
+  return std::shared_ptr<ZKeyImpl>(raw, Release{std::move(impl), bytes, mapped});
 }
 
 /** Drops the cache's entries for keys nobody holds any more (call with cacheMutex held). */
@@ -231,7 +240,24 @@ mzk::LoadOptions loadOptions(const Napi::Object& o) {
   options.tableBudget = (size_t)intOption(o, "tableBudgetMB", 1024, 0, 1 << 20) << 20;
   options.forceC = (int)intOption(o, "forceC", 0, 0, 15);
   options.forceCopies = (int)intOption(o, "forceCopies", 0, 0, 64);
+  options.memoryBudget = (size_t)intOption(o, "memoryBudgetMB", 0, 0, 1 << 24) << 20;
+  options.proofsInFlight = (int)intOption(o, "proofsInFlight", 1, 1, 1024);
+  if (o.Has("overBudget") && !o.Get("overBudget").IsUndefined()) {
+    const std::string mode = o.Get("overBudget").ToString();
+    if (mode != "refuse" && mode != "least") throw errorWithCode(o.Env(), "option overBudget must be \"refuse\" or \"least\"", "MZK_INVALID_INPUT");
+    options.refuseOverBudget = mode == "refuse";
+  }
   return options;
+}
+
+/** The table cache named by the options (tableCacheDir, tableCacheMaxMB), for the key of `digest`. */
+void tableCacheOption(const Napi::Object& o, const Kernel& kernel, const std::string& digest, mzk::LoadOptions& options) {
+  if (!o.Has("tableCacheDir") || o.Get("tableCacheDir").IsUndefined()) return;
+  if (!o.Get("tableCacheDir").IsString()) throw errorWithCode(o.Env(), "option tableCacheDir must be a string", "MZK_INVALID_INPUT");
+  const std::string dir = o.Get("tableCacheDir").As<Napi::String>().Utf8Value();
+  if (dir.empty()) throw errorWithCode(o.Env(), "option tableCacheDir must not be empty", "MZK_INVALID_INPUT");
+  const uint64_t maxBytes = (uint64_t)intOption(o, "tableCacheMaxMB", 4096, 0, 1LL << 30) << 20;
+  options.tableStore = std::make_shared<mzk::TableCache>(dir, digest, kernel.name, maxBytes);
 }
 
 /**
@@ -244,7 +270,9 @@ Napi::Value handleFor(Napi::Env env, const Kernel& kernel, const mzk::LoadOption
   std::shared_ptr<ZKeyImpl> impl;
   if (useCache) {
     const std::string key = std::string(kernel.name) + ":" + content + ":" + std::to_string(options.tableBudget) + ":" +
-                            std::to_string(options.forceC) + ":" + std::to_string(options.forceCopies);
+                            std::to_string(options.forceC) + ":" + std::to_string(options.forceCopies) + ":" +
+                            std::to_string(options.memoryBudget) + ":" + std::to_string(options.proofsInFlight) + ":" +
+                            std::to_string(options.refuseOverBudget);
     std::lock_guard<std::mutex> lock(cacheMutex);
     auto it = cache.find(key);
     if (it != cache.end()) impl = it->second.lock();
@@ -270,7 +298,7 @@ Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
   return guarded(env, [&]() -> Napi::Value {
     const Napi::Uint8Array bytes = bytesArg(info, 0, "zkey");
     const Napi::Object o = optionsArg(info, 1);
-    const mzk::LoadOptions options = loadOptions(o);
+    mzk::LoadOptions options = loadOptions(o);
     // The content hash below is fast but not collision-resistant: where keys come from uploads, the
     // caller names the bytes by their SHA-256 so a crafted key cannot be served in another's place.
     std::string cacheKey;
@@ -283,7 +311,14 @@ Napi::Value LoadZkey(const Napi::CallbackInfo& info) {
     const uint8_t* data = bytes.Data();
     const size_t length = bytes.ByteLength();
     const std::string content = std::to_string(length) + ":" + (cacheKey.empty() ? "h" + std::to_string(contentHash(data, length)) : "k" + cacheKey);
-    return handleFor(env, kernel, options, cacheOption(o), content, [&] { return kernel.load(data, length, options); });
+    return handleFor(env, kernel, options, cacheOption(o), content, [&] {
+      if (o.Has("tableCacheDir") && !o.Get("tableCacheDir").IsUndefined()) {
+        mzk::Sha256 hash;
+        hash.update(data, length);
+        tableCacheOption(o, kernel, mzk::Sha256::hex(hash.digest()), options);
+      }
+      return kernel.load(data, length, options);
+    });
   });
 }
 
@@ -336,12 +371,21 @@ Napi::Value LoadZkeyFile(const Napi::CallbackInfo& info) {
     if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos) {
       throw errorWithCode(env, "option sha256 must be 64 lowercase hex digits", "MZK_INVALID_INPUT");
     }
-    const mzk::LoadOptions options = loadOptions(o);
+    mzk::LoadOptions options = loadOptions(o);
     const Kernel& kernel = kernelOption(o);
+    tableCacheOption(o, kernel, digest, options);
+    options.releaseInput = true;
     return handleFor(env, kernel, options, cacheOption(o), "s" + digest, [&] {
       MappedFile file(path);
       mzk::Sha256 hash;
-      hash.update(file.data, file.length);
+      // Pages hashed are dropped as the hash goes, so a large key is never resident whole; the
+      // kernel reads each section again (from the page cache) and drops it once parsed.
+      constexpr size_t STEP = (size_t)16 << 20;
+      for (size_t at = 0; at < file.length; at += STEP) {
+        const size_t n = std::min(STEP, file.length - at);
+        hash.update(file.data + at, n);
+        madvise(const_cast<uint8_t*>(file.data) + at, n, MADV_DONTNEED);
+      }
       if (mzk::Sha256::hex(hash.digest()) != digest) {
         throw errorWithCode(env, "the file " + path + " does not hold the bytes of its digest " + digest, "MZK_DIGEST_MISMATCH");
       }
@@ -387,6 +431,8 @@ Napi::Value MemoryStats(const Napi::CallbackInfo& info) {
     Napi::Object o = Napi::Object::New(env);
     o.Set("zkeys", (double)liveKeys.load());
     o.Set("tableBytes", (double)liveTableBytes.load());
+    o.Set("tableBytesMapped", (double)liveMappedBytes.load());
+    o.Set("tableBytesBuilt", (double)(liveTableBytes.load() - liveMappedBytes.load()));
     return o;
   });
 }
@@ -402,6 +448,11 @@ Napi::Value ZkeyInfo(const Napi::CallbackInfo& info) {
     o.Set("nPublic", i.nPublic);
     o.Set("domainSize", i.domainSize);
     o.Set("tableBytes", (double)i.tableBytes);
+    o.Set("tableBytesMapped", (double)i.tableBytesMapped);
+    o.Set("residentBytes", (double)i.residentBytes);
+    o.Set("scratchBytes", (double)i.scratchBytes);
+    o.Set("tableCache", i.tableCache);
+    o.Set("overBudget", i.overBudget);
     Napi::Object plans = Napi::Object::New(env);
     const char* names[5] = {"A", "B1", "B2", "C", "H"};
     for (int k = 0; k < 5; k++) {
@@ -585,6 +636,73 @@ Napi::Value CheckZkeyPoints(const Napi::CallbackInfo& info) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("g1", (double)n.g1);
     out.Set("g2", (double)n.g2);
+    return out;
+  });
+}
+
+// --- Development setup -----------------------------------------------------------------------
+
+/**
+ * setupDevelopment(r1csPath, zkeyPath, { hashToG2, threads?, ptauPath?, name?, kernel? }): a Groth16
+ * key from fresh toxic waste (setup_dev.hpp); blocks the calling thread. hashToG2(transcript) is
+ * called once, synchronously, on this thread.
+ */
+Napi::Value SetupDevelopment(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, [&]() -> Napi::Value {
+    if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) {
+      throw errorWithCode(env, "setupDevelopment(r1csPath, zkeyPath, options): paths must be strings", "MZK_INVALID_INPUT");
+    }
+    const Napi::Object o = optionsArg(info, 2);
+    mzk::DevSetupOptions options;
+    options.r1csPath = info[0].As<Napi::String>().Utf8Value();
+    options.zkeyPath = info[1].As<Napi::String>().Utf8Value();
+    options.threads = (int)intOption(o, "threads", 1, 1, 1024);
+    if (o.Has("ptauPath") && !o.Get("ptauPath").IsUndefined()) {
+      if (!o.Get("ptauPath").IsString()) throw errorWithCode(env, "option ptauPath must be a string", "MZK_INVALID_INPUT");
+      options.ptauPath = o.Get("ptauPath").As<Napi::String>().Utf8Value();
+    }
+    if (o.Has("name") && !o.Get("name").IsUndefined()) {
+      if (!o.Get("name").IsString()) throw errorWithCode(env, "option name must be a string", "MZK_INVALID_INPUT");
+      options.contributionName = o.Get("name").As<Napi::String>().Utf8Value();
+    }
+    if (!o.Get("hashToG2").IsFunction()) throw errorWithCode(env, "option hashToG2 must be a function", "MZK_INVALID_INPUT");
+    const Napi::Function hashToG2 = o.Get("hashToG2").As<Napi::Function>();
+    options.hashToG2 = [&](const uint8_t* transcript, uint8_t* out) {
+      Napi::Uint8Array t = Napi::Uint8Array::New(env, 64);
+      std::memcpy(t.Data(), transcript, 64);
+      const Napi::Value r = hashToG2.Call({t});
+      if (!r.IsTypedArray() || r.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || r.As<Napi::Uint8Array>().ByteLength() != 128) {
+        throw errorWithCode(env, "hashToG2 must return a Uint8Array of 128 bytes", "MZK_INVALID_INPUT");
+      }
+      std::memcpy(out, r.As<Napi::Uint8Array>().Data(), 128);
+    };
+    const mzk::SetupDevelopment adx = std::string(kernelOption(o).name) == "adx" ? mzk::setupDevelopmentAdx() : nullptr;
+    mzk::DevSetupResult res;
+    try {
+      res = (adx != nullptr ? adx : mzk::setupDevelopmentGeneric())(options);
+    } catch (const mzk::FileError& e) {
+      throw IoError(e.what());
+    }
+    static const char* HEX = "0123456789abcdef";
+    std::string csHash;
+    for (uint8_t b : res.csHash) {
+      csHash += HEX[b >> 4];
+      csHash += HEX[b & 15];
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("nVars", res.nVars);
+    out.Set("nPublic", res.nPublic);
+    out.Set("nConstraints", res.nConstraints);
+    out.Set("domainSize", res.domainSize);
+    out.Set("csHash", csHash);
+    if (res.ptauPower != 0) out.Set("ptauPower", res.ptauPower);
+    Napi::Object ms = Napi::Object::New(env);
+    ms.Set("scalars", res.msScalars);
+    ms.Set("tables", res.msTables);
+    ms.Set("points", res.msPoints);
+    ms.Set("ptau", res.msPtau);
+    out.Set("ms", ms);
     return out;
   });
 }
@@ -792,6 +910,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("proveAsync", Napi::Function::New(env, ProveAsync, "proveAsync"));
   exports.Set("setThreadPriority", Napi::Function::New(env, SetThreadPriority, "setThreadPriority"));
   exports.Set("checkZkeyPoints", Napi::Function::New(env, CheckZkeyPoints, "checkZkeyPoints"));
+  exports.Set("setupDevelopment", Napi::Function::New(env, SetupDevelopment, "setupDevelopment"));
   exports.Set("prepareVerifyingKey", Napi::Function::New(env, PrepareVerifyingKey, "prepareVerifyingKey"));
   exports.Set("verifyGroth16", Napi::Function::New(env, VerifyGroth16, "verifyGroth16"));
   exports.Set("test", Napi::Function::New(env, Test, "test"));

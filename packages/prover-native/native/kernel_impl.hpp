@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/random.h>
@@ -209,6 +210,17 @@ inline bool readG2(const uint8_t* p, G2Affine& out) {
          readMont<FqParams>(p + 96, out.y.c1) && out.onCurve();
 }
 
+/**
+ * Drops the parsed pages of a private read-only file mapping from the process's memory (they come
+ * back from the page cache if read again), so a key's file does not stay resident beside the tables
+ * made from it.
+ */
+inline void releasePages(const uint8_t* p, size_t n) {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  const uintptr_t b = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (e > b) madvise((void*)b, e - b, MADV_DONTNEED);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The proving key
 
@@ -251,6 +263,11 @@ class ZKey final : public ZKeyImpl {
   Domain domain;
   FixedBase<G1> delta1Table;
   FixedBase<G2> delta2Table;
+  MsmPlan plans_[5];
+  size_t scratchBytes_ = 0;
+  std::shared_ptr<const uint8_t> mapping_;
+  std::string tableCache_ = "off";
+  bool overBudget_ = false;
 
   ZKey(const uint8_t* data, size_t length, const LoadOptions& options) {
     const BinFile file(data, length, "zkey", 2, "zkey");
@@ -296,6 +313,11 @@ class ZKey final : public ZKeyImpl {
       if (s4.count != 1 || s4.size < 4) throw InputError("zkey: missing, duplicated or truncated section 4 (coefficients)");
       const uint32_t n = le32(s4.data);
       file.unique(4, 4 + (uint64_t)n * 44, "coefficients");
+      // Reserved exactly, so the coefficients never hold a doubling vector's spare capacity.
+      size_t inA = 0;
+      for (uint32_t i = 0; i < n; i++) inA += le32(s4.data + 4 + (size_t)i * 44) == 0 ? 1 : 0;
+      coefs[0].reserve(inA);
+      coefs[1].reserve(n - inA);
       const uint8_t* p = s4.data + 4;
       for (uint32_t i = 0; i < n; i++, p += 44) {
         const uint32_t m = le32(p), c = le32(p + 4), sig = le32(p + 8);
@@ -306,49 +328,196 @@ class ZKey final : public ZKeyImpl {
         coefs[m].push_back(coef);
       }
     }
-    // Every section is checked before the (slower) tables are built.
-    const auto points1 = [&](uint32_t type, uint64_t count, const char* name) {
-      const auto& s = file.unique(type, count * 64, name);
-      std::vector<G1Affine> pts(count);
-      for (uint64_t i = 0; i < count; i++)
-        if (!readG1(s.data + i * 64, pts[i])) {
-          throw InputError(std::string("zkey: point ") + std::to_string(i) + " of section " + std::to_string(type) + " (" + name +
-                           ") is not on the curve or not canonical (corrupt key)");
-        }
-      return pts;
-    };
-    std::vector<G1Affine> pointsA = points1(5, nVars, "A points");
-    std::vector<G1Affine> pointsB1 = points1(6, nVars, "B1 points");
-    std::vector<G1Affine> pointsC = points1(8, (uint64_t)nVars - nPublic - 1, "C points");
-    std::vector<G1Affine> pointsH = points1(9, domainSize, "H points");
-    std::vector<G2Affine> pointsB2(nVars);
-    {
-      const auto& s = file.unique(7, (uint64_t)nVars * 128, "B2 points");
-      for (uint64_t i = 0; i < nVars; i++)
-        if (!readG2(s.data + i * 128, pointsB2[i])) {
-          throw InputError("zkey: point " + std::to_string(i) + " of section 7 (B2 points) is not on the curve or not canonical (corrupt key)");
-        }
-    }
-    // Table budget, shared in proportion to each MSM's bases.
-    const double total = 64.0 * (3.0 * nVars + domainSize) + 128.0 * nVars;
-    const int T = std::max(1, options.threads);
-    const auto build = [&](auto& into, const auto& pts) {
-      const size_t pointBytes = sizeof(pts[0]);
-      size_t present = 0;
-      for (const auto& p : pts) present += p.isInfinity() ? 0 : 1;
-      const size_t budget = (size_t)((double)options.tableBudget * (double)(pts.size() * pointBytes) / total);
-      into.build(pts.data(), pts.size(), choosePlan(present, pointBytes, budget, options.forceC, options.forceCopies), T);
-    };
-    build(A, pointsA);
-    build(B1, pointsB1);
-    build(C, pointsC);
-    build(H, pointsH);
-    build(B2, pointsB2);
+    if (options.releaseInput) releasePages(file.sections[4].data, file.sections[4].size);
     int log = 0;
     while ((1u << log) < domainSize) log++;
     domain.init(log);
     delta1Table.build(delta1);
     delta2Table.build(delta2);
+
+    // Every point section is checked (read straight into its table's first copy) before the
+    // (slower) shifted copies are built or a cached table is trusted.
+    const uint64_t counts[5] = {nVars, nVars, nVars, (uint64_t)nVars - nPublic - 1, domainSize};
+    const uint32_t types[5] = {5, 6, 7, 8, 9};
+    const char* names[5] = {"A points", "B1 points", "B2 points", "C points", "H points"};
+    const size_t pointBytes[5] = {64, 64, 128, 64, 64};
+    const uint8_t* sectionData[5];
+    for (int m = 0; m < 5; m++) sectionData[m] = file.unique(types[m], counts[m] * pointBytes[m], names[m]).data;
+    size_t present[5];
+    for (int m = 0; m < 5; m++) {
+      present[m] = 0;
+      for (uint64_t i = 0; i < counts[m]; i++) {
+        const uint8_t* q = sectionData[m] + i * pointBytes[m];
+        bool zero = true;
+        for (size_t b = 0; b < pointBytes[m] && zero; b++) zero = q[b] == 0;
+        present[m] += zero ? 0 : 1;
+      }
+    }
+    const MemoryPlan mp = memoryPlan(options, present);
+    std::copy(mp.plans, mp.plans + 5, plans_);
+    scratchBytes_ = mp.scratch;
+    const std::string tag = planTag();
+    size_t bodyBytes = 0;
+    for (int m = 0; m < 5; m++) bodyBytes += counts[m] * (size_t)plans_[m].copies * pointBytes[m];
+
+    std::shared_ptr<const uint8_t> body;
+    if (options.tableStore) body = options.tableStore->map(tag, bodyBytes);
+    if (body) {
+      // A cache file is named by the key's digest and checked by its own; its first copies must
+      // still be this key's points, byte for byte, or it is not used.
+      size_t off = 0;
+      bool same = true;
+      for (int m = 0; m < 5 && same; m++) {
+        const size_t K = (size_t)plans_[m].copies;
+        for (uint64_t i = 0; i < counts[m] && same; i++)
+          same = std::memcmp(body.get() + off + i * K * pointBytes[m], sectionData[m] + i * pointBytes[m], pointBytes[m]) == 0;
+        off += counts[m] * K * pointBytes[m];
+      }
+      if (!same) {
+        options.tableStore->discard(tag);
+        body.reset();
+      }
+    }
+    // The points are checked (on the curve, canonical) either way.
+    const auto check = [&](int m, auto* into, auto& scratchPoint) {
+      const size_t K = (size_t)plans_[m].copies;
+      for (uint64_t i = 0; i < counts[m]; i++) {
+        auto& dst = into != nullptr ? into[i * K] : scratchPoint;
+        const bool ok = pointBytes[m] == 64 ? readG1(sectionData[m] + i * 64, reinterpret_cast<G1Affine&>(dst))
+                                            : readG2(sectionData[m] + i * 128, reinterpret_cast<G2Affine&>(dst));
+        if (!ok) {
+          throw InputError("zkey: point " + std::to_string(i) + " of section " + std::to_string(types[m]) + " (" + names[m] +
+                           ") is not on the curve or not canonical (corrupt key)");
+        }
+      }
+      if (options.releaseInput) releasePages(sectionData[m], counts[m] * pointBytes[m]);
+    };
+    MsmBases<G1>* g1s[5] = {&A, &B1, nullptr, &C, &H};
+    if (body) {
+      size_t off = 0;
+      G1Affine p1;
+      G2Affine p2;
+      for (int m = 0; m < 5; m++) {
+        if (m == 2) {
+          check(m, (G2Affine*)nullptr, p2);
+          B2.mapTo(reinterpret_cast<const G2Affine*>(body.get() + off), counts[m], plans_[m]);
+        } else {
+          check(m, (G1Affine*)nullptr, p1);
+          g1s[m]->mapTo(reinterpret_cast<const G1Affine*>(body.get() + off), counts[m], plans_[m]);
+        }
+        off += counts[m] * (size_t)plans_[m].copies * pointBytes[m];
+      }
+      mapping_ = body;
+      tableCache_ = options.tableStore->status;
+    } else {
+      G1Affine p1;
+      G2Affine p2;
+      for (int m = 0; m < 5; m++) {
+        if (m == 2) {
+          B2.layout(counts[m], plans_[m]);
+          check(m, B2.own.data(), p2);
+        } else {
+          g1s[m]->layout(counts[m], plans_[m]);
+          check(m, g1s[m]->own.data(), p1);
+        }
+      }
+      const int T = std::max(1, options.threads);
+      for (int m = 0; m < 5; m++) m == 2 ? B2.finish(T) : g1s[m]->finish(T);
+      if (options.tableStore) {
+        options.tableStore->write(tag, {{A.own.data(), A.tableBytes()},
+                                        {B1.own.data(), B1.tableBytes()},
+                                        {B2.own.data(), B2.tableBytes()},
+                                        {C.own.data(), C.tableBytes()},
+                                        {H.own.data(), H.tableBytes()}});
+        tableCache_ = options.tableStore->status;
+      }
+    }
+  }
+
+  /**
+   * The memory formula (README, "Memory and sharing"), for a budget M and P proofs in flight:
+   *   resident + Σ bases + Σ extra copies + P · scratch ≤ M,
+   * resident = coefficients (40 B each) + twiddles (2 · 32 B per domain point) + δ tables (230 KB);
+   * bases = one affine copy of every point of A, B1, B2, C, H (64 B, 128 B in G2) = the zkey's
+   * point sections; an extra copy of an MSM's bases costs its bases' bytes again, plus 4 B per base
+   * and proof of bucket entries; scratch = the NTT's three polynomials and H's scalars (4 · 32 B
+   * per domain point), the witness (32 B per variable), the signed digits (4 B per base and window)
+   * and the bucket entries (4 B per base and copy) of the largest MSM, bucket sums and per-thread
+   * runs. Extra copies get what is left, shared in proportion to each MSM's bases; nothing left
+   * means plain windowed Pippenger (one copy, no table beyond the bases).
+   */
+  struct MemoryPlan {
+    MsmPlan plans[5];
+    size_t resident = 0, tables = 0, scratch = 0;
+    size_t total(int P) const { return resident + tables + (size_t)P * scratch; }
+  };
+
+  MemoryPlan memoryPlan(const LoadOptions& options, const size_t* present) {
+    const size_t counts[5] = {nVars, nVars, nVars, (size_t)nVars - nPublic - 1, domainSize};
+    const size_t pb[5] = {64, 64, 128, 64, 64};
+    const int P = std::max(1, options.proofsInFlight);
+    const int T = std::max(1, options.threads);
+    size_t baseBytes = 0;
+    for (int m = 0; m < 5; m++) baseBytes += counts[m] * pb[m];
+    const auto planFor = [&](size_t extra) {
+      MemoryPlan mp;
+      mp.resident = residentBytes();
+      size_t maxDigits = 0, maxEntries = 0, maxBuckets = 0;
+      for (int m = 0; m < 5; m++) {
+        const double share = (double)(counts[m] * pb[m]) / (double)baseBytes;
+        // Legacy per-key table budget, shared in proportion to each MSM's bases.
+        const size_t legacy = std::max<size_t>(1, (size_t)((double)options.tableBudget * share) / std::max<size_t>(1, counts[m] * pb[m]));
+        const size_t perCopy = std::max<size_t>(1, counts[m] * (pb[m] + 4 * (size_t)P));
+        const size_t byMemory = 1 + (size_t)((double)extra * share) / perCopy;
+        // An MSM whose bases are all at infinity costs nothing: no copies of nothing.
+        const int maxCopies = present[m] == 0 ? 1 : (int)std::min<size_t>(64, std::min(legacy, byMemory));
+        mp.plans[m] = choosePlan(present[m], 1, (size_t)maxCopies * std::max<size_t>(1, present[m]), options.forceC,
+                                 options.forceCopies != 0 ? options.forceCopies : 0);
+        if (options.forceCopies == 0 && mp.plans[m].copies > maxCopies) mp.plans[m].copies = maxCopies;
+        mp.tables += counts[m] * (size_t)mp.plans[m].copies * pb[m] + counts[m];
+        maxDigits = std::max(maxDigits, counts[m] * (size_t)mp.plans[m].windows * 4);
+        maxEntries = std::max(maxEntries, counts[m] * (size_t)mp.plans[m].copies * 4);
+        maxBuckets = std::max(maxBuckets, ((size_t)1 << (mp.plans[m].c - 1)) * (pb[m] + 4 * (size_t)T));
+      }
+      mp.scratch = (size_t)domainSize * 4 * 32 + (size_t)nVars * 32 + maxDigits + maxEntries + maxBuckets + (size_t)T * (512 << 10);
+      return mp;
+    };
+    const MemoryPlan least = planFor(0);
+    if (options.memoryBudget == 0) return planFor((size_t)1 << 62);
+    if (least.total(P) > options.memoryBudget && !options.refuseOverBudget) {
+      overBudget_ = true;
+      return least;
+    }
+    if (least.total(P) > options.memoryBudget) {
+      throw OutOfBudget("zkey: needs at least " + std::to_string((least.total(P) + (1 << 20) - 1) >> 20) + " MiB to prove " +
+                        std::to_string(P) + " proof(s) at once (resident " + std::to_string(least.resident >> 20) + " MiB, bases " +
+                        std::to_string(least.tables >> 20) + " MiB, scratch " + std::to_string(least.scratch >> 20) +
+                        " MiB per proof); the memory budget is " + std::to_string(options.memoryBudget >> 20) + " MiB");
+    }
+    // Extra copies get what the least plan leaves; a plan whose scratch grew past the budget
+    // (more copies, more bucket entries) gives back the excess until it fits.
+    size_t extra = options.memoryBudget - least.total(P);
+    for (int tries = 0; tries < 16 && extra > 0; tries++) {
+      const MemoryPlan mp = planFor(extra);
+      if (mp.total(P) <= options.memoryBudget) return mp;
+      const size_t over = mp.total(P) - options.memoryBudget;
+      extra = extra > 2 * over ? extra - 2 * over : extra / 2;
+    }
+    return least;
+  }
+
+  size_t residentBytes() const {
+    return (coefs[0].size() + coefs[1].size()) * sizeof(Coef) + (size_t)domainSize * 2 * sizeof(Fr) +
+           (delta1Table.table.size() * sizeof(G1Affine) + delta2Table.table.size() * sizeof(G2Affine));
+  }
+
+  std::string planTag() const {
+    std::string t;
+    const char* names[5] = {"A", "B1", "B2", "C", "H"};
+    for (int m = 0; m < 5; m++)
+      t += std::string(m ? "." : "") + names[m] + "c" + std::to_string(plans_[m].c) + "k" + std::to_string(plans_[m].copies) + "r" +
+           std::to_string(plans_[m].rounds);
+    return t;
   }
 
   ZKeyInfo info() const override {
@@ -357,6 +526,13 @@ class ZKey final : public ZKeyImpl {
     i.nPublic = nPublic;
     i.domainSize = domainSize;
     i.tableBytes = A.bytes() + B1.bytes() + B2.bytes() + C.bytes() + H.bytes();
+    for (size_t b : {A.mapped() ? A.tableBytes() : 0, B1.mapped() ? B1.tableBytes() : 0, B2.mapped() ? B2.tableBytes() : 0,
+                     C.mapped() ? C.tableBytes() : 0, H.mapped() ? H.tableBytes() : 0})
+      i.tableBytesMapped += b;
+    i.residentBytes = residentBytes();
+    i.scratchBytes = scratchBytes_;
+    i.tableCache = tableCache_;
+    i.overBudget = overBudget_;
     const MsmPlan* plans[5] = {&A.plan, &B1.plan, &B2.plan, &C.plan, &H.plan};
     for (int k = 0; k < 5; k++) i.plans[k] = ZKeyInfo::Plan{plans[k]->c, plans[k]->copies, plans[k]->rounds};
     return i;

@@ -82,8 +82,20 @@ struct MsmWorkspace {
   template <class T>
   static T* sized(std::vector<u64>& v, size_t n) {
     const size_t words = (n * sizeof(T) + 7) / 8;
-    if (v.size() < words) v.resize(words);
+    grow(v, words);
     return reinterpret_cast<T*>(v.data());
+  }
+
+  /**
+   * At least n elements, contents not kept: the old buffer is freed before the new one is taken, so
+   * growing from one MSM's digits to the next one's never holds both (the memory formula counts
+   * the largest once).
+   */
+  template <class V>
+  static void grow(V& v, size_t n) {
+    if (v.size() >= n) return;
+    V().swap(v);
+    v.resize(n);
   }
 };
 
@@ -95,48 +107,83 @@ struct MsmBases {
 
   MsmPlan plan;
   size_t n = 0;
-  /** [i * copies + k] = 2^(c · rounds · k) · P_i, affine. */
-  std::vector<Aff> table;
+  /** [i * copies + k] = 2^(c · rounds · k) · P_i, affine: `own`, or a mapping of the table cache. */
+  const Aff* table = nullptr;
+  std::vector<Aff> own;
   /** Base i is not the point at infinity. */
   std::vector<uint8_t> present;
   size_t presentCount = 0;
 
-  size_t bytes() const { return table.size() * sizeof(Aff) + present.size(); }
+  size_t tableBytes() const { return n * (size_t)plan.copies * sizeof(Aff); }
+  size_t bytes() const { return tableBytes() + present.size(); }
+  bool mapped() const { return table != nullptr && own.empty() && n != 0; }
 
-  /** Builds the table; `threads` share the doublings. */
-  void build(const Aff* bases, size_t count, const MsmPlan& p, int threads) {
+  /** Room for the table; the caller writes base i at own[i * copies], then calls finish. */
+  void layout(size_t count, const MsmPlan& p) {
     plan = p;
     n = count;
     if ((uint64_t)count * (uint64_t)p.copies >= 0x80000000ULL) throw std::length_error("MSM table too large");
+    own.assign(n * (size_t)p.copies, Aff::infinity());
+    table = own.data();
+  }
+
+  /** Uses a table made earlier with the same bases and plan (the table cache's mapping). */
+  void mapTo(const Aff* mapped, size_t count, const MsmPlan& p) {
+    plan = p;
+    n = count;
+    own.clear();
+    own.shrink_to_fit();
+    table = mapped;
+    markPresent();
+  }
+
+  /** Builds the shifted copies from the bases at own[i * copies]; `threads` share the doublings. */
+  void finish(int threads) {
+    markPresent();
+    const int K = plan.copies;
+    if (K == 1 || n == 0) return;
+    Aff* t = own.data();
+    const int shift = plan.c * plan.rounds;
+    const int T = std::max(1, std::min<int>(threads, (int)((n + 255) / 256)));
+    // Blocks of bases, so the Jacobian scratch stays small (a few hundred KB per thread) whatever n.
+    constexpr size_t BLOCK = 2048;
+    forkJoin(T, [&](int th) {
+      size_t begin, end;
+      splitRange(n, T, th, begin, end);
+      std::vector<Jac> jac(BLOCK);
+      std::vector<F> s1(BLOCK), s2(BLOCK);
+      std::vector<Aff> out(BLOCK);
+      for (size_t b0 = begin; b0 < end; b0 += BLOCK) {
+        const size_t m = std::min(BLOCK, end - b0);
+        for (int k = 1; k < K; k++) {
+          for (size_t i = 0; i < m; i++) {
+            Jac J = Jac::from(t[(b0 + i) * K + (k - 1)]);
+            for (int d = 0; d < shift; d++) J = J.dbl();
+            jac[i] = J;
+          }
+          batchToAffine<C>(jac.data(), out.data(), m, s1.data(), s2.data());
+          for (size_t i = 0; i < m; i++) t[(b0 + i) * K + k] = out[i];
+        }
+      }
+    });
+  }
+
+  /** Builds the table from `count` bases. */
+  void build(const Aff* bases, size_t count, const MsmPlan& p, int threads) {
+    layout(count, p);
+    for (size_t i = 0; i < n; i++) own[i * (size_t)p.copies] = bases[i];
+    finish(threads);
+  }
+
+ private:
+  void markPresent() {
+    const size_t K = (size_t)plan.copies;
     present.assign(n, 0);
     presentCount = 0;
     for (size_t i = 0; i < n; i++) {
-      present[i] = bases[i].isInfinity() ? 0 : 1;
+      present[i] = table[i * K].isInfinity() ? 0 : 1;
       presentCount += present[i];
     }
-    const int K = plan.copies;
-    table.assign(n * (size_t)K, Aff::infinity());
-    for (size_t i = 0; i < n; i++) table[i * K] = bases[i];
-    if (K == 1 || n == 0) return;
-    const int shift = plan.c * plan.rounds;
-    const int T = std::max(1, std::min<int>(threads, (int)((n + 255) / 256)));
-    forkJoin(T, [&](int t) {
-      size_t begin, end;
-      splitRange(n, T, t, begin, end);
-      const size_t m = end - begin;
-      std::vector<Jac> jac(m);
-      std::vector<F> s1(m), s2(m);
-      std::vector<Aff> out(m);
-      for (int k = 1; k < K; k++) {
-        for (size_t i = 0; i < m; i++) {
-          Jac J = Jac::from(table[(begin + i) * K + (k - 1)]);
-          for (int d = 0; d < shift; d++) J = J.dbl();
-          jac[i] = J;
-        }
-        batchToAffine<C>(jac.data(), out.data(), m, s1.data(), s2.data());
-        for (size_t i = 0; i < m; i++) table[(begin + i) * K + k] = out[i];
-      }
-    });
   }
 };
 
@@ -189,7 +236,7 @@ void accumulateBuckets(Affine<C>* S, const uint32_t* start, uint32_t* len, size_
     checkCancel(cancel);
     F* den = MsmWorkspace::sized<F>(ws.den, pairs);
     F* prod = MsmWorkspace::sized<F>(ws.prod, pairs);
-    if (ws.kind.size() < pairs) ws.kind.resize(pairs);
+    MsmWorkspace::grow(ws.kind, pairs);
     uint8_t* kind = ws.kind.data();
 
     // Denominators, and running products for the batch inversion: four interleaved chains, so
@@ -308,10 +355,10 @@ Jacobian<C> msm(const MsmBases<C>& bases, const u64* scalars, size_t n, int thre
 
   int32_t* digits;
   {
-    if (ws.digits.size() < n * (size_t)W) ws.digits.resize(n * (size_t)W);
+    MsmWorkspace::grow(ws.digits, n * (size_t)W);
     digits = ws.digits.data();
   }
-  if (ws.counts.size() < (size_t)T * B) ws.counts.resize((size_t)T * B);
+  MsmWorkspace::grow(ws.counts, (size_t)T * B);
   if (ws.bucketStart.size() < B + 1) ws.bucketStart.resize(B + 1);
   if (ws.bucketLen.size() < B) ws.bucketLen.resize(B);
   if (ws.perThread.size() < (size_t)T) ws.perThread.resize(T);
@@ -319,7 +366,7 @@ Jacobian<C> msm(const MsmBases<C>& bases, const u64* scalars, size_t n, int thre
   uint32_t* start = ws.bucketStart.data();
   uint32_t* len = ws.bucketLen.data();
   const uint8_t* present = bases.present.data();
-  const Aff* table = bases.table.data();
+  const Aff* table = bases.table;
 
   // Digits and per-thread bucket histograms for every round at once would need G histograms;
   // rounds are few (1 when fully precomputed), so each round sorts on its own.
@@ -364,7 +411,7 @@ Jacobian<C> msm(const MsmBases<C>& bases, const u64* scalars, size_t n, int thre
       for (int d = 0; d < c && j != G - 1; d++) acc = acc.dbl();
       continue;
     }
-    if (ws.entries.size() < total) ws.entries.resize(total);
+    MsmWorkspace::grow(ws.entries, total);
     uint32_t* entries = ws.entries.data();
     Aff* sums = MsmWorkspace::sized<Aff>(ws.sums, B);
     // 3. Scatter (point index, sign) by bucket.

@@ -55,6 +55,28 @@ export interface LoadOptions {
   /** Tuning and tests: a fixed digit width (2..15) and number of precomputed copies. */
   readonly forceC?: number
   readonly forceCopies?: number
+  /**
+   * Most memory this key may hold in all, MiB (default: no ceiling but tableBudgetMB): resident
+   * sections + the MSMs' bases + extra shifted copies + proofsInFlight × one proof's scratch (the
+   * formula is in the README, "Memory and sharing"). Extra copies get what is left; a key whose
+   * bases and scratch alone do not fit is refused with MZK_OUT_OF_MEMORY.
+   */
+  readonly memoryBudgetMB?: number
+  /**
+   * A key whose bases and scratch alone exceed memoryBudgetMB: "refuse" (MZK_OUT_OF_MEMORY, the
+   * default) or "least" (loaded anyway with one copy of its bases, zkeyInfo's overBudget true).
+   */
+  readonly overBudget?: "refuse" | "least"
+  /** Proofs of this key that may run at once, for the scratch term of the budget (default 1). */
+  readonly proofsInFlight?: number
+  /**
+   * A directory for the tables' disk cache (by the key's SHA-256, kernel, layout and plan): a table
+   * file found there is mapped read-only (checked by its SHA-256) instead of built; a built table
+   * is written there. Off when absent.
+   */
+  readonly tableCacheDir?: string
+  /** Most bytes of table files kept in tableCacheDir, MiB, least recently used deleted first (default 4096). */
+  readonly tableCacheMaxMB?: number
 }
 
 export interface ProveOptions {
@@ -71,6 +93,15 @@ export interface ZkeyInfo {
   readonly nPublic: number
   readonly domainSize: number
   readonly tableBytes: number
+  /** Of tableBytes, those mapped from the table cache (the rest were built in this process). */
+  readonly tableBytesMapped: number
+  /** Held besides the tables (coefficients, twiddles, δ tables), and one proof's scratch at most. */
+  readonly residentBytes: number
+  readonly scratchBytes: number
+  /** What the table cache did: "off", "built" (no file, none written), "written", "mapped", "rebuilt" (a bad file deleted), "unwritable". */
+  readonly tableCache: string
+  /** Loaded with one copy of its bases although even that exceeds memoryBudgetMB (overBudget "least"). */
+  readonly overBudget: boolean
   readonly msm: Readonly<Record<"A" | "B1" | "B2" | "C" | "H", { readonly c: number; readonly copies: number; readonly rounds: number }>>
 }
 
@@ -82,6 +113,9 @@ export interface PointCount {
 export interface MemoryStats {
   readonly zkeys: number
   readonly tableBytes: number
+  /** Of tableBytes: mapped read-only from the table cache (shared with other processes) / built here. */
+  readonly tableBytesMapped: number
+  readonly tableBytesBuilt: number
 }
 
 /**
@@ -134,6 +168,18 @@ export interface NativeProverAddon {
    */
   checkZkeyPoints(zkey: Uint8Array, options?: { readonly threads?: number; readonly kernel?: string }): PointCount
   /**
+   * A development Groth16 setup from fresh toxic waste (τ, α, β, δ from the OS CSPRNG, wiped after):
+   * reads the circom `.r1cs` at `r1csPath` (mapped, never copied into JavaScript) and writes a
+   * snarkjs-format bn128 `.zkey` at `zkeyPath` (every section of `zkey new` + one contribution).
+   * Whoever runs it could forge proofs for the key: development only. `ptauPath` also writes the
+   * prepared powers of tau of the same τ, α, β (power log2(domain) + 1 ≤ 18), against which
+   * `snarkjs zkey verify` accepts the key. `hashToG2` must be snarkjs's hashToG2 of the
+   * contribution's transcript (64 bytes) as 128 bytes LEM; it is called once, synchronously. Blocks
+   * the calling thread. MZK_INVALID_INPUT for a malformed r1cs (naming the problem), MZK_IO when a
+   * file cannot be read or written.
+   */
+  setupDevelopment(r1csPath: string, zkeyPath: string, options: DevelopmentSetupOptions): DevelopmentSetup
+  /**
    * Checks a snarkjs verification key (every point canonical and on its curve, β₂ γ₂ δ₂ in G2, none
    * of α₁ β₂ γ₂ δ₂ at infinity) and prepares it for verifyGroth16: the Miller loop of e(α₁, β₂), the
    * line functions of γ₂ and δ₂, tables of multiples of the first 32 IC points. Throws
@@ -161,3 +207,25 @@ export type NativeLoad =
 
 /** The addon, or why it cannot be used (not built, failed to load). Never throws. */
 export declare const loadNativeProver: () => NativeLoad
+
+/** Options of setupDevelopment. */
+export interface DevelopmentSetupOptions {
+  readonly hashToG2: (transcript: Uint8Array) => Uint8Array
+  /** Threads for the tables and points (default 1). */
+  readonly threads?: number
+  readonly ptauPath?: string
+  /** The contribution's name in the key's MPC parameters (default "mzk development setup"). */
+  readonly name?: string
+  readonly kernel?: string
+}
+
+/** What setupDevelopment made: the key's shape, snarkjs's circuit hash (hex) and its phases in ms. */
+export interface DevelopmentSetup {
+  readonly nVars: number
+  readonly nPublic: number
+  readonly nConstraints: number
+  readonly domainSize: number
+  readonly csHash: string
+  readonly ptauPower?: number
+  readonly ms: { readonly scalars: number; readonly tables: number; readonly points: number; readonly ptau: number }
+}

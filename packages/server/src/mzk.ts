@@ -7,6 +7,7 @@ import {
   CircuitCompilerLive,
   Groth16ProverLive,
   inspectPtau,
+  developmentSetupIsNative,
   prepareDevelopmentPtau,
   type ProverEngine
 } from "@mzk/circuits"
@@ -206,6 +207,8 @@ const circuitsStartup = (circuits: CircuitsOptions = {}) =>
         })
       }
       yield* Effect.logInfo(`circuits: powers of tau ${path} (power ${header.power}: circuits up to ${2 ** header.power} constraints)`)
+    } else if (circuits.developmentPtau !== undefined && developmentSetupIsNative()) {
+      yield* Effect.logWarning("circuits: DEVELOPMENT setup, natively from fresh toxic waste (any size, no powers of tau); circuits built with it are development_only")
     } else if (circuits.developmentPtau !== undefined) {
       const developmentPtau = circuits.developmentPtau
       yield* prepareDevelopmentPtau({ developmentPtau, timeoutMs: config.buildTimeoutMs, memoryBytes: config.buildMemoryBytes }).pipe(

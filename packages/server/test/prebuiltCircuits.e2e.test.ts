@@ -14,11 +14,12 @@ import {
   type StoredCircuit,
   type Timestamp
 } from "@mzk/core"
-import { eventually, makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
+import { prepareDevelopmentPtau } from "@mzk/circuits"
+import { makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
@@ -103,9 +104,9 @@ describe("prebuilt uploads over a real port", () => {
       const { token } = yield* keyOf("Sample inputs")
       const api = makeHttpClient(baseUrl, { token })
       const nonzero = yield* compileCircom(fixture("nonzero"))
-      // Its key, set up (snarkjs's command line) against the development ptau the server made at start.
-      const ptau = join(ptauDir, `dev_pot${DEV_PTAU_POWER}.ptau`)
-      yield* Effect.promise(() => eventually(async () => (existsSync(ptau) ? true : undefined), 60_000, 100))
+      // Its key, set up (snarkjs's command line) against a development ptau (the server makes none at
+      // start where it sets development circuits up natively: made here then).
+      const ptau = yield* prepareDevelopmentPtau({ timeoutMs: 120_000, memoryBytes: 2 ** 31, developmentPtau: { power: DEV_PTAU_POWER, dir: ptauDir } })
       const dir = yield* tempDir("setup")
       writeFileSync(join(dir, "nonzero.r1cs"), nonzero.r1cs)
       execFileSync(snarkjsCli, ["groth16", "setup", "nonzero.r1cs", ptau, "nonzero.zkey"], { cwd: dir, stdio: "pipe" })

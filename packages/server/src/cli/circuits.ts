@@ -1,5 +1,5 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { checkUpload, prepareDevelopmentPtau } from "@mzk/circuits"
+import { checkUpload, developmentSetupIsNative, prepareDevelopmentPtau } from "@mzk/circuits"
 import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG, type UploadSource } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
@@ -152,7 +152,7 @@ const add = Command.make("add", {
     }
     const options = circuitsOptions(flags)
     // Made (once) before the build starts, so making it does not count against the build's time limit.
-    if (source.kind === "circom" && options.ptau === undefined && options.developmentPtau !== undefined) {
+    if (source.kind === "circom" && options.ptau === undefined && options.developmentPtau !== undefined && !developmentSetupIsNative()) {
       const made = yield* prepareDevelopmentPtau({
         developmentPtau: options.developmentPtau,
         timeoutMs: options.buildTimeoutMs ?? DEFAULT_CIRCUITS_CONFIG.buildTimeoutMs,

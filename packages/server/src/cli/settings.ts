@@ -165,7 +165,7 @@ export const settings = {
   }),
   proverMemory: optional({
     flag: "prover-memory", label: "size", schema: size, shown: "1GiB",
-    description: "Memory for loaded circuits per prover thread, least recently used evicted first"
+    description: "Memory for loaded circuits per prover thread, least recently used evicted first; also the most one native proving key may hold (tables, resident sections, scratch of every thread's proof)"
   }),
   // Webhooks
   webhookTimeout: setting({ flag: "webhook-timeout", label: "duration", schema: duration, description: "How long one webhook delivery attempt may take", default: DEFAULT_WEBHOOK_CONFIG.timeoutMs }),
@@ -187,9 +187,9 @@ export const settings = {
     flag: "ptau", label: "file", schema: existingFile, shown: "none",
     description: "The prepared (phase 2) powers of tau file that uploaded circom circuits are set up with, e.g. powersOfTau28_hez_final_16.ptau"
   }),
-  devPtau: setting({ flag: "dev-ptau", ...flag, description: "Development only: without --ptau, make (once) and use a local powers of tau; such circuits are marked development_only", default: false }),
-  devPtauPower: setting({ flag: "dev-ptau-power", ...int(1, 28), description: "The development powers of tau's power: circuits up to 2^power constraints", default: 12 }),
-  devPtauDir: setting({ flag: "dev-ptau-dir", label: "directory", schema: text("a directory"), description: "Where the development powers of tau is kept", default: "./data/ptau" }),
+  devPtau: setting({ flag: "dev-ptau", ...flag, description: "Development only: without --ptau, set circom uploads up from fresh local toxic waste (natively, any size; without the native addon, against a local powers of tau made once); such circuits are marked development_only", default: false }),
+  devPtauPower: setting({ flag: "dev-ptau-power", ...int(1, 28), description: "Without the native addon only: the development powers of tau's power, circuits up to 2^power constraints (the native setup has no such cap)", default: 12 }),
+  devPtauDir: setting({ flag: "dev-ptau-dir", label: "directory", schema: text("a directory"), description: "Without the native addon only: where the development powers of tau is kept", default: "./data/ptau" }),
   cacheDir: setting({ flag: "cache-dir", label: "directory", schema: text("a directory"), description: "Where circuit artifacts read from the database are cached on local disk", default: "./data/cache" }),
   maxUploadSize: setting({ flag: "max-upload-size", label: "size", schema: size, description: "The largest circuit upload accepted", default: DEFAULT_CIRCUITS_CONFIG.maxUploadBytes, shown: "50MiB" }),
   maxCircuitsPerAccount: setting({ flag: "max-circuits-per-account", ...int(0), description: "Circuits an account may keep", default: DEFAULT_CIRCUITS_CONFIG.maxCircuitsPerAccount }),
