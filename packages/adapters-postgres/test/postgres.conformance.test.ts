@@ -1,4 +1,4 @@
-import { storageConformance } from "@mzk/testkit/conformance"
+import { storageConformance } from "@mzk/storage-conformance"
 import { describePostgres, FreshPostgresStore } from "./freshDatabase.js"
 
 describePostgres("postgres", () => {

@@ -1,13 +1,14 @@
-import { migrate, pendingMigrations } from "@mzk/adapters-sql"
+import { MIGRATIONS, migrate, pendingMigrations } from "@mzk/adapters-sql"
 import { openSqlite, SqliteStore } from "@mzk/adapters-sqlite"
 import { Accounts } from "@mzk/core"
 import { testCore } from "@mzk/testkit"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { sql } from "kysely"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 /** A database as 0007 left it, holding one account: where the later migrations' tests start. */
 const atKeyExpiry = Effect.gen(function*() {
@@ -16,6 +17,46 @@ const atKeyExpiry = Effect.gen(function*() {
   const at = "2026-01-01T00:00:00.000Z"
   yield* conn.query((db) => db.insertInto("accounts").values({ id: "acct_1", name: "Old", created_at: at }).execute())
   return { at, conn }
+})
+
+/** The names released databases have recorded, in order: they must never change. */
+const RELEASED = [
+  "0001_core",
+  "0002_proofs",
+  "0003_delivery_engine",
+  "0004_circuits",
+  "0005_circuits_read_scope",
+  "0006_idempotency_keys",
+  "0007_key_expiry",
+  "0008_audit_log",
+  "0009_proof_cancellation",
+  "0010_webhook_secret_rotation",
+  "0011_events_api",
+  "0012_key_replaced_by",
+  "0013_readiness_probe",
+  "0014_proof_queue_by_account"
+]
+
+describe("migrations, one file each", () => {
+  it("keep the released names and order; every file under migrations/ is one of them, named as recorded", () => {
+    const names = MIGRATIONS.map(([name]) => name)
+    expect(names.slice(0, RELEASED.length)).toEqual(RELEASED)
+    expect([...names].sort()).toEqual(names)
+    const folder = fileURLToPath(new URL("../../adapters-sql/src/migrations/", import.meta.url))
+    const files = readdirSync(folder).filter((file) => file !== "index.ts").map((file) => file.replace(/\.ts$/, ""))
+    expect(files.sort()).toEqual(names)
+  })
+
+  it.scoped("a database that recorded the released names is current: nothing pending, nothing applied again", () =>
+    Effect.gen(function*() {
+      const conn = yield* openSqlite({ filename: ":memory:" })
+      yield* migrate(conn, RELEASED[RELEASED.length - 1])
+      const recorded = yield* conn.query((db) => sql<{ name: string }>`select name from kysely_migration order by name`.execute(db))
+      expect(recorded.rows.map((row) => row.name)).toEqual(RELEASED)
+      // What a database migrated before the split holds is what the index asks for.
+      expect(yield* pendingMigrations(conn)).toEqual(MIGRATIONS.slice(RELEASED.length).map(([name]) => name))
+      expect((yield* migrate(conn)).applied).toEqual(MIGRATIONS.slice(RELEASED.length).map(([name]) => name))
+    }))
 })
 
 describe("SQLite store", () => {

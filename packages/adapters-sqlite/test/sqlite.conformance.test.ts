@@ -1,5 +1,5 @@
 import { SqliteStore } from "@mzk/adapters-sqlite"
-import { storageConformance } from "@mzk/testkit/conformance"
+import { storageConformance } from "@mzk/storage-conformance"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -25,7 +25,7 @@ import {
   type Timestamp,
   validateCircuitInputs
 } from "@mzk/core"
-import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
+import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryDatabase, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
 const R = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
@@ -399,24 +399,28 @@ describe("Proofs: the lifecycle on TestClock", () => {
 
   it.effect("a dead worker's proof is taken over when its lease lapses; one that keeps dying fails as internal", () =>
     Effect.gen(function*() {
-      const principal = yield* newAccount
-      const proofs = yield* Proofs
-      const repo = yield* ProofsRepo
-      const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
-      const { value: doomed } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "12" } })
-      // Rows as a crashed process leaves them: running, with a lease that runs out in 10 s.
-      const lease = "1970-01-01T00:00:10.000Z" as Timestamp
-      for (const [id, attempts] of [[value.proof_id, 1], [doomed.proof_id, DEFAULT_PROOFS_CONFIG.maxAttempts]] as const) {
-        const row = Option.getOrThrow(yield* repo.get(principal.account_id, id))
-        yield* repo.insertMany([{ ...row, status: "running", attempts, started_at: row.created_at, lease_expires_at: lease }])
-      }
-      yield* advance("9 seconds")
-      expect(yield* statuses(principal.account_id)).toEqual({ running: 2 })
-      yield* advance("2 seconds")
-      yield* advance("100 millis")
-      expect(yield* proofs.get(principal.account_id, value.proof_id)).toMatchObject({ status: "completed", public_inputs: { c: "33" } })
-      expect(yield* proofs.get(principal.account_id, doomed.proof_id)).toMatchObject({ status: "failed", error: { code: "internal" } })
-    }).pipe(Effect.provide(withLoops({ duration: "100 millis" }))))
+      const { connection, store } = yield* makeMemoryDatabase
+      yield* Effect.gen(function*() {
+        const principal = yield* newAccount
+        const proofs = yield* Proofs
+        const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
+        const { value: doomed } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "12" } })
+        // Rows as a crashed process leaves them: running, with a lease that runs out in 10 s.
+        const lease = "1970-01-01T00:00:10.000Z" as Timestamp
+        for (const [id, attempts] of [[value.proof_id, 1], [doomed.proof_id, DEFAULT_PROOFS_CONFIG.maxAttempts]] as const) {
+          yield* connection.affected((db) =>
+            db.updateTable("proofs").set((eb) => ({ status: "running", attempts, started_at: eb.ref("created_at"), lease_expires_at: lease }))
+              .where("id", "=", id)
+          )
+        }
+        yield* advance("9 seconds")
+        expect(yield* statuses(principal.account_id)).toEqual({ running: 2 })
+        yield* advance("2 seconds")
+        yield* advance("100 millis")
+        expect(yield* proofs.get(principal.account_id, value.proof_id)).toMatchObject({ status: "completed", public_inputs: { c: "33" } })
+        expect(yield* proofs.get(principal.account_id, doomed.proof_id)).toMatchObject({ status: "failed", error: { code: "internal" } })
+      }).pipe(Effect.provide(withLoops({ duration: "100 millis" }, {}, Layer.succeedContext(store))))
+    }))
 
   it.effect("verify: completed proofs verify and fire proof.verified; others are not ready; unknown ids not found", () =>
     Effect.gen(function*() {
@@ -438,15 +442,18 @@ describe("Proofs: the lifecycle on TestClock", () => {
 
   it.effect("verify reports a tampered stored proof as invalid", () =>
     Effect.gen(function*() {
-      const principal = yield* newAccount
-      const proofs = yield* Proofs
-      const value = yield* completedProof(principal)
-      // Rewrite the stored public input as a compromised database row would.
-      const repo = yield* ProofsRepo
-      const row = Option.getOrThrow(yield* repo.get(principal.account_id, value.proof_id))
-      yield* repo.insertMany([{ ...row, public_inputs: { c: "34" } }])
-      expect((yield* proofs.verify(principal, value.proof_id)).value.valid).toBe(false)
-    }).pipe(Effect.provide(withLoops())))
+      const { connection, store } = yield* makeMemoryDatabase
+      yield* Effect.gen(function*() {
+        const principal = yield* newAccount
+        const proofs = yield* Proofs
+        const value = yield* completedProof(principal)
+        // Rewrite the stored public input as a compromised database row would.
+        yield* connection.affected((db) =>
+          db.updateTable("proofs").set({ public_inputs: JSON.stringify({ c: "34" }) }).where("id", "=", value.proof_id)
+        )
+        expect((yield* proofs.verify(principal, value.proof_id)).value.valid).toBe(false)
+      }).pipe(Effect.provide(withLoops({}, {}, Layer.succeedContext(store))))
+    }))
 })
 
 describe("Proofs: inputs named like Object.prototype's keys", () => {

@@ -1,7 +1,7 @@
 /**
  * Webhook delivery benchmark (not a test). Delivers events through the real delivery engine and
  * the Node transport to a local receiver on 127.0.0.1 (a separate process), over SQLite (a temporary file; the default)
- * or the in-memory store:
+ * or testkit's store (`--store memory`: SQLite in memory):
  *
  *   pnpm exec tsx packages/server/bench/webhook-delivery.ts [events=2000] [pacedEvents=1000] [--store sqlite|memory] [--per-account 32]
  *

@@ -7,7 +7,7 @@ import { FakeProver } from "./fakeProver.js"
 import { MemoryStore } from "./memoryStore.js"
 
 /**
- * The core services over a store (the in-memory one unless given), seeded entropy, no session
+ * The core services over a store (SQLite in memory, `MemoryStore`, unless given), seeded entropy, no session
  * authenticator, the fake prover, compiler and built-in circuits: what a test of code built on mzk
  * needs, with `TestClock` from the test runner. The background loops (`ProofLoops`,
  * `CircuitBuilds.layer`, the delivery engine) are the test's to build over it.

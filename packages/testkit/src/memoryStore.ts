@@ -1,59 +1,42 @@
-import {
-  AccountsRepo,
-  ArtifactsRepo,
-  AuditRepo,
-  CircuitsRepo,
-  DeliveriesRepo,
-  EventsRepo,
-  IdempotencyRepo,
-  KeysRepo,
-  ProofsRepo,
-  RateLimitsRepo,
-  RecoveriesRepo,
-  type Storage,
-  StorageHealth,
-  Transactor,
-  WebhooksRepo
-} from "@mzk/core"
-import { Context, Effect, Layer } from "effect"
-import { memoryAccounts } from "./memory/accounts.js"
-import { memoryArtifacts } from "./memory/artifacts.js"
-import { memoryAudit } from "./memory/audit.js"
-import { memoryCircuits } from "./memory/circuits.js"
-import { makeMemoryDb } from "./memory/db.js"
-import { memoryDeliveries } from "./memory/deliveries.js"
-import { memoryEvents } from "./memory/events.js"
-import { memoryIdempotency } from "./memory/idempotency.js"
-import { memoryKeys } from "./memory/keys.js"
-import { memoryProofs } from "./memory/proofs.js"
-import { memoryRateLimits } from "./memory/rateLimits.js"
-import { memoryRecoveries } from "./memory/recoveries.js"
-import { memoryWebhooks } from "./memory/webhooks.js"
+import { migrate, type SqlConnection, sqlStorage } from "@mzk/adapters-sql"
+import { openSqlite } from "@mzk/adapters-sqlite"
+import type { Storage } from "@mzk/core"
+import { type Context, Effect, Layer, Scope } from "effect"
+
+// The real SQL of the embedded default, on a database that lives in memory: one implementation
+// of the storage rules (leases, claims, caps, conditional updates) for production and tests
+// alike, where a second one written for tests only had to be kept equal by the conformance suite.
+const openInMemory: Effect.Effect<MemoryDatabase, never, Scope.Scope> = Effect.orDie(Effect.gen(function*() {
+  const connection = yield* openSqlite({ filename: ":memory:" })
+  yield* migrate(connection)
+  return { store: sqlStorage(connection), connection }
+}))
+
+/** A store on SQLite in memory and its connection, for tests that write rows no port would. */
+export interface MemoryDatabase {
+  readonly store: Context.Context<Storage>
+  /** `@mzk/adapters-sql`'s connection: `connection.affected((db) => db.updateTable(…)…)` and the like. */
+  readonly connection: SqlConnection
+}
 
 /**
- * Every storage port in memory: the reference implementation the conformance suite is written
- * against, and a fast store for tests of code built on mzk. One writer at a time; transactions
- * roll back by restoring a snapshot. Writes yield between their check and their change, so a
- * missing lock shows up as a lost race in the conformance suite instead of passing by luck.
+ * A fresh, empty store per build of the layer: every storage port on SQLite in memory, migrated,
+ * closed with the layer's scope. One connection, one writer at a time, as in the embedded server.
  */
-export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.map(makeMemoryDb, (db) =>
-  Context.empty().pipe(
-    Context.add(Transactor, { transaction: db.transaction, afterCommit: db.afterCommit }),
-    // Memory has no schema to migrate and is always there.
-    Context.add(StorageHealth, { check: Effect.succeed({ pendingMigrations: [] }) }),
-    Context.add(AccountsRepo, memoryAccounts(db)),
-    Context.add(KeysRepo, memoryKeys(db)),
-    Context.add(WebhooksRepo, memoryWebhooks(db)),
-    Context.add(EventsRepo, memoryEvents(db)),
-    Context.add(DeliveriesRepo, memoryDeliveries(db)),
-    Context.add(RateLimitsRepo, memoryRateLimits(db)),
-    Context.add(ProofsRepo, memoryProofs(db)),
-    Context.add(CircuitsRepo, memoryCircuits(db)),
-    Context.add(ArtifactsRepo, memoryArtifacts(db)),
-    Context.add(IdempotencyRepo, memoryIdempotency(db)),
-    Context.add(AuditRepo, memoryAudit(db)),
-    Context.add(RecoveriesRepo, memoryRecoveries(db))
-  ))
+export const MemoryStore: Layer.Layer<Storage> = Layer.scopedContext(Effect.map(openInMemory, (database) => database.store))
 
-/** A fresh, empty in-memory store per build of the layer. */
-export const MemoryStore: Layer.Layer<Storage> = Layer.effectContext(makeMemoryStore)
+/**
+ * A fresh store with its connection, as values, for tests that share one store between several
+ * layers (two "processes" over one database), wrap some of its ports, or rewrite its rows as a
+ * crashed process or a tampered database leaves them. It needs no scope: the connection is closed
+ * when nothing holds the store any more.
+ */
+export const makeMemoryDatabase: Effect.Effect<MemoryDatabase> = Effect.flatMap(
+  Scope.make(),
+  // Never closed: closing it would close the database under a store the caller still holds.
+  // better-sqlite3 frees an unreachable in-memory database with its connection.
+  (scope) => Scope.extend(openInMemory, scope)
+)
+
+/** `makeMemoryDatabase`'s store alone. */
+export const makeMemoryStore: Effect.Effect<Context.Context<Storage>> = Effect.map(makeMemoryDatabase, (database) => database.store)

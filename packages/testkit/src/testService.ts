@@ -40,7 +40,7 @@ export interface TestServiceOptions<E = never, R = never> {
   /** Seed of ids and secrets (see `SeededEntropy`). */
   readonly seed?: string | number
   readonly prover?: FakeProverOptions
-  /** Another store than the in-memory one, e.g. a SQLite one, to run the same test over it. */
+  /** Another store than SQLite in memory, e.g. a SQLite file or PostgreSQL, to run the same test over it. */
   readonly store?: Layer.Layer<Storage, E, R>
   /** Settings over the defaults; the loops poll and the retention sweeps run once a day unless given. */
   readonly webhookConfig?: Partial<WebhookConfigShape>
@@ -65,7 +65,7 @@ const A_DAY = 86_400_000
 
 /**
  * The whole service in-process, for tests of code built on mzk: the core services (`Accounts`,
- * `ApiKeys`, `Webhooks`, `Proofs`, `Circuits`, …) over the memory store, seeded entropy, the fake
+ * `ApiKeys`, `Webhooks`, `Proofs`, `Circuits`, …) over SQLite in memory, seeded entropy, the fake
  * prover and compiler, with the background loops running (proof worker, retention sweepers, webhook
  * delivery engine and recoveries, circuit builds) and webhooks sent through a scripted transport
  * (`ScriptedWebhooks`). Time is `TestClock`'s: move it with `TestClock.adjust` and every retry,

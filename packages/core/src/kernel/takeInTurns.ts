@@ -8,7 +8,7 @@
  * given, at most `limit` in all, and no owner gets a turn at or past `cap`. With `within`, only the
  * first `within.cap` candidates of each sub-group (a webhook) count at all.
  *
- * Every store computes the same pick: the in-memory store and SQLite with this function, Postgres
+ * Every store computes the same pick: SQLite with this function, Postgres
  * in SQL (a window rank per owner, plus `held`, as the sort key), so the rule is stated here once.
  */
 export const takeInTurns = <Row>(

@@ -1,4 +1,4 @@
-import { Context, Effect, FiberRef } from "effect"
+import { Context, type Effect } from "effect"
 import type { StorageError } from "./errors.js"
 
 /**
@@ -20,21 +20,3 @@ export class Transactor extends Context.Tag("@mzk/core/Transactor")<Transactor, 
    */
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
 }>() {}
-
-/**
- * After-commit bookkeeping for a store that has no transaction state of its own to keep it in (the
- * memory store): `afterCommit` for the port, and `collect` to wrap the outermost transaction (the
- * whole of it, commit included), which runs the hooks registered inside it once it has succeeded.
- * The SQL adapter keeps the hooks with its open transaction instead.
- */
-export const makeCommitHooks = () => {
-  const pending = FiberRef.unsafeMake<Array<Effect.Effect<void>> | undefined>(undefined)
-  const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-    Effect.flatMap(FiberRef.get(pending), (hooks) => (hooks === undefined ? effect : Effect.sync(() => void hooks.push(effect))))
-  const collect = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.suspend(() => {
-      const hooks: Array<Effect.Effect<void>> = []
-      return Effect.locally(transaction, pending, hooks).pipe(Effect.tap(() => Effect.forEach(hooks, (hook) => hook, { discard: true })))
-    })
-  return { afterCommit, collect }
-}

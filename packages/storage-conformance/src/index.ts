@@ -1,7 +1,7 @@
 import { layer } from "@effect/vitest"
 import type { Storage } from "@mzk/core"
 import type { Layer } from "effect"
-import { testCore } from "../coreLayer.js"
+import { testCore } from "@mzk/testkit"
 import { auditTests } from "./audit.js"
 import { circuitTests } from "./circuits.js"
 import { concurrencyTests } from "./concurrency.js"
@@ -16,15 +16,15 @@ import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
 
 export interface ConformanceOptions {
-  /** Per-test and layer build timeout in ms (default 30 s: databases start slower than memory). */
+  /** Per-test and layer build timeout in ms (default 30 s: a database server starts slower than SQLite in memory). */
   readonly timeout?: number
 }
 
 /**
  * The storage conformance suite: every repository method, transaction rollback, and the limits
- * that must hold under concurrency, run against one store layer. Every storage adapter runs it;
- * the in-memory store is its reference. Tests create their own accounts, so the store may be
- * shared by all of them (one database per run).
+ * that must hold under concurrency, run against one store layer. Both dialects run it (and so
+ * does any storage adapter of an embedder's); `@mzk/testkit`'s test store is the SQLite one. Tests
+ * create their own accounts, so the store may be shared by all of them (one database per run).
  */
 export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, E>, options: ConformanceOptions = {}) => {
   const timeout = options.timeout ?? 30_000

@@ -1,4 +1,0 @@
-import { storageConformance } from "@mzk/testkit/conformance"
-import { MemoryStore } from "@mzk/testkit"
-
-storageConformance("memory", MemoryStore)
