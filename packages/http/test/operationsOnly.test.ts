@@ -1,4 +1,4 @@
-import { makeOperationsDispatcher, type MzkRequest, Operations } from "@mzk/http"
+import { makeOperationsDispatcher, type MzkRequest, Operations, type OperationsShape } from "@mzk/http"
 import { Effect, Option } from "effect"
 import { describe, expect, it } from "vitest"
 
@@ -10,7 +10,7 @@ const request = (method: string, url: string, headers: Record<string, string> = 
   stream: () => Effect.void
 })
 
-const withMetrics = {
+const withMetrics: OperationsShape = {
   readiness: Effect.succeed({ database: { ok: false, message: "migration 12 is pending" } }),
   metrics: Option.some({ contentType: "text/plain; version=0.0.4", render: Effect.succeed("up 1\n"), authorize: (authorization) => authorization === "Bearer t0ken" }),
   accessLog: false

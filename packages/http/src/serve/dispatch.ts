@@ -39,8 +39,6 @@ import { makeEncodeError, makeRecover, recoverStage } from "./stages/recover.js"
 import { refuse } from "./stages/refuse.js"
 import { stamp } from "./stages/stamp.js"
 
-export { uploadTooLarge } from "./stages/decode.js"
-
 /** Serves one request: never fails; every error is an envelope response. */
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 

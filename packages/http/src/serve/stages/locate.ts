@@ -15,6 +15,7 @@ const requestTarget = (url: string) => {
 }
 
 const NOT_FOUND = { _tag: "NotFound" } as const
+const NONE: Readonly<Record<string, string>> = {}
 
 export interface LocateOptions<Route> {
   readonly route: (method: string, path: string) => RouteMatch<Route>
@@ -52,8 +53,8 @@ export const openRecord = <Route>(request: MzkRequest, requestId: string): Reque
   match: NOT_FOUND,
   refused: undefined,
   route: "unmatched",
-  params: {},
-  query: {},
+  params: NONE,
+  query: NONE,
   principal: undefined,
   idempotencyKey: undefined,
   fingerprintBody: "",
