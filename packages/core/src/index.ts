@@ -23,7 +23,7 @@ export * from "./accounts/repo.js"
 export * from "./accounts/service.js"
 
 export * from "./audit/config.js"
-export * from "./audit/context.js"
+export * from "./kernel/requestContext.js"
 export * from "./audit/entry.js"
 export * from "./audit/repo.js"
 export * from "./audit/service.js"

@@ -13,7 +13,7 @@ import {
   CLI_ACTOR,
   SessionAuthenticator,
   Webhooks,
-  withAuditContext
+  withRequestContext
 } from "@mzk/core"
 import { testCore } from "@mzk/testkit"
 import { Effect, Layer, Option, Redacted, TestClock } from "effect"
@@ -25,11 +25,12 @@ const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "
 
 /** An API request's context, as the dispatcher provides it. */
 const asRequest = (keyId: string) =>
-  withAuditContext({
+  withRequestContext({
     actor: { type: "api_key", id: keyId },
     request_id: "req_01m8a14j5reyhgge7tpk1ryevg",
-    ip_address: "203.0.113.7",
-    user_agent: "ci/1.0"
+    client_address: "203.0.113.7",
+    user_agent: "ci/1.0",
+    idempotency_key: null
   })
 
 const auditLog = (account: AccountId, query: Parameters<AuditLog["Type"]["list"]>[1] = {}) =>

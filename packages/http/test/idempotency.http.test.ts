@@ -173,6 +173,20 @@ describe("Idempotency-Key and the rate limits", () => {
   })
 })
 
+describe("Idempotency-Key and the RateLimit fields", () => {
+  it("the first answer carries the key's RateLimit fields; its replay, charged nothing, carries none", async () => {
+    const { key } = await h.newAccount("Windows")
+    const first = await h.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("w1") })
+    expect(first.status).toBe(202)
+    expect(first.headers.get("ratelimit")).toMatch(/^"key";r=59;t=\d+$/)
+    const replay = await h.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER, headers: withKey("w1") })
+    expect([replay.status, replayed(replay), replay.json.proof_id]).toEqual([202, "true", first.json.proof_id])
+    expect(replay.headers.get("ratelimit")).toBeNull()
+    expect(replay.headers.get("ratelimit-policy")).toBeNull()
+    expect(replay.headers.get("request-id")).not.toBe(first.headers.get("request-id"))
+  })
+})
+
 describe("Idempotency-Key and a storage failure", () => {
   it("a 503 is not kept: the retry with the same key runs anew, and its answer is the one replayed", async () => {
     // The memory store, whose next key insert once armed fails as a database that lost its disk would.

@@ -1,11 +1,11 @@
-import { Context, Effect, FiberRef, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { StorageError } from "../kernel/errors.js"
 import { type AccountId, Ids } from "../kernel/ids.js"
 import { pageOf } from "../kernel/paging.js"
 import { deleteInBatches, sweepForever } from "../kernel/sweep.js"
 import { millisFromTimestamp, now, timestampFromMillis } from "../kernel/time.js"
 import { AuditConfig } from "./config.js"
-import { AuditContext, SYSTEM_ACTOR } from "./context.js"
+import { currentRequest } from "../kernel/requestContext.js"
 import { type AuditAction, type AuditEntry, type AuditEntryRecord, type AuditTarget, type ListAuditLogQuery, toAuditEntry } from "./entry.js"
 import { AuditRepo } from "./repo.js"
 
@@ -18,7 +18,7 @@ export interface AuditLogPage {
 /**
  * The account's audit log. Services call `record` inside the transaction of the change it
  * describes, so an entry exists exactly when its change committed; who made the change and from
- * where come from the `AuditContext` of the request (`system` where there is none).
+ * where come from the `RequestContext` of the request (`system` where there is none).
  */
 export class AuditLog extends Context.Tag("@mzk/core/AuditLog")<AuditLog, {
   readonly record: (
@@ -38,16 +38,16 @@ export class AuditLog extends Context.Tag("@mzk/core/AuditLog")<AuditLog, {
 
       const record = (accountId: AccountId, action: AuditAction, target: AuditTarget, changes: AuditEntry["changes"] = null) =>
         Effect.gen(function*() {
-          const by = yield* FiberRef.get(AuditContext)
+          const by = yield* currentRequest
           const entry: AuditEntryRecord = {
             id: yield* ids.make("audit"),
             account_id: accountId,
             action,
-            actor: by?.actor ?? SYSTEM_ACTOR,
+            actor: by.actor,
             target,
-            request_id: by?.request_id ?? null,
-            ip_address: by?.ip_address ?? null,
-            user_agent: by?.user_agent ?? null,
+            request_id: by.request_id,
+            ip_address: by.client_address,
+            user_agent: by.user_agent,
             changes,
             created_at: yield* now
           }

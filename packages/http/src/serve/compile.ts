@@ -9,7 +9,7 @@ import { JSON_HEADERS, TEXT_HEADERS } from "../wire/message.js"
 import type { FormPartSpec, FormSpec } from "../wire/multipart.js"
 import { makeErrorEncoder, makeResponseBody, type ErrorEncoder } from "./encode.js"
 
-type Decode = (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+export type Decode = (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
 
 /** One endpoint, everything about it decided once: what the dispatcher runs per request. */
 export interface CompiledEndpoint {

@@ -1,0 +1,25 @@
+import type { RateLimitWindow } from "@mzk/core"
+import { Effect } from "effect"
+import type { CompiledEndpoint } from "../compile.js"
+import type { Answer, Next, RequestRecord } from "../pipeline.js"
+import type { EndpointEnv } from "./endpoint.js"
+
+/**
+ * The handler, given what the stages decoded, and its success encoded: the endpoint's status, and
+ * its body through the response schema; a metered endpoint's windows ride on the answer to `stamp`.
+ */
+export const handle = (endpoint: CompiledEndpoint): Next<RequestRecord, EndpointEnv> => {
+  const answer = (value: unknown): Answer =>
+    endpoint.empty
+      ? { status: endpoint.status, headers: {}, body: undefined }
+      : { status: endpoint.status, headers: endpoint.successHeaders, body: endpoint.successBody(value) }
+  return ({ path, payload, principal, urlParams }) => {
+    const handled = Effect.suspend(() => endpoint.handler({ principal, path, payload, urlParams } as Parameters<CompiledEndpoint["handler"]>[0]))
+    return endpoint.metered
+      ? Effect.map(handled, (result) => {
+        const metered = result as { readonly value: unknown; readonly rate_limits: ReadonlyArray<RateLimitWindow> }
+        return { ...answer(metered.value), rateLimit: metered.rate_limits }
+      })
+      : Effect.map(handled, answer)
+  }
+}
