@@ -1,4 +1,4 @@
 export * from "./artifacts/files.js"
 export * from "./catalog.js"
 export * from "./prover.js"
-export * from "./build/index.js"
+export * from "./builder/index.js"

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
-import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
-import { checkUpload, includesOf } from "../src/build/upload.js"
+import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../src/builder/compiler.js"
+import { checkUpload, includesOf } from "../src/builder/upload.js"
 import { pointOffset, twistPoints, zkeyG2 } from "../../packages/prover-native/test/zkeyFixture.js"
 
 const require = createRequire(import.meta.url)

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import solc from "solc"
 import * as snarkjs from "snarkjs"
-import { makeCircuitCompiler } from "../src/build/compiler.js"
+import { makeCircuitCompiler } from "../src/builder/compiler.js"
 
 // An uploaded circuit's whole on-chain path: built by the CircuitCompiler against a development
 // ptau, proved with snarkjs, its verifier rendered by solidityVerifier, compiled by solc and run in

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs"
 import { inG2 } from "../../packages/prover-native/test/reference.js"
 import { g2Candidate, pointOffset, VALID_COUNT, VALID_KEY, zkeyOf } from "../../packages/prover-native/test/zkeyFixture.js"
 import { buildFilesOf } from "../src/catalog.js"
-import { checkZkeyPoints, checkZkeyPointsJs } from "../src/build/zkeyPoints.mjs"
+import { checkZkeyPoints, checkZkeyPointsJs } from "../src/builder/zkeyPoints.mjs"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined
