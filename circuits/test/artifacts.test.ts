@@ -45,7 +45,8 @@ const memoryArtifacts = () => {
           chunks: Stream.make(b.subarray(0, b.length >> 1), b.subarray(b.length >> 1))
         }))
       }),
-    size: (digest) => Effect.sync(() => Option.fromNullable(bytes.get(digest)?.length))
+    size: (digest) => Effect.sync(() => Option.fromNullable(bytes.get(digest)?.length)),
+    dropAbandoned: () => Effect.succeed(0)
   })))
   return { bytes, reads, layer }
 }

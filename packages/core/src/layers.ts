@@ -16,6 +16,7 @@ import { ProofCancelWakeup, ProofWakeup } from "./proofs/wakeup.js"
 import { RateLimits } from "./rateLimits/service.js"
 import { Webhooks } from "./webhooks/service.js"
 import { EventRetentionSweeper } from "./events/sweeper.js"
+import { AbandonedStagingSweeper } from "./circuits/stagingSweeper.js"
 import { WebhookRecoveries } from "./webhooks/recovery/recoveries.js"
 import { WebhookReplay } from "./webhooks/replay.js"
 import { webhookEventSubscriber } from "./webhooks/subscriber.js"
@@ -65,5 +66,6 @@ export const CoreLoops = Layer.mergeAll(
   CircuitBuilds.layer,
   IdempotencySweeper,
   EventRetentionSweeper,
-  AuditRetentionSweeper
+  AuditRetentionSweeper,
+  AbandonedStagingSweeper
 )

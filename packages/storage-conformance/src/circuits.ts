@@ -13,7 +13,7 @@ import {
   type Timestamp,
   Transactor
 } from "@mzk/core"
-import { Chunk, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Clock, Effect, Either, Exit, Option, Scope, Stream, TestClock } from "effect"
 import { createHash } from "node:crypto"
 import type { ConformanceIt } from "./env.js"
 import { freshAccount } from "./fixtures.js"
@@ -264,6 +264,31 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       }))))
       expect(yield* artifacts.size(ended.digest)).toEqual(Option.none())
       expect((yield* artifacts.write(pieces(other, 500_000))).size).toBe(other.length)
+    }), timeout)
+
+  it.effect("artifacts: a staging area a dead process left is deleted once old; newer ones and published artifacts stay", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const old = concat([yield* uniqueBytes("abandoned"), patterned(1024 * 1024 + 3, 7)])
+      const young = concat([yield* uniqueBytes("still uploading"), patterned(200_000, 3)])
+      const kept = concat([yield* uniqueBytes("published"), patterned(1024 * 1024 + 5, 1)])
+      const keptDigest = yield* artifacts.put(kept)
+      // Scopes that are never closed, as in a process killed mid-upload: no finalizer drops them.
+      const dead = yield* Scope.make()
+      const abandoned = yield* Scope.extend(artifacts.stage(pieces(old, 400_000)), dead)
+      yield* TestClock.adjust("2 hours")
+      const live = yield* Scope.make()
+      const uploading = yield* Scope.extend(artifacts.stage(pieces(young, 64_000)), live)
+      const cutoff = at(new Date((yield* Clock.currentTimeMillis) - 3_600_000).toISOString())
+
+      expect(yield* artifacts.dropAbandoned(cutoff)).toBe(abandoned.chunks)
+      expect(yield* Effect.either(artifacts.publish(abandoned))).toMatchObject({ _tag: "Left", left: { _tag: "StorageError" } })
+      expect(yield* artifacts.dropAbandoned(cutoff)).toBe(0)
+      expect(yield* artifacts.publish(uploading)).toBe(uploading.digest)
+      expect(Option.map(yield* artifacts.get(uploading.digest), (got) => sameBytes(got, young))).toEqual(Option.some(true))
+      expect(Option.map(yield* artifacts.get(keptDigest), (got) => sameBytes(got, kept))).toEqual(Option.some(true))
+      yield* Scope.close(live, Exit.void)
+      yield* Scope.close(dead, Exit.void)
     }), timeout)
 
   it.effect("circuits: insert, then getByName, getById and list within the owning account only", () =>

@@ -1,4 +1,4 @@
-import { ArtifactsRepo, type ArtifactStreams, type Digest, StorageError, wholeArtifacts, writeChunks } from "@mzk/core"
+import { ArtifactsRepo, type ArtifactStreams, type Digest, now, StorageError, type Timestamp, wholeArtifacts, writeChunks } from "@mzk/core"
 import { Effect, Option, Stream } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { SqlConnection } from "../connection.js"
@@ -13,9 +13,11 @@ const PUBLISH_TRIES = 3
  * Staged chunks wait in `artifact_chunks` under a staging id in the digest column: no `artifacts`
  * row names it, so no reader finds them, and publishing renames them in one statement instead of
  * copying them (no schema change was needed). A process that dies mid-upload leaves its staging
- * rows behind: the id begins with `staging:` so an operator can find them.
+ * rows behind; their id names when the stage began (`staging:<timestamp>:<random>`, sorting as
+ * text in time order), so `dropAbandoned` finds the old ones with one range over the primary key.
  */
-const stagingId = () => `staging:${randomBytes(16).toString("hex")}`
+const STAGING = "staging:"
+const stagingId = (at: Timestamp) => `${STAGING}${at}:${randomBytes(16).toString("hex")}`
 
 const sha256 = () => {
   const hash = createHash("sha256")
@@ -29,7 +31,7 @@ export const sqlArtifacts = (conn: SqlConnection) => {
 
   const stage: ArtifactStreams["stage"] = (chunks) =>
     Effect.gen(function*() {
-      const staging = stagingId()
+      const staging = stagingId(yield* now)
       // Outside a transaction each chunk commits on its own, so an upload never holds the
       // database's write lock while the client sends; inside one, the rollback drops them anyway.
       yield* Effect.addFinalizer(() =>
@@ -107,5 +109,9 @@ export const sqlArtifacts = (conn: SqlConnection) => {
     conn.first((db) => db.selectFrom("artifacts").select("size").where("digest", "=", digest))
       .pipe(Effect.map(Option.map((row) => Number(row.size))))
 
-  return ArtifactsRepo.of(wholeArtifacts({ stage, publish, read, size }))
+  // A digest is lowercase hex, so no published artifact falls in the range of the staging ids.
+  const dropAbandoned: ArtifactStreams["dropAbandoned"] = (before) =>
+    conn.affected((db) => db.deleteFrom("artifact_chunks").where("digest", ">=", STAGING).where("digest", "<", `${STAGING}${before}`))
+
+  return ArtifactsRepo.of(wholeArtifacts({ stage, publish, read, size, dropAbandoned }))
 }

@@ -1,5 +1,6 @@
 import { Effect, Option, type Scope, Stream } from "effect"
 import type { StorageError } from "../kernel/errors.js"
+import type { Timestamp } from "../kernel/time.js"
 import type { Digest } from "./circuit.js"
 
 /**
@@ -38,6 +39,12 @@ export interface ArtifactStreams {
   readonly read: (digest: Digest) => Effect.Effect<Option.Option<ArtifactReader>, StorageError>
   /** The stored size of `digest` in bytes; none when unknown. */
   readonly size: (digest: Digest) => Effect.Effect<Option.Option<number>, StorageError>
+  /**
+   * Deletes the staging areas begun before `before` that were neither published nor dropped: what
+   * a process killed mid-upload leaves behind (its scope never ended, so nothing else ever would).
+   * Returns how many chunks it deleted.
+   */
+  readonly dropAbandoned: (before: Timestamp) => Effect.Effect<number, StorageError>
 }
 
 /**

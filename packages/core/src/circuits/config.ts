@@ -19,6 +19,13 @@ export interface CircuitsConfigShape {
   readonly pollIntervalMs: number
   /** Claims of one build before it is failed as `internal` (a build that keeps killing workers). */
   readonly maxAttempts: number
+  /**
+   * A staging area older than this was left by a process that died mid-upload (an upload that
+   * takes this long has long been cut off by the HTTP server) and is deleted by the sweep, which
+   * runs every `stagingSweepIntervalMs`.
+   */
+  readonly abandonedStagingMs: number
+  readonly stagingSweepIntervalMs: number
 }
 
 export const DEFAULT_CIRCUITS_CONFIG: CircuitsConfigShape = {
@@ -30,7 +37,9 @@ export const DEFAULT_CIRCUITS_CONFIG: CircuitsConfigShape = {
   buildMemoryBytes: 4 * 1024 * 1024 * 1024,
   leaseMarginMs: 60_000,
   pollIntervalMs: 1_000,
-  maxAttempts: 3
+  maxAttempts: 3,
+  abandonedStagingMs: 24 * 3_600_000,
+  stagingSweepIntervalMs: 3_600_000
 }
 
 export class CircuitsConfig extends Context.Reference<CircuitsConfig>()("@mzk/core/CircuitsConfig", {
