@@ -206,6 +206,7 @@ describe("process exit", () => {
     const src = (file: string) => JSON.stringify(new URL(`../src/${file}`, import.meta.url).href)
     const script = `
       import { ArtifactsRepo, Prover } from "@mzk/core"
+      import { artifactsInMap } from "@mzk/testkit"
       import { Effect, Layer, Option } from "effect"
       import { ArtifactFilesLive } from ${src("artifacts/files.ts")}
       import { builtinCircuit } from ${src("catalog.ts")}
