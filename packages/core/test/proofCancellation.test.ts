@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts,
+  actingFor,
   type AccountId,
   ApiKeys,
   DEFAULT_LIMITS,
@@ -75,7 +76,9 @@ const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "
 const eventsOf = (accountId: AccountId, type: string) =>
   Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => page.items.filter((e) => e.type === type))
 
-const windowsOf = (principal: Principal) => Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal.account_id, { proofs: 0 }))
+// As the principal's request: a key's minute is charged to the key the request context names.
+const windowsOf = (principal: Principal) =>
+  Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal.account_id, { proofs: 0 })).pipe(actingFor(principal))
 const remaining = (principal: Principal, policy: "key" | "daily") =>
   Effect.map(windowsOf(principal), (windows) => windows.find((w) => w.policy === policy)?.remaining)
 
@@ -89,7 +92,7 @@ describe("Proof cancellation on TestClock", () => {
       const principal = yield* keys.authenticate((yield* keys.create(account.account_id, { name: "ci" })).secret)
       const proofs = yield* Proofs
       yield* TestClock.adjust("5 seconds")
-      const queued = yield* proofs.create(principal.account_id, multiplier(11))
+      const queued = yield* proofs.create(principal.account_id, multiplier(11)).pipe(actingFor(principal))
       expect(yield* remaining(principal, "daily")).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 1)
       const keyLeft = yield* remaining(principal, "key")
 
