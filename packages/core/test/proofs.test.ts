@@ -12,6 +12,7 @@ import {
   EventsRepo,
   Limits,
   ListProofsQuery,
+  metered,
   type Principal,
   type Prover,
   ProofLoops,
@@ -24,7 +25,7 @@ import {
   StorageError,
   type Timestamp,
   validateCircuitInputs
-, metered } from "@mzk/core"
+} from "@mzk/core"
 import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryDatabase, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
