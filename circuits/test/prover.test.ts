@@ -182,7 +182,7 @@ describe("Proofs over the real prover", () => {
       const account = yield* (yield* Accounts).create({ name: "e2e" })
       const principal: Principal = { account_id: account.id, scopes: SCOPES, via: { kind: "session" } }
       const proofs = yield* Proofs
-      const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: 6, b: "7" } })
+      const value = yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: 6, b: "7" } })
       const done = yield* proofs.get(account.id, value.proof_id).pipe(
         Effect.filterOrFail((p) => p.status === "completed" || p.status === "failed", () => "not settled yet"),
         Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("20 seconds")))
@@ -190,7 +190,7 @@ describe("Proofs over the real prover", () => {
       expect(done).toMatchObject({ status: "completed", public_inputs: { c: "42" } })
       const proof = Option.getOrThrow(decodeProofBlob(done.proof_blob!))
       expect(yield* Effect.promise(() => snarkjs.groth16.verify(vkeyOf("multiplier"), ["42"], proof))).toBe(true)
-      expect((yield* proofs.verify(principal, value.proof_id)).value.valid).toBe(true)
+      expect((yield* proofs.verify(principal.account_id, value.proof_id)).valid).toBe(true)
       const events = (yield* (yield* EventsRepo).list(account.id, { limit: 10 })).items.map((e) => e.type)
       expect(events).toEqual(["proof.completed", "proof.verified"])
     }).pipe(Effect.provide(ProofLoops.pipe(

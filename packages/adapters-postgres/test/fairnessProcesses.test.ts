@@ -97,11 +97,11 @@ describePostgres("tenant fairness across two worker processes on one Postgres da
       const mine = yield* Effect.gen(function*() {
         const proofs = yield* Proofs
         for (const from of [0, 100]) {
-          yield* proofs.createBatch(principal(busy), {
+          yield* proofs.createBatch(principal(busy).account_id, {
             proofs: Array.from({ length: 100 }, (_, i) => ({ type: "multiplier", inputs: { a: String(from + i + 2), b: "3" } }))
           })
         }
-        return (yield* proofs.create(principal(quiet), { type: "multiplier", inputs: { a: "7", b: "6" } })).value
+        return (yield* proofs.create(principal(quiet).account_id, { type: "multiplier", inputs: { a: "7", b: "6" } }))
       }).pipe(Effect.provide(core))
 
       let mostRunning = 0

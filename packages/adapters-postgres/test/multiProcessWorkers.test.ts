@@ -68,10 +68,10 @@ describePostgres("Postgres workers across processes", () => {
       // Queued through the service, as the API does: two batches of 100 (the largest allowed).
       const proofs = yield* Effect.flatMap(Proofs, (p) =>
         Effect.forEach([0, 1], (batch) =>
-          p.createBatch(principal, {
+          p.createBatch(principal.account_id, {
             proofs: Array.from({ length: 100 }, (_, i) => ({ type: "multiplier", inputs: { a: String(batch * 100 + i + 2), b: "3" } }))
           }))).pipe(Effect.provide(core))
-      const ids = proofs.flatMap((b) => b.value.proofs.map((p) => p.proof_id))
+      const ids = proofs.flatMap((b) => b.proofs.map((p) => p.proof_id))
       expect(new Set(ids).size).toBe(200)
 
       yield* eventually(
@@ -151,9 +151,9 @@ describePostgres("Postgres workers across processes", () => {
       // before. 30 s leave worker B's start (a node process: seconds on a loaded machine) inside it.
       const a = yield* startProofWorker(url, { proveMs: 120_000, timeoutMs: 30_000, leaseMarginMs: 0, pollIntervalMs: 200 })
       yield* a.ready
-      const created = yield* Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "5" } }))
+      const created = yield* Effect.flatMap(Proofs, (p) => p.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "5" } }))
         .pipe(Effect.provide(core))
-      const id = created.value.proof_id
+      const id = created.proof_id
 
       type Row = { status: string; attempts: number; lease_expires_at: string | null; started_at: string | null; proof_blob: string | null }
       const proof = query<Row>("select status, attempts, lease_expires_at, started_at, proof_blob from proofs where id = $1", [id])

@@ -46,7 +46,7 @@ describePostgres("Postgres wake-ups across processes", () => {
       }))
 
       const proofFiber = yield* Effect.fork(proofWoken)
-      yield* inWriter(Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "5" } })))
+      yield* inWriter(Effect.flatMap(Proofs, (p) => p.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "5" } })))
       const proofWake = yield* proofFiber.await.pipe(Effect.timeout("3 seconds"))
       expect(proofWake._tag).toBe("Success")
 
@@ -67,12 +67,12 @@ describePostgres("Postgres wake-ups across processes", () => {
       // A running proof canceled by one process wakes the other's proof worker to check its claims;
       // a queued one canceled concerns no worker and wakes none.
       const cancelWakeup = Context.get(listener, ProofCancelWakeup)
-      const request = inWriter(Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "5" } })))
-      const running = (yield* request).value.proof_id
+      const request = inWriter(Effect.flatMap(Proofs, (p) => p.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "5" } })))
+      const running = (yield* request).proof_id
       // Claimed as a worker would (with the one queued above), and then another queued.
       yield* inWriter(Effect.flatMap(ProofsRepo, (repo) =>
         Effect.flatMap(now, (at) => repo.claimNext({ now: at, leaseUntil: at, maxRunningPerAccount: 10, limit: 10 }))))
-      const queued = (yield* request).value.proof_id
+      const queued = (yield* request).proof_id
       yield* Effect.sleep("300 millis")
       yield* cancelWakeup.clear
       yield* inWriter(Effect.flatMap(Proofs, (p) => p.cancel(account.id, queued)))

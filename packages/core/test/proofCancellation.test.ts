@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts,
+  actingFor,
   type AccountId,
   ApiKeys,
   DEFAULT_LIMITS,
@@ -75,7 +76,9 @@ const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "
 const eventsOf = (accountId: AccountId, type: string) =>
   Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => page.items.filter((e) => e.type === type))
 
-const windowsOf = (principal: Principal) => Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal, { proofs: 0 }))
+// As the principal's request: a key's minute is charged to the key the request context names.
+const windowsOf = (principal: Principal) =>
+  Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal.account_id, { proofs: 0 })).pipe(actingFor(principal))
 const remaining = (principal: Principal, policy: "key" | "daily") =>
   Effect.map(windowsOf(principal), (windows) => windows.find((w) => w.policy === policy)?.remaining)
 
@@ -89,7 +92,7 @@ describe("Proof cancellation on TestClock", () => {
       const principal = yield* keys.authenticate((yield* keys.create(account.account_id, { name: "ci" })).secret)
       const proofs = yield* Proofs
       yield* TestClock.adjust("5 seconds")
-      const { value: queued } = yield* proofs.create(principal, multiplier(11))
+      const queued = yield* proofs.create(principal.account_id, multiplier(11)).pipe(actingFor(principal))
       expect(yield* remaining(principal, "daily")).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 1)
       const keyLeft = yield* remaining(principal, "key")
 
@@ -122,11 +125,11 @@ describe("Proof cancellation on TestClock", () => {
       const principal = yield* newAccount
       const other = yield* newAccount
       const proofs = yield* Proofs
-      const completed = (yield* proofs.create(principal, multiplier(11))).value
-      const failed = (yield* proofs.create(principal, { type: "multiplier", inputs: { a: "1", b: "7" } })).value
+      const completed = (yield* proofs.create(principal.account_id, multiplier(11)))
+      const failed = (yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "1", b: "7" } }))
       yield* settle
       yield* advance("100 millis")
-      const canceled = (yield* proofs.create(principal, multiplier(12))).value
+      const canceled = (yield* proofs.create(principal.account_id, multiplier(12)))
       yield* proofs.cancel(principal.account_id, canceled.proof_id)
       for (const [proof, status] of [[completed, "completed"], [failed, "failed"], [canceled, "canceled"]] as const) {
         const error = yield* Effect.flip(proofs.cancel(principal.account_id, proof.proof_id))
@@ -149,8 +152,8 @@ describe("Proof cancellation on TestClock", () => {
       const proofs = yield* Proofs
       const log = yield* ProverLog
       const worker = yield* ProofWorker
-      const long = (yield* proofs.create(principal, multiplier(11))).value
-      const next = (yield* proofs.create(principal, multiplier(12))).value
+      const long = (yield* proofs.create(principal.account_id, multiplier(11)))
+      const next = (yield* proofs.create(principal.account_id, multiplier(12)))
       yield* settle
       yield* advance("3 seconds")
       expect((yield* proofs.get(principal.account_id, long.proof_id)).status).toBe("running")
@@ -178,7 +181,7 @@ describe("Proof cancellation on TestClock", () => {
       const workerCore = yield* Layer.build(withLoops({ duration: "1 minute" }, { claimCheckIntervalMs: 2_000 }, store))
       const apiCore = yield* Layer.build(testCore(store, { seed: "api" }))
       const principal = yield* newAccount.pipe(Effect.provide(apiCore))
-      const { value } = yield* Effect.flatMap(Proofs, (p) => p.create(principal, multiplier(11))).pipe(Effect.provide(apiCore))
+      const value = yield* Effect.flatMap(Proofs, (p) => p.create(principal.account_id, multiplier(11))).pipe(Effect.provide(apiCore))
       // Nor is the worker nudged by the insert: it claims at its next poll, at 1 s.
       yield* settle
       yield* advance("1 second")
@@ -204,7 +207,7 @@ describe("Proof cancellation on TestClock", () => {
       const checks = yield* ClaimChecks
       yield* advance("1 hour")
       expect(yield* Ref.get(checks)).toBe(0)
-      yield* proofs.create(principal, multiplier(11))
+      yield* proofs.create(principal.account_id, multiplier(11))
       yield* settle
       // A 10.5 s proof, checked every second while it runs.
       for (let i = 0; i < 11; i++) yield* advance("1 second")
@@ -220,7 +223,7 @@ describe("Proof cancellation on TestClock", () => {
       const other = yield* newAccount
       const proofs = yield* Proofs
       const log = yield* ProverLog
-      const { value: batch } = yield* proofs.createBatch(principal, { proofs: [multiplier(2), { type: "multiplier", inputs: { a: "1", b: "5" } }, multiplier(4), multiplier(5)] })
+      const batch = yield* proofs.createBatch(principal.account_id, { proofs: [multiplier(2), { type: "multiplier", inputs: { a: "1", b: "5" } }, multiplier(4), multiplier(5)] })
       const ids = batch.proofs.map((p) => p.proof_id)
       // Two run at once: the first completes, the second fails (a constraint), then two more run.
       yield* settle
@@ -256,9 +259,9 @@ describe("Proof cancellation on TestClock", () => {
       const principal = yield* newAccount
       const proofs = yield* Proofs
       yield* TestClock.adjust("23 hours")
-      const yesterday = (yield* proofs.create(principal, multiplier(11))).value
+      const yesterday = (yield* proofs.create(principal.account_id, multiplier(11)))
       yield* TestClock.adjust("2 hours")
-      const today = (yield* proofs.create(principal, multiplier(12))).value
+      const today = (yield* proofs.create(principal.account_id, multiplier(12)))
       expect(yield* remaining(principal, "daily")).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 1)
       yield* proofs.cancel(principal.account_id, yesterday.proof_id)
       expect(yield* remaining(principal, "daily")).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 1)
@@ -270,7 +273,7 @@ describe("Proof cancellation on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const { value } = yield* proofs.create(principal, multiplier(11))
+      const value = yield* proofs.create(principal.account_id, multiplier(11))
       const canceled = yield* proofs.cancel(principal.account_id, value.proof_id)
       expect(canceled.expires_at).toBe("1970-01-31T00:00:00.000Z")
       yield* advance("29 days")

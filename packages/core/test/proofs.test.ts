@@ -12,6 +12,7 @@ import {
   EventsRepo,
   Limits,
   ListProofsQuery,
+  metered,
   type Principal,
   type Prover,
   ProofLoops,
@@ -70,7 +71,7 @@ const statuses = (accountId: AccountId) =>
 /** A multiplier proof (3 × 11) queued and worked to completion by the fake prover (100 ms). */
 const completedProof = (principal: Principal) =>
   Effect.gen(function*() {
-    const { value } = yield* (yield* Proofs).create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
+    const value = yield* (yield* Proofs).create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "11" } })
     yield* settle
     yield* advance("100 millis")
     return value
@@ -78,7 +79,7 @@ const completedProof = (principal: Principal) =>
 
 const dailyRemaining = (principal: Principal) =>
   Effect.map(
-    Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal, { proofs: 0 })),
+    Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal.account_id, { proofs: 0 })),
     (windows) => windows.find((w) => w.policy === "daily")?.remaining
   )
 
@@ -112,7 +113,7 @@ describe("Proofs: validation before anything is queued", () => {
       Effect.gen(function*() {
         const principal = yield* newAccount
         const proofs = yield* Proofs
-        const error = yield* Effect.flip(Effect.flatMap(decodeCreate(body), (input) => proofs.create(principal, input)))
+        const error = yield* Effect.flip(Effect.flatMap(decodeCreate(body), (input) => proofs.create(principal.account_id, input)))
         if (error._tag !== "InvalidRequest") return expect.fail(`expected InvalidRequest, got ${error._tag}`)
         expect(error.details?.map((d) => d.path)).toEqual(paths)
         expect((yield* (yield* Proofs).list(principal.account_id, {})).total).toBe(0)
@@ -123,10 +124,10 @@ describe("Proofs: validation before anything is queued", () => {
   it.effect("valid inputs are normalised to canonical decimal strings; public inputs are known at once", () =>
     Effect.gen(function*() {
       const principal = yield* newAccount
-      const { value, rate_limits } = yield* (yield* Proofs).create(principal, {
+      const { value, rate_limits } = yield* metered((yield* Proofs).create(principal.account_id, {
         type: "range",
         inputs: { value: 7, min: "0", max: (2n ** 64n - 1n).toString() }
-      })
+      }))
       expect(value).toMatchObject({ type: "range", circuit: "range", status: "queued", proof_blob: null, error: null })
       expect(value.public_inputs).toEqual({ min: "0", max: "18446744073709551615" })
       expect(rate_limits.find((w) => w.policy === "daily")?.remaining).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 1)
@@ -143,7 +144,7 @@ describe("Proofs: batches", () => {
       const principal = yield* newAccount
       const proofs = yield* Proofs
       const items = [good, good, good, { type: "multiplier", inputs: { a: "x", b: "5" } }, { type: "nope", inputs: {} }]
-      const error = yield* Effect.flip(proofs.createBatch(principal, { proofs: items }))
+      const error = yield* Effect.flip(proofs.createBatch(principal.account_id, { proofs: items }))
       if (error._tag !== "InvalidRequest") return expect.fail(error._tag)
       expect(error.details?.map((d) => d.path)).toEqual(["proofs.3.inputs.a", "proofs.4.type"])
       expect((yield* proofs.list(principal.account_id, {})).total).toBe(0)
@@ -155,12 +156,12 @@ describe("Proofs: batches", () => {
       const principal = yield* newAccount
       const proofs = yield* Proofs
       for (const n of [0, 101]) {
-        const error = yield* Effect.flip(proofs.createBatch(principal, { proofs: Array(n).fill(good) }))
+        const error = yield* Effect.flip(proofs.createBatch(principal.account_id, { proofs: Array(n).fill(good) }))
         expect(error).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "proofs" }] })
       }
-      expect((yield* Effect.flip(Effect.flatMap(decodeBatch({ items: [good] }), (input) => proofs.createBatch(principal, input))))._tag)
+      expect((yield* Effect.flip(Effect.flatMap(decodeBatch({ items: [good] }), (input) => proofs.createBatch(principal.account_id, input))))._tag)
         .toBe("InvalidRequest")
-      const { value, rate_limits } = yield* proofs.createBatch(principal, { proofs: Array(100).fill(good) })
+      const { value, rate_limits } = yield* metered(proofs.createBatch(principal.account_id, { proofs: Array(100).fill(good) }))
       expect(value.batch_id).toMatch(/^batch_/)
       expect(value.proofs.length).toBe(100)
       expect(new Set(value.proofs.map((p) => p.proof_id)).size).toBe(100)
@@ -172,8 +173,8 @@ describe("Proofs: batches", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      yield* proofs.createBatch(principal, { proofs: Array(3).fill(good) })
-      const error = yield* Effect.flip(proofs.createBatch(principal, { proofs: Array(3).fill(good) }))
+      yield* proofs.createBatch(principal.account_id, { proofs: Array(3).fill(good) })
+      const error = yield* Effect.flip(proofs.createBatch(principal.account_id, { proofs: Array(3).fill(good) }))
       expect(error).toMatchObject({ _tag: "RateLimitExceeded", policy: "daily" })
       expect((yield* proofs.list(principal.account_id, {})).total).toBe(3)
     }).pipe(
@@ -184,7 +185,7 @@ describe("Proofs: batches", () => {
   it.effect("the quota is charged in the insert's transaction: a failed insert costs nothing", () =>
     Effect.gen(function*() {
       const principal = yield* newAccount
-      const error = yield* Effect.flip((yield* Proofs).create(principal, good))
+      const error = yield* Effect.flip((yield* Proofs).create(principal.account_id, good))
       expect(error._tag).toBe("StorageError")
       expect(yield* dailyRemaining(principal)).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount)
     }).pipe(Effect.provide(testCore(Layer.effectContext(Effect.map(makeMemoryStore, (ctx) =>
@@ -202,7 +203,7 @@ describe("Proofs: get, list", () => {
       const other = yield* newAccount
       const proofs = yield* Proofs
       const made = []
-      for (let i = 0; i < 3; i++) made.push((yield* proofs.create(principal, { type: "multiplier", inputs: { a: "2", b: String(i + 2) } })).value)
+      for (let i = 0; i < 3; i++) made.push((yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "2", b: String(i + 2) } })))
       expect(yield* proofs.get(principal.account_id, made[1]!.proof_id)).toEqual(made[1])
       expect((yield* Effect.flip(proofs.get(other.account_id, made[1]!.proof_id)))._tag).toBe("ProofNotFound")
       expect((yield* Effect.flip(proofs.get(principal.account_id, "proof_nope")))._tag).toBe("ProofNotFound")
@@ -223,7 +224,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const { value: queued } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
+      const queued = yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "11" } })
       yield* settle
       expect((yield* proofs.get(principal.account_id, queued.proof_id)).status).toBe("running")
       yield* advance("250 millis")
@@ -252,7 +253,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       const firstScope = yield* Scope.make()
       const first = yield* Layer.buildWithScope(core, firstScope)
       const principal = yield* newAccount.pipe(Effect.provide(first))
-      const { value: queued } = yield* Effect.flatMap(Proofs, (p) => p.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } }))
+      const queued = yield* Effect.flatMap(Proofs, (p) => p.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "11" } }))
         .pipe(Effect.provide(first))
       yield* settle
       const stored = (ctx: Context.Context<ProofsRepo>) =>
@@ -273,10 +274,10 @@ describe("Proofs: the lifecycle on TestClock", () => {
       const busy = yield* newAccount
       const other = yield* newAccount
       const proofs = yield* Proofs
-      for (let i = 0; i < 11; i++) yield* proofs.create(busy, { type: "multiplier", inputs: { a: "2", b: String(i + 2) } })
+      for (let i = 0; i < 11; i++) yield* proofs.create(busy.account_id, { type: "multiplier", inputs: { a: "2", b: String(i + 2) } })
       yield* settle
       expect(yield* statuses(busy.account_id)).toEqual({ running: 10, queued: 1 })
-      yield* proofs.create(other, { type: "multiplier", inputs: { a: "2", b: "3" } })
+      yield* proofs.create(other.account_id, { type: "multiplier", inputs: { a: "2", b: "3" } })
       yield* settle
       expect(yield* statuses(other.account_id)).toEqual({ running: 1 })
       yield* advance("9999 millis")
@@ -292,7 +293,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const { value } = yield* proofs.create(principal, { type: "range", inputs: { value: "5", min: "1", max: "9" } })
+      const value = yield* proofs.create(principal.account_id, { type: "range", inputs: { value: "5", min: "1", max: "9" } })
       yield* settle
       yield* advance("59999 millis")
       expect((yield* proofs.get(principal.account_id, value.proof_id)).status).toBe("running")
@@ -315,8 +316,8 @@ describe("Proofs: the lifecycle on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const a = (yield* proofs.create(principal, { type: "multiplier", inputs: { a: 1, b: 7 } })).value
-      const b = (yield* proofs.create(principal, { type: "range", inputs: { value: 3, min: 5, max: 9 } })).value
+      const a = (yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: 1, b: 7 } }))
+      const b = (yield* proofs.create(principal.account_id, { type: "range", inputs: { value: 3, min: 5, max: 9 } }))
       expect([a.status, b.status]).toEqual(["queued", "queued"])
       yield* settle
       yield* advance("1 second")
@@ -335,9 +336,9 @@ describe("Proofs: the lifecycle on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const first = (yield* proofs.create(principal, { type: "multiplier", inputs: { a: "2", b: "3" } })).value
+      const first = (yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "2", b: "3" } }))
       yield* settle
-      const second = (yield* proofs.create(principal, { type: "multiplier", inputs: { a: "2", b: "13" } })).value
+      const second = (yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "2", b: "13" } }))
       yield* settle
       yield* advance("1 second")
       expect((yield* proofs.get(principal.account_id, first.proof_id)).error).toEqual({ code: "internal", message: "worker crashed" })
@@ -352,7 +353,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       const principal = yield* newAccount
       const proofs = yield* Proofs
       const before = (yield* dailyRemaining(principal))!
-      const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
+      const value = yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "11" } })
       expect(yield* dailyRemaining(principal)).toBe(before - 1)
       yield* settle
       yield* advance("100 millis")
@@ -366,7 +367,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       // A proof that verifies completes and stays charged; so does one the inputs made fail.
       const next = yield* completedProof(principal)
       expect((yield* proofs.get(principal.account_id, next.proof_id)).status).toBe("completed")
-      const violated = (yield* proofs.create(principal, { type: "multiplier", inputs: { a: "1", b: "11" } })).value
+      const violated = (yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "1", b: "11" } }))
       yield* settle
       yield* advance("100 millis")
       expect((yield* proofs.get(principal.account_id, violated.proof_id)).error?.code).toBe("constraint_violation")
@@ -394,7 +395,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       const [event] = ofType(yield* eventsOf(principal.account_id), "proof.expired")
       expect(event?.data).toMatchObject({ proof_id: value.proof_id, circuit: "multiplier", status: "expired", created_at: value.created_at })
       expect((event?.data.expired_at as string) >= completed.expires_at!).toBe(true)
-      expect((yield* Effect.flip(proofs.verify(principal, value.proof_id)))._tag).toBe("ProofNotReady")
+      expect((yield* Effect.flip(proofs.verify(principal.account_id, value.proof_id)))._tag).toBe("ProofNotReady")
     }).pipe(Effect.provide(withLoops({}, { pollIntervalMs: 86_400_000, sweepIntervalMs: 21_600_000 }))))
 
   it.effect("a dead worker's proof is taken over when its lease lapses; one that keeps dying fails as internal", () =>
@@ -403,8 +404,8 @@ describe("Proofs: the lifecycle on TestClock", () => {
       yield* Effect.gen(function*() {
         const principal = yield* newAccount
         const proofs = yield* Proofs
-        const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
-        const { value: doomed } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "12" } })
+        const value = yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "11" } })
+        const doomed = yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "12" } })
         // Rows as a crashed process leaves them: running, with a lease that runs out in 10 s.
         const lease = "1970-01-01T00:00:10.000Z" as Timestamp
         for (const [id, attempts] of [[value.proof_id, 1], [doomed.proof_id, DEFAULT_PROOFS_CONFIG.maxAttempts]] as const) {
@@ -426,18 +427,18 @@ describe("Proofs: the lifecycle on TestClock", () => {
     Effect.gen(function*() {
       const principal = yield* newAccount
       const proofs = yield* Proofs
-      const { value } = yield* proofs.create(principal, { type: "multiplier", inputs: { a: "3", b: "11" } })
-      expect((yield* Effect.flip(proofs.verify(principal, value.proof_id)))._tag).toBe("ProofNotReady")
+      const value = yield* proofs.create(principal.account_id, { type: "multiplier", inputs: { a: "3", b: "11" } })
+      expect((yield* Effect.flip(proofs.verify(principal.account_id, value.proof_id)))._tag).toBe("ProofNotReady")
       yield* settle
       yield* advance("100 millis")
-      const { value: verification, rate_limits } = yield* proofs.verify(principal, value.proof_id)
+      const { value: verification, rate_limits } = yield* metered(proofs.verify(principal.account_id, value.proof_id))
       expect(verification).toEqual({ proof_id: value.proof_id, circuit: "multiplier", valid: true, verified_at: "1970-01-01T00:00:00.100Z" })
       expect(rate_limits.map((w) => w.policy)).toEqual(["daily"])
       const [event] = ofType(yield* eventsOf(principal.account_id), "proof.verified")
       expect(event?.data).toEqual(verification)
-      expect((yield* Effect.flip(proofs.verify(principal, "proof_00000000000000000000000000")))._tag).toBe("ProofNotFound")
+      expect((yield* Effect.flip(proofs.verify(principal.account_id, "proof_00000000000000000000000000")))._tag).toBe("ProofNotFound")
       const other = yield* newAccount
-      expect((yield* Effect.flip(proofs.verify(other, value.proof_id)))._tag).toBe("ProofNotFound")
+      expect((yield* Effect.flip(proofs.verify(other.account_id, value.proof_id)))._tag).toBe("ProofNotFound")
     }).pipe(Effect.provide(withLoops())))
 
   it.effect("verify reports a tampered stored proof as invalid", () =>
@@ -451,7 +452,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
         yield* connection.affected((db) =>
           db.updateTable("proofs").set({ public_inputs: JSON.stringify({ c: "34" }) }).where("id", "=", value.proof_id)
         )
-        expect((yield* proofs.verify(principal, value.proof_id)).value.valid).toBe(false)
+        expect((yield* proofs.verify(principal.account_id, value.proof_id)).valid).toBe(false)
       }).pipe(Effect.provide(withLoops({}, {}, Layer.succeedContext(store))))
     }))
 })

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { actingFor, type AccountId, ApiKeys, metered, Proofs } from "@mzk/core"
 import { apiPath, mountedPath } from "@mzk/http"
+import { Effect, Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createMzk, type Mzk } from "../src/createMzk.js"
 import { root } from "./processes.js"
@@ -92,6 +94,28 @@ describe("createMzk", () => {
       await api.stop()
     }
   }, 120_000)
+
+  it("the embedder's own proofs.create needs no request: as system it charges the day only; actingFor charges the key", async () => {
+    const mzk = await createMzk({ database: "sqlite::memory:", workers: false })
+    try {
+      const { account_id, api_key } = await mzk.createAccount({ name: "Embedder" })
+      const input = { type: "multiplier", inputs: { a: 2, b: 3 } }
+      const create = Effect.flatMap(Proofs, (p) => metered(p.create(account_id as AccountId, input)))
+      const asSystem = await mzk.runtime.runPromise(create)
+      expect(asSystem.value.status).toBe("queued")
+      expect(asSystem.rate_limits.map((w) => [w.policy, w.remaining])).toEqual([["daily", 4999]])
+      const principal = await mzk.runtime.runPromise(Effect.flatMap(ApiKeys, (k) => k.authenticate(Redacted.make(api_key))))
+      const asKey = await mzk.runtime.runPromise(actingFor(principal)(create))
+      expect(asKey.rate_limits.map((w) => [w.policy, w.remaining])).toEqual([["key", 59], ["daily", 4998]])
+      // A request with the same key shares that minute: the context the pipeline sets names the same key.
+      const call = nextRoute(mzk.fetch, api_key)
+      expect((await call("POST", "/api/v1/proofs", input)).status).toBe(202)
+      const after = await mzk.runtime.runPromise(actingFor(principal)(create))
+      expect(after.rate_limits.map((w) => [w.policy, w.remaining])).toEqual([["key", 57], ["daily", 4996]])
+    } finally {
+      await mzk.stop()
+    }
+  })
 
   it("takes the application's session check as a plain function", async () => {
     const sessions = new Map<string, string>()

@@ -167,7 +167,7 @@ describe("prebuilt uploads over a real port", () => {
         expect(yield* (yield* CircuitsRepo).insert(circuit, { maxCircuits: 100, maxCompiling: 100 })).toEqual(Either.right({ replaced: null }))
       }).pipe(Effect.provide(context))
       const principal: Principal = { account_id: account, scopes: SCOPES, via: { kind: "session" } }
-      const dailyRemaining = Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal, { proofs: 0 })).pipe(
+      const dailyRemaining = Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal.account_id, { proofs: 0 })).pipe(
         Effect.map((windows) => windows.find((w) => w.policy === "daily")!.remaining),
         Effect.provide(context)
       )

@@ -1,5 +1,5 @@
 import { expect } from "@effect/vitest"
-import { ApiKeys, DEFAULT_LIMITS, RateLimits, WebhooksRepo } from "@mzk/core"
+import { actingFor, ApiKeys, DEFAULT_LIMITS, RateLimits, WebhooksRepo } from "@mzk/core"
 import { Effect, Either } from "effect"
 import type { ConformanceIt } from "./env.js"
 import { freshAccount, webhookRecord } from "./fixtures.js"
@@ -60,12 +60,12 @@ export const concurrencyTests = (it: ConformanceIt, timeout: number) => {
       const principal = yield* keys.authenticate(created.secret)
       const limiter = yield* RateLimits
       const results = yield* Effect.all(
-        Array.from({ length: 200 }, () => Effect.either(limiter.admitProofRequest(principal, { proofs: 1 }))),
+        Array.from({ length: 200 }, () => Effect.either(actingFor(principal)(limiter.admitProofRequest(principal.account_id, { proofs: 1 })))),
         { concurrency: "unbounded" }
       )
       expect(tally(results)).toEqual({ ok: 60, RateLimitExceeded: 140 })
       // The daily quota was charged for the admitted requests only.
-      const next = yield* Effect.flip(limiter.admitProofRequest(principal, { proofs: 1 }))
+      const next = yield* Effect.flip(actingFor(principal)(limiter.admitProofRequest(principal.account_id, { proofs: 1 })))
       if (next._tag !== "RateLimitExceeded") return expect.fail(`expected a rate limit, got ${next._tag}`)
       expect(next.windows.find((w) => w.policy === "daily")?.remaining).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 60)
     }), timeout)

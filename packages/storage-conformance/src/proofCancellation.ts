@@ -23,7 +23,7 @@ const sessionOf = (account_id: AccountId): Principal => ({ account_id, scopes: S
 /** What the account's daily quota has left, without charging it. */
 const dailyRemaining = (principal: Principal) =>
   Effect.map(
-    Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal, { proofs: 0 })),
+    Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal.account_id, { proofs: 0 })),
     (windows) => windows.find((w) => w.policy === "daily")!.remaining
   )
 
@@ -172,7 +172,7 @@ export const proofCancellationTests = (it: ConformanceIt, timeout: number) => {
       const principal = sessionOf(yield* freshAccount)
       const n = 16
       const item = { type: "multiplier", inputs: { a: "3", b: "5" } }
-      const { value: batch } = yield* proofs.createBatch(principal, { proofs: Array.from({ length: 2 * n }, () => item) })
+      const batch = yield* proofs.createBatch(principal.account_id, { proofs: Array.from({ length: 2 * n }, () => item) })
       expect(yield* dailyRemaining(principal)).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 2 * n)
       const ids = batch.proofs.map((p) => p.proof_id)
       const [running, waiting] = [ids.slice(0, n), ids.slice(n)]

@@ -1,4 +1,4 @@
-import { Accounts, ApiKeys, Proofs, Webhooks } from "@mzk/core"
+import { Accounts, actingFor, ApiKeys, Proofs, Webhooks } from "@mzk/core"
 import { Clock, Effect, TestClock, TestContext } from "effect"
 import { ScriptedWebhooks, testService } from "./testService.js"
 
@@ -38,7 +38,7 @@ export const retryScheduleExample = Effect.gen(function*() {
   const webhooks = yield* Webhooks
   const { webhook } = yield* webhooks.create(account.id, { url: FAILING_ENDPOINT, events: ["proof.completed"] })
 
-  yield* Effect.flatMap(Proofs, (proofs) => proofs.create(principal, { type: "multiplier", inputs: { a: 3, b: 11 } }))
+  yield* Effect.flatMap(Proofs, (proofs) => proofs.create(principal.account_id, { type: "multiplier", inputs: { a: 3, b: 11 } }).pipe(actingFor(principal)))
   // The fake prover takes 100 ms of the simulated clock; the event's first attempt follows at once.
   yield* TestClock.adjust("1 second")
   for (const step of [30_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 8 * HOUR, 24 * HOUR]) {

@@ -23,7 +23,7 @@ describe("a webhook whose endpoint keeps failing", () => {
       const { webhook } = yield* webhooks.create(account.id, { url: ENDPOINT, events: ["proof.completed"] })
 
       // A proof: the fake prover takes 100 ms of simulated time, then proof.completed is sent.
-      yield* Effect.flatMap(Proofs, (proofs) => proofs.create(principal, { type: "multiplier", inputs: { a: 3, b: 11 } }))
+      yield* Effect.flatMap(Proofs, (proofs) => proofs.create(principal.account_id, { type: "multiplier", inputs: { a: 3, b: 11 } }))
       yield* TestClock.adjust("1 second")
       const scripted = yield* ScriptedWebhooks
       const [first] = yield* scripted.requestsTo(ENDPOINT)

@@ -59,3 +59,9 @@ export const actorOf = (principal: Principal): Actor =>
   principal.via.kind === "api_key"
     ? { type: "api_key", id: principal.via.key_id }
     : { type: "session", id: principal.via.actor_id ?? null }
+
+/**
+ * Runs `effect` as done by `principal` outside an HTTP request: an embedder's own call on behalf of
+ * one of its keys or sessions, so the key's per-minute rate limit and the audit log see who acts.
+ */
+export const actingFor = (principal: Principal) => auditedAs(actorOf(principal))

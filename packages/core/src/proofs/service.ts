@@ -19,11 +19,10 @@ import { invalidRequest } from "../kernel/decode.js"
 import { type AccountId, BatchId, Ids, ProofId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
 import { pageOf } from "../kernel/paging.js"
-import type { Principal } from "../kernel/principal.js"
 import { now, timestampFromMillis } from "../kernel/time.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
-import { type Metered, RateLimits } from "../rateLimits/service.js"
+import { RateLimits } from "../rateLimits/service.js"
 import { decodeProofBlob } from "./blob.js"
 import { groth16Calldata, type SolidityCalldata } from "./calldata.js"
 import { unknownTypeDetail, validateCircuitInputs, type ValidatedProofRequest } from "./inputs.js"
@@ -73,22 +72,26 @@ const notReady = (circuit: Circuit) =>
  * and the proof worker (`ProofWorker`) takes them from storage.
  */
 export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
+  /**
+   * Metered: charged to `accountId`'s daily quota and to the acting key's minute (the current
+   * `RequestContext`'s actor; none outside a request); `metered` reads the windows charged.
+   */
   readonly create: (
-    principal: Principal,
+    accountId: AccountId,
     input: CreateProofInput
-  ) => Effect.Effect<Metered<Proof>, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
+  ) => Effect.Effect<Proof, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
   /** `{proofs: [{type, inputs}, …]}`, 1 to `maxBatchSize` items, accepted or refused as a whole. */
   readonly createBatch: (
-    principal: Principal,
+    accountId: AccountId,
     input: CreateProofBatchInput
-  ) => Effect.Effect<Metered<ProofBatch>, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
+  ) => Effect.Effect<ProofBatch, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Proof, ProofNotFound | StorageError>
   readonly list: (accountId: AccountId, query: ListProofsQuery) => Effect.Effect<ProofList, StorageError>
-  /** Checks a completed proof against its verification key and records `proof.verified`. */
+  /** Checks a completed proof against its verification key and records `proof.verified`; metered as `create`. */
   readonly verify: (
-    principal: Principal,
+    accountId: AccountId,
     id: string
-  ) => Effect.Effect<Metered<ProofVerification>, ProofNotFound | ProofNotReady | RateLimitExceeded | InternalError | StorageError>
+  ) => Effect.Effect<ProofVerification, ProofNotFound | ProofNotReady | RateLimitExceeded | InternalError | StorageError>
   /** A completed proof as the call of a Solidity verifier (`verifyProof(a, b, c, public_signals)`). */
   readonly calldata: (accountId: AccountId, id: string) => Effect.Effect<SolidityCalldata, ProofNotFound | ProofNotReady | InternalError | StorageError>
   /**
@@ -184,34 +187,34 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       }
 
       // The quota is charged in the insert's transaction: a failed insert costs nothing.
-      const enqueue = (principal: Principal, records: ReadonlyArray<ProofRecord>, batch: boolean) =>
+      const enqueue = (accountId: AccountId, records: ReadonlyArray<ProofRecord>, batch: boolean) =>
         tx.transaction(
-          Effect.zipRight(holdCircuits(records, batch), Effect.flatMap(rateLimits.admitProofRequest(principal, { proofs: records.length }), (windows) =>
+          Effect.zipRight(holdCircuits(records, batch), Effect.flatMap(rateLimits.admitProofRequest(accountId, { proofs: records.length }), () =>
             repo.insertMany(records).pipe(
               Effect.zipRight(tx.afterCommit(Effect.zipRight(wakeup.notify, Effect.forEach(records, (record) => observeProof(telemetry, record, "queued"), { discard: true })))),
-              Effect.as(windows)
+              Effect.asVoid
             )))
         )
 
-      const create = (principal: Principal, input: CreateProofInput) =>
-        Effect.flatMap(lookup(principal.account_id, input.type), (
+      const create = (accountId: AccountId, input: CreateProofInput) =>
+        Effect.flatMap(lookup(accountId, input.type), (
           found
-        ): Effect.Effect<Metered<Proof>, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError> => {
+        ): Effect.Effect<Proof, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError> => {
           const checked = check(found, input)
           if (checked._tag === "invalid") return Effect.fail(invalidRequest(checked.details))
           if (checked._tag === "unready") return Effect.fail(notReady(checked.circuit))
-          return Effect.flatMap(toRecord(principal.account_id, null, checked.request), (record) =>
-            Effect.map(enqueue(principal, [record], false), (rate_limits) => ({ value: toProof(record), rate_limits })))
+          return Effect.flatMap(toRecord(accountId, null, checked.request), (record) =>
+            Effect.as(enqueue(accountId, [record], false), toProof(record)))
         })
 
-      const createBatch = (principal: Principal, { proofs: items }: CreateProofBatchInput) =>
+      const createBatch = (accountId: AccountId, { proofs: items }: CreateProofBatchInput) =>
         Effect.gen(function*() {
           const { maxBatchSize } = yield* Limits
           if (items.length < 1 || items.length > maxBatchSize) {
             return yield* invalidRequest([{ path: "proofs", message: `must hold 1 to ${maxBatchSize} proofs, got ${items.length}` }])
           }
           const found = new Map<string, Option.Option<Circuit>>()
-          for (const { type } of items) if (!found.has(type)) found.set(type, yield* lookup(principal.account_id, type))
+          for (const { type } of items) if (!found.has(type)) found.set(type, yield* lookup(accountId, type))
           const details: Array<ErrorDetail> = []
           const valid: Array<ValidatedProofRequest> = []
           let unready: Circuit | undefined
@@ -226,9 +229,9 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           if (unready !== undefined) return yield* notReady(unready)
           const batchId = yield* ids.make("batch")
           const records: Array<ProofRecord> = []
-          for (const request of valid) records.push(yield* toRecord(principal.account_id, batchId, request))
-          const rate_limits = yield* enqueue(principal, records, true)
-          return { value: { batch_id: batchId, proofs: records.map(toProof) }, rate_limits }
+          for (const request of valid) records.push(yield* toRecord(accountId, batchId, request))
+          yield* enqueue(accountId, records, true)
+          return { batch_id: batchId, proofs: records.map(toProof) }
         })
 
       const notFound = (id: string) => new ProofNotFound({ message: `No proof ${JSON.stringify(id)} in this account` })
@@ -269,12 +272,12 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           return { circuit: circuit.value, proof: proof.value, signals: signals as ReadonlyArray<string> }
         })
 
-      const verify = (principal: Principal, id: string) =>
+      const verify = (accountId: AccountId, id: string) =>
         Effect.gen(function*() {
           // Only a verification that runs is charged: an unknown or unfinished proof costs nothing,
           // so every charged request is one whose response carries the RateLimit fields.
-          const record = yield* completed(principal.account_id, id, "can be verified")
-          const rate_limits = yield* rateLimits.admitProofRequest(principal, { proofs: 0 })
+          const record = yield* completed(accountId, id, "can be verified")
+          yield* rateLimits.admitProofRequest(accountId, { proofs: 0 })
           const internal = new InternalError({ message: "The proof could not be verified" })
           const { circuit, proof, signals } = yield* provenWith(record, internal)
           const valid = yield* prover.verify(circuit, proof, signals).pipe(
@@ -287,8 +290,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             valid,
             verified_at: yield* now
           }
-          yield* events.record(principal.account_id, "proof.verified", verification)
-          return { value: verification, rate_limits }
+          yield* events.record(accountId, "proof.verified", verification)
+          return verification
         })
 
       const calldata = (accountId: AccountId, id: string) =>

@@ -1,9 +1,9 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, FiberRef, GlobalValue, Layer } from "effect"
 import { RateLimitExceeded, type RateLimitWindow, type StorageError } from "../kernel/errors.js"
 import { Limits } from "../kernel/limits.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import type { AccountId } from "../kernel/ids.js"
-import type { Principal } from "../kernel/principal.js"
+import { currentRequest } from "../kernel/requestContext.js"
 import { millisFromTimestamp, type Timestamp } from "../kernel/time.js"
 import { type RateBucket, RateLimitsRepo, type RateRefund } from "./repo.js"
 
@@ -20,6 +20,28 @@ export interface Metered<A> {
   readonly value: A
   readonly rate_limits: ReadonlyArray<RateLimitWindow>
 }
+
+/**
+ * The windows the last admitted request of this fiber was charged against. The windows are about
+ * the response (its RateLimit fields), not about what the operation returns, so they stay out of
+ * the services' return types: whoever answers (the HTTP `handle` stage, an embedder that wants
+ * them) reads them with `metered`. A FiberRef for the reason `RequestContext` is one.
+ */
+const MeteredWindows: FiberRef.FiberRef<ReadonlyArray<RateLimitWindow>> = GlobalValue.globalValue(
+  Symbol.for("@mzk/core/MeteredWindows"),
+  () => FiberRef.unsafeMake<ReadonlyArray<RateLimitWindow>>([])
+)
+
+/**
+ * Runs `effect` with a fresh slot for its rate-limit windows and returns its value with the
+ * windows it was charged against (none where it was not metered, or refused before the charge).
+ */
+export const metered = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<Metered<A>, E, R> =>
+  Effect.locally(
+    Effect.flatMap(effect, (value) => Effect.map(FiberRef.get(MeteredWindows), (rate_limits) => ({ value, rate_limits }))),
+    MeteredWindows,
+    []
+  )
 
 /** What one metered request costs: one request against its key, `proofs` against the day. */
 export interface ProofRequestCost {
@@ -57,9 +79,14 @@ const exceeded = (policies: ReadonlyArray<Policy>, windows: ReadonlyArray<RateLi
  * limit across a minute boundary, which a per-minute budget tolerates.
  */
 export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, {
-  /** Admits a metered request or fails naming the exhausted policy; returns the windows for headers. */
+  /**
+   * Admits a metered request of `accountId` or fails naming the exhausted policy. The acting key,
+   * whose minute it is also charged to, is the current request's actor (`RequestContext`); work
+   * without a key (a session, the CLI, an embedder's own call as `system`) has only the daily
+   * quota. Returns the windows, and records them for `metered`.
+   */
   readonly admitProofRequest: (
-    principal: Principal,
+    accountId: AccountId,
     cost: ProofRequestCost
   ) => Effect.Effect<ReadonlyArray<RateLimitWindow>, RateLimitExceeded | StorageError>
   /**
@@ -77,18 +104,18 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
       const telemetry = yield* Telemetry
 
       // Runs on every metered request: plain steps rather than a generator.
-      const admitProofRequest = (principal: Principal, cost: ProofRequestCost) =>
-        Effect.flatMap(Limits, (limits) =>
+      const admitProofRequest = (accountId: AccountId, cost: ProofRequestCost) =>
+        Effect.flatMap(Effect.zip(Limits, currentRequest), ([limits, { actor }]) =>
           Effect.clockWith((clock) => {
             const nowMs = clock.unsafeCurrentTimeMillis()
             const policies: Array<Policy> = []
             // Session requests have no key, so only the account's daily quota meters them.
-            if (principal.via.kind === "api_key") {
+            if (actor.type === "api_key" && actor.id !== null) {
               policies.push({
                 name: "key",
                 windowMs: MINUTE_MS,
                 bucket: {
-                  bucket: `key:${principal.via.key_id}`,
+                  bucket: `key:${actor.id}`,
                   window_start: windowStart(nowMs, MINUTE_MS),
                   limit: limits.proofRequestsPerMinutePerKey,
                   cost: 1
@@ -99,7 +126,7 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
               name: "daily",
               windowMs: DAY_MS,
               bucket: {
-                bucket: dailyBucket(principal.account_id),
+                bucket: dailyBucket(accountId),
                 window_start: windowStart(nowMs, DAY_MS),
                 limit: limits.proofsPerDayPerAccount,
                 cost: cost.proofs
@@ -113,7 +140,7 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
                 window_seconds: policy.windowMs / 1000,
                 reset_seconds: Math.max(1, Math.ceil((policy.bucket.window_start + policy.windowMs - nowMs) / 1000))
               }))
-              if (result.admitted) return Effect.succeed(windows)
+              if (result.admitted) return Effect.as(FiberRef.set(MeteredWindows, windows), windows)
               const refusal = exceeded(policies, windows, result.counts)
               telemetry.rateLimited(refusal.policy)
               return Effect.fail(refusal)

@@ -24,9 +24,9 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@mz
 export class RequiredScope extends Context.Tag("@mzk/http/RequiredScope")<RequiredScope, Scope>() {}
 
 /**
- * The endpoint is charged against the proof rate limits: its handler returns the windows with its
- * value (`Metered<A>`), and the dispatcher answers with the RateLimit fields, on a 429 also
- * `Retry-After`.
+ * The endpoint is charged against the proof rate limits: the core records the windows it charged
+ * for the request (`metered` in core), and the dispatcher answers with the RateLimit fields, on a
+ * 429 also `Retry-After`.
  */
 export class MeteredEndpoint extends Context.Tag("@mzk/http/MeteredEndpoint")<MeteredEndpoint, boolean>() {}
 
@@ -38,8 +38,8 @@ export const requires = (scope: Scope) =>
   endpoint.addError(InsufficientScopeWire).annotate(RequiredScope, scope)
 
 /**
- * The endpoint is metered: annotated, and its 429 declared. The declared 429 is also what makes
- * its handler's type return `Metered<A>` rather than `A` (see `handlers/handler.ts`).
+ * The endpoint is metered: annotated, and its 429 declared (the compiler refuses one without the
+ * other).
  */
 export const metered = <Name extends string, Method extends HttpMethod, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>

@@ -1,5 +1,5 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import type { Metered, Principal, RateLimitExceeded } from "@mzk/core"
+import type { Principal } from "@mzk/core"
 import type { Effect } from "effect"
 import type { Authentication } from "../api/annotations.js"
 import type { MzkApi } from "../api/index.js"
@@ -24,13 +24,11 @@ export interface HandlerRequest<Endpoint extends HttpApiEndpoint.HttpApiEndpoint
 }
 
 /**
- * What a handler answers with: the endpoint's success value, or for a metered endpoint (one that
- * declares the 429) that value with the rate-limit windows the response headers report.
+ * What a handler answers with: the endpoint's success value. A metered endpoint's rate-limit
+ * windows are not part of it: the core records them for the request (`metered`), and `handle`
+ * moves them onto the answer.
  */
-export type HandlerAnswer<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any> =
-  [Extract<HttpApiEndpoint.HttpApiEndpoint.Error<Endpoint>, RateLimitExceeded>] extends [never]
-    ? HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint>
-    : Metered<HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint>>
+export type HandlerAnswer<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint>
 
 export type Handler<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any, GroupError, Who = Principal> = (
   request: HandlerRequest<Endpoint, Who>

@@ -41,7 +41,8 @@ export const endpointStages = (endpoint: CompiledEndpoint, services: EndpointSer
     urlParams === undefined ? undefined : decodeUrlParams(urlParams),
     scope === undefined ? undefined : requireScope(scope),
     endpoint.idempotent ? idempotency(endpoint, services.idempotency, services.recover) : undefined,
-    endpoint.secured && endpoint.method !== "GET" ? requestContext(services.clientAddress) : undefined
+    // A metered endpoint needs it whatever its method: the acting key its minute is charged to is the context's actor.
+    endpoint.secured && (endpoint.method !== "GET" || endpoint.metered) ? requestContext(services.clientAddress) : undefined
   ]
 }
 

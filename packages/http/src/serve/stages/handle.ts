@@ -1,4 +1,4 @@
-import type { RateLimitWindow } from "@mzk/core"
+import { metered } from "@mzk/core"
 import { Effect } from "effect"
 import type { CompiledEndpoint } from "../compile.js"
 import type { Answer, Next, RequestRecord } from "../pipeline.js"
@@ -6,7 +6,8 @@ import type { EndpointEnv } from "./endpoint.js"
 
 /**
  * The handler, given what the stages decoded, and its success encoded: the endpoint's status, and
- * its body through the response schema; a metered endpoint's windows ride on the answer to `stamp`.
+ * its body through the response schema; a metered endpoint's windows, which the core recorded in
+ * the request's slot (`metered`), ride on the answer to `stamp`.
  */
 export const handle = (endpoint: CompiledEndpoint): Next<RequestRecord, EndpointEnv> => {
   const answer = (value: unknown): Answer =>
@@ -16,10 +17,7 @@ export const handle = (endpoint: CompiledEndpoint): Next<RequestRecord, Endpoint
   return ({ path, payload, principal, urlParams }) => {
     const handled = Effect.suspend(() => endpoint.handler({ principal, path, payload, urlParams } as Parameters<CompiledEndpoint["handler"]>[0]))
     return endpoint.metered
-      ? Effect.map(handled, (result) => {
-        const metered = result as { readonly value: unknown; readonly rate_limits: ReadonlyArray<RateLimitWindow> }
-        return { ...answer(metered.value), rateLimit: metered.rate_limits }
-      })
+      ? Effect.map(metered(handled), (result) => ({ ...answer(result.value), rateLimit: result.rate_limits }))
       : Effect.map(handled, answer)
   }
 }
