@@ -1,6 +1,7 @@
 // Large-circuit benchmark (not a test): pnpm bench circuits/bench/large.ts
 //   [--sizes 16,18,20] [--kinds poseidon,sha256] [--runs 3] [--engines mzk,rapidsnark,snarkjs]
-//   [--snarkjs-max-power 18] [--table-budget MB] [--cpp-witness] [--rapidsnark PATH] [--json out.json]
+//   [--snarkjs-max-power 18] [--mzk default,unbounded] [--table-budget MB (unbounded's)] [--cpp-witness]
+//   [--rapidsnark PATH] [--json out.json]
 //
 // For each circuit (circuits/bench/circuits: a Poseidon chain and SHA-256 of N bytes, filling a
 // domain of 2^size), side by side in one run on the same zkey and the same witness:
@@ -33,6 +34,7 @@ const runs = Number(arg("runs", "3"))
 const engines = arg("engines", "mzk,rapidsnark,snarkjs").split(",")
 const snarkjsMaxPower = Number(arg("snarkjs-max-power", "18"))
 const tableBudget = arg("table-budget", "")
+const mzkModes = arg("mzk", "default,unbounded").split(",") as Array<"default" | "unbounded">
 const cppWitness = process.argv.includes("--cpp-witness")
 const rapidsnark = arg("rapidsnark", process.env["RAPIDSNARK_BENCH"] ?? "")
 const cores = availableParallelism()
@@ -80,6 +82,16 @@ interface Row {
   readonly all?: number
   readonly e2eMs?: number
   readonly peakRssMB: number
+  /** mzk at the default budget in a second, fresh process that maps the first one's table file. */
+  readonly mapped?: {
+    readonly cache: string
+    readonly loadMs: number
+    readonly firstMs: number
+    readonly firstCpuMs: number
+    readonly warmMs: number
+    readonly warmCpuMs: number
+    readonly peakRssMB: number
+  }
 }
 
 /** circom's C++ witness generator for the circuit, built once (make, with nasm and GMP). */
@@ -134,23 +146,56 @@ for (const power of sizes)
     const wit = { witnessMs, witnessCpuMs }
 
     if (engines.includes("mzk")) {
-      log(`${circuit.name}: mzk`)
-      const r = nodeChild(["mzk", a.zkey, digest, a.wtns, String(runs), String(cores), ...(tableBudget ? [tableBudget] : [])])
-      await verify(a, "mzk", r["one"].proof, r["one"].publicSignals)
-      if (r["all"]) await verify(a, "mzk", r["all"].proof, r["all"].publicSignals)
-      const all = r["all"] ? median(r["all"].ms) : median(r["one"].ms)
-      rows.push({
-        ...base,
-        engine: "mzk native",
-        loadMs: r["load"].ms,
-        loadCpuMs: r["load"].cpuMs,
-        tableMiB: r["tableBytes"] / 2 ** 20,
-        ...wit,
-        one: { ms: median(r["one"].ms), cpuMs: median(r["one"].cpuMs) },
-        all,
-        e2eMs: witnessMs + r["load"].ms + all,
-        peakRssMB: r["peakRssKb"] / 1024,
-      })
+      // "unbounded": the addon's own default (tables up to 1 GiB, every copy that fits), the
+      // figure before the budget; "default": what the server's pool passes with its defaults
+      // (--prover-memory 1 GiB, tables capped at 64 MiB, a key too large for the budget loaded on
+      // its bases alone) and its disk table cache, in two processes: the first builds and writes
+      // the tables, the second (a fresh worker) maps them.
+      for (const mode of mzkModes) {
+        const cacheDir = mode === "default" ? mkdtempSync(join(tmpdir(), "mzk-bench-tables-")) : undefined
+        const options =
+          mode === "unbounded"
+            ? tableBudget
+              ? [tableBudget]
+              : []
+            : [JSON.stringify({ tableBudgetMB: 64, memoryBudgetMB: 1024, proofsInFlight: 1, overBudget: "least", tableCacheDir: cacheDir })]
+        log(`${circuit.name}: mzk (${mode})`)
+        const r = nodeChild(["mzk", a.zkey, digest, a.wtns, String(runs), String(cores), ...options])
+        await verify(a, "mzk", r["one"].proof, r["one"].publicSignals)
+        if (r["all"]) await verify(a, "mzk", r["all"].proof, r["all"].publicSignals)
+        let mapped: Row["mapped"]
+        if (cacheDir !== undefined) {
+          log(`${circuit.name}: mzk (${mode}, tables mapped from the disk cache)`)
+          const m = nodeChild(["mzk", a.zkey, digest, a.wtns, String(Math.max(2, runs)), "1", ...options])
+          await verify(a, "mzk (mapped tables)", m["one"].proof, m["one"].publicSignals)
+          rmSync(cacheDir, { recursive: true, force: true })
+          const ms = m["one"].ms as Array<number>
+          const cpuMs = m["one"].cpuMs as Array<number>
+          mapped = {
+            cache: `${r["tableCache"]} → ${m["tableCache"]}`,
+            loadMs: m["load"].ms,
+            firstMs: ms[0]!,
+            firstCpuMs: cpuMs[0]!,
+            warmMs: median(ms.slice(1)),
+            warmCpuMs: median(cpuMs.slice(1)),
+            peakRssMB: m["peakRssKb"] / 1024,
+          }
+        }
+        const all = r["all"] ? median(r["all"].ms) : median(r["one"].ms)
+        rows.push({
+          ...base,
+          engine: mode === "default" ? "mzk native, default budget" : "mzk native, unbounded",
+          loadMs: r["load"].ms,
+          loadCpuMs: r["load"].cpuMs,
+          tableMiB: r["tableBytes"] / 2 ** 20,
+          ...wit,
+          one: { ms: median(r["one"].ms), cpuMs: median(r["one"].cpuMs) },
+          all,
+          e2eMs: witnessMs + r["load"].ms + all,
+          peakRssMB: r["peakRssKb"] / 1024,
+          ...(mapped ? { mapped } : {}),
+        })
+      }
     }
     if (engines.includes("rapidsnark") && rapidsnark !== "") {
       log(`${circuit.name}: rapidsnark`)
@@ -213,10 +258,18 @@ for (const r of rows) {
   )
 }
 console.log("\nPer core (CPU time of one single-threaded proof), against mzk:")
-for (const r of rows.filter((x) => x.engine !== "mzk native")) {
-  const m = rows.find((x) => x.circuit === r.circuit && x.engine === "mzk native")
-  if (m?.one && r.one) console.log(`  ${r.circuit}: ${r.engine} / mzk = ${(r.one.cpuMs / m.one.cpuMs).toFixed(2)}×`)
+for (const r of rows.filter((x) => !x.engine.startsWith("mzk"))) {
+  for (const m of rows.filter((x) => x.circuit === r.circuit && x.engine.startsWith("mzk")))
+    if (m.one && r.one && !r.engine.startsWith("mzk")) console.log(`  ${r.circuit}: ${r.engine} / ${m.engine} = ${(r.one.cpuMs / m.one.cpuMs).toFixed(2)}×`)
 }
+console.log("\nDisk table cache (default budget): a fresh process maps the tables the first one wrote; cold = load + first proof on 1 thread, against a warm proof of the same process:")
+for (const r of rows)
+  if (r.mapped) {
+    const m = r.mapped
+    console.log(
+      `  ${r.circuit}: ${m.cache}; built load ${f0(r.loadMs)} ms, mapped load ${f0(m.loadMs)} ms, first proof ${f0(m.firstMs)} ms (CPU ${f0(m.firstCpuMs)}), warm ${f0(m.warmMs)} ms (CPU ${f0(m.warmCpuMs)}), cold / warm ${((m.loadMs + m.firstMs) / m.warmMs).toFixed(2)}, peak RSS ${m.peakRssMB.toFixed(0)} MB`,
+    )
+  }
 console.log("\nWitness generation:")
 for (const l of witnessLines) console.log(`  ${l}`)
 const json = arg("json", "")

@@ -1,5 +1,5 @@
 // One engine on one key in a process of its own, so that its peak RSS is its own (large.ts runs it).
-//   largeChild.ts mzk <zkey> <sha256> <wtns> <runs> <threads> [tableBudgetMB]
+//   largeChild.ts mzk <zkey> <sha256> <wtns> <runs> <threads> [tableBudgetMB | LoadOptions as JSON]
 //   largeChild.ts snarkjs <zkey> - <wtns> <runs> <threads>
 //   largeChild.ts witness <wasm> - <input.json> <runs>
 // Prints one JSON line: times in ms (wall and this process's CPU), the proof of the first run of
@@ -57,13 +57,13 @@ if (engine === "mzk") {
   if (!native.ok) throw new Error(native.reason)
   const addon = native.addon
   const wtns = new Uint8Array(readFileSync(data))
-  const budget = budgetArg ? { tableBudgetMB: Number(budgetArg) } : {}
+  const budget = budgetArg === undefined ? {} : budgetArg.startsWith("{") ? (JSON.parse(budgetArg) as object) : { tableBudgetMB: Number(budgetArg) }
   const load1 = await timed(() => addon.loadZkeyFile(file, { sha256: digest, threads: allThreads, cache: false, ...budget }))
   const info = addon.zkeyInfo(load1.value)
   const rssLoadedKb = status("VmRSS:")
   const one = await repeat(1, async () => addon.prove(load1.value, wtns, { threads: 1 }))
   const all = allThreads > 1 ? await repeat(allThreads, async () => addon.prove(load1.value, wtns, { threads: allThreads })) : undefined
-  result = { load: { ms: load1.ms, cpuMs: load1.cpuMs }, tableBytes: info.tableBytes, msm: info.msm, rssLoadedKb, one, all }
+  result = { load: { ms: load1.ms, cpuMs: load1.cpuMs }, tableBytes: info.tableBytes, tableCache: info.tableCache, msm: info.msm, rssLoadedKb, one, all }
 } else if (engine === "snarkjs") {
   // snarkjs's own ffjavascript: a single-threaded curve for the one-thread runs, as the pool uses.
   const fromSnarkjs = createRequire(createRequire(import.meta.url).resolve("snarkjs"))

@@ -74,10 +74,10 @@ export const compileBenchCircuit = async (circuit: BenchCircuit, options: Compil
     writeFileSync(join(tmp, `${circuit.name}.circom`), circuit.source)
     const rel = (p: string) => relative(root, p) || "."
     const cli = require.resolve("circom2/cli.js")
-    const args = [cli, rel(join(tmp, `${circuit.name}.circom`)), "--r1cs", "--wasm", "--sym", "--O2"]
+    const args = [cli, rel(join(tmp, `${circuit.name}.circom`)), "--r1cs", "--wasm", "--sym", `--${circuit.optimisation ?? "O2"}`]
     if (cppWanted) args.push("--c")
     args.push("-l", rel(join(root, "lib")), "-o", rel(tmp))
-    options.log?.(`compiling ${circuit.name} (${circuit.units} ${circuit.kind === "poseidon" ? "hashes" : "bytes"})`)
+    options.log?.(`compiling ${circuit.name} (${circuit.units} ${{ poseidon: "hashes", sha256: "bytes", mimc: "rounds" }[circuit.kind]}, --${circuit.optimisation ?? "O2"})`)
     const t = performance.now()
     await run(args, root, 8192)
     compileSeconds = (performance.now() - t) / 1000

@@ -5,8 +5,12 @@
 // The per-unit constraint costs below were measured with circom2 --O2 (calibrate.ts prints
 // them again); a circuit fits 2^power when constraints + public signals + 1 ≤ 2^power.
 
-export type BenchKind = "poseidon" | "sha256"
+export type BenchKind = "poseidon" | "sha256" | "mimc"
+/** The kinds large.ts runs by default; "mimc" is asked for by name (--kinds mimc). */
 export const BENCH_KINDS: ReadonlyArray<BenchKind> = ["poseidon", "sha256"]
+
+/** Constraints of one round of the MiMC-style chain: (x + k + c)^5 in three multiplications. */
+export const MIMC_ROUND_CONSTRAINTS = 3
 
 /** Constraints of one Poseidon(2) in the chain (circomlib, --O2). */
 export const POSEIDON2_CONSTRAINTS = 240
@@ -27,6 +31,8 @@ export interface BenchCircuit {
   readonly units: number
   readonly name: string
   readonly source: string
+  /** circom2's optimisation level (--O2 unless named). */
+  readonly optimisation?: "O1" | "O2"
   /** One input the circuit accepts, as a proof's `inputs` object. */
   readonly sampleInputs: (random: () => bigint) => Record<string, unknown>
 }
@@ -38,8 +44,9 @@ const shaBlocks = (bytes: number) => Math.ceil((bytes * 8 + SHA256_PADDING_BITS)
 /** Units (hashes or bytes) that fill 2^power, leaving room for public signals and the r1cs's one. */
 export const unitsFor = (kind: BenchKind, power: number): number => {
   // The SHA-256 count is a fit, so it keeps a margin.
-  const room = 2 ** power - (kind === "poseidon" ? 8 : 2 ** (power - 8))
+  const room = 2 ** power - (kind === "sha256" ? 2 ** (power - 8) : 8)
   if (kind === "poseidon") return Math.floor(room / POSEIDON2_CONSTRAINTS)
+  if (kind === "mimc") return Math.floor(room / MIMC_ROUND_CONSTRAINTS)
   // Whole blocks: padding can take up to 64 bytes of the last one.
   let bytes = 1
   for (let blocks = 1; ; blocks++) {
@@ -111,9 +118,47 @@ template Main(nBytes) {
 component main = Main(${bytes});
 `
 
+// A MiMC-style round function, x ← (x + k + c_i)^5, chained: every constraint a multiplication of
+// full-size values (as a hash chain's are), with the least compiler state per constraint. circom2
+// runs out of its 4 GiB of WebAssembly memory on the 2^20 Poseidon chain; this fills 2^20 in one
+// template of three signal arrays. The constants are arbitrary: it is a load for the prover, not a
+// hash anyone should use.
+const mimcSource = (rounds: number) => `pragma circom 2.0.0;
+
+template Chain(n) {
+  signal input in;
+  signal input k;
+  signal output out;
+  signal x[n + 1];
+  signal sq[n];
+  signal qu[n];
+  x[0] <== in;
+  for (var i = 0; i < n; i++) {
+    sq[i] <== (x[i] + k + i * 7919 + 1) * (x[i] + k + i * 7919 + 1);
+    qu[i] <== sq[i] * sq[i];
+    x[i + 1] <== qu[i] * (x[i] + k + i * 7919 + 1);
+  }
+  out <== x[n];
+}
+
+component main = Chain(${rounds});
+`
+
 /** The circuit of a kind that fills 2^power (or `units` hashes/bytes, for calibration). */
 export const benchCircuit = (kind: BenchKind, power: number, units = unitsFor(kind, power)): BenchCircuit => {
   const name = `${kind}_${power}`
+  if (kind === "mimc")
+    return {
+      kind,
+      power,
+      units,
+      name,
+      source: mimcSource(units),
+      // Every constraint is already a product: --O2's linear simplification has nothing to remove
+      // and only adds state.
+      optimisation: "O1",
+      sampleInputs: (random) => ({ in: random().toString(), k: random().toString() }),
+    }
   if (kind === "poseidon")
     return {
       kind,
