@@ -19,6 +19,7 @@ import { performance } from "node:perf_hooks"
 import { loadNativeProver } from "@mzk/prover-native"
 import * as snarkjs from "snarkjs"
 import { contribute, pastEndPoint } from "../src/builder/phase2.mjs"
+import { le, R, u32, u64 } from "../test/fixtures/r1csFixture.js"
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -31,14 +32,6 @@ const threads = Number(arg("threads") ?? 2)
 const dir = join(process.env["MZK_BENCH_DIR"] ?? tmpdir(), "mzk-phase2-bench")
 mkdirSync(dir, { recursive: true })
 
-const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n
-const le = (v: bigint, n: number) => {
-  const b = Buffer.alloc(n)
-  for (let i = 0; i < n; i++) b[i] = Number((v >> BigInt(8 * i)) & 0xffn)
-  return b
-}
-const u32 = (v: number) => le(BigInt(v), 4)
-const u64 = (v: number) => le(BigInt(v), 8)
 
 /** Writes an iden3 file section by section, each body produced in chunks (the ptau is GBs at power 20). */
 function writeBin(file: string, magic: string, sections: Array<[id: number, size: number, fill: (write: (b: Buffer) => void) => void]>) {

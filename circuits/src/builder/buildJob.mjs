@@ -184,15 +184,7 @@ async function buildCircom(job) {
     await snarkjs.zKey.contribute(z0, zkey, "mzk server contribution", randomBytes(64).toString("hex"));
     fs.rmSync(z0, { force: true });
   }
-  const verificationKey = await snarkjs.zKey.exportVerificationKey(zkey);
-  return {
-    files: { ...files, zkey },
-    constraints: r1cs.nConstraints,
-    inputs,
-    public_signals: publicSignals,
-    verification_key: verificationKey,
-    development_only: ptau.developmentOnly,
-  };
+  return built(files, zkey, r1cs, inputs, publicSignals, ptau.developmentOnly);
 }
 
 async function buildCircomNatively(job, addon) {
@@ -201,14 +193,18 @@ async function buildCircomNatively(job, addon) {
   const { inputs, publicSignals } = deriveSignals(fs.readFileSync(files.sym, "utf8"), r1cs);
   const zkey = path.join("out", "circuit.zkey");
   await setUpDevelopmentKey(addon, files.r1cs, zkey, { threads: availableParallelism(), name: "mzk development setup" });
-  const verificationKey = await snarkjs.zKey.exportVerificationKey(zkey);
+  return built(files, zkey, r1cs, inputs, publicSignals, true);
+}
+
+/** What a circom build answers, however its key was made. */
+async function built(files, zkey, r1cs, inputs, publicSignals, developmentOnly) {
   return {
     files: { ...files, zkey },
     constraints: r1cs.nConstraints,
     inputs,
     public_signals: publicSignals,
-    verification_key: verificationKey,
-    development_only: true,
+    verification_key: await snarkjs.zKey.exportVerificationKey(zkey),
+    development_only: developmentOnly,
   };
 }
 
