@@ -1,0 +1,28 @@
+// One Noir build, run like buildJob.mjs: a fresh `node noirJob.mjs` process whose parent sends one
+// job over IPC and owns the time limit and memory ceiling (it kills this process). The job is
+// { kind: "noir", files: { path: bytes } } (Nargo.toml + src/*.nr) or { kind: "acir", bytes } (a
+// prebuilt program JSON); the answer is { ok: true, program } or { ok: false, code, message,
+// file?, line? }, the shape buildJob answers in.
+import process from "node:process";
+import { compileNoirProject, parseNoirProgram } from "../noir/compile.mjs";
+
+async function run(job) {
+  if (job?.kind === "noir") return compileNoirProject(job.files);
+  if (job?.kind === "acir") return parseNoirProgram(job.bytes);
+  return { ok: false, code: "internal", message: `unknown Noir build job ${job?.kind}` };
+}
+
+// A parent that dies closes the IPC channel; the build must not run on as an orphan.
+process.on("disconnect", () => process.exit(1));
+
+process.once("message", async (job) => {
+  let message;
+  try {
+    message = await run(job);
+  } catch (e) {
+    // The stack names the server's paths: stderr (the parent's log), not the account.
+    process.stderr.write(`${e?.stack ?? e}\n`);
+    message = { ok: false, code: "internal", message: "the Noir build failed unexpectedly; the server's log has the details" };
+  }
+  process.send(message, () => process.exit(0));
+});

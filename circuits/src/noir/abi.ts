@@ -1,0 +1,73 @@
+// A Noir program's ABI in mzk's terms: its parameters as CircuitInput (what clients send, checked
+// before a proof is queued) and the names of its public inputs in the order a proof carries them.
+import type { CircuitInput, CircuitInputKind } from "@mzk/core"
+
+/** The ABI types noirc writes (noirc_abi's AbiType). */
+export type NoirAbiType =
+  | { readonly kind: "field" }
+  | { readonly kind: "boolean" }
+  | { readonly kind: "integer"; readonly sign: "unsigned" | "signed"; readonly width: number }
+  | { readonly kind: "array"; readonly length: number; readonly type: NoirAbiType }
+  | { readonly kind: "string"; readonly length: number }
+  | { readonly kind: "struct"; readonly path: string; readonly fields: ReadonlyArray<{ readonly name: string; readonly type: NoirAbiType }> }
+  | { readonly kind: "tuple"; readonly fields: ReadonlyArray<NoirAbiType> }
+
+export interface NoirAbi {
+  readonly parameters: ReadonlyArray<{ readonly name: string; readonly type: NoirAbiType; readonly visibility: string }>
+  readonly return_type: { readonly abi_type: NoirAbiType; readonly visibility: string } | null
+}
+
+export class NoirAbiError extends Error {
+  override readonly name = "NoirAbiError"
+}
+
+// Unsigned integers up to 64 bits are "uint64": the range check before queueing is the widest
+// one; noir_js refuses a value over a narrower width (u8, u32) when it encodes the witness.
+const scalarKind = (type: NoirAbiType, where: string): CircuitInputKind => {
+  switch (type.kind) {
+    case "field":
+      return "field"
+    case "boolean":
+      return "bit"
+    case "integer":
+      if (type.sign === "unsigned" && type.width <= 64) return "uint64"
+      throw new NoirAbiError(`${where}: ${type.sign} ${type.width}-bit integers are not supported (unsigned up to 64 bits are)`)
+    default:
+      throw new NoirAbiError(`${where}: ${type.kind} values are not supported (fields, booleans, unsigned integers and arrays of them are)`)
+  }
+}
+
+const shape = (type: NoirAbiType, where: string): { kind: CircuitInputKind; dimensions: Array<number> } => {
+  if (type.kind !== "array") return { kind: scalarKind(type, where), dimensions: [] }
+  const inner = shape(type.type, where)
+  return { kind: inner.kind, dimensions: [type.length, ...inner.dimensions] }
+}
+
+/** The program's parameters as CircuitInput, in ABI order; a NoirAbiError names the first unsupported one. */
+export const noirCircuitInputs = (abi: NoirAbi): Array<CircuitInput> =>
+  abi.parameters.map((p) => ({
+    name: p.name,
+    visibility: p.visibility === "public" ? "public" : "private",
+    ...shape(p.type, `parameter ${p.name}`)
+  }))
+
+const flatNames = (name: string, type: NoirAbiType): Array<string> => {
+  if (type.kind !== "array") return [name]
+  return Array.from({ length: type.length }, (_, i) => flatNames(`${name}[${i}]`, type.type)).flat()
+}
+
+/**
+ * Names of the values a proof's public inputs carry, in order: public parameters in ABI order,
+ * array elements as `name[i][j]`, then a public return value as `return` (`return[i]`).
+ */
+export const noirPublicSignals = (abi: NoirAbi): Array<string> => {
+  const names = abi.parameters.filter((p) => p.visibility === "public").flatMap((p) => {
+    shape(p.type, `parameter ${p.name}`)
+    return flatNames(p.name, p.type)
+  })
+  if (abi.return_type !== null && abi.return_type.visibility === "public") {
+    shape(abi.return_type.abi_type, "the return value")
+    names.push(...flatNames("return", abi.return_type.abi_type))
+  }
+  return names
+}
