@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import solc from "solc"
+import * as snarkjs from "snarkjs"
 import {
   compileNoir,
   crsPoints,
@@ -24,12 +25,13 @@ import {
   ultraHonkSolidityVerifier,
   ultraHonkVerificationKey,
   verifyUltraHonk,
+  writeCrsFromPtau,
   writeDevelopmentCrs
 } from "../src/noir/index.js"
 
 // A Noir program through the engine the service calls: compiled by noir_wasm, proved by bb.js's
-// UltraHonk against a development CRS made here, checked by bb.js's own UltraHonkBackend (not
-// this module's verifier) and by its Solidity verifier run in an in-process EVM.
+// UltraHonk against a CRS taken from a snarkjs powers of tau made here, checked by bb.js's own
+// UltraHonkBackend (not this module's verifier) and by its Solidity verifier run in an in-process EVM.
 const MANIFEST = `[package]
 name = "pay"
 type = "bin"
@@ -58,9 +60,19 @@ let vk: Uint8Array
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mzk-noir-test-"))
   let t = Date.now()
-  // This program needs 2^12 + 1 points (its dyadic size plus one); the spare lets it grow.
-  crs = await writeDevelopmentCrs(join(work, "crs"), 2 ** 13 + 1)
-  console.log(`development CRS, ${crsPoints(crs)} points: ${Date.now() - t} ms`)
+  // A power-12 ptau with one contribution (τ ≠ 1) holds 2^13 − 1 G1 points; this program needs
+  // 2^12 + 1 (its dyadic size plus one).
+  const curve = await (snarkjs as unknown as { curves: { getCurveFromName(n: string): Promise<unknown> } }).curves.getCurveFromName("bn128")
+  const pot = snarkjs.powersOfTau as unknown as {
+    newAccumulator(curve: unknown, power: number, file: string): Promise<unknown>
+    contribute(from: string, to: string, name: string, entropy: string): Promise<unknown>
+  }
+  await pot.newAccumulator(curve, 12, join(work, "pot12_0.ptau"))
+  await pot.contribute(join(work, "pot12_0.ptau"), join(work, "pot12.ptau"), "noir test", "entropy of the noir test")
+  console.log(`power-12 ptau: ${Date.now() - t} ms`)
+  t = Date.now()
+  crs = await writeCrsFromPtau(join(work, "pot12.ptau"), join(work, "crs"))
+  console.log(`CRS from the ptau, ${crsPoints(crs)} points: ${Date.now() - t} ms`)
   t = Date.now()
   const compiled = await compileNoir({ "Nargo.toml": MANIFEST, "src/main.nr": new TextEncoder().encode(MAIN) })
   if (!compiled.ok) throw new Error(compiled.message)
@@ -72,13 +84,14 @@ beforeAll(async () => {
   vk = await ultraHonkVerificationKey(program, crs)
 }, 300_000)
 
-afterAll(() => {
+afterAll(async () => {
+  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
   rmSync(work, { recursive: true, force: true })
 })
 
 /** bb.js's own verifier (UltraHonkBackend, keccak flavour), reading the CRS files itself. */
-const bbVerifies = async (p: UltraHonkProof) => {
-  const backend = new UltraHonkBackend(program.bytecode, { threads: 1, crsPath: crs.path })
+const bbVerifies = async (p: UltraHonkProof, with_: NoirCrs = crs) => {
+  const backend = new UltraHonkBackend(program.bytecode, { threads: 1, crsPath: with_.path })
   try {
     return await backend.verifyProof({ proof: p.proof, publicInputs: [...p.publicInputs] }, { keccak: true })
   } finally {
@@ -196,6 +209,20 @@ describe("UltraHonk", () => {
     // A proof for another number of public inputs is simply not valid.
     expect(await verifyUltraHonk(vk, { ...proof, publicInputs: [field(100n)] }, crs)).toBe(false)
   }, 60_000)
+
+  it("proves against a development CRS made from a fresh τ", async () => {
+    const t = Date.now()
+    const dev = await writeDevelopmentCrs(join(work, "dev-crs"), 2 ** 12 + 1)
+    console.log(`development CRS, ${crsPoints(dev)} points: ${Date.now() - t} ms`)
+    const p = await proveUltraHonk(program, INPUTS, dev)
+    expect(await bbVerifies(p, dev)).toBe(true)
+    // Another τ: the proof means nothing under the ptau's CRS.
+    expect(await bbVerifies(p)).toBe(false)
+  }, 120_000)
+
+  it("a ptau too small for the points asked for is an error", async () => {
+    await expect(writeCrsFromPtau(join(work, "pot12.ptau"), join(work, "big"), 2 ** 13)).rejects.toThrow(/has 8191 G1 points/)
+  })
 
   it("never downloads: a CRS too small for the circuit is an error naming the shortfall", async () => {
     const small = await writeDevelopmentCrs(join(work, "small-crs"), 16)

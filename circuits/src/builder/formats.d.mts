@@ -42,3 +42,17 @@ export declare function parseCircomErrors(
   output: string,
   prefixes: ReadonlyArray<string>
 ): { readonly message: string; readonly file: string | undefined; readonly line: number | undefined }
+export interface SectionReader {
+  readonly size: number
+  read(pos: number, len: number): Buffer
+}
+export declare const fileReader: (fd: number) => SectionReader
+export declare function readSections(
+  reader: SectionReader,
+  magic: string
+): { readonly version: number; readonly sections: Map<number, Array<{ readonly start: number; readonly size: number }>> }
+export declare const only: (
+  sections: Map<number, Array<{ readonly start: number; readonly size: number }>>,
+  type: number,
+  magic: string
+) => { readonly start: number; readonly size: number }

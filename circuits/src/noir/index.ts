@@ -2,7 +2,7 @@
 // calls. See docs/proving-systems-noir.md for versions, the CRS and measured figures.
 export { type NoirAbi, NoirAbiError, type NoirAbiType, noirCircuitInputs, noirPublicSignals } from "./abi.js"
 export { compileNoirProject as compileNoir, NOIR_VERSION, type NoirCompileAnswer, type NoirFailure, type NoirFiles, parseNoirProgram } from "./compile.mjs"
-export { CrsError, crsG2Words, crsPoints, type NoirCrs, readCrs, writeDevelopmentCrs } from "./crs.js"
+export { CrsError, crsG2Words, crsPoints, type NoirCrs, readCrs, writeCrsFromPtau, writeDevelopmentCrs } from "./crs.js"
 export {
   type NoirProgram,
   noirWitness,
