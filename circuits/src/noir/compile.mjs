@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { TextDecoder } from "node:util";
 
 /** The noirc version these modules are pinned to; bb.js 0.82.2 reads its ACIR. */
 export const NOIR_VERSION = "1.0.0-beta.3";

@@ -34,7 +34,8 @@ export class UltraHonkError extends Error {
 }
 
 type BbModule = typeof import("@aztec/bb.js")
-type Api = InstanceType<BbModule["Barretenberg"]>
+// Barretenberg's constructor is private: its instances come from `new()`.
+type Api = Awaited<ReturnType<BbModule["Barretenberg"]["new"]>>
 
 const loadBb = async (): Promise<BbModule> => {
   try {
