@@ -256,7 +256,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.get(account, extra.id))).toBe(true)
     }), timeout)
 
-  it.effect("events: insert, get (data kept as JSON) and list in pages", () =>
+  it.effect("events: insert, get (data kept as JSON) and list in pages, newest first", () =>
     Effect.gen(function*() {
       const repo = yield* EventsRepo
       const account = yield* freshAccount
@@ -264,13 +264,15 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       for (const event of made) yield* repo.insert(event)
       yield* repo.insert(yield* eventRecord(yield* freshAccount))
       expect(yield* repo.get(made[1]!.id)).toEqual(Option.some(made[1]))
-      const ids = made.map((e) => e.id).sort()
+      const ids = made.map((e) => e.id).sort().reverse()
       const page = yield* repo.list(account, { limit: 2 })
       expect(page.items.map((e) => e.id)).toEqual(ids.slice(0, 2))
       expect([page.total, page.has_more]).toEqual([3, true])
       const rest = yield* repo.list(account, { limit: 2, startingAfter: ids[1] })
       expect(rest.items).toEqual([made.find((e) => e.id === ids[2])])
       expect(rest.has_more).toBe(false)
+      const back = yield* repo.list(account, { limit: 1, endingBefore: ids[2] })
+      expect([back.items.map((e) => e.id), back.has_more]).toEqual([[ids[1]], true])
     }), timeout)
 
   it.effect("deliveries: insertMany then listByEvent in id order", () =>
