@@ -54,7 +54,7 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       expect(ciKey.key).toMatch(/^mzk_/)
       const keys = yield* run(() => admin.keys.list())
       expect(keys.limit).toBe(10)
-      expect(keys.keys.map((k) => k.name)).toEqual(["bootstrap", "ci-pipeline"])
+      expect(keys.keys.map((k) => k.name)).toEqual(["ci-pipeline", "bootstrap"])
       expect(keys.keys.some((k) => "key" in k)).toBe(false)
       // The base URL may be given with the API's prefix, and with a trailing slash.
       const ci: MzkClient = createClient({ baseUrl: `${baseUrl}/api/v1/`, apiKey: ciKey.key! })

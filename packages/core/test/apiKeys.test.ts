@@ -97,7 +97,7 @@ describe("ApiKeys", () => {
       expect((yield* keys.list(account)).total).toBe(10)
       yield* keys.revoke(account, made[0]!.api_key.id)
       yield* keys.create(account, { name: "key-11" })
-      expect((yield* keys.list(account)).keys.map((k) => k.name)).toEqual([...made.slice(1).map((k) => k.api_key.name), "key-11"])
+      expect((yield* keys.list(account)).keys.map((k) => k.name)).toEqual(["key-11", ...made.slice(1).map((k) => k.api_key.name).reverse()])
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("names are validated: required, at most 64 letters, digits and hyphens; unknown fields refused", () =>

@@ -155,7 +155,7 @@ describe("Circuits: uploads", () => {
       expect(full._tag).toBe("CircuitLimitReached")
       expect(full.message).toMatch(/at most 2 circuits \(the circuits-per-account limit\)/)
       expect((yield* (yield* Circuits).list(account)).filter((c) => c.owner !== "builtin").map((c) => [c.name, c.status]))
-        .toEqual([["one", "ready"], ["two", "ready"]])
+        .toEqual([["two", "ready"], ["one", "ready"]])
     }).pipe(Effect.provide(withBuilds({ maxCircuitsPerAccount: 2, maxCompilingPerAccount: 1 }))))
 })
 

@@ -207,10 +207,11 @@ describe("Proofs: get, list", () => {
       expect(yield* proofs.get(principal.account_id, made[1]!.proof_id)).toEqual(made[1])
       expect((yield* Effect.flip(proofs.get(other.account_id, made[1]!.proof_id)))._tag).toBe("ProofNotFound")
       expect((yield* Effect.flip(proofs.get(principal.account_id, "proof_nope")))._tag).toBe("ProofNotFound")
+      // Newest first.
       const page = yield* proofs.list(principal.account_id, { limit: 2 })
-      expect([page.proofs.map((p) => p.proof_id), page.total, page.has_more]).toEqual([[made[0]!.proof_id, made[1]!.proof_id], 3, true])
+      expect([page.proofs.map((p) => p.proof_id), page.total, page.has_more]).toEqual([[made[2]!.proof_id, made[1]!.proof_id], 3, true])
       const rest = yield* proofs.list(principal.account_id, { starting_after: made[1]!.proof_id })
-      expect(rest.proofs.map((p) => p.proof_id)).toEqual([made[2]!.proof_id])
+      expect(rest.proofs.map((p) => p.proof_id)).toEqual([made[0]!.proof_id])
       expect((yield* proofs.list(principal.account_id, { status: "completed" })).total).toBe(0)
       // A query string carries text: `?status=done`, `?limit=101`.
       for (const query of [{ status: "done" }, { limit: "101" }]) {
