@@ -18,6 +18,9 @@ import { makeMemoryStore, makeScriptedTransport, type RecordedRequest, type Scri
 import { Clock, Effect, Exit, Layer, Logger, Option, Redacted, Scope, TestClock } from "effect"
 import { createHmac } from "node:crypto"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 const FAILING = "https://fail.example.com/hook"
 const FLAKY = "https://flaky.example.com/hook"
 const OK = "https://ok.example.com/hook"
@@ -307,7 +310,7 @@ describe("delivery engine", () => {
         yield* createKey(account, "k")
         yield* settle
         expect((yield* transport.requests).length).toBe(1)
-        const [event] = (yield* (yield* EventsRepo).list(account, { limit: 10 })).items
+        const [event] = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 10 })).items)
         const deliveries = yield* DeliveriesRepo
         const [delivery] = yield* deliveries.listByEvent(event!.id)
         // Written straight to storage: no in-process nudge, as when another process records it.

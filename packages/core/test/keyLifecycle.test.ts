@@ -3,6 +3,9 @@ import { Accounts, ApiKeys, CreateKeyInput, decodeInput, EventsRepo, RollKeyInpu
 import { testCore } from "@mzk/testkit"
 import { Effect, Redacted, TestClock } from "effect"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 const HOUR = 3_600_000
 const START = Date.UTC(2026, 10, 23, 9, 0, 0)
 const iso = (ms: number) => new Date(ms).toISOString() as Timestamp
@@ -57,7 +60,7 @@ describe("key expiry and roll (TestClock)", () => {
       expect(Redacted.value(rolled.secret)).not.toBe(Redacted.value(old.secret))
       const listed = (yield* keys.list(account)).keys
       expect(listed.map((k) => [k.id, k.expires_at])).toEqual([[old.api_key.id, iso(START + 1_000 + 600_000)], [rolled.api_key.id, null]])
-      const events = (yield* (yield* EventsRepo).list(account, { limit: 100 })).items
+      const events = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 100 })).items)
       expect(events.map((e) => e.type)).toContain("key.rolled")
       expect(events.find((e) => e.type === "key.rolled")!.data).toEqual({
         id: rolled.api_key.id, name: "ci", scopes: ["proofs:read", "proofs:write"], created_at: iso(START + 1_000),
@@ -103,7 +106,7 @@ describe("key expiry and roll (TestClock)", () => {
       // The default overlap (24 h) is longer than the key has left: the old key keeps its own end.
       const next = yield* keys.roll(account, temp.api_key.id, yield* decodeRoll({}))
       expect(next.api_key.expires_at).toBe(iso(START + 2 * HOUR))
-      const events = (yield* (yield* EventsRepo).list(account, { limit: 100 })).items
+      const events = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 100 })).items)
       expect(events.find((e) => e.type === "key.rolled")!.data).toMatchObject({ previous_key_expires_at: iso(START + 2 * HOUR) })
       yield* TestClock.adjust(HOUR)
       const renewed = yield* keys.roll(account, next.api_key.id, yield* decodeRoll({ expires_in: 600, expires_at: iso(START + 48 * HOUR) }))

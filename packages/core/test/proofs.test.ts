@@ -29,6 +29,9 @@ import {
 import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryDatabase, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 const R = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
 
 /** The core with the proof loops running, the fake prover and the in-memory store, on TestClock. */
@@ -56,7 +59,7 @@ const principalOf = (account_id: AccountId): Principal => ({ account_id, scopes:
 const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "Acme" })), (a) => principalOf(a.id))
 
 const eventsOf = (accountId: AccountId) =>
-  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => page.items)
+  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => oldestFirst(page.items))
 
 const ofType = (events: ReadonlyArray<EventRecord>, type: string) => events.filter((e) => e.type === type)
 
