@@ -59,7 +59,7 @@ describe("key expiry and roll (TestClock)", () => {
       expect(rolled.api_key.id).not.toBe(old.api_key.id)
       expect(Redacted.value(rolled.secret)).not.toBe(Redacted.value(old.secret))
       const listed = (yield* keys.list(account)).keys
-      expect(listed.map((k) => [k.id, k.expires_at])).toEqual([[old.api_key.id, iso(START + 1_000 + 600_000)], [rolled.api_key.id, null]])
+      expect(listed.map((k) => [k.id, k.expires_at])).toEqual([[rolled.api_key.id, null], [old.api_key.id, iso(START + 1_000 + 600_000)]])
       const events = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 100 })).items)
       expect(events.map((e) => e.type)).toContain("key.rolled")
       expect(events.find((e) => e.type === "key.rolled")!.data).toEqual({
@@ -96,7 +96,7 @@ describe("key expiry and roll (TestClock)", () => {
       // Once the old key has stopped, it is not found, as any key that does not work.
       yield* TestClock.adjust(23 * HOUR)
       expect((yield* Effect.flip(keys.roll(account, old.api_key.id, {})))._tag).toBe("KeyNotFound")
-      expect(Object.keys(yield* listed())).toEqual([first.api_key.id, second.api_key.id])
+      expect(Object.keys(yield* listed())).toEqual([second.api_key.id, first.api_key.id])
     }).pipe(Effect.provide(testCore())))
 
   it.effect("a roll replaces the secret, not the term: the successor of an expiring key ends with it, unless the roll sets its end", () =>
