@@ -138,9 +138,10 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       expect(settled.map((p) => p.public_inputs)).toEqual([{ c: "10" }, { c: "42" }])
       const listed = yield* run(() => ci.proofs.list({ status: "completed", limit: 2 }))
       expect(listed).toMatchObject({ total: 3, has_more: true })
-      expect(listed.proofs.map((p) => p.proof_id)).toEqual([proof.proof_id, batch.proofs[0]!.proof_id])
+      // Newest first.
+      expect(listed.proofs.map((p) => p.proof_id)).toEqual([batch.proofs[1]!.proof_id, batch.proofs[0]!.proof_id])
       const next = yield* run(() => ci.proofs.list({ status: "completed", starting_after: listed.proofs[1]!.proof_id }))
-      expect(next.proofs.map((p) => p.proof_id)).toEqual([batch.proofs[1]!.proof_id])
+      expect(next.proofs.map((p) => p.proof_id)).toEqual([proof.proof_id])
 
       // Circom sources, from bytes and a Blob: refused at once, this server having no powers of tau,
       // with a message that says how to give it one
