@@ -3,6 +3,7 @@ import { type ErrorDetail, MzkApiError } from "./errors.js"
 import { parseRateLimit, type RateLimit } from "./rateLimit.js"
 import type {
   ApiKeyList,
+  AuditEntry,
   AuditLogPage,
   AuditLogQuery,
   Circuit,
@@ -16,6 +17,7 @@ import type {
   CreatedApiKey,
   CreatedWebhook,
   Delivery,
+  DeliveryAttempt,
   DeliveryAttemptList,
   Event,
   EventList,
@@ -193,6 +195,45 @@ const errorOf = async (response: Response, endpoint: Endpoint): Promise<MzkApiEr
   })
 }
 
+/**
+ * A list call: a Promise of its first page (`await client.proofs.list()`), and an async iterable
+ * of every item from there on (`for await (const proof of client.proofs.list())`), fetching the
+ * next page with `starting_after` the last item's id while `has_more`. With `ending_before` it
+ * walks the other way, toward newer items, yielding them oldest first (Stripe's auto-paging). The
+ * first page is fetched once, whichever way it is read.
+ */
+export type PagedList<Page, Item> = Promise<Page> & AsyncIterable<Item>
+
+interface Cursors {
+  readonly starting_after?: string
+  readonly ending_before?: string
+}
+
+const paged = <Q extends Cursors, Page extends { readonly has_more: boolean }, Item>(
+  fetchPage: (query: Q) => Promise<Page>,
+  query: Q,
+  itemsOf: (page: Page) => ReadonlyArray<Item>,
+  idOf: (item: Item) => string
+): PagedList<Page, Item> => {
+  const first = fetchPage(query)
+  const backwards = query.ending_before !== undefined
+  const iterate = async function*(): AsyncGenerator<Item> {
+    let page = await first
+    for (;;) {
+      const items = itemsOf(page)
+      yield* backwards ? [...items].reverse() : items
+      if (!page.has_more || items.length === 0) return
+      const { ending_before: _before, starting_after: _after, ...rest } = query
+      page = await fetchPage(
+        (backwards ? { ...rest, ending_before: idOf(items[0]!) } : { ...rest, starting_after: idOf(items[items.length - 1]!) }) as Q
+      )
+    }
+  }
+  return Object.assign(first, { [Symbol.asyncIterator]: iterate })
+}
+
+const byId = (item: { readonly id: string }) => item.id
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -268,6 +309,7 @@ export const createClient = (options: ClientOptions) => {
   const page = (query: ListEventsQuery | ListProofsQuery | AuditLogQuery | PageQuery = {}): Query => ({
     limit: undefined,
     starting_after: undefined,
+    ending_before: undefined,
     ...query
   })
 
@@ -292,7 +334,9 @@ export const createClient = (options: ClientOptions) => {
     webhooks: {
       /** Its signing secret (`secret`) is in this response only. */
       create: (input: CreateWebhookInput, create: CreateOptions = {}) => json<CreatedWebhook>(webhooks.create, { json: input, ...create }),
-      list: (query?: PageQuery) => json<WebhookList>(webhooks.list, { query: page(query) }),
+      /** Newest first; a Promise of one page, and `for await` over every webhook. */
+      list: (query: PageQuery = {}): PagedList<WebhookList, Webhook> =>
+        paged((q) => json<WebhookList>(webhooks.list, { query: page(q) }), query, (p) => p.webhooks, byId),
       get: (id: string) => json<Webhook>(webhooks.get, { params: { id } }),
       update: (id: string, changes: UpdateWebhookInput) => json<Webhook>(webhooks.update, { params: { id }, json: changes }),
       remove: (id: string) => none(webhooks.remove, { params: { id } }),
@@ -303,8 +347,9 @@ export const createClient = (options: ClientOptions) => {
        */
       rotateSecret: (id: string, input: RotateWebhookSecretInput = {}, create: CreateOptions = {}) =>
         json<RotatedWebhook>(webhooks.rotateSecret, { params: { id }, json: input, ...create }),
-      /** The webhook's delivery attempts, oldest first. */
-      deliveries: (id: string, query?: PageQuery) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(query) }),
+      /** The webhook's delivery attempts, newest first; a Promise of one page, and `for await` over every attempt. */
+      deliveries: (id: string, query: PageQuery = {}): PagedList<DeliveryAttemptList, DeliveryAttempt> =>
+        paged((q) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(q) }), query, (p) => p.deliveries, byId),
       /** One delivery (an attempt's `delivery_id`): its status and when its next attempt is due. */
       delivery: (id: string, deliveryId: string) => json<Delivery>(webhooks.delivery, { params: { id, delivery_id: deliveryId } }),
       /** Sends a `webhook.test` event to this webhook only (202): one attempt, follow it with `delivery`. */
@@ -315,8 +360,9 @@ export const createClient = (options: ClientOptions) => {
       /** Re-queues, in the background, the webhook's failed deliveries since `since` (202); follow it with `recovery`. */
       recover: (id: string, input: RecoverWebhookInput, create: CreateOptions = {}) =>
         json<Recovery>(webhooks.recover, { params: { id }, json: input, ...create }),
-      /** The webhook's recoveries, newest first. */
-      recoveries: (id: string, query?: PageQuery) => json<RecoveryList>(webhooks.recoveries, { params: { id }, query: page(query) }),
+      /** The webhook's recoveries, newest first; a Promise of one page, and `for await` over every recovery. */
+      recoveries: (id: string, query: PageQuery = {}): PagedList<RecoveryList, Recovery> =>
+        paged((q) => json<RecoveryList>(webhooks.recoveries, { params: { id }, query: page(q) }), query, (p) => p.recoveries, byId),
       recovery: (id: string, recoveryId: string) => json<Recovery>(webhooks.recovery, { params: { id, recovery_id: recoveryId } })
     },
     proofs: {
@@ -325,7 +371,9 @@ export const createClient = (options: ClientOptions) => {
       /** 1 to 100 proofs, accepted or refused as a whole. */
       createBatch: (input: CreateProofBatchInput, create: CreateOptions = {}) =>
         metered<ProofBatch>(proofs.createBatch, { json: input, ...create }),
-      list: (query: ListProofsQuery = {}) => json<ProofList>(proofs.list, { query: page(query) }),
+      /** Newest first; a Promise of one page, and `for await` over every proof. */
+      list: (query: ListProofsQuery = {}): PagedList<ProofList, Proof> =>
+        paged((q) => json<ProofList>(proofs.list, { query: page(q) }), query, (p) => p.proofs, (proof) => proof.proof_id),
       get: getProof,
       /** Checks a completed proof against its circuit's verification key; fires `proof.verified`. */
       verify: (id: string) => metered<ProofVerification>(proofs.verify, { params: { id } }),
@@ -370,15 +418,18 @@ export const createClient = (options: ClientOptions) => {
       verifier: (name: string) => text(circuits.verifier, { params: { name } })
     },
     events: {
-      /** The account's events, newest first, as webhooks receive them; kept for the retention window (30 days by default). */
-      list: (query: ListEventsQuery = {}) =>
-        json<EventList>(events.list, { query: page(query) }),
+      /**
+       * The account's events, newest first, as webhooks receive them; kept for the retention window
+       * (30 days by default). A Promise of one page, and `for await` over every event.
+       */
+      list: (query: ListEventsQuery = {}): PagedList<EventList, Event> =>
+        paged((q) => json<EventList>(events.list, { query: page(q) }), query, (p) => p.events, byId),
       get: (id: string) => json<Event>(events.get, { params: { id } })
     },
     audit: {
-      /** The account's audit log, newest first (needs `audit:read`). */
-      list: (query: AuditLogQuery = {}) =>
-        json<AuditLogPage>(audit.list, { query: page(query) })
+      /** The account's audit log, newest first (needs `audit:read`); a Promise of one page, and `for await` over every entry. */
+      list: (query: AuditLogQuery = {}): PagedList<AuditLogPage, AuditEntry> =>
+        paged((q) => json<AuditLogPage>(audit.list, { query: page(q) }), query, (p) => p.entries, byId)
     }
   }
 }

@@ -48,10 +48,20 @@ export type SubscribableEventType =
   | "circuit.ready"
   | "circuit.failed"
 
-/** A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page. */
+/**
+ * A list's page, newest first: `limit` 1–100 (default 20), and one cursor: `starting_after` the id
+ * of the last item of the previous page, or `ending_before` the id of the first item of the next
+ * one.
+ */
 export interface PageQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
 }
 
 export interface CreateKeyInput {
@@ -331,10 +341,19 @@ export interface EventList {
   readonly has_more: boolean
 }
 
-/** `events.list`: newest first; `starting_after` an event id moves on to older ones. */
+/**
+ * `events.list`: newest first; `starting_after` an event id moves on to older ones, `ending_before`
+ * back to newer ones.
+ */
 export interface ListEventsQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
   /**
    * Only events of this type; repeat the parameter for several
    * (`?type=proof.completed&type=proof.failed`)
@@ -406,10 +425,16 @@ export interface ProofList {
   readonly has_more: boolean
 }
 
-/** `proofs.list`: newest first, optionally only one status. */
+/** `proofs.list`: newest first, optionally only one status; paged as `PageQuery`. */
 export interface ListProofsQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
   readonly status?: ProofStatus
 }
 
@@ -623,12 +648,18 @@ export interface AuditLogPage {
 }
 
 /**
- * `audit.list`: newest first; `starting_after` is the last id of the previous page; the filters
- * narrow the log.
+ * `audit.list`: newest first; `starting_after` is the last id of the previous page, `ending_before`
+ * the first id of the next one; the filters narrow the log.
  */
 export interface AuditLogQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
   readonly action?: AuditAction
   readonly target_id?: string
   /** 1 to 256 characters */

@@ -29,6 +29,9 @@ import {
 import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryDatabase, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 const R = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
 
 /** The core with the proof loops running, the fake prover and the in-memory store, on TestClock. */
@@ -56,7 +59,7 @@ const principalOf = (account_id: AccountId): Principal => ({ account_id, scopes:
 const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "Acme" })), (a) => principalOf(a.id))
 
 const eventsOf = (accountId: AccountId) =>
-  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => page.items)
+  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => oldestFirst(page.items))
 
 const ofType = (events: ReadonlyArray<EventRecord>, type: string) => events.filter((e) => e.type === type)
 
@@ -207,10 +210,11 @@ describe("Proofs: get, list", () => {
       expect(yield* proofs.get(principal.account_id, made[1]!.proof_id)).toEqual(made[1])
       expect((yield* Effect.flip(proofs.get(other.account_id, made[1]!.proof_id)))._tag).toBe("ProofNotFound")
       expect((yield* Effect.flip(proofs.get(principal.account_id, "proof_nope")))._tag).toBe("ProofNotFound")
+      // Newest first.
       const page = yield* proofs.list(principal.account_id, { limit: 2 })
-      expect([page.proofs.map((p) => p.proof_id), page.total, page.has_more]).toEqual([[made[0]!.proof_id, made[1]!.proof_id], 3, true])
+      expect([page.proofs.map((p) => p.proof_id), page.total, page.has_more]).toEqual([[made[2]!.proof_id, made[1]!.proof_id], 3, true])
       const rest = yield* proofs.list(principal.account_id, { starting_after: made[1]!.proof_id })
-      expect(rest.proofs.map((p) => p.proof_id)).toEqual([made[2]!.proof_id])
+      expect(rest.proofs.map((p) => p.proof_id)).toEqual([made[0]!.proof_id])
       expect((yield* proofs.list(principal.account_id, { status: "completed" })).total).toBe(0)
       // A query string carries text: `?status=done`, `?limit=101`.
       for (const query of [{ status: "done" }, { limit: "101" }]) {

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allBut, createProof, createWebhook, expectRequestId, ISO, keyWithScopes, MULTIPLIER, type Harness } from "./helpers.js"
 import { coreWithBuilds, expectEnvelope, harnessOver, type Reply } from "./support.js"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 /** Proven in 10 minutes by this harness's fake prover: it stays running while a test looks. */
 const LONG = { type: "multiplier", inputs: { a: 3, b: 7 } }
 /** Fails at once (a constraint of the multiplier circuit: a factor of 1). */
@@ -61,7 +64,7 @@ const cancelBatch = (token: string | undefined, id: string, headers: Record<stri
 
 const proofEvents = (account: string, type: string) =>
   h.run(Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(account as never, { limit: 100 })), (page) =>
-    page.items.filter((e) => e.type === type).map((e) => e.data)))
+    oldestFirst(page.items).filter((e) => e.type === type).map((e) => e.data)))
 
 /** The proofs this process's worker is proving, and the proofs storage says are running: equal once the worker has caught up. */
 const workerAgrees = () =>

@@ -272,10 +272,10 @@ describe("POST /api/v1/proofs/batch", () => {
 })
 
 describe("GET /api/v1/proofs and /api/v1/proofs/:id", () => {
-  it("lists the account's proofs oldest first, with ?status= and paging; gets one by id", async () => {
+  it("lists the account's proofs newest first, with ?status= and paging; gets one by id", async () => {
     const { key } = await h.newAccount()
     const ids: Array<string> = []
-    for (let i = 0; i < 3; i++) ids.push((await createProof(h, key)).proof_id)
+    for (let i = 0; i < 3; i++) ids.unshift((await createProof(h, key)).proof_id)
     const listed = await h.call("GET", "/api/v1/proofs", { token: key })
     expect(listed.status).toBe(200)
     expectRequestId(listed)

@@ -24,8 +24,9 @@ const settledDelivery = (token: string, webhookId: string, deliveryId: string) =
     return reply.json?.status === "pending" ? undefined : reply.json
   })
 
+/** The attempt log oldest first, as these tests read it (the API lists it newest first). */
 const attempts = async (token: string, webhookId: string) =>
-  (await h.call("GET", `${B}/webhooks/${webhookId}/deliveries?limit=100`, { token })).json.deliveries as Array<Record<string, any>>
+  ((await h.call("GET", `${B}/webhooks/${webhookId}/deliveries?limit=100`, { token })).json.deliveries as Array<Record<string, any>>).reverse()
 
 /** A webhook on FLAKY whose `webhook.test` delivery failed: a settled delivery to retry. */
 const failedTest = async (token: string) => {

@@ -201,10 +201,10 @@ describe("webhooks: not found", () => {
 })
 
 describe("webhooks: paging", () => {
-  it("?limit= and ?starting_after= walk the list oldest first", async () => {
+  it("?limit= and ?starting_after= walk the list newest first", async () => {
     const { key } = await h.newAccount()
     const ids: Array<string> = []
-    for (let i = 0; i < 5; i++) ids.push((await createWebhook(h, key, { description: `n${i}` })).id)
+    for (let i = 0; i < 5; i++) ids.unshift((await createWebhook(h, key, { description: `n${i}` })).id)
     const first = await h.call("GET", "/api/v1/webhooks?limit=2", { token: key })
     expect(first.status).toBe(200)
     expect(first.json.webhooks.map((w: { id: string }) => w.id)).toEqual(ids.slice(0, 2))

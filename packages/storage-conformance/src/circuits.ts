@@ -303,9 +303,11 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.getById(second.id)).toEqual(Option.some(second))
       expect(yield* repo.getByName(other, first.name)).toEqual(Option.none())
       const listed = yield* repo.list(account, { limit: 1 })
-      expect([listed.items, listed.total, listed.has_more]).toEqual([[first], 2, true])
-      const rest = yield* repo.list(account, { limit: 10, startingAfter: first.id })
-      expect([rest.items, rest.has_more]).toEqual([[second], false])
+      expect([listed.items, listed.total, listed.has_more]).toEqual([[second], 2, true])
+      const rest = yield* repo.list(account, { limit: 10, startingAfter: second.id })
+      expect([rest.items, rest.has_more]).toEqual([[first], false])
+      const back = yield* repo.list(account, { limit: 10, endingBefore: first.id })
+      expect([back.items, back.has_more]).toEqual([[second], false])
     }), timeout)
 
   it.effect("circuits: insert refuses a live name, then the circuit limit, then the compiling limit", () =>

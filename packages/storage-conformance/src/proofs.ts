@@ -78,7 +78,7 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.get(yield* freshAccount, rows[0]!.id))).toBe(true)
     }), timeout)
 
-  it.effect("proofs: list pages in id order, filters by status, total counts the filtered set", () =>
+  it.effect("proofs: list pages newest first, both ways, filters by status, total counts the filtered set", () =>
     Effect.gen(function*() {
       yield* isolate
       const repo = yield* ProofsRepo
@@ -86,19 +86,24 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       const rows = yield* queued(account, 5)
       yield* queued(yield* freshAccount, 1)
       const ids = rows.map((r) => r.id).sort()
+      const newest = [...ids].reverse()
       const first = yield* repo.list(account, { limit: 2 })
-      expect(first.items.map((r) => r.id)).toEqual(ids.slice(0, 2))
+      expect(first.items.map((r) => r.id)).toEqual(newest.slice(0, 2))
       expect([first.total, first.has_more]).toEqual([5, true])
-      const last = yield* repo.list(account, { limit: 2, startingAfter: ids[3] })
-      expect(last.items.map((r) => r.id)).toEqual(ids.slice(4))
+      const last = yield* repo.list(account, { limit: 2, startingAfter: newest[3] })
+      expect(last.items.map((r) => r.id)).toEqual(newest.slice(4))
       expect(last.has_more).toBe(false)
+      const back = yield* repo.list(account, { limit: 2, endingBefore: newest[4] })
+      expect([back.items.map((r) => r.id), back.has_more]).toEqual([newest.slice(2, 4), true])
       // Claims take turns across accounts: the other account's proof is one of the three.
       const claimed = yield* claim(T0, 3)
       expect(claimed.filter((r) => r.account_id === account).map((r) => r.id)).toEqual(ids.slice(0, 2))
       const running = yield* repo.list(account, { limit: 10, status: "running" })
-      expect([running.items.map((r) => r.id), running.total, running.has_more]).toEqual([ids.slice(0, 2), 2, false])
+      expect([running.items.map((r) => r.id), running.total, running.has_more]).toEqual([[ids[1], ids[0]], 2, false])
       const stillQueued = yield* repo.list(account, { limit: 1, status: "queued" })
-      expect([stillQueued.items.map((r) => r.id), stillQueued.total, stillQueued.has_more]).toEqual([[ids[2]], 3, true])
+      expect([stillQueued.items.map((r) => r.id), stillQueued.total, stillQueued.has_more]).toEqual([[ids[4]], 3, true])
+      const queuedBack = yield* repo.list(account, { limit: 5, status: "queued", endingBefore: ids[2] })
+      expect([queuedBack.items.map((r) => r.id), queuedBack.has_more]).toEqual([[ids[4], ids[3]], false])
     }), timeout)
 
   it.effect("proofs: claimNext takes the oldest queued first, marks them running with the lease, attempts + 1", () =>

@@ -11,7 +11,7 @@ export const sqlKeys = (conn: SqlConnection) => {
   const byHash = conn.statement((db, $: { hash: string }) => db.selectFrom("api_keys").selectAll().where("hash", "=", $.hash))
   const active = conn.statement((db, $: { accountId: string; now: string }) =>
     db.selectFrom("api_keys").selectAll().where("account_id", "=", $.accountId).where("revoked_at", "is", null)
-      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", $.now)])).orderBy("id")
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", $.now)])).orderBy("id", "desc")
   )
   const touch = conn.statement((db, $: { id: string; at: string; staleBefore: string }) =>
     db.updateTable("api_keys").set({ last_used_at: $.at }).where("id", "=", $.id)

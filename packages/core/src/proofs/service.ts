@@ -86,7 +86,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
     input: CreateProofBatchInput
   ) => Effect.Effect<ProofBatch, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Proof, ProofNotFound | StorageError>
-  readonly list: (accountId: AccountId, query: ListProofsQuery) => Effect.Effect<ProofList, StorageError>
+  readonly list: (accountId: AccountId, query: ListProofsQuery) => Effect.Effect<ProofList, InvalidRequest | StorageError>
   /** Checks a completed proof against its verification key and records `proof.verified`; metered as `create`. */
   readonly verify: (
     accountId: AccountId,
@@ -248,7 +248,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
 
       const list = (accountId: AccountId, query: ListProofsQuery) =>
         Effect.map(
-          repo.list(accountId, { ...pageOf(query), status: query.status }),
+          Effect.flatMap(pageOf(query), (page) => repo.list(accountId, { ...page, status: query.status })),
           (page) => ({ proofs: page.items.map(toProof), total: page.total, has_more: page.has_more })
         )
 

@@ -79,7 +79,7 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
     recoveryId: string
   ) => Effect.Effect<Recovery, WebhookNotFound | RecoveryNotFound | StorageError>
   /** The webhook's recoveries, newest first. */
-  readonly listRecoveries: (accountId: AccountId, webhookId: string, query?: PageQuery) => Effect.Effect<RecoveryList, WebhookNotFound | StorageError>
+  readonly listRecoveries: (accountId: AccountId, webhookId: string, query?: PageQuery) => Effect.Effect<RecoveryList, WebhookNotFound | InvalidRequest | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -177,7 +177,7 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
       const listRecoveries = (accountId: AccountId, webhookId: string, query: PageQuery = {}) =>
         Effect.gen(function*() {
           const webhook = yield* find(accountId, webhookId)
-          const found = yield* recoveries.list(accountId, webhook.id, { ...pageOf(query), order: "desc" })
+          const found = yield* recoveries.list(accountId, webhook.id, yield* pageOf(query))
           return { recoveries: found.items.map(toRecovery), total: found.total, has_more: found.has_more }
         })
 

@@ -73,7 +73,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
     accountId: AccountId,
     input: CreateWebhookInput
   ) => Effect.Effect<CreatedWebhook, InvalidRequest | InvalidWebhookUrl | WebhookLimitReached | StorageError>
-  readonly list: (accountId: AccountId, query?: PageQuery) => Effect.Effect<WebhookList, StorageError>
+  readonly list: (accountId: AccountId, query?: PageQuery) => Effect.Effect<WebhookList, InvalidRequest | StorageError>
   /** Unknown, malformed and other accounts' ids are all `WebhookNotFound`. */
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Webhook, WebhookNotFound | StorageError>
   /**
@@ -98,12 +98,12 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
     id: string,
     input: RotateWebhookSecretInput
   ) => Effect.Effect<CreatedWebhook, WebhookNotFound | SecretRotationInProgress | StorageError>
-  /** The attempt log of one webhook, oldest first, for `GET /api/v1/webhooks/:id/deliveries`. */
+  /** The attempt log of one webhook, newest first, for `GET /api/v1/webhooks/:id/deliveries`. */
   readonly listDeliveryAttempts: (
     accountId: AccountId,
     id: string,
     query?: PageQuery
-  ) => Effect.Effect<DeliveryAttemptList, WebhookNotFound | StorageError>
+  ) => Effect.Effect<DeliveryAttemptList, WebhookNotFound | InvalidRequest | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -169,7 +169,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
         })
 
       const list = (accountId: AccountId, query: PageQuery = {}) =>
-        Effect.map(repo.list(accountId, pageOf(query)), (found) => ({
+        Effect.map(Effect.flatMap(pageOf(query), (page) => repo.list(accountId, page)), (found) => ({
           webhooks: found.items.map(toWebhook),
           total: found.total,
           has_more: found.has_more
@@ -255,7 +255,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
       const listDeliveryAttempts = (accountId: AccountId, id: string, query: PageQuery = {}) =>
         Effect.gen(function*() {
           const webhook = yield* find(accountId, id)
-          const found = yield* deliveries.listAttempts(accountId, webhook.id, pageOf(query))
+          const found = yield* deliveries.listAttempts(accountId, webhook.id, yield* pageOf(query))
           return { attempts: found.items.map(toDeliveryAttempt), total: found.total, has_more: found.has_more }
         })
 

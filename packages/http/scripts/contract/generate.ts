@@ -43,7 +43,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     {
       name: "PageQuery",
       schema: query("/webhooks"),
-      doc: "A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page."
+      doc: "A list's page, newest first: `limit` 1–100 (default 20), and one cursor: `starting_after` the id of the last item of the previous page, or `ending_before` the id of the first item of the next one."
     },
     // API keys
     { name: "CreateKeyInput", schema: body("POST", "/keys") },
@@ -104,7 +104,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       doc: "An event as webhooks receive it; `data` depends on `type` (`@mzk/webhooks` types each one)."
     },
     { name: "EventList", schema: c("EventList") },
-    { name: "ListEventsQuery", schema: query("/events"), doc: "`events.list`: newest first; `starting_after` an event id moves on to older ones." },
+    { name: "ListEventsQuery", schema: query("/events"), doc: "`events.list`: newest first; `starting_after` an event id moves on to older ones, `ending_before` back to newer ones." },
     // Proofs
     {
       name: "ProofInputValue",
@@ -117,7 +117,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     { name: "ProofError", schema: property(document, c("Proof"), "error", "[nonNull]"), doc: "Why a proof failed." },
     { name: "Proof", schema: c("Proof") },
     { name: "ProofList", schema: c("ProofList") },
-    { name: "ListProofsQuery", schema: query("/proofs"), doc: "`proofs.list`: newest first, optionally only one status." },
+    { name: "ListProofsQuery", schema: query("/proofs"), doc: "`proofs.list`: newest first, optionally only one status; paged as `PageQuery`." },
     { name: "ProofBatch", schema: answer("POST", "/proofs/batch") },
     {
       name: "ProofBatchCancellation",
@@ -162,7 +162,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     {
       name: "AuditLogQuery",
       schema: query("/audit-log"),
-      doc: "`audit.list`: newest first; `starting_after` is the last id of the previous page; the filters narrow the log."
+      doc: "`audit.list`: newest first; `starting_after` is the last id of the previous page, `ending_before` the first id of the next one; the filters narrow the log."
     }
   ]
 }

@@ -117,7 +117,7 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
     HttpApiEndpoint.get("list", "/circuits")
       .addSuccess(CircuitList)
       .pipe(requires("circuits:read"))
-      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, oldest first. " +
+      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, newest first. " +
           "Not public (it names the account's own circuits): it needs a key with `circuits:read`.")
   )
   .add(

@@ -57,7 +57,7 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
       .setUrlParams(ListProofsQuery)
       .addSuccess(ProofList)
       .pipe(requires("proofs:read"))
-      .annotate(OpenApi.Description, "The account's proofs, oldest first, optionally by `status`.")
+      .annotate(OpenApi.Description, "The account's proofs, newest first, optionally by `status`; `starting_after` pages on to older ones, `ending_before` back to newer ones.")
   )
   .add(
     HttpApiEndpoint.get("get")`/proofs/${proofId}`
