@@ -35,6 +35,7 @@ import type {
   RotateWebhookSecretInput,
   RotatedWebhook,
   UpdateWebhookInput,
+  Usage,
   Webhook,
   WebhookList,
   WebhookTest
@@ -197,7 +198,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`, `usage`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -271,7 +272,7 @@ export const createClient = (options: ClientOptions) => {
     ...query
   })
 
-  const { audit, circuits, events, keys, proofs, webhooks } = ENDPOINTS
+  const { audit, circuits, events, keys, proofs, usage, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -379,6 +380,13 @@ export const createClient = (options: ClientOptions) => {
       /** The account's audit log, newest first (needs `audit:read`). */
       list: (query: AuditLogQuery = {}) =>
         json<AuditLogPage>(audit.list, { query: page(query) })
+    },
+    usage: {
+      /**
+       * The account's usage now (needs `proofs:read`): the key's minute and the account's day with
+       * what is left, proofs created today by status, proving seconds today and this month, per circuit.
+       */
+      get: () => json<Usage>(usage.get)
     }
   }
 }

@@ -1,6 +1,6 @@
 /**
  * What a proof claim costs now that it takes turns across accounts (not a test). A claim reads the
- * oldest queued proof of every account with queued proofs (a loose index scan over `proofs_queue`:
+ * oldest queued proof of every account with queued proofs (a loose index scan over `proofs_queue_by_priority`:
  * one probe per account, not one row per queued proof), the running counts, and the oldest of the
  * accounts it picks. This times a one-proof claim (a prover thread freed) and its hand-back, with
  * one account holding `queued` proofs, `accounts` other accounts one each, over `settled` settled
@@ -38,7 +38,7 @@ const row = (account: AccountId, status: ProofRecord["status"]) =>
   Effect.map(makeId("proof"), (id): ProofRecord => ({
     id, account_id: account, batch_id: null, type: "multiplier", circuit: "multiplier", circuit_id: null, status,
     inputs: status === "completed" ? null : { a: "3", b: "11" }, public_inputs: { c: "33" },
-    proof_blob: status === "completed" ? "eyJwaV9hIjpbXX0=" : null, error: null, duration_ms: status === "completed" ? 100 : null,
+    proof_blob: status === "completed" ? "eyJwaV9hIjpbXX0=" : null, error: null, duration_ms: status === "completed" ? 100 : null, proving_ms: null, priority: "normal", deadline_at: null,
     attempts: status === "completed" ? 1 : 0, lease_expires_at: null, created_at: AT, started_at: null,
     completed_at: status === "completed" ? AT : null, canceled_at: null, expires_at: null
   }))
