@@ -97,7 +97,7 @@ describe("POST /api/v1/proofs", () => {
     ["missing inputs", { type: "multiplier" }, "inputs"],
     ["a missing input", { type: "multiplier", inputs: { a: 3 } }, "inputs.b"],
     ["an extra input", { type: "multiplier", inputs: { a: 3, b: 4, c: 12 } }, "inputs.c"],
-    ["an extra top-level field", { ...MULTIPLIER, priority: "high" }, "priority"],
+    ["an extra top-level field", { ...MULTIPLIER, note: "x" }, "note"],
     ["a non-integer input", { type: "multiplier", inputs: { a: 1.5, b: 4 } }, "inputs.a"],
     ["a non-numeric string input", { type: "multiplier", inputs: { a: "abc", b: 4 } }, "inputs.a"],
     ["a negative number", { type: "multiplier", inputs: { a: -3, b: 4 } }, "inputs.a"],
