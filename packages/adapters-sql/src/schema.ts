@@ -102,6 +102,10 @@ export interface ProofsTable {
   proof_blob: string | null
   error: string | null
   duration_ms: number | null
+  proving_ms: number | null
+  /** 0 high, 1 normal, 2 low: the order a claim takes an account's queued proofs in. */
+  priority_rank: number
+  deadline_at: string | null
   attempts: number
   lease_expires_at: string | null
   created_at: string

@@ -37,6 +37,7 @@ import type {
   RotateWebhookSecretInput,
   RotatedWebhook,
   UpdateWebhookInput,
+  Usage,
   Webhook,
   WebhookList,
   WebhookTest
@@ -238,7 +239,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`, `usage`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -313,7 +314,7 @@ export const createClient = (options: ClientOptions) => {
     ...query
   })
 
-  const { audit, circuits, events, keys, proofs, webhooks } = ENDPOINTS
+  const { audit, circuits, events, keys, proofs, usage, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -430,6 +431,13 @@ export const createClient = (options: ClientOptions) => {
       /** The account's audit log, newest first (needs `audit:read`); a Promise of one page, and `for await` over every entry. */
       list: (query: AuditLogQuery = {}): PagedList<AuditLogPage, AuditEntry> =>
         paged((q) => json<AuditLogPage>(audit.list, { query: page(q) }), query, (p) => p.entries, byId)
+    },
+    usage: {
+      /**
+       * The account's usage now (needs `proofs:read`): the key's minute and the account's day with
+       * what is left, proofs created today by status, proving seconds today and this month, per circuit.
+       */
+      get: () => json<Usage>(usage.get)
     }
   }
 }

@@ -56,6 +56,9 @@ export const ENDPOINTS = {
   },
   audit: {
     list: { method: "GET", path: "/audit-log" }
+  },
+  usage: {
+    get: { method: "GET", path: "/usage" }
   }
 } as const satisfies Record<string, Record<string, Endpoint>>
 

@@ -373,6 +373,18 @@ export interface CreateProofInput {
   readonly inputs: {
     readonly [key: string]: ProofInputValue
   }
+  /**
+   * `low`, `normal` (the default) or `high`: the order of this account's queued proofs (high first,
+   * then oldest first)
+   */
+  readonly priority?: "low" | "normal" | "high"
+  /**
+   * A deadline for the proof, in milliseconds from its acceptance: a proof still queued at it fails
+   * with `timeout`, a running one is stopped at it (or at the server's proof timeout, whichever
+   * comes first). At most the server's proof timeout (60000 by default); more is 400 naming the
+   * field.
+   */
+  readonly timeout_ms?: number
 }
 
 export interface CreateProofBatchInput {
@@ -410,9 +422,35 @@ export interface Proof {
   /** base64 of the snarkjs proof JSON */
   readonly proof_blob: string | null
   readonly error: ProofError | null
+  /**
+   * Generation time: from the worker starting the proof (`started_at`) to its settling
+   * (`finished_at`), the prover, the check of the proof against the verification key and loading
+   * the circuit included; null until it settles (0 for a proof whose deadline passed while it was
+   * queued)
+   */
   readonly duration_ms: number | null
+  /**
+   * The prover's own time within `duration_ms` (witness and proof, until it answered, failed or was
+   * stopped): never more than `duration_ms`; null until it settles, and for a proof the prover
+   * never ran
+   */
+  readonly proving_ms: number | null
+  readonly priority: "low" | "normal" | "high"
+  /** `created_at` + the request's `timeout_ms`; null without one */
+  readonly deadline_at: Timestamp | null
+  /**
+   * While queued: its place in its account's queue, 1-based, in the order the account's proofs are
+   * claimed (priority, then oldest first); null otherwise. Other accounts' proofs are not counted:
+   * accounts take turns.
+   */
+  readonly queue_position: number | null
   readonly created_at: Timestamp
+  /** When the proof was accepted and queued (equals `created_at`) */
+  readonly queued_at: Timestamp
+  /** When a worker started it; null while queued */
   readonly started_at: Timestamp | null
+  /** When it settled: completed, failed or canceled (`completed_at` or `canceled_at`); null before */
+  readonly finished_at: Timestamp | null
   readonly completed_at: Timestamp | null
   /** When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise */
   readonly canceled_at: Timestamp | null
@@ -664,4 +702,68 @@ export interface AuditLogQuery {
   readonly target_id?: string
   /** 1 to 256 characters */
   readonly actor_id?: string
+}
+
+/** A rate-limit window now: its limit, what it has counted, what is left, when it resets. */
+export interface UsageWindow {
+  readonly policy: "key" | "daily"
+  readonly limit: number
+  readonly remaining: number
+  readonly window_seconds: number
+  readonly reset_seconds: number
+  /** What this window has counted so far: requests (`key`) or proofs (`daily`) */
+  readonly used: number
+  /** When the window starts again from zero */
+  readonly resets_at: Timestamp
+}
+
+/** One circuit's settled proofs and their worker time, today and this month (UTC). */
+export interface CircuitUsage {
+  readonly circuit: string
+  /** Proofs of the circuit that settled (completed or failed) today, UTC */
+  readonly proofs_today: number
+  /** Seconds, to the millisecond */
+  readonly proving_seconds_today: number
+  readonly proofs_this_month: number
+  /** Seconds, to the millisecond */
+  readonly proving_seconds_this_month: number
+}
+
+/** `usage.get`: the account's windows, today's proofs by status and its proving time. */
+export interface Usage {
+  readonly as_of: Timestamp
+  /** The start of today, UTC: the daily quota's window */
+  readonly day_start: Timestamp
+  /** The start of this month, UTC */
+  readonly month_start: Timestamp
+  readonly rate_limits: {
+    /**
+     * The calling key's proof requests this minute (60 a minute per key); null for a session, which
+     * has none
+     */
+    readonly per_minute: UsageWindow | null
+    /** The account's proofs today, UTC (5,000 a day), as the quota counts them */
+    readonly per_day: UsageWindow
+  }
+  /** The account's proofs created today (UTC), by their status now */
+  readonly proofs_today: {
+    readonly queued: number
+    readonly running: number
+    readonly completed: number
+    readonly failed: number
+    readonly canceled: number
+    readonly expired: number
+  }
+  /**
+   * Worker time of the account's proofs that settled (completed or failed) today and this month,
+   * UTC: the sum of their `duration_ms`
+   */
+  readonly proving_seconds: {
+    /** Seconds, to the millisecond */
+    readonly today: number
+    /** Seconds, to the millisecond */
+    readonly this_month: number
+  }
+  /** The same per circuit, for circuits with a proof settled this month, by name */
+  readonly circuits: ReadonlyArray<CircuitUsage>
 }

@@ -97,6 +97,7 @@ export * from "./proofs/sweeper.js"
 export * from "./proofs/transitions.js"
 export * from "./proofs/wakeup.js"
 export * from "./proofs/worker.js"
+export * from "./usage/service.js"
 
 export * from "./eventData.js"
 export * from "./layers.js"

@@ -8,6 +8,7 @@ import { EventSubscribers } from "./events/subscribers.js"
 import { CircuitBuilds } from "./circuits/builds.js"
 import { Idempotency, IdempotencySweeper } from "./idempotency/service.js"
 import { ProofLoops } from "./proofs/loops.js"
+import { UsageReports } from "./usage/service.js"
 import { DeliveryEngine } from "./webhooks/delivery/engine.js"
 import { Ids } from "./kernel/ids.js"
 import { ApiKeys } from "./keys/service.js"
@@ -31,7 +32,7 @@ import { RecoveryWakeup } from "./webhooks/recovery/wakeup.js"
  * runs them.
  */
 export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer, Idempotency.layer,
-  Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
+  Proofs.layer.pipe(Layer.provide(RateLimits.layer)), UsageReports.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
   Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(WebhookReplay.layer),
   Layer.provideMerge(Events.layer),

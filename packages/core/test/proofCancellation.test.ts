@@ -105,6 +105,8 @@ describe("Proof cancellation on TestClock", () => {
         ...queued,
         status: "canceled",
         canceled_at: "1970-01-01T00:00:07.000Z",
+        finished_at: "1970-01-01T00:00:07.000Z",
+        queue_position: null,
         expires_at: "1970-01-31T00:00:07.000Z"
       })
       expect(yield* proofs.get(account.account_id, queued.proof_id)).toEqual(canceled)

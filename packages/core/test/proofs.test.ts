@@ -108,7 +108,7 @@ describe("Proofs: validation before anything is queued", () => {
     ["array for a scalar", { type: "multiplier", inputs: { a: ["1"], b: "5" } }, ["inputs.a"]],
     ["unknown type", { type: "sudoku", inputs: {} }, ["type"]],
     ["no inputs", { type: "multiplier" }, ["inputs"]],
-    ["extra top-level field", { type: "multiplier", inputs: { a: "3", b: "5" }, priority: 1 }, ["priority"]]
+    ["extra top-level field", { type: "multiplier", inputs: { a: "3", b: "5" }, note: 1 }, ["note"]]
   ]
 
   for (const [label, body, paths] of refused) {

@@ -37,8 +37,8 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 const PROOF_FIELDS = [
-  "canceled_at", "circuit", "completed_at", "created_at", "duration_ms", "error", "expires_at", "proof_blob", "proof_id",
-  "public_inputs", "started_at", "status", "type"
+  "canceled_at", "circuit", "completed_at", "created_at", "deadline_at", "duration_ms", "error", "expires_at", "finished_at", "priority",
+  "proof_blob", "proof_id", "proving_ms", "public_inputs", "queue_position", "queued_at", "started_at", "status", "type"
 ]
 
 const statusOf = async (token: string, id: string) => (await h.call("GET", `/api/v1/proofs/${id}`, { token })).json.status as string

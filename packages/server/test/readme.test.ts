@@ -118,6 +118,7 @@ describe("the README walk-through", () => {
       expect(ran.stdout).toMatch(/^\{"type":"proof\.completed","proof":"proof_[0-9a-z]{26}"\}$/m)
       expect(ran.stdout).toContain(`{"action":"webhook.created","actor":"api_key","ip_address":"127.0.0.1"}`)
       expect(ran.stdout).toContain(`{"action":"key.created","actor":"cli","ip_address":null}`)
+      expect(ran.stdout).toContain(`{"day":{"limit":5000,"used":1,"remaining":4999},"completed_today":1}`)
       // The block stops the receiver it started.
       expect(yield* Effect.promise(() => listening(Number(env.HOOK_PORT)))).toBe(false)
 

@@ -12,6 +12,7 @@ import { proofCancellationTests } from "./proofCancellation.js"
 import { proofTests } from "./proofs.js"
 import { recoveryTests } from "./recoveries.js"
 import { repositoryTests } from "./repositories.js"
+import { schedulingTests } from "./scheduling.js"
 import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
 
@@ -35,6 +36,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     deliveryTests(it, timeout)
     proofTests(it, timeout)
     proofCancellationTests(it, timeout)
+    schedulingTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
     auditTests(it, timeout)

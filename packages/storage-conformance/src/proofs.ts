@@ -26,6 +26,9 @@ export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord
       proof_blob: null,
       error: null,
       duration_ms: null,
+      proving_ms: null,
+      priority: "normal",
+      deadline_at: null,
       attempts: 0,
       lease_expires_at: null,
       created_at: at("2030-01-01T00:00:00.000Z"),
@@ -311,6 +314,7 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
         claim: (row) => Effect.map(repo.claimNext(claimEverything), (rows) => rows.some((r) => r.id === row.id)),
         complete: (row) => Effect.map(repo.complete(row.id, row.attempts, completion), Option.isSome),
         fail: (row) => Effect.map(repo.fail(row.id, row.attempts, failure), Option.isSome),
+        overdue: (row) => Effect.map(repo.failOverdue(T90, 1000, failure), (rows) => rows.some((r) => r.id === row.id)),
         release: (row) => repo.release(row.id, row.attempts),
         cancel: (row) => Effect.map(repo.cancel(account, { proof: row.id }, { canceled_at: T30, expires_at: T60 }), (rows) => rows.length === 1),
         expire: (row) => Effect.map(repo.expireDue(T90, 1000), (rows) => rows.some((r) => r.id === row.id))
@@ -321,7 +325,14 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
           yield* isolate
           const settled = status === "completed" || status === "failed" || status === "canceled" || status === "expired"
           // Due for everything: a running proof's lease has lapsed, a settled one's retention is over.
-          const row = yield* proofRecord(account, { status, attempts: 1, lease_expires_at: status === "running" ? T0 : null, expires_at: settled ? T30 : null })
+          // Past its deadline too, for the overdue sweep.
+          const row = yield* proofRecord(account, {
+            status,
+            attempts: 1,
+            lease_expires_at: status === "running" ? T0 : null,
+            expires_at: settled ? T30 : null,
+            deadline_at: T30
+          })
           yield* repo.insertMany([row])
           const moved = yield* apply[transition](row)
           const after = Option.getOrThrow(yield* repo.get(account, row.id))

@@ -29,6 +29,12 @@ export type ProofErrorCode = typeof ProofErrorCode.Type
 export const isRefundedFailure = (code: ProofErrorCode): boolean => code === "verification_failed"
 export const ProofError = Schema.Struct({ code: ProofErrorCode, message: Schema.String })
 
+/** The failure of a proof whose request's deadline passed before a worker started it. */
+export const overdueError: { readonly code: "timeout"; readonly message: string } = {
+  code: "timeout",
+  message: "The request's deadline (timeout_ms) passed while the proof was queued; it was never started"
+}
+
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */
 export const PublicInputs = Schema.Record({ key: Schema.String, value: Schema.String })
 
@@ -39,9 +45,35 @@ export const ProofInputValue: Schema.Schema<ProofInputValue> = Schema.Union(
   Schema.Number,
   Schema.Array(Schema.suspend((): Schema.Schema<ProofInputValue> => ProofInputValue))
 ).annotations({ identifier: "ProofInputValue" })
+/**
+ * A proof's place within its account's queue: the account's queued proofs are claimed `high`
+ * first, then `normal`, then `low`, each oldest first. It never moves a proof ahead of another
+ * account's: accounts still take turns (`takeInTurns`).
+ */
+export const PROOF_PRIORITIES = ["low", "normal", "high"] as const
+export const ProofPriority = Schema.Literal(...PROOF_PRIORITIES).annotations({ identifier: "ProofPriority" })
+export type ProofPriority = typeof ProofPriority.Type
+export const DEFAULT_PROOF_PRIORITY: ProofPriority = "normal"
+
+/** The order a claim takes an account's queued proofs in: lower first (stored as `proofs.priority_rank`). */
+export const priorityRank = (priority: ProofPriority): number => (priority === "high" ? 0 : priority === "normal" ? 1 : 2)
+export const priorityOfRank = (rank: number): ProofPriority => (rank === 0 ? "high" : rank === 1 ? "normal" : "low")
+
+/** A request's deadline in milliseconds from its acceptance; the server's proof timeout caps it (checked by `Proofs`). */
+export const TimeoutMs = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer (milliseconds)" }))
+  .annotations({
+    description: "A deadline for the proof, in milliseconds from its acceptance: a proof still queued at it fails with " +
+      "`timeout`, a running one is stopped at it (or at the server's proof timeout, whichever comes first). At most the " +
+      "server's proof timeout (60000 by default); more is 400 naming the field."
+  })
+
 export const CreateProofInput = Schema.Struct({
   type: Schema.String,
-  inputs: Schema.Record({ key: Schema.String, value: ProofInputValue })
+  inputs: Schema.Record({ key: Schema.String, value: ProofInputValue }),
+  priority: Schema.optionalWith(ProofPriority, { exact: true }).annotations({
+    description: "`low`, `normal` (the default) or `high`: the order of this account's queued proofs (high first, then oldest first)"
+  }),
+  timeout_ms: Schema.optionalWith(TimeoutMs, { exact: true })
 }).annotations({ identifier: "CreateProofInput" })
 export type CreateProofInput = typeof CreateProofInput.Type
 
@@ -80,9 +112,27 @@ export const Proof = Schema.Struct({
   public_inputs: PublicInputs.annotations({ description: "Public signal names → decimal strings (field elements do not fit a JSON number)" }),
   proof_blob: Schema.NullOr(Schema.String).annotations({ description: "base64 of the snarkjs proof JSON" }),
   error: Schema.NullOr(ProofError),
-  duration_ms: Schema.NullOr(Schema.Int),
+  duration_ms: Schema.NullOr(Schema.Int).annotations({
+    description: "Generation time: from the worker starting the proof (`started_at`) to its settling (`finished_at`), " +
+      "the prover, the check of the proof against the verification key and loading the circuit included; null until it settles " +
+      "(0 for a proof whose deadline passed while it was queued)"
+  }),
+  proving_ms: Schema.NullOr(Schema.Int).annotations({
+    description: "The prover's own time within `duration_ms` (witness and proof, until it answered, failed or was stopped): " +
+      "never more than `duration_ms`; null until it settles, and for a proof the prover never ran"
+  }),
+  priority: ProofPriority,
+  deadline_at: Schema.NullOr(Timestamp).annotations({ description: "`created_at` + the request's `timeout_ms`; null without one" }),
+  queue_position: Schema.NullOr(Schema.Int).annotations({
+    description: "While queued: its place in its account's queue, 1-based, in the order the account's proofs are claimed " +
+      "(priority, then oldest first); null otherwise. Other accounts' proofs are not counted: accounts take turns."
+  }),
   created_at: Timestamp,
-  started_at: Schema.NullOr(Timestamp),
+  queued_at: Timestamp.annotations({ description: "When the proof was accepted and queued (equals `created_at`)" }),
+  started_at: Schema.NullOr(Timestamp).annotations({ description: "When a worker started it; null while queued" }),
+  finished_at: Schema.NullOr(Timestamp).annotations({
+    description: "When it settled: completed, failed or canceled (`completed_at` or `canceled_at`); null before"
+  }),
   completed_at: Schema.NullOr(Timestamp),
   canceled_at: Schema.NullOr(Timestamp).annotations({ description: "When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise" }),
   expires_at: Schema.NullOr(Timestamp)
@@ -152,6 +202,11 @@ export interface ProofRecord {
   readonly proof_blob: string | null
   readonly error: ProofError | null
   readonly duration_ms: number | null
+  /** The prover's own time within `duration_ms`; null until settled, or when the prover never ran. */
+  readonly proving_ms: number | null
+  readonly priority: ProofPriority
+  /** Past it a queued proof fails with `timeout` and a running one is stopped; null without a `timeout_ms`. */
+  readonly deadline_at: Timestamp | null
   readonly attempts: number
   /** While running: when the claim lapses and another worker may take the proof over. */
   readonly lease_expires_at: Timestamp | null
@@ -164,7 +219,8 @@ export interface ProofRecord {
 }
 export type ProofError = typeof ProofError.Type
 
-export const toProof = (record: ProofRecord): Proof => ({
+/** The API record; `queuePosition` is the proof's place in its account's queue while queued (`ProofsRepo.queuePositions`). */
+export const toProof = (record: ProofRecord, queuePosition: number | null = null): Proof => ({
   proof_id: record.id,
   type: record.type,
   circuit: record.circuit,
@@ -173,8 +229,14 @@ export const toProof = (record: ProofRecord): Proof => ({
   proof_blob: record.proof_blob,
   error: record.error,
   duration_ms: record.duration_ms,
+  proving_ms: record.proving_ms,
+  priority: record.priority,
+  deadline_at: record.deadline_at,
+  queue_position: record.status === "queued" ? queuePosition : null,
   created_at: record.created_at,
+  queued_at: record.created_at,
   started_at: record.started_at,
+  finished_at: record.completed_at ?? record.canceled_at,
   completed_at: record.completed_at,
   canceled_at: record.canceled_at,
   expires_at: record.expires_at

@@ -29,10 +29,12 @@ import { unknownTypeDetail, validateCircuitInputs, type ValidatedProofRequest } 
 import {
   type CreateProofBatchInput,
   type CreateProofInput,
+  DEFAULT_PROOF_PRIORITY,
   type ListProofsQuery,
   type Proof,
   type ProofBatch,
   type ProofBatchCancellation,
+  type ProofPriority,
   type ProofRecord,
   type ProofVerification,
   toProof
@@ -52,11 +54,17 @@ export interface ProofList {
 const isProofId = Schema.is(ProofId)
 const isBatchId = Schema.is(BatchId)
 
+/** A request's validated inputs and circuit, with how it is to be scheduled. */
+interface AcceptedRequest extends ValidatedProofRequest {
+  readonly priority: ProofPriority
+  readonly timeout_ms: number | null
+}
+
 /** One request checked against the circuit its `type` names. */
 type Checked =
   | { readonly _tag: "invalid"; readonly details: ReadonlyArray<ErrorDetail> }
   | { readonly _tag: "unready"; readonly circuit: Circuit }
-  | { readonly _tag: "valid"; readonly request: ValidatedProofRequest }
+  | { readonly _tag: "valid"; readonly request: AcceptedRequest }
 
 /** A circuit of the account's own that cannot be proven yet, or ever. */
 const notReady = (circuit: Circuit) =>
@@ -136,19 +144,28 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
        * (so no other account's circuit is revealed), as not ready when its own is not built.
        */
       const check = (found: Option.Option<Circuit>, input: CreateProofInput, prefix = ""): Checked => {
-        if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix)] }
+        // A deadline past the server's proof timeout is refused, not clamped (Stripe refuses a
+        // parameter out of its range): a caller relying on it learns the limit at once.
+        const deadline: Array<ErrorDetail> = input.timeout_ms !== undefined && input.timeout_ms > config.timeoutMs
+          ? [{ path: `${prefix}timeout_ms`, message: `must be at most ${config.timeoutMs} (this server's proof timeout), got ${input.timeout_ms}` }]
+          : []
+        if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix), ...deadline] }
         const circuit = found.value
+        if (deadline.length > 0) return { _tag: "invalid", details: deadline }
         if (circuit.status !== "ready") return { _tag: "unready", circuit }
         return Either.match(validateCircuitInputs(circuit, input.inputs, prefix), {
           onLeft: (details): Checked => ({ _tag: "invalid", details }),
-          onRight: (valid): Checked => ({ _tag: "valid", request: { ...valid, circuit } })
+          onRight: (valid): Checked => ({
+            _tag: "valid",
+            request: { ...valid, circuit, priority: input.priority ?? DEFAULT_PROOF_PRIORITY, timeout_ms: input.timeout_ms ?? null }
+          })
         })
       }
 
       // Creating a proof is the busiest write: its steps are plain combinators, not generators.
-      const toRecord = (accountId: AccountId, batchId: BatchId | null, request: ValidatedProofRequest) =>
+      const toRecord = (accountId: AccountId, batchId: BatchId | null, request: AcceptedRequest) =>
         // flatMap, not Effect.zipWith: zipWith runs through Effect.all, a dozen operations more.
-        Effect.flatMap(ids.make("proof"), (id) => Effect.map(now, (createdAt): ProofRecord => ({
+        Effect.flatMap(ids.make("proof"), (id) => Effect.map(Clock.currentTimeMillis, (createdMs): ProofRecord => ({
           id,
           account_id: accountId,
           batch_id: batchId,
@@ -161,9 +178,12 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           proof_blob: null,
           error: null,
           duration_ms: null,
+          proving_ms: null,
+          priority: request.priority,
+          deadline_at: request.timeout_ms === null ? null : timestampFromMillis(createdMs + request.timeout_ms),
           attempts: 0,
           lease_expires_at: null,
-          created_at: createdAt,
+          created_at: timestampFromMillis(createdMs),
           started_at: null,
           completed_at: null,
           canceled_at: null,
@@ -186,13 +206,22 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
         })
       }
 
-      // The quota is charged in the insert's transaction: a failed insert costs nothing.
+      /** The API records of `records`, with the queue positions of those that are queued. */
+      const withPositions = (accountId: AccountId, records: ReadonlyArray<ProofRecord>) => {
+        const queued = records.filter((r) => r.status === "queued").map((r) => r.id)
+        return queued.length === 0
+          ? Effect.succeed(records.map((r) => toProof(r)))
+          : Effect.map(repo.queuePositions(accountId, queued), (positions) => records.map((r) => toProof(r, positions.get(r.id) ?? null)))
+      }
+
+      // The quota is charged in the insert's transaction: a failed insert costs nothing. The
+      // positions are read in it too, so they count what the insert joined.
       const enqueue = (accountId: AccountId, records: ReadonlyArray<ProofRecord>, batch: boolean) =>
         tx.transaction(
           Effect.zipRight(holdCircuits(records, batch), Effect.flatMap(rateLimits.admitProofRequest(accountId, { proofs: records.length }), () =>
             repo.insertMany(records).pipe(
               Effect.zipRight(tx.afterCommit(Effect.zipRight(wakeup.notify, Effect.forEach(records, (record) => observeProof(telemetry, record, "queued"), { discard: true })))),
-              Effect.asVoid
+              Effect.zipRight(withPositions(accountId, records))
             )))
         )
 
@@ -204,7 +233,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           if (checked._tag === "invalid") return Effect.fail(invalidRequest(checked.details))
           if (checked._tag === "unready") return Effect.fail(notReady(checked.circuit))
           return Effect.flatMap(toRecord(accountId, null, checked.request), (record) =>
-            Effect.as(enqueue(accountId, [record], false), toProof(record)))
+            Effect.map(enqueue(accountId, [record], false), (proofs) => proofs[0]!))
         })
 
       const createBatch = (accountId: AccountId, { proofs: items }: CreateProofBatchInput) =>
@@ -216,7 +245,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const found = new Map<string, Option.Option<Circuit>>()
           for (const { type } of items) if (!found.has(type)) found.set(type, yield* lookup(accountId, type))
           const details: Array<ErrorDetail> = []
-          const valid: Array<ValidatedProofRequest> = []
+          const valid: Array<AcceptedRequest> = []
           let unready: Circuit | undefined
           items.forEach((item, i) => {
             const checked = check(found.get(item.type)!, item, `proofs.${i}.`)
@@ -230,8 +259,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const batchId = yield* ids.make("batch")
           const records: Array<ProofRecord> = []
           for (const request of valid) records.push(yield* toRecord(accountId, batchId, request))
-          yield* enqueue(accountId, records, true)
-          return { batch_id: batchId, proofs: records.map(toProof) }
+          return { batch_id: batchId, proofs: yield* enqueue(accountId, records, true) }
         })
 
       const notFound = (id: string) => new ProofNotFound({ message: `No proof ${JSON.stringify(id)} in this account` })
@@ -244,12 +272,13 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           }))
           : Effect.fail(notFound(id))
 
-      const get = (accountId: AccountId, id: string) => Effect.map(find(accountId, id), toProof)
+      const get = (accountId: AccountId, id: string) =>
+        Effect.flatMap(find(accountId, id), (record) => Effect.map(withPositions(accountId, [record]), (proofs) => proofs[0]!))
 
       const list = (accountId: AccountId, query: ListProofsQuery) =>
-        Effect.map(
+        Effect.flatMap(
           Effect.flatMap(pageOf(query), (page) => repo.list(accountId, { ...page, status: query.status })),
-          (page) => ({ proofs: page.items.map(toProof), total: page.total, has_more: page.has_more })
+          (page) => Effect.map(withPositions(accountId, page.items), (proofs) => ({ proofs, total: page.total, has_more: page.has_more }))
         )
 
       const completed = (accountId: AccountId, id: string, only: string) =>
@@ -355,7 +384,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             // Read after the cancel, in its transaction: the batch as this request leaves it.
             const proofs = yield* repo.listBatch(accountId, batchId)
             if (proofs.length === 0) return yield* batchNotFound(batchId)
-            return { batch_id: batchId, canceled_count: canceled.length, proofs: proofs.map(toProof) }
+            return { batch_id: batchId, canceled_count: canceled.length, proofs: yield* withPositions(accountId, proofs) }
           }))
           : Effect.fail(batchNotFound(batchId))
 

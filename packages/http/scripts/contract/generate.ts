@@ -163,7 +163,11 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       name: "AuditLogQuery",
       schema: query("/audit-log"),
       doc: "`audit.list`: newest first; `starting_after` is the last id of the previous page, `ending_before` the first id of the next one; the filters narrow the log."
-    }
+    },
+    // Usage
+    { name: "UsageWindow", schema: c("UsageWindow"), doc: "A rate-limit window now: its limit, what it has counted, what is left, when it resets." },
+    { name: "CircuitUsage", schema: c("CircuitUsage"), doc: "One circuit's settled proofs and their worker time, today and this month (UTC)." },
+    { name: "Usage", schema: c("Usage"), doc: "`usage.get`: the account's windows, today's proofs by status and its proving time." }
   ]
 }
 

@@ -15,6 +15,7 @@ import { EventsGroup } from "./events.js"
 import { KeysGroup } from "./keys.js"
 import { describeAnnotations, describeWebhooks } from "./openapi.js"
 import { ProofsGroup } from "./proofs.js"
+import { UsageGroup } from "./usage.js"
 import { WebhooksGroup } from "./webhooks.js"
 
 const Definition = HttpApi.make("mzk")
@@ -24,6 +25,7 @@ const Definition = HttpApi.make("mzk")
   .add(CircuitsGroup)
   .add(EventsGroup)
   .add(AuditGroup)
+  .add(UsageGroup)
   .prefix("/api/v1")
   .addError(InvalidRequestWire)
   .addError(NotFoundWire)
@@ -63,4 +65,5 @@ export * from "./events.js"
 export * from "./keys.js"
 export * from "./proofs.js"
 export * from "./upload.js"
+export * from "./usage.js"
 export * from "./webhooks.js"
