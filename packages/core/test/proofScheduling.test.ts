@@ -64,7 +64,7 @@ describe("priority within an account", () => {
       expect(now.map((p) => p.queue_position)).toEqual([4, 3, 1, 2])
       const listed = yield* proofs.list(account, { status: "queued" })
       expect(listed.proofs.map((p) => [p.proof_id, p.queue_position])).toEqual(
-        [[low.proof_id, 4], [normal.proof_id, 3], [high1.proof_id, 1], [high2.proof_id, 2]]
+        [[high2.proof_id, 2], [high1.proof_id, 1], [normal.proof_id, 3], [low.proof_id, 4]]
       )
 
       yield* advance("50 seconds")

@@ -89,7 +89,7 @@ describe.each(STORES)("proof scheduling and usage on %s", (_name, database) => {
       expect(positions).toEqual([1, 2, 3])
       const listed = yield* call("GET", "/api/v1/proofs?status=queued")
       expect(listed.json.proofs.map((p: any) => [p.proof_id, p.queue_position])).toEqual(
-        [[low.json.proof_id, 3], [normal.json.proof_id, 2], [high.json.proof_id, 1]]
+        [[high.json.proof_id, 1], [normal.json.proof_id, 2], [low.json.proof_id, 3]]
       )
 
       // Cancel the long proof: the slot frees, and the queue drains in priority order.
