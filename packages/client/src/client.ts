@@ -12,6 +12,8 @@ import type {
   CreateKeyInput,
   CreateProofBatchInput,
   CreateProofInput,
+  CreateVerificationInput,
+  CreateVerificationKeyInput,
   CreateWebhookInput,
   CreatedApiKey,
   CreatedWebhook,
@@ -35,6 +37,9 @@ import type {
   RotateWebhookSecretInput,
   RotatedWebhook,
   UpdateWebhookInput,
+  Verification,
+  VerificationKey,
+  VerificationKeyList,
   Webhook,
   WebhookList,
   WebhookTest
@@ -197,7 +202,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`, `verifications`,
+ * `verificationKeys`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -271,7 +277,7 @@ export const createClient = (options: ClientOptions) => {
     ...query
   })
 
-  const { audit, circuits, events, keys, proofs, webhooks } = ENDPOINTS
+  const { audit, circuits, events, keys, proofs, verificationKeys, verifications, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -379,6 +385,22 @@ export const createClient = (options: ClientOptions) => {
       /** The account's audit log, newest first (needs `audit:read`). */
       list: (query: AuditLogQuery = {}) =>
         json<AuditLogPage>(audit.list, { query: page(query) })
+    },
+    verifications: {
+      /**
+       * Verifies a proof made anywhere (snarkjs JSON for groth16, plonk, fflonk) against an inline
+       * key, a registered one or a circuit's; `valid: false` resolves, a malformed input rejects
+       * with 400 naming the field. Metered as a proof request (needs `proofs:verify`).
+       */
+      create: (input: CreateVerificationInput) => metered<Verification>(verifications.create, { json: input })
+    },
+    verificationKeys: {
+      /** Registers a key once (checked as a verification checks it), to name by id in `verifications.create`. */
+      create: (input: CreateVerificationKeyInput, create: CreateOptions = {}) =>
+        json<VerificationKey>(verificationKeys.create, { json: input, ...create }),
+      list: (query?: PageQuery) => json<VerificationKeyList>(verificationKeys.list, { query: page(query) }),
+      get: (id: string) => json<VerificationKey>(verificationKeys.get, { params: { id } }),
+      remove: (id: string) => none(verificationKeys.remove, { params: { id } })
     }
   }
 }

@@ -1,4 +1,4 @@
-import { type BuiltinCircuits, type CircuitCompiler, CoreServices, type Prover, SessionAuthenticator, type Storage } from "@mzk/core"
+import { type BuiltinCircuits, type CircuitCompiler, CoreServices, type Prover, SessionAuthenticator, type Storage, Verifier } from "@mzk/core"
 import { Layer } from "effect"
 import { SeededEntropy } from "./entropy.js"
 import { FakeBuiltinCircuits } from "./fakeCatalog.js"
@@ -17,6 +17,8 @@ export const testCore = <E = never, R = never>(
   options: {
     readonly seed?: string | number
     readonly prover?: Layer.Layer<Prover>
+    /** None by default: `POST /verifications` answers 400 for every system unless a test gives one. */
+    readonly verifier?: Layer.Layer<Verifier>
     readonly compiler?: Layer.Layer<CircuitCompiler>
     /** The real built-in circuits, where a test proves with the real prover. */
     readonly builtins?: Layer.Layer<BuiltinCircuits>
@@ -26,6 +28,7 @@ export const testCore = <E = never, R = never>(
     Layer.provideMerge(store),
     // The fakes, with the real built-in circuits' shapes, unless a prover or compiler is given.
     Layer.provideMerge(options.prover ?? FakeProver()),
+    Layer.provideMerge(options.verifier ?? Verifier.none),
     Layer.provideMerge(options.compiler ?? FakeCompiler()),
     Layer.provideMerge(options.builtins ?? FakeBuiltinCircuits),
     Layer.provideMerge(SeededEntropy(options.seed ?? "mzk")),
