@@ -321,9 +321,7 @@ export interface Event {
   readonly type: EventType
   readonly created_at: Timestamp
   /** The event's body; its fields depend on `type` */
-  readonly data: {
-    readonly [field: string]: unknown
-  }
+  readonly data: JsonObject
 }
 
 export interface EventList {
@@ -569,7 +567,7 @@ export type ProvingSystem = "groth16" | "plonk" | "fflonk" | "ultra_honk"
 
 /** A JSON object, in the proving system's own format (snarkjs JSON for groth16, plonk and fflonk) */
 export type JsonObject = {
-  readonly [key: string]: unknown
+  readonly [field: string]: unknown
 }
 
 /**

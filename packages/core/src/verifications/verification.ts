@@ -12,7 +12,8 @@ import { Timestamp } from "../kernel/time.js"
  */
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "JsonObject",
-  description: "A JSON object, in the proving system's own format (snarkjs JSON for groth16, plonk and fflonk)"
+  // Described as a plain object, as an event's `data` is: its fields are the proving system's.
+  jsonSchema: { type: "object", description: "A JSON object, in the proving system's own format (snarkjs JSON for groth16, plonk and fflonk)" }
 })
 export type JsonObject = typeof JsonObject.Type
 

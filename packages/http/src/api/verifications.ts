@@ -25,7 +25,7 @@ export class VerificationsGroup extends HttpApiGroup.make("verifications")
       .setPayload(strictBody(CreateVerificationInput))
       .addSuccess(Verification)
       .addError(CircuitNotReadyWire)
-      .pipe(metered, requires("proofs:verify"))
+      .pipe(metered, requires("proofs:verify"), idempotent)
       .annotate(
         OpenApi.Description,
         "Verify a proof made anywhere, synchronously: `proving_system` (`groth16`, `plonk`, `fflonk`; snarkjs JSON), the proof, " +
