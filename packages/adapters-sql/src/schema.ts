@@ -113,6 +113,19 @@ export interface ProofsTable {
   completed_at: string | null
   canceled_at: string | null
   expires_at: string | null
+  /** `proofDigest` of a completed proof: how `POST /verifications` recognises the account's own. */
+  proof_digest: string | null
+}
+
+/** Registered verification keys; the key itself as JSON text. */
+export interface VerificationKeysTable {
+  id: string
+  account_id: string
+  name: string | null
+  proving_system: string
+  n_public: number
+  verification_key: string
+  created_at: string
 }
 
 /** Accounts' circuits; JSON text for the structured fields, as elsewhere. Removed rows stay, with `removed_at`. */
@@ -213,6 +226,7 @@ export interface ReadinessProbeTable {
 }
 
 export interface Database {
+  verification_keys: VerificationKeysTable
   readiness_probe: ReadinessProbeTable
   audit_log: AuditLogTable
   webhook_recoveries: WebhookRecoveriesTable

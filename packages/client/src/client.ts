@@ -13,6 +13,8 @@ import type {
   CreateKeyInput,
   CreateProofBatchInput,
   CreateProofInput,
+  CreateVerificationInput,
+  CreateVerificationKeyInput,
   CreateWebhookInput,
   CreatedApiKey,
   CreatedWebhook,
@@ -38,6 +40,9 @@ import type {
   RotatedWebhook,
   UpdateWebhookInput,
   Usage,
+  Verification,
+  VerificationKey,
+  VerificationKeyList,
   Webhook,
   WebhookList,
   WebhookTest
@@ -239,7 +244,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`, `usage`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`, `usage`, `verifications`,
+ * `verificationKeys`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -314,7 +320,7 @@ export const createClient = (options: ClientOptions) => {
     ...query
   })
 
-  const { audit, circuits, events, keys, proofs, usage, webhooks } = ENDPOINTS
+  const { audit, circuits, events, keys, proofs, usage, verificationKeys, verifications, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -438,6 +444,24 @@ export const createClient = (options: ClientOptions) => {
        * what is left, proofs created today by status, proving seconds today and this month, per circuit.
        */
       get: () => json<Usage>(usage.get)
+    },
+    verifications: {
+      /**
+       * Verifies a proof made anywhere (snarkjs JSON for groth16, plonk, fflonk) against an inline
+       * key, a registered one or a circuit's; `valid: false` resolves, a malformed input rejects
+       * with 400 naming the field. Metered as a proof request (needs `proofs:verify`).
+       */
+      create: (input: CreateVerificationInput) => metered<Verification>(verifications.create, { json: input })
+    },
+    verificationKeys: {
+      /** Registers a key once (checked as a verification checks it), to name by id in `verifications.create`. */
+      create: (input: CreateVerificationKeyInput, create: CreateOptions = {}) =>
+        json<VerificationKey>(verificationKeys.create, { json: input, ...create }),
+      /** Registered keys, newest first; a Promise of one page, and `for await` over every key. */
+      list: (query: PageQuery = {}): PagedList<VerificationKeyList, VerificationKey> =>
+        paged((q) => json<VerificationKeyList>(verificationKeys.list, { query: page(q) }), query, (p) => p.verification_keys, byId),
+      get: (id: string) => json<VerificationKey>(verificationKeys.get, { params: { id } }),
+      remove: (id: string) => none(verificationKeys.remove, { params: { id } })
     }
   }
 }

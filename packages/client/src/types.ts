@@ -14,6 +14,7 @@ export type Scope =
   | "webhooks:write"
   | "proofs:read"
   | "proofs:write"
+  | "proofs:verify"
   | "circuits:read"
   | "circuits:write"
   | "events:read"
@@ -330,9 +331,7 @@ export interface Event {
   readonly type: EventType
   readonly created_at: Timestamp
   /** The event's body; its fields depend on `type` */
-  readonly data: {
-    readonly [field: string]: unknown
-  }
+  readonly data: JsonObject
 }
 
 export interface EventList {
@@ -623,6 +622,78 @@ export interface CircuitUpload {
   readonly sample_inputs?: UploadFile
 }
 
+/**
+ * `groth16` (default: smallest proof, per-circuit ceremony), `plonk` and `fflonk` (universal setup,
+ * no ceremony per circuit), `ultra_honk` (Noir programs, proven with Barretenberg)
+ */
+export type ProvingSystem = "groth16" | "plonk" | "fflonk" | "ultra_honk"
+
+/** A JSON object, in the proving system's own format (snarkjs JSON for groth16, plonk and fflonk) */
+export type JsonObject = {
+  readonly [field: string]: unknown
+}
+
+/**
+ * `verifications.create`: a proof, its public signals and exactly one of `verification_key`,
+ * `verification_key_id` or `circuit`.
+ */
+export interface CreateVerificationInput {
+  readonly proving_system: ProvingSystem
+  readonly verification_key?: JsonObject
+  readonly verification_key_id?: string
+  /**
+   * A circuit the account can prove with (its own, ready, or a built-in one): its verification key
+   * is used
+   */
+  readonly circuit?: string
+  readonly proof: JsonObject
+  /** The public signals in the circuit's order, as decimal strings; at most 10000 items */
+  readonly public_signals: ReadonlyArray<string>
+}
+
+/** A verification's answer; `valid: false` is an answer, not an error. */
+export interface Verification {
+  /** Whether the proof is valid for the key and public signals; a false is an answer, not an error */
+  readonly valid: boolean
+  readonly proving_system: ProvingSystem
+  /** The registered key used, if one was named */
+  readonly verification_key_id: string | null
+  /** The circuit whose key was used, if one was named */
+  readonly circuit: string | null
+  /**
+   * The account's own proof this is, when mzk made it for this account (then `proof.verified` is
+   * recorded too); null for proofs made elsewhere
+   */
+  readonly proof_id: string | null
+  /** How many public signals were checked */
+  readonly public_signals: number
+  readonly verified_at: Timestamp
+}
+
+export interface CreateVerificationKeyInput {
+  readonly proving_system: ProvingSystem
+  readonly verification_key: JsonObject
+  /** 1 to 64 characters */
+  readonly name?: string
+}
+
+/** A verification key registered once, named by id in `verifications.create`. */
+export interface VerificationKey {
+  readonly id: string
+  readonly name: string | null
+  readonly proving_system: ProvingSystem
+  /** How many public signals a proof checked with this key carries */
+  readonly n_public: number
+  readonly verification_key: JsonObject
+  readonly created_at: Timestamp
+}
+
+export interface VerificationKeyList {
+  readonly verification_keys: ReadonlyArray<VerificationKey>
+  readonly total: number
+  readonly has_more: boolean
+}
+
 export type AuditAction =
   | "key.created"
   | "key.revoked"
@@ -634,6 +705,8 @@ export type AuditAction =
   | "webhook.secret_rotated"
   | "circuit.created"
   | "circuit.removed"
+  | "verification_key.created"
+  | "verification_key.deleted"
 
 /** A field's value in an audit entry's `changes`. */
 export type AuditValue = string | boolean | ReadonlyArray<string> | null
@@ -648,7 +721,7 @@ export interface AuditActor {
 }
 
 export interface AuditTarget {
-  readonly type: "api_key" | "webhook" | "circuit"
+  readonly type: "api_key" | "webhook" | "circuit" | "verification_key"
   readonly id: string
   readonly name: string | null
 }

@@ -6,6 +6,7 @@ import {
   BuiltinCircuitsLive,
   CircuitCompilerLive,
   Groth16ProverLive,
+  SnarkjsVerifierLive,
   inspectPtau,
   developmentSetupIsNative,
   prepareDevelopmentPtau,
@@ -28,6 +29,7 @@ import {
   Limits,
   type LimitsConfig,
   Prover,
+  Verifier,
   ProofsConfig,
   type ProofsConfigShape,
   SessionAuthenticator,
@@ -73,6 +75,8 @@ export interface MzkOptions {
    * loaded and snarkjs otherwise, started on first use.
    */
   readonly prover?: Layer.Layer<Prover, unknown>
+  /** Verification of proofs made elsewhere (`POST /verifications`); default snarkjs's (`SnarkjsVerifierLive`). */
+  readonly verifier?: Layer.Layer<Verifier>
   /** The default pool's engine; absent: MZK_PROVER_ENGINE, else `auto` (native where it loaded). */
   readonly proverEngine?: ProverEngine | undefined
   /** Development only: accept http:// and non-public webhook URLs. */
@@ -149,6 +153,7 @@ export const MzkCore = (options: MzkOptions) => {
         ? Layer.orDie(prover)
         : lazyProver(prover, options.proverThreads ?? availableParallelism())
     ),
+    Layer.provideMerge(options.verifier ?? SnarkjsVerifierLive),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
       ...(circuits.ptau === undefined ? {} : { ptau: circuits.ptau }),

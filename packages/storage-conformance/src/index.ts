@@ -15,6 +15,7 @@ import { repositoryTests } from "./repositories.js"
 import { schedulingTests } from "./scheduling.js"
 import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
+import { verificationKeyTests } from "./verificationKeys.js"
 
 export interface ConformanceOptions {
   /** Per-test and layer build timeout in ms (default 30 s: a database server starts slower than SQLite in memory). */
@@ -40,6 +41,7 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
     auditTests(it, timeout)
+    verificationKeyTests(it, timeout)
     secretRotationTests(it, timeout)
     eventTests(it, timeout)
     recoveryTests(it, timeout)

@@ -52,6 +52,7 @@ export type Scope =
   | "webhooks:write"
   | "proofs:read"
   | "proofs:write"
+  | "proofs:verify"
   | "circuits:read"
   | "circuits:write"
   | "events:read"

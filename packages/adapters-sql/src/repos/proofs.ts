@@ -20,7 +20,8 @@ import { page } from "./paging.js"
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
 const parsed = (text: string | null) => (text === null ? null : JSON.parse(text))
 
-const toRecord = ({ priority_rank, ...row }: Selectable<ProofsTable>): ProofRecord =>
+// `proof_digest` is storage's index of the proof, not part of the record.
+const toRecord = ({ priority_rank, proof_digest: _, ...row }: Selectable<ProofsTable>): ProofRecord =>
   ({
     ...row,
     priority: priorityOfRank(priority_rank),
@@ -34,7 +35,8 @@ const toRow = ({ priority, ...record }: ProofRecord): Insertable<ProofsTable> =>
   priority_rank: priorityRank(priority),
   inputs: json(record.inputs),
   public_inputs: JSON.stringify(record.public_inputs),
-  error: json(record.error)
+  error: json(record.error),
+  proof_digest: null
 })
 
 const byExpiry = (a: ProofRecord, b: ProofRecord) =>
@@ -44,7 +46,8 @@ const byExpiry = (a: ProofRecord, b: ProofRecord) =>
 const PROOF_COLUMNS = [
   "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "status", "inputs", "public_inputs", "proof_blob", "error",
   "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at",
-  "proving_ms", "priority_rank", "deadline_at"
+  "proving_ms", "priority_rank", "deadline_at",
+  "proof_digest"
 ] as const satisfies ReadonlyArray<keyof ProofsTable>
 // Fails to compile when the table gains a column the list lacks.
 const _everyColumn: Exclude<keyof ProofsTable, (typeof PROOF_COLUMNS)[number]> extends never ? true : never = true
@@ -72,6 +75,11 @@ export const sqlProofs = (conn: SqlConnection) => {
           ? insertOne.execute(toRow(records[0]!))
           : conn.execute((db) => db.insertInto("proofs").values(records.map(toRow)))
         ).pipe(Effect.zipRight(dialect.announce(conn, "proofs"))),
+    findByDigest: (accountId, digest) =>
+      conn.first((db) =>
+        db.selectFrom("proofs").selectAll().where("account_id", "=", accountId).where("proof_digest", "=", digest)
+          .where("status", "=", "completed").orderBy("id").limit(1)
+      ).pipe(Effect.map(Option.map(toRecord))),
     get: (accountId, id) =>
       conn.first((db) => db.selectFrom("proofs").selectAll().where("id", "=", id).where("account_id", "=", accountId))
         .pipe(Effect.map(Option.map(toRecord))),
@@ -100,6 +108,7 @@ export const sqlProofs = (conn: SqlConnection) => {
     complete: (id, attempt, completion) =>
       settle("complete", id, attempt, {
         proof_blob: completion.proof_blob,
+        proof_digest: completion.proof_digest ?? null,
         public_inputs: JSON.stringify(completion.public_inputs),
         duration_ms: completion.duration_ms,
         proving_ms: completion.proving_ms ?? null,
@@ -170,7 +179,7 @@ export const sqlProofs = (conn: SqlConnection) => {
         )
         if (due.length === 0) return []
         const rows = yield* conn.rows((db) =>
-          db.updateTable("proofs").set({ status: PROOF_TRANSITIONS.expire.to, proof_blob: null, inputs: null })
+          db.updateTable("proofs").set({ status: PROOF_TRANSITIONS.expire.to, proof_blob: null, proof_digest: null, inputs: null })
             .where("id", "in", due.map((d) => d.id)).where("status", "in", PROOF_TRANSITIONS.expire.from)
             .returningAll()
         )

@@ -16,6 +16,11 @@ export interface ClaimRequest {
 
 export interface ProofCompletion {
   readonly proof_blob: string
+  /**
+   * `proofDigest` of the proof and its public signals: how `POST /verifications` recognises it
+   * (the worker always gives it; absent, the proof is verified there as a foreign one).
+   */
+  readonly proof_digest?: string | undefined
   readonly public_inputs: Readonly<Record<string, string>>
   readonly duration_ms: number
   /** The prover's own time within `duration_ms`; absent or null when it did not run. */
@@ -155,6 +160,11 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   readonly failOverdue: (now: Timestamp, limit: number, failure: ProofFailure) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
   /** The account's usage report (`GET /usage`), by SQL aggregates. */
   readonly usage: (accountId: AccountId, window: UsageWindowQuery) => Effect.Effect<ProofUsage, StorageError>
+  /**
+   * The account's completed proof whose `proof_digest` this is (none of another account's, none
+   * expired): a proof mzk made, submitted to `POST /verifications`.
+   */
+  readonly findByDigest: (accountId: AccountId, digest: string) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
   /** Proofs waiting for a worker and being worked on now, over every account: the queue's depth. */
   readonly queueDepth: Effect.Effect<QueueDepth, StorageError>
 }>() {}

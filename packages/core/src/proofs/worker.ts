@@ -13,6 +13,7 @@ import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
 import { millisFromTimestamp, timestampFromMillis } from "../kernel/time.js"
 import { encodeProofBlob } from "./blob.js"
+import { proofDigest } from "./digest.js"
 import { observeProof } from "./observe.js"
 import { ProofCancelWakeup, ProofWakeup } from "./wakeup.js"
 
@@ -73,15 +74,16 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
             return names.length === out.public_signals.length
               ? Either.right({
                 public_inputs: Object.fromEntries(names.map((name, i) => [name, out.public_signals[i]!])),
-                proof_blob: encodeProofBlob(out.proof)
+                proof_blob: encodeProofBlob(out.proof),
+                proof_digest: proofDigest(out.proof, out.public_signals)
               })
               : Either.left<ProofError>({ code: "internal", message: "The prover returned an unexpected number of public signals" })
           })
           const { id: proof_id, circuit, created_at } = record
           if (Either.isRight(outcome)) {
-            const { proof_blob, public_inputs } = outcome.right
+            const { proof_blob, proof_digest, public_inputs } = outcome.right
             return yield* settleWith(
-              repo.complete(record.id, record.attempts, { proof_blob, public_inputs, duration_ms, proving_ms, completed_at, expires_at }),
+              repo.complete(record.id, record.attempts, { proof_blob, proof_digest, public_inputs, duration_ms, proving_ms, completed_at, expires_at }),
               () =>
                 events.record(record.account_id, "proof.completed", {
                   proof_id, circuit, status: "completed", proof_blob, public_inputs, duration_ms, created_at

@@ -143,6 +143,18 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       doc: "`circuits.create`: circom sources (`main`, plus every file it includes as `sources`), or prebuilt artifacts " +
         "(`wasm`, `zkey`, `sym`, optionally `r1cs` and `sample_inputs`). A file is any `UploadFile`; each of `sources` needs its name."
     },
+    // Verifications
+    { name: "ProvingSystem", schema: c("ProvingSystem") },
+    { name: "JsonObject", schema: c("JsonObject") },
+    {
+      name: "CreateVerificationInput",
+      schema: body("POST", "/verifications"),
+      doc: "`verifications.create`: a proof, its public signals and exactly one of `verification_key`, `verification_key_id` or `circuit`."
+    },
+    { name: "Verification", schema: c("Verification"), doc: "A verification's answer; `valid: false` is an answer, not an error." },
+    { name: "CreateVerificationKeyInput", schema: body("POST", "/verification-keys") },
+    { name: "VerificationKey", schema: c("VerificationKey"), doc: "A verification key registered once, named by id in `verifications.create`." },
+    { name: "VerificationKeyList", schema: c("VerificationKeyList") },
     // Audit log
     { name: "AuditAction", schema: c("AuditAction") },
     { name: "AuditValue", schema: c("AuditValue"), doc: "A field's value in an audit entry's `changes`." },
