@@ -170,7 +170,8 @@ const onChain = async (system: System, zkey: string, vkey: Record<string, unknow
   if (signature === undefined) throw new Error(`${contract} has no verifyProof`)
   const words = async (s: ReadonlyArray<string>) => {
     const text = system === "groth16" ? await groth16CallData(proof, s) : system === "plonk" ? await universal.plonk.exportSolidityCallData(proof, s) : await universal.fflonk.exportSolidityCallData(s, proof)
-    return (JSON.parse(`[${text}]`) as Array<unknown>).flat(3).map((w) => BigInt(w as string))
+    // Groth16's and FFLONK's are comma-separated arrays; PLONK's are written back to back ("[…][…]").
+    return (JSON.parse(`[${text.replace(/\]\s*\[/g, "],[")}]`) as Array<unknown>).flat(3).map((w) => BigInt(w as string))
   }
   const data = encodeStaticCall(compiled.selectors[signature]!, await words(signals))
   const good = await callContract(deployed, data)
@@ -218,15 +219,18 @@ const benchmark = async (label: string, c: Compiled, inputs: Record<string, unkn
     plonk: join(dir, "systems_plonk.zkey"),
     fflonk: join(dir, "systems_fflonk.zkey"),
   }
+  const native = loadNativeProver()
+  if (!native.ok) log(`native addon not loaded (${native.reason}): Groth16 set up and proved by snarkjs only`)
   const setups = {
-    groth16: [
-      ["dev (native)", setup("groth16-dev", c.r1cs, "-", zkeys.dev)],
-      ["phase 2 (native)", setup("groth16-phase2", c.r1cs, grothPtau, zkeys.groth16)],
-    ] as Array<[string, Measured]>,
+    groth16: (native.ok
+      ? [
+          ["dev (native)", setup("groth16-dev", c.r1cs, "-", zkeys.dev)],
+          ["phase 2 (native)", setup("groth16-phase2", c.r1cs, grothPtau, zkeys.groth16)],
+        ]
+      : [["phase 2 (snarkjs)", setup("groth16-snarkjs", c.r1cs, grothPtau, zkeys.groth16)]]) as Array<[string, Measured]>,
     plonk: [["snarkjs", setup("plonk", c.r1cs, uniPtau, zkeys.plonk)]] as Array<[string, Measured]>,
     fflonk: [["snarkjs", setup("fflonk", c.r1cs, uniPtau, zkeys.fflonk)]] as Array<[string, Measured]>,
   }
-  const native = loadNativeProver()
   const engines: Array<[System, string]> = [
     ...(native.ok ? [["groth16", "native"] as [System, string]] : []),
     ["groth16", "snarkjs"],
@@ -257,7 +261,7 @@ const benchmark = async (label: string, c: Compiled, inputs: Record<string, unkn
       engine,
       domain: { groth16: grothPower, plonk: plonkPower, fflonk: fflonkPower }[system],
       ptauPower: { groth16: grothPower, plonk: plonkPower, fflonk: fflonkPower + 3 }[system],
-      ...(engine === "snarkjs" && system === "groth16" ? {} : { setup: setups[system] }),
+      ...(engine === "snarkjs" && system === "groth16" && native.ok ? {} : { setup: setups[system] }),
       prove: proved,
       jsonBytes: JSON.stringify(proved.proof).length,
       calldataBytes: chain.calldataBytes,

@@ -1,10 +1,11 @@
 // One setup or one prover of systems.ts in a process of its own, so its peak RSS is its own.
-//   systemsChild.ts setup <groth16-dev | groth16-phase2 | plonk | fflonk> <r1cs> <ptau | -> <zkey out> <threads>
+//   systemsChild.ts setup <groth16-dev | groth16-phase2 | groth16-snarkjs | plonk | fflonk> <r1cs> <ptau | -> <zkey out> <threads>
 //   systemsChild.ts prove <native | groth16 | plonk | fflonk> <zkey> <wtns> <runs> <threads>
 // Prints one JSON line: wall and CPU (every thread of this process) in ms per run, the first
 // proof and its public signals (the parent verifies them), and the process's peak RSS (VmHWM).
 import { loadNativeProver } from "@mzk/prover-native"
-import { readFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { readFileSync, rmSync } from "node:fs"
 import * as snarkjs from "snarkjs"
 import { setUpDevelopmentKey } from "../src/builder/developmentSetup.mjs"
 import { contributeNative } from "../src/builder/phase2.mjs"
@@ -41,6 +42,12 @@ if (mode === "setup") {
   const run = {
     "groth16-dev": () => setUpDevelopmentKey(native(), r1cs, zkey, { threads }),
     "groth16-phase2": () => contributeNative({ r1cs, ptau, zkey, threads, name: "systems benchmark" }),
+    // Without the addon: snarkjs's zkey new and one contribution, as the build does then.
+    "groth16-snarkjs": async () => {
+      await snarkjs.zKey.newZKey(r1cs, ptau, `${zkey}.0`)
+      await snarkjs.zKey.contribute(`${zkey}.0`, zkey, "systems benchmark", randomBytes(32).toString("hex"))
+      rmSync(`${zkey}.0`)
+    },
     plonk: async () => {
       if ((await universal.plonk.setup(r1cs, ptau, zkey)) === -1) throw new Error("PLONK setup refused the ptau")
     },
