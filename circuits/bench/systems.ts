@@ -1,5 +1,5 @@
 // Proof-system benchmark (not a test):
-//   pnpm bench circuits/bench/systems.ts [--quick] [--kind mimc|poseidon|sha256] [--power 16] [--runs 3] [--threads 2]
+//   pnpm bench circuits/bench/systems.ts [--quick | --large-only] [--kind mimc|poseidon|sha256] [--power 16] [--runs 3] [--threads 2]
 //
 // Groth16, PLONK and FFLONK side by side on the same circuits: the four built-ins (compiled from
 // circuits/circom/ with circom2 --O2, as scripts/build.mjs does) and, unless --quick, one benchmark
@@ -43,7 +43,10 @@ const arg = (name: string, fallback: string) => {
   return at > 0 ? process.argv[at + 1]! : fallback
 }
 const QUICK = process.argv.includes("--quick")
-const KIND = arg("kind", "poseidon") as BenchKind
+const LARGE_ONLY = process.argv.includes("--large-only")
+// The MiMC-style chain by default: every constraint a product of full-size values, as in a hash
+// chain, and the quickest of the three kinds for circom2 to compile at 2^16.
+const KIND = arg("kind", "mimc") as BenchKind
 const POWER = Number(arg("power", "16"))
 const RUNS = Number(arg("runs", "3"))
 const THREADS = Number(arg("threads", String(availableParallelism())))
@@ -170,8 +173,9 @@ const onChain = async (system: System, zkey: string, vkey: Record<string, unknow
   if (signature === undefined) throw new Error(`${contract} has no verifyProof`)
   const words = async (s: ReadonlyArray<string>) => {
     const text = system === "groth16" ? await groth16CallData(proof, s) : system === "plonk" ? await universal.plonk.exportSolidityCallData(proof, s) : await universal.fflonk.exportSolidityCallData(s, proof)
-    // Groth16's and FFLONK's are comma-separated arrays; PLONK's are written back to back ("[…][…]").
-    return (JSON.parse(`[${text.replace(/\]\s*\[/g, "],[")}]`) as Array<unknown>).flat(3).map((w) => BigInt(w as string))
+    // Every word is a 0x number, in order; the three formats differ in quotes and separators
+    // (PLONK's arrays come back to back, FFLONK's numbers unquoted), so only the numbers are read.
+    return (text.match(/0x[0-9a-fA-F]+/g) ?? []).map((w) => BigInt(w))
   }
   const data = encodeStaticCall(compiled.selectors[signature]!, await words(signals))
   const good = await callContract(deployed, data)
@@ -179,6 +183,20 @@ const onChain = async (system: System, zkey: string, vkey: Record<string, unknow
   const tampered = await callContract(deployed, encodeStaticCall(compiled.selectors[signature]!, await words([((BigInt(signals[0]!) + 1n) % R).toString(), ...signals.slice(1)])))
   if (/^0x0*1$/.test(tampered.returned)) throw new Error(`${contract} accepted a tampered public signal`)
   return { execution: good.gas, transaction: good.gas + 21_000n + BigInt(calldataGas(data)), calldataBytes: (data.length - 2) / 2 }
+}
+
+const s = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`)
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
+const HEADER =
+  "| circuit | r1cs constraints | system | prover | domain | ptau power | setup: wall (CPU), peak RSS | prove: wall (CPU), peak RSS | proof JSON | calldata | verify (snarkjs / native) | verifyProof gas (tx) | UltraHonk |\n" +
+  "|---|---:|---|---|---:|---:|---|---|---:|---:|---|---:|---|"
+const formatRow = (r: Row) => {
+  const setupText = r.setup?.map(([what, m]) => `${what}: ${s(m.ms)} (${s(m.cpuMs)}), ${mb(m.peakRssKb)}`).join("; ") ?? "(the key above)"
+  return (
+    `| ${r.circuit} | ${r.constraints} | ${r.system} | ${r.engine} | 2^${r.domain} | ${r.ptauPower} | ${setupText} | ` +
+    `${s(r.prove.ms)} (${s(r.prove.cpuMs)}), ${mb(r.prove.peakRssKb)} | ${r.jsonBytes} B | ${r.calldataBytes} B | ` +
+    `${r.verifyMs.toFixed(1)} ms${r.nativeVerifyMs === undefined ? "" : ` / ${r.nativeVerifyMs.toFixed(2)} ms`} | ${r.gas?.execution ?? "-"} (${r.gas?.transaction ?? "-"}) | n/a |`
+  )
 }
 
 const rows: Array<Row> = []
@@ -204,13 +222,15 @@ const benchmark = async (label: string, c: Compiled, inputs: Record<string, unkn
   // never reads past the τ section), PLONK/FFLONK's with what their setups read.
   const grothPtau = join(dir, `groth16_${grothPower + 1}.ptau`)
   if (!existsSync(grothPtau)) {
-    const s = await writeDevelopmentPtau(grothPtau, { power: grothPower + 1, tauPoints: 2 ** (grothPower + 2) - 1, lagrange: [grothPower, grothPower + 1], full: { lagrange: grothPower } })
-    ptauNotes.push(`${label}: Groth16 development ptau (power ${grothPower + 1}) in ${s.toFixed(1)} s`)
+    const seconds = await writeDevelopmentPtau(grothPtau, { power: grothPower + 1, tauPoints: 2 ** (grothPower + 2) - 1, lagrange: [grothPower, grothPower + 1], full: { lagrange: grothPower } })
+    ptauNotes.push(`${label}: Groth16 development ptau (power ${grothPower + 1}) in ${seconds.toFixed(1)} s`)
+    log(ptauNotes[ptauNotes.length - 1]!)
   }
   const uniPtau = join(dir, `universal_${plonkPower}_${fflonkPower}.ptau`)
   if (!existsSync(uniPtau)) {
-    const s = await writeDevelopmentPtau(uniPtau, { power: Math.max(plonkPower, fflonkPower + 3), tauPoints: Math.max(fflonkTau, 2 ** plonkPower + 6), lagrange: [plonkPower] })
-    ptauNotes.push(`${label}: PLONK/FFLONK development ptau (${fflonkTau} τ points) in ${s.toFixed(1)} s`)
+    const seconds = await writeDevelopmentPtau(uniPtau, { power: Math.max(plonkPower, fflonkPower + 3), tauPoints: Math.max(fflonkTau, 2 ** plonkPower + 6), lagrange: [plonkPower] })
+    ptauNotes.push(`${label}: PLONK/FFLONK development ptau (${fflonkTau} τ points) in ${seconds.toFixed(1)} s`)
+    log(ptauNotes[ptauNotes.length - 1]!)
   }
 
   const zkeys = {
@@ -254,7 +274,7 @@ const benchmark = async (label: string, c: Compiled, inputs: Record<string, unkn
       })
     }
     const chain = await onChain(system, zkey, vkey, proved.proof, proved.publicSignals)
-    rows.push({
+    const row: Row = {
       circuit: label,
       constraints: c.constraints,
       system,
@@ -268,7 +288,10 @@ const benchmark = async (label: string, c: Compiled, inputs: Record<string, unkn
       verifyMs,
       ...(nativeVerifyMs === undefined ? {} : { nativeVerifyMs }),
       gas: { execution: chain.execution, transaction: chain.transaction },
-    })
+    }
+    rows.push(row)
+    // Each row as soon as it is measured (stderr), so a run stopped early keeps what it measured.
+    log(`${formatRow(row)} (load ${loadavg()[0]!.toFixed(1)})`)
   }
 }
 
@@ -276,7 +299,7 @@ const started = performance.now()
 const cpu0 = process.cpuUsage()
 const load0 = loadavg()
 const cases = await makeCases()
-for (const b of BUILTIN_CIRCUITS) {
+for (const b of LARGE_ONLY ? [] : BUILTIN_CIRCUITS) {
   const source = readFileSync(fileURLToPath(new URL(`../circom/${b.name}.circom`, import.meta.url)), "utf8")
   const compiled = await compileBenchCircuit({ name: `builtin_${b.name}`, source }, { log })
   await benchmark(b.name, compiled, cases[b.name]!.inputs as Record<string, unknown>, RUNS)
@@ -287,25 +310,13 @@ if (!QUICK) {
   await benchmark(circuit.name, compiled, circuit.sampleInputs(randomField), Math.max(1, Math.min(RUNS, POWER >= 16 ? 1 : RUNS)))
 }
 
-const s = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`)
-const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
 console.log(
   `\n${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${THREADS} threads; ` +
     `load average at start ${load0.map((l) => l.toFixed(1)).join(" ")}, at end ${loadavg().map((l) => l.toFixed(1)).join(" ")}`,
 )
 for (const n of ptauNotes) console.log(n)
-console.log(
-  "\n| circuit | r1cs constraints | system | prover | domain | ptau power | setup: wall (CPU), peak RSS | prove: wall (CPU), peak RSS | proof JSON | calldata | verify (snarkjs / native) | verifyProof gas (tx) | UltraHonk |",
-)
-console.log("|---|---:|---|---|---:|---:|---|---|---:|---:|---|---:|---|")
-for (const r of rows) {
-  const setupText = r.setup?.map(([what, m]) => `${what}: ${s(m.ms)} (${s(m.cpuMs)}), ${mb(m.peakRssKb)}`).join("; ") ?? "(the key above)"
-  console.log(
-    `| ${r.circuit} | ${r.constraints} | ${r.system} | ${r.engine} | 2^${r.domain} | ${r.ptauPower} | ${setupText} | ` +
-      `${s(r.prove.ms)} (${s(r.prove.cpuMs)}), ${mb(r.prove.peakRssKb)} | ${r.jsonBytes} B | ${r.calldataBytes} B | ` +
-      `${r.verifyMs.toFixed(1)} ms${r.nativeVerifyMs === undefined ? "" : ` / ${r.nativeVerifyMs.toFixed(2)} ms`} | ${r.gas?.execution ?? "-"} (${r.gas?.transaction ?? "-"}) | n/a |`,
-  )
-}
+console.log(`\n${HEADER}`)
+for (const r of rows) console.log(formatRow(r))
 const cpu = process.cpuUsage(cpu0)
 console.log(
   `\nUltraHonk: n/a (Noir programs and bb.js are another helper's item; this benchmark measures the circom systems).` +
