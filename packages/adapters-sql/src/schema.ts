@@ -24,6 +24,8 @@ export interface ApiKeysTable {
   revoked_at: string | null
   expires_at: string | null
   replaced_by: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 export interface WebhooksTable {
@@ -39,6 +41,8 @@ export interface WebhooksTable {
   previous_secret_expires_at: string | null
   created_at: string
   updated_at: string
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 export interface EventsTable {
@@ -109,6 +113,8 @@ export interface ProofsTable {
   completed_at: string | null
   canceled_at: string | null
   expires_at: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 /** Accounts' circuits; JSON text for the structured fields, as elsewhere. Removed rows stay, with `removed_at`. */
@@ -132,6 +138,8 @@ export interface CircuitsTable {
   created_at: string
   updated_at: string
   removed_at: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 /** Which artifacts each circuit refers to: what decides, on removal, which artifacts nothing needs any more. */

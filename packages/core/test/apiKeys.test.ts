@@ -205,7 +205,7 @@ describe("ApiKeys", () => {
       const { account, keys } = yield* setup
       const webhooks = yield* WebhooksRepo
       const at = "2026-01-01T00:00:00.000Z" as Timestamp
-      const base = { account_id: account, description: null, disabled_reason: null, secret: "whsec_x", previous_secret: null, previous_secret_expires_at: null, created_at: at, updated_at: at } as const
+      const base = { account_id: account, description: null, disabled_reason: null, secret: "whsec_x", previous_secret: null, previous_secret_expires_at: null, created_at: at, updated_at: at, metadata: {} } as const
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000001" as never, url: "https://a.example.com", events: ["key.created"], active: true }, { maxPerAccount: 20 })
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000002" as never, url: "https://b.example.com", events: ["key.created"], active: false }, { maxPerAccount: 20 })
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000003" as never, url: "https://c.example.com", events: ["key.revoked"], active: true }, { maxPerAccount: 20 })

@@ -115,7 +115,9 @@ describe("the README walk-through", () => {
       expect(ran.stdout).toMatch(/"valid":true/)
       expect(ran.stdout).toMatch(/^signature valid, signed at \S+: proof\.completed$/m)
       expect(ran.stdout).toContain(`{"event_type":"proof.completed","attempt":1,"status_code":200}`)
-      expect(ran.stdout).toMatch(/^\{"type":"proof\.completed","proof":"proof_[0-9a-z]{26}"\}$/m)
+      expect(ran.stdout).toMatch(/^\{"type":"proof\.completed","proof":"proof_[0-9a-z]{26}","order":"ord_1042"\}$/m)
+      expect(ran.stdout).toMatch(/"metadata": \{\s*"order": "ord_1042"\s*\}/)
+      expect(ran.stdout).toMatch(/^\{"proof_id":"proof_[0-9a-z]{26}","metadata":\{"order":"ord_1042"\}\}$/m)
       expect(ran.stdout).toContain(`{"action":"webhook.created","actor":"api_key","ip_address":"127.0.0.1"}`)
       expect(ran.stdout).toContain(`{"action":"key.created","actor":"cli","ip_address":null}`)
       // The block stops the receiver it started.

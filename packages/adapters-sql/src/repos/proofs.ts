@@ -10,13 +10,20 @@ const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
 const parsed = (text: string | null) => (text === null ? null : JSON.parse(text))
 
 const toRecord = (row: Selectable<ProofsTable>): ProofRecord =>
-  ({ ...row, inputs: parsed(row.inputs), public_inputs: JSON.parse(row.public_inputs), error: parsed(row.error) }) as ProofRecord
+  ({
+    ...row,
+    inputs: parsed(row.inputs),
+    public_inputs: JSON.parse(row.public_inputs),
+    error: parsed(row.error),
+    metadata: JSON.parse(row.metadata)
+  }) as ProofRecord
 
 const toRow = (record: ProofRecord): Insertable<ProofsTable> => ({
   ...record,
   inputs: json(record.inputs),
   public_inputs: JSON.stringify(record.public_inputs),
-  error: json(record.error)
+  error: json(record.error),
+  metadata: JSON.stringify(record.metadata)
 })
 
 const byExpiry = (a: ProofRecord, b: ProofRecord) =>
@@ -25,7 +32,7 @@ const byExpiry = (a: ProofRecord, b: ProofRecord) =>
 /** Every column of `proofs`, for the statement that inserts one whole row. */
 const PROOF_COLUMNS = [
   "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "status", "inputs", "public_inputs", "proof_blob", "error",
-  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at"
+  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at", "metadata"
 ] as const satisfies ReadonlyArray<keyof ProofsTable>
 // Fails to compile when the table gains a column the list lacks.
 const _everyColumn: Exclude<keyof ProofsTable, (typeof PROOF_COLUMNS)[number]> extends never ? true : never = true
@@ -59,7 +66,8 @@ export const sqlProofs = (conn: SqlConnection) => {
     list: (accountId, query) =>
       page(conn, query, (db) =>
         db.selectFrom("proofs").where("account_id", "=", accountId)
-          .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!)), toRecord),
+          .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!))
+          .$if(query.metadata !== undefined, (q) => q.where(dialect.metadata.matches(query.metadata!))), toRecord),
     /**
      * The dialect picks the proofs, the per-account limit counted under whatever keeps concurrent
      * claims apart (account locks, or one writer at a time); they are marked running here.

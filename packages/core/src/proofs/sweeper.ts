@@ -33,7 +33,8 @@ export const sweepExpiredProofs = Effect.gen(function*() {
           circuit: row.circuit,
           status: "expired",
           created_at: row.created_at,
-          expired_at: at
+          expired_at: at,
+          metadata: row.metadata
         })
       }
       return rows.length

@@ -57,7 +57,7 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
       .setUrlParams(ListProofsQuery)
       .addSuccess(ProofList)
       .pipe(requires("proofs:read"))
-      .annotate(OpenApi.Description, "The account's proofs, oldest first, optionally by `status`.")
+      .annotate(OpenApi.Description, "The account's proofs, oldest first, optionally by `status` and by metadata: `metadata[<key>]=<value>` keeps the proofs whose metadata holds that pair (exact match; several pairs must all hold).")
   )
   .add(
     HttpApiEndpoint.get("get")`/proofs/${proofId}`
