@@ -10,7 +10,7 @@ import { completion, proofRecord, T0 } from "./proofs.js"
 const ODD: Metadata = { "order.id": "ord_1", "ns:key": "a \"quoted\" value", "_-": "ünïcödé ✓", "k": "[1,2]", "n": "{}" }
 
 export const metadataTests = (it: ConformanceIt, timeout: number) => {
-  it.effect("metadata: stored and read back as set on proofs, keys, webhooks and circuits; a settle keeps it", () =>
+  it.effect("metadata: stored and read back as set on proofs, keys, webhooks and circuits", () =>
     Effect.gen(function*() {
       const account = yield* freshAccount
       const proofs = yield* ProofsRepo
