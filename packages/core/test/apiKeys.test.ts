@@ -61,7 +61,8 @@ describe("ApiKeys", () => {
         scopes: [...SCOPES],
         created_at: "2026-11-22T09:30:00.000Z",
         last_used_at: null,
-        expires_at: null
+        expires_at: null,
+        metadata: {}
       })
       const listing = yield* keys.list(account)
       expect(listing).toEqual({ keys: [created.api_key], total: 1, limit: 10 })
@@ -127,8 +128,8 @@ describe("ApiKeys", () => {
       expect((yield* keys.list(account)).total).toBe(0)
       const types = (yield* (yield* EventsRepo).list(account, { limit: 10 })).items.map((e) => [e.type, e.data])
       expect(types).toEqual([
-        ["key.created", { id: created.api_key.id, name: "short-lived", description: null, scopes: [...SCOPES], created_at: created.api_key.created_at }],
-        ["key.revoked", { id: created.api_key.id, name: "short-lived", revoked_at: expect.any(String) }]
+        ["key.created", { id: created.api_key.id, name: "short-lived", description: null, scopes: [...SCOPES], created_at: created.api_key.created_at, metadata: {} }],
+        ["key.revoked", { id: created.api_key.id, name: "short-lived", revoked_at: expect.any(String), metadata: {} }]
       ])
     }).pipe(Effect.provide(TestLayer)))
 

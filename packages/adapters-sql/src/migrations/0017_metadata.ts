@@ -5,7 +5,7 @@ import type { SqlDialect } from "../sqlDialect.js"
 const TABLES = ["proofs", "api_keys", "webhooks", "circuits"] as const
 
 // Metadata: JSON text, `{}` for every existing row. Only proofs are listed by it, so only they get
-// the dialect's index for the filter (Postgres: GIN over the jsonb; SQLite: none, see its dialect).
+// the dialect's index for the filter (where the database has one that serves it; see each dialect's `metadata`).
 export const migration = (dialect: SqlDialect): Migration => ({
   up: async (db: Kysely<unknown>) => {
     for (const table of TABLES) {
