@@ -91,7 +91,8 @@ export const BUILTIN_CIRCUITS: ReadonlyArray<Circuit> = file.circuits.map((c): C
     field_modulus: file.field_modulus,
     artifacts: { wasm, zkey, r1cs: null, sym: null },
     created_at: file.created_at as Timestamp,
-    updated_at: file.created_at as Timestamp
+    updated_at: file.created_at as Timestamp,
+    metadata: {}
   }
 })
 

@@ -24,6 +24,8 @@ export interface ApiKeysTable {
   revoked_at: string | null
   expires_at: string | null
   replaced_by: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 export interface WebhooksTable {
@@ -39,6 +41,8 @@ export interface WebhooksTable {
   previous_secret_expires_at: string | null
   created_at: string
   updated_at: string
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 export interface EventsTable {
@@ -115,6 +119,8 @@ export interface ProofsTable {
   expires_at: string | null
   /** `proofDigest` of a completed proof: how `POST /verifications` recognises the account's own. */
   proof_digest: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 /** Registered verification keys; the key itself as JSON text. */
@@ -149,6 +155,8 @@ export interface CircuitsTable {
   created_at: string
   updated_at: string
   removed_at: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 /** Which artifacts each circuit refers to: what decides, on removal, which artifacts nothing needs any more. */

@@ -85,7 +85,7 @@ export interface WaitOptions {
 const DEFAULT_TIMEOUT_MS = 30_000
 
 type Params = Readonly<Record<string, string>>
-type Query = Readonly<Record<string, string | number | ReadonlyArray<string> | undefined>>
+type Query = Readonly<Record<string, string | number | ReadonlyArray<string> | Readonly<Record<string, string>> | undefined>>
 
 /** Options of a call that creates something (every POST). */
 export interface CreateOptions {
@@ -122,6 +122,10 @@ const queryOf = (query: Query = {}) => {
   for (const [name, value] of Object.entries(query)) {
     // A list is the parameter repeated (`?type=a&type=b`), as the server reads it.
     if (Array.isArray(value)) for (const item of value) search.append(name, item)
+    // An object is one bracketed parameter per key (`?metadata[order]=1`), OpenAPI's deepObject.
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value as Record<string, string>)) search.set(`${name}[${key}]`, item)
+    }
     else if (value !== undefined) search.set(name, String(value))
   }
   const text = search.toString()
@@ -155,12 +159,13 @@ const appendFile = (form: FormData, part: string, file: UploadFile, fallback: st
 }
 
 /** The upload's text fields; every other part of `CircuitUpload` (generated from the API's form) is a file. */
-const TEXT_PARTS = ["name", "description"] as const
+const TEXT_PARTS = ["name", "description", "metadata"] as const
 
 const uploadForm = (upload: CircuitUpload): FormData => {
   const form = new FormData()
   form.append("name", upload.name)
   if (upload.description !== undefined) form.append("description", upload.description)
+  if (upload.metadata !== undefined) form.append("metadata", upload.metadata)
   const files: ReadonlyArray<readonly [string, UploadFile | ReadonlyArray<NamedFile> | undefined]> = Object.entries(upload)
     .filter(([part]) => !(TEXT_PARTS as ReadonlyArray<string>).includes(part))
   for (const [part, file] of files) {

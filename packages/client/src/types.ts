@@ -20,6 +20,11 @@ export type Scope =
   | "events:read"
   | "audit:read"
 
+/** Your own key-value pairs, as set on create or update; `{}` when none */
+export type Metadata = {
+  readonly [key: string]: string
+}
+
 export type EventType =
   | "proof.completed"
   | "proof.failed"
@@ -77,6 +82,7 @@ export interface CreateKeyInput {
   readonly scopes?: ReadonlyArray<Scope>
   /** When the key stops working (ISO 8601 UTC, in the future); absent or null: never */
   readonly expires_at?: Timestamp | null
+  readonly metadata?: Metadata
 }
 
 export interface RollKeyInput {
@@ -100,6 +106,8 @@ export interface ApiKey {
   readonly last_used_at: Timestamp | null
   /** When the key stops working (set at creation, or by a roll: the end of its overlap); null: never */
   readonly expires_at: Timestamp | null
+  /** Your own key-value pairs, set at creation; a roll's new key keeps them */
+  readonly metadata: Metadata
 }
 
 /** A key as created or rolled: with its raw `key`, in this response only. */
@@ -128,6 +136,7 @@ export interface CreateWebhookInput {
   readonly description?: string | null
   /** Default true */
   readonly active?: boolean
+  readonly metadata?: Metadata
 }
 
 /** Absent fields stay as they are; `active: true` re-enables a webhook disabled after failures. */
@@ -144,6 +153,11 @@ export interface UpdateWebhookInput {
    * `POST /webhooks/{id}/recover` does (within the event retention window)
    */
   readonly recover_since?: Timestamp
+  /**
+   * Merged into the webhook's metadata: a key with a value is set, a key with "" is deleted, keys
+   * not sent are kept; at most 50 keys after the merge
+   */
+  readonly metadata?: Metadata
 }
 
 export interface Webhook {
@@ -165,6 +179,7 @@ export interface Webhook {
   readonly previous_secret_expires_at: Timestamp | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /**
@@ -384,10 +399,16 @@ export interface CreateProofInput {
    * field.
    */
   readonly timeout_ms?: number
+  readonly metadata?: Metadata
 }
 
 export interface CreateProofBatchInput {
   readonly proofs: ReadonlyArray<CreateProofInput>
+  /**
+   * Copied onto every proof of the batch (a key an item sets itself keeps the item's value); at
+   * most 50 keys per proof
+   */
+  readonly metadata?: Metadata
 }
 
 export type ProofStatus = "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
@@ -454,6 +475,7 @@ export interface Proof {
   /** When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise */
   readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
+  readonly metadata: Metadata
 }
 
 export interface ProofList {
@@ -473,10 +495,16 @@ export interface ListProofsQuery {
    */
   readonly ending_before?: string
   readonly status?: ProofStatus
+  /** `metadata[<key>]=<value>`: only proofs whose metadata holds the pair */
+  readonly metadata?: {
+    readonly [key: string]: string
+  }
 }
 
 export interface ProofBatch {
   readonly batch_id: string
+  /** The batch's own metadata, as sent (each proof carries it, merged with its own) */
+  readonly metadata: Metadata
   readonly proofs: ReadonlyArray<Proof>
 }
 
@@ -493,6 +521,7 @@ export interface ProofVerification {
   readonly circuit: string
   readonly valid: boolean
   readonly verified_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** A completed proof as the call of its circuit's Solidity verifier (`circuits.verifier`). */
@@ -571,6 +600,8 @@ export interface Circuit {
   /** Built with a trusted setup nobody can rely on (a development powers-of-tau): for testing only */
   readonly development_only: boolean
   readonly created_at: Timestamp
+  /** Your own key-value pairs, set at upload; `{}` for built-in circuits */
+  readonly metadata: Metadata
 }
 
 export interface CircuitWithKey extends Circuit {
@@ -592,6 +623,7 @@ export interface CircuitUpload {
   readonly name: string
   /** At most 1024 characters */
   readonly description?: string
+  readonly metadata?: string
   /**
    * Circom sources: the main circuit file. Its filename is its path in the upload
    * (`circuit.circom`)

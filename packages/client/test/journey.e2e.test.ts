@@ -102,7 +102,8 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
         proof_blob: completed.proof_blob,
         public_inputs: { c: "33" },
         duration_ms: completed.duration_ms,
-        created_at: completed.created_at
+        created_at: completed.created_at,
+        metadata: {}
       })
       expect(event.id).toMatch(/^evt_/)
       // A real delivery, altered, replayed late, or checked with another secret, is refused.

@@ -64,7 +64,8 @@ describe("ApiKeys", () => {
         scopes: [...SCOPES],
         created_at: "2026-11-22T09:30:00.000Z",
         last_used_at: null,
-        expires_at: null
+        expires_at: null,
+        metadata: {}
       })
       const listing = yield* keys.list(account)
       expect(listing).toEqual({ keys: [created.api_key], total: 1, limit: 10 })
@@ -130,8 +131,8 @@ describe("ApiKeys", () => {
       expect((yield* keys.list(account)).total).toBe(0)
       const types = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 10 })).items).map((e) => [e.type, e.data])
       expect(types).toEqual([
-        ["key.created", { id: created.api_key.id, name: "short-lived", description: null, scopes: [...SCOPES], created_at: created.api_key.created_at }],
-        ["key.revoked", { id: created.api_key.id, name: "short-lived", revoked_at: expect.any(String) }]
+        ["key.created", { id: created.api_key.id, name: "short-lived", description: null, scopes: [...SCOPES], created_at: created.api_key.created_at, metadata: {} }],
+        ["key.revoked", { id: created.api_key.id, name: "short-lived", revoked_at: expect.any(String), metadata: {} }]
       ])
     }).pipe(Effect.provide(TestLayer)))
 
@@ -208,7 +209,7 @@ describe("ApiKeys", () => {
       const { account, keys } = yield* setup
       const webhooks = yield* WebhooksRepo
       const at = "2026-01-01T00:00:00.000Z" as Timestamp
-      const base = { account_id: account, description: null, disabled_reason: null, secret: "whsec_x", previous_secret: null, previous_secret_expires_at: null, created_at: at, updated_at: at } as const
+      const base = { account_id: account, description: null, disabled_reason: null, secret: "whsec_x", previous_secret: null, previous_secret_expires_at: null, created_at: at, updated_at: at, metadata: {} } as const
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000001" as never, url: "https://a.example.com", events: ["key.created"], active: true }, { maxPerAccount: 20 })
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000002" as never, url: "https://b.example.com", events: ["key.created"], active: false }, { maxPerAccount: 20 })
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000003" as never, url: "https://c.example.com", events: ["key.revoked"], active: true }, { maxPerAccount: 20 })

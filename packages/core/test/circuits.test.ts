@@ -246,7 +246,7 @@ describe("Circuits: the build loop on TestClock", () => {
       expect(Option.map(yield* artifacts.get(ready.artifacts!.wasm), (b) => new TextDecoder().decode(b).startsWith("fake-wasm"))).toEqual(Option.some(true))
       const [event, ...more] = yield* eventsOf(account, "circuit.ready")
       expect(more).toEqual([])
-      expect(event?.data).toEqual({ name: "sum", status: "ready", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z" })
+      expect(event?.data).toEqual({ name: "sum", status: "ready", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z", metadata: {} })
       expect(yield* eventsOf(account, "circuit.failed")).toEqual([])
     }).pipe(Effect.provide(withBuilds())))
 
@@ -264,8 +264,8 @@ describe("Circuits: the build loop on TestClock", () => {
       expect(escaping.error).toMatchObject({ code: "include_outside_upload", file: "main.circom", line: 1 })
       const failed = yield* eventsOf(account, "circuit.failed")
       expect(failed.map((e) => e.data).sort((x, y) => String(x.name).localeCompare(String(y.name)))).toEqual([
-        { name: "broken", status: "failed", error, created_at: "1970-01-01T00:00:00.000Z" },
-        { name: "escaping", status: "failed", error: escaping.error, created_at: "1970-01-01T00:00:00.000Z" }
+        { name: "broken", status: "failed", error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} },
+        { name: "escaping", status: "failed", error: escaping.error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} }
       ])
     }).pipe(Effect.provide(withBuilds({ buildConcurrency: 2 }))))
 

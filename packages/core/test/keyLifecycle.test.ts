@@ -64,7 +64,7 @@ describe("key expiry and roll (TestClock)", () => {
       expect(events.map((e) => e.type)).toContain("key.rolled")
       expect(events.find((e) => e.type === "key.rolled")!.data).toEqual({
         id: rolled.api_key.id, name: "ci", scopes: ["proofs:read", "proofs:write"], created_at: iso(START + 1_000),
-        previous_key_id: old.api_key.id, previous_key_expires_at: iso(START + 1_000 + 600_000)
+        previous_key_id: old.api_key.id, previous_key_expires_at: iso(START + 1_000 + 600_000), metadata: {}
       })
       yield* TestClock.adjust(600_000 - 1)
       expect([yield* works(old.secret), yield* works(rolled.secret)]).toEqual(["ok", "ok"])

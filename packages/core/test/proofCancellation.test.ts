@@ -118,7 +118,8 @@ describe("Proof cancellation on TestClock", () => {
         circuit: "multiplier",
         status: "canceled",
         canceled_at: "1970-01-01T00:00:07.000Z",
-        created_at: queued.created_at
+        created_at: queued.created_at,
+        metadata: {}
       })
       expect(yield* remaining(principal, "daily")).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount)
       // Each look at the windows is itself a request of the key's minute: the look before this one.

@@ -245,7 +245,8 @@ describe("Proofs: the lifecycle on TestClock", () => {
         proof_blob: done.proof_blob,
         public_inputs: { c: "33" },
         duration_ms: 250,
-        created_at: queued.created_at
+        created_at: queued.created_at,
+        metadata: {}
       })
     }).pipe(Effect.provide(withLoops({ duration: "250 millis" }))))
 
@@ -312,7 +313,8 @@ describe("Proofs: the lifecycle on TestClock", () => {
         error: failed.error,
         public_inputs: { min: "1", max: "9" },
         duration_ms: 60_000,
-        created_at: value.created_at
+        created_at: value.created_at,
+        metadata: {}
       })
     }).pipe(Effect.provide(withLoops({ duration: "5 minutes" }))))
 
@@ -436,7 +438,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       yield* settle
       yield* advance("100 millis")
       const { value: verification, rate_limits } = yield* metered(proofs.verify(principal.account_id, value.proof_id))
-      expect(verification).toEqual({ proof_id: value.proof_id, circuit: "multiplier", valid: true, verified_at: "1970-01-01T00:00:00.100Z" })
+      expect(verification).toEqual({ proof_id: value.proof_id, circuit: "multiplier", valid: true, verified_at: "1970-01-01T00:00:00.100Z", metadata: {} })
       expect(rate_limits.map((w) => w.policy)).toEqual(["daily"])
       const [event] = ofType(yield* eventsOf(principal.account_id), "proof.verified")
       expect(event?.data).toEqual(verification)

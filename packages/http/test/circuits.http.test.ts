@@ -37,6 +37,7 @@ const RECORD_FIELDS = [
   "development_only",
   "error",
   "inputs",
+  "metadata",
   "name",
   "owner",
   "public_signals",

@@ -20,6 +20,7 @@ const PROOF_FIELDS = [
   "error",
   "expires_at",
   "finished_at",
+  "metadata",
   "priority",
   "proof_blob",
   "proof_id",
@@ -223,7 +224,7 @@ describe("POST /api/v1/proofs/batch", () => {
     const reply = await h.call("POST", "/api/v1/proofs/batch", { token: key, body: { proofs: items } })
     expect(reply.status).toBe(202)
     expectRequestId(reply)
-    expect(Object.keys(reply.json).sort()).toEqual(["batch_id", "proofs"])
+    expect(Object.keys(reply.json).sort()).toEqual(["batch_id", "metadata", "proofs"])
     expect(reply.json.batch_id).toMatch(/^batch_/)
     expect(reply.json.proofs).toHaveLength(3)
     expect(reply.json.proofs.map((p: { type: string }) => p.type)).toEqual(["multiplier", "range", "multiplier"])

@@ -59,7 +59,7 @@ describe("POST /webhooks/:id/test", () => {
       id: expect.stringMatching(/^evt_/),
       type: "webhook.test",
       created_at: expect.stringMatching(ISO),
-      data: { webhook_id: webhook.id, message: expect.stringContaining(webhook.id) }
+      data: { webhook_id: webhook.id, message: expect.stringContaining(webhook.id), metadata: {} }
     })
     expect(delivery).toEqual({
       id: expect.stringMatching(/^del_/),

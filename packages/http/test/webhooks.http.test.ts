@@ -8,7 +8,7 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const WEBHOOK_FIELDS = ["active", "created_at", "description", "disabled_reason", "events", "id", "previous_secret_expires_at", "updated_at", "url"]
+const WEBHOOK_FIELDS = ["active", "created_at", "description", "disabled_reason", "events", "id", "metadata", "previous_secret_expires_at", "updated_at", "url"]
 
 describe("webhooks: success paths", () => {
   it("POST 201 returns the secret once; GET list/get 200 without it; PATCH 200; DELETE 204 empty", async () => {

@@ -87,12 +87,13 @@ const circuitRecord = (owner: AccountId, overrides: Partial<StoredCircuit> = {})
       },
       lease_expires_at: null,
       attempts: 0,
+      metadata: {},
       ...overrides
     }
     return record
   })
 
-const inserted = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
+export const inserted = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
   Effect.gen(function*() {
     const record = yield* circuitRecord(owner, overrides)
     expect(yield* (yield* CircuitsRepo).insert(record, ROOMY)).toEqual(Either.right({ replaced: null }))
@@ -148,7 +149,8 @@ const proofOf = (account: AccountId, circuit: StoredCircuit, status: ProofRecord
       started_at: null,
       completed_at: null,
       canceled_at: null,
-      expires_at: null
+      expires_at: null,
+      metadata: {}
     }
     yield* (yield* ProofsRepo).insertMany([proof])
     return proof

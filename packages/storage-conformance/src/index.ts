@@ -8,6 +8,7 @@ import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
 import { eventTests } from "./events.js"
 import { idempotencyTests } from "./idempotency.js"
+import { metadataTests } from "./metadata.js"
 import { proofCancellationTests } from "./proofCancellation.js"
 import { proofTests } from "./proofs.js"
 import { recoveryTests } from "./recoveries.js"
@@ -45,5 +46,6 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     secretRotationTests(it, timeout)
     eventTests(it, timeout)
     recoveryTests(it, timeout)
+    metadataTests(it, timeout)
   })
 }

@@ -36,6 +36,7 @@ export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord
       completed_at: null,
       canceled_at: null,
       expires_at: null,
+      metadata: {},
       ...overrides
     }
     return record

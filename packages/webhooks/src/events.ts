@@ -19,6 +19,11 @@ export type EventType = (typeof EVENT_TYPES)[number]
 /** ISO 8601 UTC timestamp with milliseconds */
 export type Timestamp = string
 
+/** Your own key-value pairs, as set on create or update; `{}` when none */
+export type Metadata = {
+  readonly [key: string]: string
+}
+
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */
 export type PublicInputs = {
   readonly [key: string]: string
@@ -99,6 +104,7 @@ export interface ProofCompletedData {
   readonly public_inputs: PublicInputs
   readonly duration_ms: number
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.failed` event. */
@@ -110,6 +116,7 @@ export interface ProofFailedData {
   readonly public_inputs: PublicInputs
   readonly duration_ms: number
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.expired` event. */
@@ -119,6 +126,7 @@ export interface ProofExpiredData {
   readonly status: "expired"
   readonly created_at: Timestamp
   readonly expired_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.verified` event. */
@@ -127,6 +135,7 @@ export interface ProofVerifiedData {
   readonly circuit: string
   readonly valid: boolean
   readonly verified_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.canceled` event. */
@@ -136,6 +145,7 @@ export interface ProofCanceledData {
   readonly status: "canceled"
   readonly canceled_at: Timestamp
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `key.created` event. */
@@ -145,6 +155,7 @@ export interface KeyCreatedData {
   readonly description: string | null
   readonly scopes: ReadonlyArray<Scope>
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `key.revoked` event. */
@@ -152,6 +163,7 @@ export interface KeyRevokedData {
   readonly id: string
   readonly name: string
   readonly revoked_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `key.rolled` event. */
@@ -162,6 +174,7 @@ export interface KeyRolledData {
   readonly created_at: Timestamp
   readonly previous_key_id: string
   readonly previous_key_expires_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `circuit.ready` event. */
@@ -171,6 +184,7 @@ export interface CircuitReadyData {
   readonly constraints: number
   readonly development_only: boolean
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `circuit.failed` event. */
@@ -179,12 +193,15 @@ export interface CircuitFailedData {
   readonly status: "failed"
   readonly error: CircuitError
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `webhook.test` event. */
 export interface WebhookTestData {
   readonly webhook_id: string
   readonly message: string
+  /** The tested webhook's metadata */
+  readonly metadata: Metadata
 }
 
 export interface EventDataByType {

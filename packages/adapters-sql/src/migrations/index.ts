@@ -15,6 +15,7 @@ import { migration as m0012 } from "./0012_key_replaced_by.js"
 import { migration as m0013 } from "./0013_readiness_probe.js"
 import { migration as m0014 } from "./0014_proof_queue_by_account.js"
 import { migration as m0016 } from "./0016_verification_keys.js"
+import { migration as m0017 } from "./0017_metadata.js"
 import { migration as m0019 } from "./0019_proof_scheduling.js"
 
 /**
@@ -39,6 +40,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: (diale
   ["0014_proof_queue_by_account", m0014],
   // 0015 is the proof-systems work's (proving_system on circuits and proofs), merged separately.
   ["0016_verification_keys", m0016],
+  ["0017_metadata", m0017],
   ["0019_proof_scheduling", m0019]
 ]
 

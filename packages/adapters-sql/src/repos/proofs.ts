@@ -27,7 +27,8 @@ const toRecord = ({ priority_rank, proof_digest: _, ...row }: Selectable<ProofsT
     priority: priorityOfRank(priority_rank),
     inputs: parsed(row.inputs),
     public_inputs: JSON.parse(row.public_inputs),
-    error: parsed(row.error)
+    error: parsed(row.error),
+    metadata: JSON.parse(row.metadata)
   }) as ProofRecord
 
 const toRow = ({ priority, ...record }: ProofRecord): Insertable<ProofsTable> => ({
@@ -36,7 +37,8 @@ const toRow = ({ priority, ...record }: ProofRecord): Insertable<ProofsTable> =>
   inputs: json(record.inputs),
   public_inputs: JSON.stringify(record.public_inputs),
   error: json(record.error),
-  proof_digest: null
+  proof_digest: null,
+  metadata: JSON.stringify(record.metadata)
 })
 
 const byExpiry = (a: ProofRecord, b: ProofRecord) =>
@@ -47,7 +49,8 @@ const PROOF_COLUMNS = [
   "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "status", "inputs", "public_inputs", "proof_blob", "error",
   "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at",
   "proving_ms", "priority_rank", "deadline_at",
-  "proof_digest"
+  "proof_digest",
+  "metadata"
 ] as const satisfies ReadonlyArray<keyof ProofsTable>
 // Fails to compile when the table gains a column the list lacks.
 const _everyColumn: Exclude<keyof ProofsTable, (typeof PROOF_COLUMNS)[number]> extends never ? true : never = true
@@ -86,7 +89,8 @@ export const sqlProofs = (conn: SqlConnection) => {
     list: (accountId, query) =>
       page(conn, query, (db) =>
         db.selectFrom("proofs").where("account_id", "=", accountId)
-          .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!)), toRecord),
+          .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!))
+          .$if(query.metadata !== undefined, (q) => q.where(dialect.metadata.matches(query.metadata!))), toRecord),
     /**
      * The dialect picks the proofs, the per-account limit counted under whatever keeps concurrent
      * claims apart (account locks, or one writer at a time); they are marked running here.

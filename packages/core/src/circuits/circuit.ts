@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { AccountId, CircuitId } from "../kernel/ids.js"
+import { type Metadata, MetadataField } from "../kernel/metadata.js"
 import { Timestamp } from "../kernel/time.js"
 
 /** A circuit's name is the `type` of its proofs: letters, digits, `_`, `-`; 1 to 64 characters. */
@@ -130,6 +131,8 @@ export interface Circuit {
   readonly artifacts: CircuitArtifacts | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
+  /** The application's own pairs, set at upload; `{}` for built-in circuits. */
+  readonly metadata: Metadata
 }
 
 /** A circuit in storage: an account's, with its upload and compile-job state. */
@@ -148,7 +151,8 @@ export const CircuitReadyData = Schema.Struct({
   status: Schema.Literal("ready"),
   constraints: Schema.Int,
   development_only: Schema.Boolean,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 
 /** `data` of `circuit.failed`: the build ended with `error`; the upload must be fixed and sent again. */
@@ -156,7 +160,8 @@ export const CircuitFailedData = Schema.Struct({
   name: Schema.String,
   status: Schema.Literal("failed"),
   error: CircuitError,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 
 /**
@@ -193,5 +198,6 @@ export const toCircuit = (stored: Circuit): Circuit => ({
   field_modulus: stored.field_modulus,
   artifacts: stored.artifacts,
   created_at: stored.created_at,
-  updated_at: stored.updated_at
+  updated_at: stored.updated_at,
+  metadata: stored.metadata
 })

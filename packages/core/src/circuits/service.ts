@@ -10,6 +10,7 @@ import {
   type StorageError
 } from "../kernel/errors.js"
 import { type AccountId, type CircuitId, Ids } from "../kernel/ids.js"
+import { type Metadata, metadataOf } from "../kernel/metadata.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { AuditLog } from "../audit/service.js"
@@ -25,6 +26,8 @@ export interface CreateCircuitInput {
   /** Already checked against `CircuitName`. */
   readonly name: string
   readonly description?: string
+  /** The application's own pairs (checked here against `MetadataInput`, whoever decoded the upload). */
+  readonly metadata?: Metadata
   readonly source: UploadSource
 }
 
@@ -112,9 +115,11 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
 
       const create = (accountId: AccountId, input: CreateCircuitInput) =>
         Effect.gen(function*() {
-          const fields = yield* decodeUploadFields(
-            input.description === undefined ? { name: input.name } : { name: input.name, description: input.description }
-          )
+          const fields = yield* decodeUploadFields({
+            name: input.name,
+            ...(input.description === undefined ? {} : { description: input.description }),
+            ...(input.metadata === undefined ? {} : { metadata: input.metadata })
+          })
           yield* checkBuildInput(input.source)
           // Known now, not when it is built: a server that cannot set sources up refuses them before
           // storing anything, and the record says from the start what kind of setup it gets.
@@ -145,6 +150,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
               artifacts: null,
               created_at: at,
               updated_at: at,
+              metadata: metadataOf(fields.metadata),
               source: yield* storeSource(artifacts, input.source),
               lease_expires_at: null,
               attempts: 0

@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { AccountId, BatchId, type CircuitId, ProofId } from "../kernel/ids.js"
+import { type Metadata, MetadataField, MetadataFilter, MetadataInput } from "../kernel/metadata.js"
 import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
 
@@ -73,17 +74,64 @@ export const CreateProofInput = Schema.Struct({
   priority: Schema.optionalWith(ProofPriority, { exact: true }).annotations({
     description: "`low`, `normal` (the default) or `high`: the order of this account's queued proofs (high first, then oldest first)"
   }),
-  timeout_ms: Schema.optionalWith(TimeoutMs, { exact: true })
+  timeout_ms: Schema.optionalWith(TimeoutMs, { exact: true }),
+  metadata: Schema.optionalWith(MetadataInput, { exact: true })
 }).annotations({ identifier: "CreateProofInput" })
 export type CreateProofInput = typeof CreateProofInput.Type
 
-/** `POST /proofs/batch`: 1 to `maxBatchSize` requests, accepted or refused as a whole. */
-export const CreateProofBatchInput = Schema.Struct({ proofs: Schema.Array(CreateProofInput) })
+/**
+ * `POST /proofs/batch`: 1 to `maxBatchSize` requests, accepted or refused as a whole. The batch's
+ * `metadata` is copied onto each of its proofs, under each item's own (an item's key wins).
+ */
+export const CreateProofBatchInput = Schema.Struct({
+  proofs: Schema.Array(CreateProofInput),
+  metadata: Schema.optionalWith(
+    MetadataInput.annotations({
+      description: "Copied onto every proof of the batch (a key an item sets itself keeps the item's value); at most 50 keys per proof"
+    }),
+    { exact: true }
+  )
+})
   .annotations({ identifier: "CreateProofBatchInput" })
 export type CreateProofBatchInput = typeof CreateProofBatchInput.Type
 
-/** A proof listing's query: the page, optionally only proofs with `status`. */
-export const ListProofsQuery = Schema.Struct({ ...pageQuery(ProofId).fields, status: Schema.optionalWith(ProofStatus, { exact: true }) })
+/**
+ * A query parameter `metadata[<key>]=<value>`: only proofs whose metadata holds that pair. A query
+ * string is flat, so the filter's keys are parameters of their own, as in Stripe's search.
+ */
+export const MetadataFilterParam = Schema.TemplateLiteral("metadata[", Schema.String, "]")
+
+/** The metadata filter of a decoded listing query: `metadata[order]=1` → `{order: "1"}`. */
+export const metadataFilterOf = (query: Readonly<Record<string, unknown>>): Metadata | undefined => {
+  let filter: Record<string, string> | undefined
+  for (const name in query) {
+    const value = query[name]
+    if (name.startsWith("metadata[") && name.endsWith("]") && typeof value === "string") (filter ??= {})[name.slice(9, -1)] = value
+  }
+  return filter
+}
+
+/**
+ * A proof listing's query: the page, optionally only proofs with `status`, and only those whose
+ * metadata holds every `metadata[<key>]=<value>` pair (exact matches). A bad key or value is a 400
+ * naming its parameter, `metadata[<key>]`.
+ */
+export const ListProofsQuery = Schema.Struct(
+  { ...pageQuery(ProofId).fields, status: Schema.optionalWith(ProofStatus, { exact: true }) },
+  Schema.Record({
+    key: MetadataFilterParam,
+    value: Schema.String.annotations({ description: "`metadata[<key>]=<value>`: only proofs whose metadata holds the pair" })
+  })
+).pipe(Schema.filter((query) => {
+  const filter = metadataFilterOf(query)
+  if (filter === undefined) return undefined
+  const problems = Schema.validateEither(MetadataFilter, { errors: "all" })(filter)
+  if (problems._tag === "Right") return undefined
+  return ParseResult.ArrayFormatter.formatErrorSync(problems.left).map((issue) => ({
+    path: issue.path.length === 0 ? ["metadata"] : [`metadata[${String(issue.path[0])}]`],
+    message: issue.message
+  }))
+}))
 export type ListProofsQuery = typeof ListProofsQuery.Type
 
 /**
@@ -135,7 +183,8 @@ export const Proof = Schema.Struct({
   }),
   completed_at: Schema.NullOr(Timestamp),
   canceled_at: Schema.NullOr(Timestamp).annotations({ description: "When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise" }),
-  expires_at: Schema.NullOr(Timestamp)
+  expires_at: Schema.NullOr(Timestamp),
+  metadata: MetadataField
 }).annotations({ identifier: "Proof" })
 export type Proof = typeof Proof.Type
 
@@ -147,7 +196,8 @@ export const ProofCompletedData = Schema.Struct({
   proof_blob: Schema.String,
   public_inputs: PublicInputs,
   duration_ms: Schema.Int,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofFailedData = Schema.Struct({
   proof_id: ProofId,
@@ -156,27 +206,31 @@ export const ProofFailedData = Schema.Struct({
   error: ProofError,
   public_inputs: PublicInputs,
   duration_ms: Schema.Int,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofExpiredData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
   status: Schema.Literal("expired"),
   created_at: Timestamp,
-  expired_at: Timestamp
+  expired_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofCanceledData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
   status: Schema.Literal("canceled"),
   canceled_at: Timestamp,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofVerifiedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
   valid: Schema.Boolean,
-  verified_at: Timestamp
+  verified_at: Timestamp,
+  metadata: MetadataField
 })
 
 /**
@@ -216,6 +270,8 @@ export interface ProofRecord {
   /** When it was canceled; null unless `canceled`. */
   readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
+  /** The application's own pairs (`{}` when none), set at creation, copied into every event about the proof. */
+  readonly metadata: Metadata
 }
 export type ProofError = typeof ProofError.Type
 
@@ -239,12 +295,14 @@ export const toProof = (record: ProofRecord, queuePosition: number | null = null
   finished_at: record.completed_at ?? record.canceled_at,
   completed_at: record.completed_at,
   canceled_at: record.canceled_at,
-  expires_at: record.expires_at
+  expires_at: record.expires_at,
+  metadata: record.metadata
 })
 
 /** A batch create's response. */
 export const ProofBatch = Schema.Struct({
   batch_id: BatchId,
+  metadata: MetadataField.annotations({ description: "The batch's own metadata, as sent (each proof carries it, merged with its own)" }),
   proofs: Schema.Array(Proof)
 }).annotations({ identifier: "ProofBatch" })
 export type ProofBatch = typeof ProofBatch.Type

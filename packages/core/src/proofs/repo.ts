@@ -2,6 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { ProofError, ProofRecord, ProofStatus } from "./proof.js"
 import type { StorageError } from "../kernel/errors.js"
 import type { AccountId, BatchId, ProofId } from "../kernel/ids.js"
+import type { Metadata } from "../kernel/metadata.js"
 import type { Timestamp } from "../kernel/time.js"
 import type { Page, PageOf } from "../kernel/paging.js"
 
@@ -86,10 +87,13 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   readonly insertMany: (records: ReadonlyArray<ProofRecord>) => Effect.Effect<void, StorageError>
   /** A proof of the account; none for unknown or another account's ids. */
   readonly get: (accountId: AccountId, id: ProofId) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
-  /** The account's proofs in id order, optionally only those with `status`; `total` counts the filtered set. */
+  /**
+   * The account's proofs in id order, optionally only those with `status` and only those whose
+   * metadata holds every pair of `metadata` (exact matches); `total` counts the filtered set.
+   */
   readonly list: (
     accountId: AccountId,
-    query: Page & { readonly status?: ProofStatus | undefined }
+    query: Page & { readonly status?: ProofStatus | undefined; readonly metadata?: Metadata | undefined }
   ) => Effect.Effect<PageOf<ProofRecord>, StorageError>
   /**
    * Atomically claims up to `limit` proofs and returns them as updated. Candidates are `queued`

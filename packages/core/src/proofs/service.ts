@@ -18,6 +18,7 @@ import {
 import { invalidRequest } from "../kernel/decode.js"
 import { type AccountId, BatchId, Ids, ProofId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
+import { MAX_METADATA_KEYS, type Metadata, metadataOf } from "../kernel/metadata.js"
 import { pageOf } from "../kernel/paging.js"
 import { now, timestampFromMillis } from "../kernel/time.js"
 import { Telemetry } from "../kernel/telemetry.js"
@@ -37,6 +38,7 @@ import {
   type ProofPriority,
   type ProofRecord,
   type ProofVerification,
+  metadataFilterOf,
   toProof
 } from "./proof.js"
 import { Prover } from "./prover.js"
@@ -163,7 +165,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       }
 
       // Creating a proof is the busiest write: its steps are plain combinators, not generators.
-      const toRecord = (accountId: AccountId, batchId: BatchId | null, request: AcceptedRequest) =>
+      const toRecord = (accountId: AccountId, batchId: BatchId | null, request: AcceptedRequest, metadata: Metadata) =>
         // flatMap, not Effect.zipWith: zipWith runs through Effect.all, a dozen operations more.
         Effect.flatMap(ids.make("proof"), (id) => Effect.map(Clock.currentTimeMillis, (createdMs): ProofRecord => ({
           id,
@@ -187,7 +189,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           started_at: null,
           completed_at: null,
           canceled_at: null,
-          expires_at: null
+          expires_at: null,
+          metadata
         })))
 
       /**
@@ -232,11 +235,11 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const checked = check(found, input)
           if (checked._tag === "invalid") return Effect.fail(invalidRequest(checked.details))
           if (checked._tag === "unready") return Effect.fail(notReady(checked.circuit))
-          return Effect.flatMap(toRecord(accountId, null, checked.request), (record) =>
+          return Effect.flatMap(toRecord(accountId, null, checked.request, metadataOf(input.metadata)), (record) =>
             Effect.map(enqueue(accountId, [record], false), (proofs) => proofs[0]!))
         })
 
-      const createBatch = (accountId: AccountId, { proofs: items }: CreateProofBatchInput) =>
+      const createBatch = (accountId: AccountId, { metadata: batchMetadata, proofs: items }: CreateProofBatchInput) =>
         Effect.gen(function*() {
           const { maxBatchSize } = yield* Limits
           if (items.length < 1 || items.length > maxBatchSize) {
@@ -246,6 +249,18 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           for (const { type } of items) if (!found.has(type)) found.set(type, yield* lookup(accountId, type))
           const details: Array<ErrorDetail> = []
           const valid: Array<AcceptedRequest> = []
+          // The batch's pairs under each item's own; an empty value (either's) stores nothing.
+          const batchPairs = metadataOf(batchMetadata)
+          const metadata = items.map((item) => metadataOf({ ...batchPairs, ...item.metadata }))
+          metadata.forEach((pairs, i) => {
+            const count = Object.keys(pairs).length
+            if (count > MAX_METADATA_KEYS) {
+              details.push({
+                path: `proofs.${i}.metadata`,
+                message: `metadata may hold at most ${MAX_METADATA_KEYS} keys, got ${count} with the batch's metadata`
+              })
+            }
+          })
           let unready: Circuit | undefined
           items.forEach((item, i) => {
             const checked = check(found.get(item.type)!, item, `proofs.${i}.`)
@@ -258,8 +273,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           if (unready !== undefined) return yield* notReady(unready)
           const batchId = yield* ids.make("batch")
           const records: Array<ProofRecord> = []
-          for (const request of valid) records.push(yield* toRecord(accountId, batchId, request))
-          return { batch_id: batchId, proofs: yield* enqueue(accountId, records, true) }
+          for (const [i, request] of valid.entries()) records.push(yield* toRecord(accountId, batchId, request, metadata[i]!))
+          return { batch_id: batchId, metadata: batchPairs, proofs: yield* enqueue(accountId, records, true) }
         })
 
       const notFound = (id: string) => new ProofNotFound({ message: `No proof ${JSON.stringify(id)} in this account` })
@@ -277,7 +292,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
 
       const list = (accountId: AccountId, query: ListProofsQuery) =>
         Effect.flatMap(
-          Effect.flatMap(pageOf(query), (page) => repo.list(accountId, { ...page, status: query.status })),
+          Effect.flatMap(pageOf(query), (page) => repo.list(accountId, { ...page, status: query.status, metadata: metadataFilterOf(query) })),
           (page) => Effect.map(withPositions(accountId, page.items), (proofs) => ({ proofs, total: page.total, has_more: page.has_more }))
         )
 
@@ -317,7 +332,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             proof_id: record.id,
             circuit: record.circuit,
             valid,
-            verified_at: yield* now
+            verified_at: yield* now,
+            metadata: record.metadata
           }
           yield* events.record(accountId, "proof.verified", verification)
           return verification
@@ -352,7 +368,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
               circuit: row.circuit,
               status: "canceled",
               canceled_at,
-              created_at: row.created_at
+              created_at: row.created_at,
+              metadata: row.metadata
             })
           }
           // A canceled proof that was running has started_at; a queued one never had.

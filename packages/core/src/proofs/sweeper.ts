@@ -34,7 +34,8 @@ export const sweepExpiredProofs = Effect.gen(function*() {
           circuit: row.circuit,
           status: "expired",
           created_at: row.created_at,
-          expired_at: at
+          expired_at: at,
+          metadata: row.metadata
         })
       }
       return rows.length
@@ -77,6 +78,7 @@ export const sweepOverdueProofs = Effect.gen(function*() {
           circuit: row.circuit,
           status: "failed",
           error: overdueError,
+          metadata: row.metadata,
           public_inputs: row.public_inputs,
           duration_ms: 0,
           created_at: row.created_at

@@ -129,7 +129,8 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
           const { event, delivery } = yield* tx.transaction(Effect.gen(function*() {
             const event = yield* events.record(webhook.account_id, "webhook.test", {
               webhook_id: webhook.id,
-              message: `A test event for webhook ${webhook.id}`
+              message: `A test event for webhook ${webhook.id}`,
+              metadata: webhook.metadata
             })
             return { event, delivery: yield* deliveryQueue.queueOne(event, webhook, "manual") }
           }))

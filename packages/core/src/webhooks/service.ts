@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Entropy } from "../kernel/entropy.js"
 import { invalidRequest } from "../kernel/decode.js"
+import { metadataCountProblem, metadataOf, metadataPatchOf } from "../kernel/metadata.js"
 import {
   type InvalidRequest,
   InvalidWebhookUrl,
@@ -159,7 +160,8 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             previous_secret: null,
             previous_secret_expires_at: null,
             created_at: at,
-            updated_at: at
+            updated_at: at,
+            metadata: metadataOf(body.metadata)
           }
           yield* tx.transaction(Effect.zipRight(
             repo.insert(record, { maxPerAccount: limits.maxWebhooksPerAccount }),
@@ -193,6 +195,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
           if (body.url !== undefined) changes.url = body.url
           if (body.events !== undefined) changes.events = body.events
           if (body.description !== undefined) changes.description = body.description
+          if (body.metadata !== undefined) changes.metadata = metadataPatchOf(body.metadata)
           if (body.active !== undefined) {
             changes.active = body.active
             // Whoever switches a webhook on or off decides its state; the engine's reason no longer holds.
@@ -202,6 +205,9 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             const at = yield* now
             const updated = yield* repo.update(accountId, current.id, changes, at)
             if (Option.isNone(updated)) return yield* notFound(id)
+            // Counted after the merge, which this failure takes back with the rest of the transaction.
+            const tooMany = metadataCountProblem(updated.value.metadata)
+            if (tooMany !== undefined) return yield* invalidRequest([{ path: "metadata", message: tooMany }])
             yield* auditWebhook(audit, "webhook.updated", current, updated.value)
             if (!updated.value.active) yield* deliveries.cancelPendingForWebhook(current.id, at)
             if (body.recover_since !== undefined) yield* recovery.start(updated.value, body.recover_since)

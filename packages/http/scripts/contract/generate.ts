@@ -34,6 +34,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
   return [
     { name: "Timestamp", schema: c("Timestamp") },
     { name: "Scope", schema: c("Scope"), doc: "A permission an API key holds." },
+    { name: "Metadata", schema: c("Metadata") },
     { name: "EventType", schema: c("EventType") },
     {
       name: "SubscribableEventType",
@@ -211,6 +212,7 @@ const webhooksEvents = (document: Document): string => {
   const declarations: ReadonlyArray<Declaration> = [
     { name: "EventType", schema: c("EventType"), declaredElsewhere: true },
     { name: "Timestamp", schema: c("Timestamp") },
+    { name: "Metadata", schema: c("Metadata") },
     {
       name: "PublicInputs",
       schema: property(document, withData("proof.completed"), "data", "public_inputs"),

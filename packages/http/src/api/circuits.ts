@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CircuitError, CircuitInput, CircuitName, CircuitStatus, Timestamp } from "@mzk/core"
+import { CircuitError, CircuitInput, CircuitName, CircuitStatus, MetadataField, MetadataInput, Timestamp } from "@mzk/core"
 import { Option, Schema } from "effect"
 import { Authentication, idempotent, requires } from "./annotations.js"
 import {
@@ -31,7 +31,8 @@ export const Circuit = Schema.Struct({
   development_only: Schema.Boolean.annotations({
     description: "Built with a trusted setup nobody can rely on (a development powers-of-tau): for testing only"
   }),
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField.annotations({ description: "Your own key-value pairs, set at upload; `{}` for built-in circuits" })
 }).annotations({ identifier: "Circuit" })
 
 export const CircuitWithKey = Schema.Struct({
@@ -56,6 +57,12 @@ export const CircuitUpload = HttpApiSchema.Multipart(
       description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs"
     }),
     description: Schema.optional(Schema.String.annotations({ description: "At most 1024 characters" })),
+    metadata: Schema.optional(
+      Schema.parseJson(MetadataInput).annotations({
+        description: "A JSON object of your own key-value pairs, as `metadata` on every other create (`{\"order\":\"1\"}`): " +
+          "at most 50 keys of at most 40 characters, string values of at most 500"
+      })
+    ),
     main: file("Circom sources: the main circuit file. Its filename is its path in the upload (`circuit.circom`)"),
     sources: Schema.optional(
       Schema.Array(UploadedFile).annotations({

@@ -71,7 +71,11 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
     const [accepts, accepted] = ACCEPTED[part]
     if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })
   }
-  const fields = { name: upload.name, ...(upload.description === undefined ? {} : { description: upload.description }) }
+  const fields = {
+    name: upload.name,
+    ...(upload.description === undefined ? {} : { description: upload.description }),
+    ...(upload.metadata === undefined ? {} : { metadata: upload.metadata })
+  }
   if (circom.length > 0) {
     const main = upload.main
     if (main === undefined) details.push({ path: "main", message: "missing: the main circom file, which the sources are included from" })

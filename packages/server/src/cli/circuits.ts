@@ -106,7 +106,8 @@ const record = (circuit: Circuit) => ({
   inputs: circuit.inputs,
   public_signals: circuit.public_signals,
   development_only: circuit.development_only,
-  created_at: circuit.created_at
+  created_at: circuit.created_at,
+  metadata: circuit.metadata
 })
 
 const failure = (circuit: Circuit) => {
