@@ -5,22 +5,21 @@
  * stderr (cli/failures.ts), exit code 2 for a usage mistake and 1 for anything else.
  */
 import { CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { migrate } from "@mzk/adapters-sql"
-import { openPostgres } from "@mzk/adapters-postgres"
-import { openSqlite } from "@mzk/adapters-sqlite"
+// By module, not the package's index: the index's HTTP server and client (undici, ws) would be read at every start.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { auditedAs, CLI_ACTOR, CreateAccountInput, decodeInput } from "@mzk/core"
 import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, Layer, Logger, LogLevel } from "effect"
 import { readFileSync } from "node:fs"
 import { createAccountWithKey } from "./accounts.js"
 import { circuitsCommand } from "./cli/circuits.js"
 import { circuitSettings, circuitsOptions } from "./cli/circuitSettings.js"
-import { database, describeDatabase } from "./cli/database.js"
+import { database, describeDatabase, wroteTo } from "./cli/database.js"
 import { describeFailure, stripAnsi, UsageError } from "./cli/failures.js"
 import { GLOBAL_OPTIONS, takeGlobals } from "./cli/globals.js"
 import { keysCommand } from "./cli/keys.js"
+import { loadMzk, MzkCore } from "./cli/lazy.js"
 import { coreGroup, coreOptions, LoadedConfigFile, optionsOf, parseConfigFile, serverGroup, settingsHelp, workerGroup } from "./cli/settings.js"
-import { MzkCore, MzkServer, MzkWorkerProcess } from "./mzk.js"
 
 /** The signal that stopped this process, for its last log line. */
 let stoppedBy: NodeJS.Signals | undefined
@@ -49,6 +48,7 @@ const serve = Command.make("serve", {
       database: describeDatabase(options.database),
       workers: !options.noWorkers
     }))
+    const { MzkServer } = yield* loadMzk
     return yield* untilStopped(Layer.launch(MzkServer({
       database: options.database,
       port: options.port,
@@ -64,6 +64,7 @@ const serve = Command.make("serve", {
 const worker = Command.make("worker", { database, ...optionsOf(workerGroup), ...core, ...circuitSettings }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk worker starting").pipe(Effect.annotateLogs({ database: describeDatabase(options.database) }))
+    const { MzkWorkerProcess } = yield* loadMzk
     return yield* untilStopped(Layer.launch(MzkWorkerProcess({
       database: options.database,
       port: options.metricsPort,
@@ -76,9 +77,14 @@ const worker = Command.make("worker", { database, ...optionsOf(workerGroup), ...
 
 const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
   Effect.scoped(Effect.gen(function*() {
+    // The drivers are read here, not at start: a command loads only what it uses.
+    const [{ migrate }, { openPostgres }, { openSqlite }] = yield* Effect.promise(() =>
+      Promise.all([import("@mzk/adapters-sql"), import("@mzk/adapters-postgres"), import("@mzk/adapters-sqlite")])
+    )
     const conn = database.kind === "sqlite" ? yield* openSqlite({ filename: database.filename }) : yield* openPostgres({ connectionString: database.url })
     const report = yield* migrate(conn)
     yield* ConsoleModule.log(report.applied.length === 0 ? "Schema is up to date; nothing to apply." : `Applied: ${report.applied.join(", ")}`)
+    if (report.applied.length > 0) yield* wroteTo(database)
   }))).pipe(Command.withDescription("Apply pending database migrations (idempotent)"))
 
 /** Decoded here, at the command line, as the HTTP layer decodes request bodies: the core takes decoded values. */
@@ -103,6 +109,7 @@ const accountsCreate = Command.make("create", {
     yield* ConsoleModule.log(json
       ? JSON.stringify({ account_id: account.id, api_key: apiKey })
       : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)
+    yield* wroteTo(database, json)
   }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
 
 const accounts = Command.make("accounts").pipe(
