@@ -4,12 +4,12 @@
  * flags, MZK_* environment variables or a `--config` file (cli/settings.ts); a failure is one line on
  * stderr (cli/failures.ts), exit code 2 for a usage mistake and 1 for anything else.
  */
-import { CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { CliConfig, Command, CommandDescriptor, HelpDoc, Options, Usage, ValidationError } from "@effect/cli"
 // By module, not the package's index: the index's HTTP server and client (undici, ws) would be read at every start.
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { auditedAs, CLI_ACTOR, CreateAccountInput, decodeInput } from "@mzk/core"
-import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, Layer, Logger, LogLevel } from "effect"
+import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { createAccountWithKey } from "./accounts.js"
 import { circuitsCommand } from "./cli/circuits.js"
@@ -139,6 +139,18 @@ const commandPath = (args: ReadonlyArray<string>) => {
   return second !== undefined && COMMANDS[first]!.includes(second) ? `${first} ${second}` : first
 }
 
+/** The flags a command takes, as its usage line names them: what "did you mean" chooses from. */
+const flagsOf = (path: string): ReadonlyArray<string> => {
+  let command: CommandDescriptor.Command<unknown> = mzk.descriptor
+  for (const name of path.split(" ").filter((part) => part !== "")) {
+    const sub = HashMap.get(CommandDescriptor.getSubcommands(command), name)
+    if (Option.isNone(sub)) break
+    command = sub.value
+  }
+  const usage = stripAnsi(HelpDoc.toAnsiText(Usage.getHelp(CommandDescriptor.getUsage(command))))
+  return [...new Set(usage.match(/--[a-z][a-z0-9-]*/g) ?? [])]
+}
+
 /**
  * Help and messages as plain text where they are not read on a terminal (or NO_COLOR is set), and
  * @effect/cli's own report of a usage mistake left out: the failure is reported below, in one line.
@@ -176,7 +188,8 @@ const main = Effect.gen(function*() {
 }).pipe(
   Effect.catchAllCause((cause) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-    const failure = describeFailure(cause, commandPath(Either.isRight(globals) ? globals.right.rest : args))
+    const path = commandPath(Either.isRight(globals) ? globals.right.rest : args)
+    const failure = describeFailure(cause, path, flagsOf(path))
     return Effect.sync(() => {
       process.stderr.write(`${failure.line}\n`)
       if (debug) process.stderr.write(`${Cause.pretty(cause, { renderErrorCause: true })}\n`)

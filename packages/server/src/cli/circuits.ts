@@ -7,6 +7,7 @@ import { MzkCore } from "./lazy.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
 import { database, wroteTo } from "./database.js"
 import { CommandFailed } from "./failures.js"
+import { repeatable } from "./settings.js"
 
 /** The circuits package, read when `circuits add` runs: `mzk --help` and other commands never load the compiler. */
 const loadCircuits = Effect.promise(() => import("@mzk/circuits"))
@@ -129,7 +130,7 @@ const add = Command.make("add", {
   circom: Options.file("circom", { exists: "yes" }).pipe(Options.withDescription("The main circuit file"), Options.optional),
   include: Options.directory("include", { exists: "yes" }).pipe(
     Options.withDescription("A directory of circom files the main file includes (repeatable); circomlib is always available"),
-    Options.repeated
+    repeatable
   ),
   wasm: Options.file("wasm", { exists: "yes" }).pipe(Options.withDescription("Prebuilt witness generator (circom --wasm)"), Options.optional),
   zkey: Options.file("zkey", { exists: "yes" }).pipe(Options.withDescription("Prebuilt Groth16 proving key (bn128)"), Options.optional),

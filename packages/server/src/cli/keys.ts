@@ -5,7 +5,7 @@ import { MzkCore } from "./lazy.js"
 import { account } from "./circuits.js"
 import { database, wroteTo } from "./database.js"
 import { CommandFailed, UsageError } from "./failures.js"
-import { option, settings } from "./settings.js"
+import { option, repeatable, settings } from "./settings.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of text"))
 
@@ -27,7 +27,7 @@ const create = Command.make("create", {
   scopes: Options.text("scope").pipe(
     Options.withPseudoName("scope"),
     Options.withDescription(`A scope the key holds, repeatable: ${SCOPES.join(", ")} (default: every scope)`),
-    Options.repeated,
+    repeatable,
     Options.mapEffect((scopes) => {
       const unknown = scopes.find((scope) => !isScope(scope))
       return unknown === undefined

@@ -254,6 +254,13 @@ export const option = <A, Out>(setting: Setting<A, Out>): Options.Options<A | Ou
   return (setting.aliases ?? []).reduce((options, alias) => Options.withAlias(options, alias), given).pipe(Options.mapEffect((flag) => resolve(setting, flag).pipe(Effect.mapError(usage))))
 }
 
+/**
+ * A flag given any number of times, none included, and shown as optional in the help
+ * (`[--scope scope]...`): `Options.repeated` alone shows it as if it were required.
+ */
+export const repeatable = <A>(options: Options.Options<A>): Options.Options<Array<A>> =>
+  options.pipe(Options.repeated, Options.optional, Options.map(Option.getOrElse((): Array<A> => [])))
+
 type Values<T> = { readonly [K in keyof T]: T[K] extends Setting<infer A, infer Out> ? A | Out : never }
 type OptionsOf<T> = { readonly [K in keyof T]: T[K] extends Setting<infer A, infer Out> ? Options.Options<A | Out> : never }
 
@@ -281,7 +288,7 @@ export const circuitsGroup = pick(
 )
 
 /** Edits (insert, delete, replace) from `a` to `b`: for "did you mean". */
-const distance = (a: string, b: string): number => {
+export const distance = (a: string, b: string): number => {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
@@ -291,6 +298,17 @@ const distance = (a: string, b: string): number => {
     previous = current
   }
   return previous[b.length]!
+}
+
+/** The name of `names` closest to `name`, if one is a likely typo of it (at most two edits). */
+export const nearest = (name: string, names: ReadonlyArray<string>): string | undefined => {
+  let best: string | undefined
+  let bestDistance = 3
+  for (const candidate of names) {
+    const d = distance(name, candidate)
+    if (d < bestDistance) [best, bestDistance] = [candidate, d]
+  }
+  return best
 }
 
 const ConfigFileJson = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) }))
@@ -312,7 +330,7 @@ export const parseConfigFile = (path: string, content: string): Either.Either<Co
   for (const [key, value] of Object.entries(parsed.right)) {
     const setting = byFlag.get(key)
     if (setting === undefined) {
-      const near = all.find((s) => distance(s.flag, key) <= 2)
+      const near = nearest(key, all.map((s) => s.flag))
       return Either.left(`${path}: unknown setting "${key}"${near === undefined ? "" : `: did you mean "${near.flag}"?`}`)
     }
     const text = String(value)
