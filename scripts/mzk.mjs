@@ -4,6 +4,7 @@
 // costs one stat per workspace source the bundle holds (a few milliseconds).
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
+import process from "node:process"
 import { pathToFileURL } from "node:url"
 import { CURRENT, OUT } from "./bundle-cli.mjs"
 

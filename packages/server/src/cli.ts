@@ -23,7 +23,16 @@ import { coreGroup, coreOptions, LoadedConfigFile, optionsOf, parseConfigFile, s
 
 /** The signal that stopped this process, for its last log line. */
 let stoppedBy: NodeJS.Signals | undefined
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void (stoppedBy ??= signal))
+let signals = 0
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  // Kept for the process's life: Ctrl-C under `pnpm mzk` arrives twice (the terminal's, and pnpm's
+  // forwarding of it), and a second signal without a listener would kill a clean stop midway (exit
+  // by signal, and pnpm's ELIFECYCLE). A third forces the end.
+  process.on(signal, () => {
+    stoppedBy ??= signal
+    if (++signals > 2) process.exit(130)
+  })
+}
 
 /** A long-running command's last words: stopping on a signal is a clean end, said in one log line. */
 const untilStopped = <E, R>(run: Effect.Effect<never, E, R>) =>
@@ -129,6 +138,15 @@ const mzk = Command.make("mzk").pipe(
 
 const cli = Command.run(mzk, { name: "mzk", version: "0.1.0" })
 
+const TOP_LEVEL: Record<string, CommandDescriptor.Command<unknown>> = {
+  serve: serve.descriptor,
+  worker: worker.descriptor,
+  migrate: migrateCommand.descriptor,
+  accounts: accounts.descriptor,
+  keys: keysCommand.descriptor,
+  circuits: circuitsCommand.descriptor
+}
+
 /** The commands' names, to point a usage mistake at the right `--help`. */
 const COMMANDS: Record<string, ReadonlyArray<string>> = {
   serve: [], worker: [], migrate: [], accounts: ["create"], keys: ["create", "list", "revoke"], circuits: ["add", "list", "remove"]
@@ -141,14 +159,11 @@ const commandPath = (args: ReadonlyArray<string>) => {
 
 /** The flags a command takes, as its usage line names them: what "did you mean" chooses from. */
 const flagsOf = (path: string): ReadonlyArray<string> => {
-  let command: CommandDescriptor.Command<unknown> = mzk.descriptor
-  for (const name of path.split(" ").filter((part) => part !== "")) {
-    const sub = HashMap.get(CommandDescriptor.getSubcommands(command), name)
-    if (Option.isNone(sub)) break
-    command = sub.value
-  }
-  const usage = stripAnsi(HelpDoc.toAnsiText(Usage.getHelp(CommandDescriptor.getUsage(command))))
-  return [...new Set(usage.match(/--[a-z][a-z0-9-]*/g) ?? [])]
+  const [first, second] = path.split(" ")
+  const top = first === undefined ? undefined : TOP_LEVEL[first]
+  const sub = top === undefined || second === undefined ? undefined : Option.getOrUndefined(HashMap.get(CommandDescriptor.getSubcommands(top), second))
+  const usage = CommandDescriptor.getUsage(sub ?? top ?? mzk.descriptor)
+  return [...new Set(stripAnsi(HelpDoc.toAnsiText(Usage.getHelp(usage))).match(/--[a-z][a-z0-9-]*/g) ?? [])]
 }
 
 /**

@@ -331,7 +331,7 @@ export const parseConfigFile = (path: string, content: string): Either.Either<Co
     const setting = byFlag.get(key)
     if (setting === undefined) {
       const near = nearest(key, all.map((s) => s.flag))
-      return Either.left(`${path}: unknown setting "${key}"${near === undefined ? "" : `: did you mean "${near.flag}"?`}`)
+      return Either.left(`${path}: unknown setting "${key}"${near === undefined ? "" : `: did you mean "${near}"?`}`)
     }
     const text = String(value)
     const checked = Effect.runSync(Effect.either(decode(setting, text, `${path}: "${key}"`)))
