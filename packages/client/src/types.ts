@@ -400,6 +400,12 @@ export interface CreateProofInput {
    */
   readonly timeout_ms?: number
   readonly metadata?: Metadata
+  /**
+   * The system to prove with: one of the circuit's `proving_systems` (default: its
+   * `proving_system`). Built-in circuits have keys for several; an account's circuit only for the
+   * one it was set up for
+   */
+  readonly proving_system?: ProvingSystem
 }
 
 export interface CreateProofBatchInput {
@@ -434,6 +440,7 @@ export interface Proof {
   readonly proof_id: string
   readonly type: string
   readonly circuit: string
+  readonly proving_system: ProvingSystem
   readonly status: ProofStatus
   /** Public signal names → decimal strings (field elements do not fit a JSON number) */
   readonly public_inputs: {
@@ -519,6 +526,7 @@ export interface ProofBatchCancellation {
 export interface ProofVerification {
   readonly proof_id: string
   readonly circuit: string
+  readonly proving_system: ProvingSystem
   readonly valid: boolean
   readonly verified_at: Timestamp
   readonly metadata: Metadata
@@ -527,7 +535,9 @@ export interface ProofVerification {
 /** A completed proof as the call of its circuit's Solidity verifier (`circuits.verifier`). */
 export interface ProofCalldata {
   /**
-   * The verifier's function: `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])`, N the
+   * The verifier's function. Groth16:
+   * `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])`; PLONK:
+   * `verifyProof(uint256[24],uint256[N])`; FFLONK: `verifyProof(bytes32[24],uint256[N])`; N the
    * public signals
    */
   readonly function: string
@@ -537,6 +547,11 @@ export interface ProofCalldata {
     /** b, each pair in the order the EVM pairing precompile takes */
     ReadonlyArray<ReadonlyArray<string>>,
     /** c */
+    ReadonlyArray<string>,
+    /** the public signals, in the circuit's `public_signals` order */
+    ReadonlyArray<string>
+  ] | readonly [
+    /** the proof's 24 words, in the order snarkjs's verifier reads them */
     ReadonlyArray<string>,
     /** the public signals, in the circuit's `public_signals` order */
     ReadonlyArray<string>
@@ -599,13 +614,23 @@ export interface Circuit {
   readonly public_signals: ReadonlyArray<string>
   /** Built with a trusted setup nobody can rely on (a development powers-of-tau): for testing only */
   readonly development_only: boolean
+  /**
+   * The system the circuit is set up for, and its proofs made with unless a request names another
+   * of `proving_systems`
+   */
+  readonly proving_system: ProvingSystem
+  /**
+   * Every system a proof request may name for this circuit: an uploaded circuit has its one; a
+   * built-in circuit may have keys for groth16, plonk and fflonk
+   */
+  readonly proving_systems: ReadonlyArray<ProvingSystem>
   readonly created_at: Timestamp
   /** Your own key-value pairs, set at upload; `{}` for built-in circuits */
   readonly metadata: Metadata
 }
 
 export interface CircuitWithKey extends Circuit {
-  /** The Groth16 verification key as snarkjs exports it; null until ready */
+  /** The verification key of `proving_system` as snarkjs exports it; null until ready */
   readonly verification_key: unknown
 }
 
@@ -625,6 +650,13 @@ export interface CircuitUpload {
   readonly description?: string
   readonly metadata?: string
   /**
+   * Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on
+   * the server's powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit
+   * ceremony). Prebuilt: the system the zkey must be of (default: what its header says); a zkey of
+   * another system is 400. `ultra_honk` is for Noir programs (400 here)
+   */
+  readonly proving_system?: ProvingSystem
+  /**
    * Circom sources: the main circuit file. Its filename is its path in the upload
    * (`circuit.circom`)
    */
@@ -636,7 +668,10 @@ export interface CircuitUpload {
   readonly sources?: ReadonlyArray<NamedFile>
   /** Prebuilt: the witness calculator circom wrote (`--wasm`) */
   readonly wasm?: UploadFile
-  /** Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`) */
+  /**
+   * Prebuilt: the bn128 proving key (snarkjs `.zkey`) of groth16, plonk or fflonk; its header names
+   * the system
+   */
   readonly zkey?: UploadFile
   /** Prebuilt: the signal names circom wrote (`--sym`) */
   readonly sym?: UploadFile

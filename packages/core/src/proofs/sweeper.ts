@@ -76,6 +76,7 @@ export const sweepOverdueProofs = Effect.gen(function*() {
         yield* events.record(row.account_id, "proof.failed", {
           proof_id: row.id,
           circuit: row.circuit,
+          proving_system: row.proving_system,
           status: "failed",
           error: overdueError,
           metadata: row.metadata,

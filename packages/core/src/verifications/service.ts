@@ -1,6 +1,5 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { AuditLog } from "../audit/service.js"
-import type { Circuit } from "../circuits/circuit.js"
 import { Circuits } from "../circuits/service.js"
 import { Events } from "../events/service.js"
 import { invalidRequest } from "../kernel/decode.js"
@@ -15,7 +14,7 @@ import {
 } from "../kernel/errors.js"
 import { type AccountId, Ids, VerificationKeyId } from "../kernel/ids.js"
 import { pageOf } from "../kernel/paging.js"
-import { DEFAULT_PROVING_SYSTEM, type ProvingSystem } from "../kernel/provingSystem.js"
+import type { ProvingSystem } from "../kernel/provingSystem.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { proofDigest } from "../proofs/digest.js"
@@ -43,10 +42,6 @@ const isVerificationKeyId = Schema.is(VerificationKeyId)
 
 /** The key sources of a verification request: exactly one is given. */
 const KEY_SOURCES = ["verification_key", "verification_key_id", "circuit"] as const
-
-/** A circuit's proving system; circuits made before systems other than Groth16 existed are Groth16. */
-const systemOf = (circuit: Circuit): ProvingSystem =>
-  (circuit as Circuit & { readonly proving_system?: ProvingSystem }).proving_system ?? DEFAULT_PROVING_SYSTEM
 
 const badInput = (error: VerifierInputInvalid): InvalidRequest => invalidRequest(error.details)
 const refuse = (...details: ReadonlyArray<ErrorDetail>) => Effect.fail(invalidRequest(details))
@@ -118,8 +113,10 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
             if (circuit.status !== "ready") {
               return yield* new CircuitNotReady({ message: `Circuit ${JSON.stringify(name)} is ${circuit.status}; its verification key exists once it is ready` })
             }
-            if (systemOf(circuit) !== system) return yield* mismatch(system, `circuit ${JSON.stringify(name)}`, systemOf(circuit))
-            return { key: circuit.verification_key, verification_key_id: null, circuit: circuit.name }
+            // A built-in circuit may have keys for several systems: the one asked for, where it has it.
+            const keyed = circuits.asSystem(circuit, system)
+            if (Option.isNone(keyed)) return yield* mismatch(system, `circuit ${JSON.stringify(name)}`, circuit.proving_system)
+            return { key: keyed.value.verification_key, verification_key_id: null, circuit: circuit.name }
           }
           return { key: input.verification_key as unknown, verification_key_id: null, circuit: null }
         })
@@ -140,7 +137,7 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
           const verified_at = yield* now
           const own = yield* proofs.findByDigest(accountId, proofDigest(input.proof, input.public_signals))
           if (Option.isSome(own)) {
-            yield* events.record(accountId, "proof.verified", { proof_id: own.value.id, circuit: own.value.circuit, valid, verified_at, metadata: own.value.metadata })
+            yield* events.record(accountId, "proof.verified", { proof_id: own.value.id, circuit: own.value.circuit, proving_system: own.value.proving_system, valid, verified_at, metadata: own.value.metadata })
           }
           return {
             valid,
