@@ -1,4 +1,16 @@
-import { type AccountId, CreateAccountInput, decodeInput, type Prover, type Scope as ApiScope, SessionAuthenticator, type Usage, UsageReports } from "@mzk/core"
+import {
+  type AccountId,
+  CreateAccountInput,
+  CreateVerificationInput,
+  decodeInput,
+  type Prover,
+  type Scope as ApiScope,
+  SessionAuthenticator,
+  type Usage,
+  UsageReports,
+  type Verification,
+  Verifications
+} from "@mzk/core"
 import { makeFetchHandler, makeMountedNodeListener, type NodeListener } from "@mzk/http"
 import type { ProverEngine } from "@mzk/circuits"
 import type { Registry } from "prom-client"
@@ -155,6 +167,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
   }
 
   const decodeAccount = decodeInput(CreateAccountInput)
+  const decodeVerification = decodeInput(CreateVerificationInput)
 
   return {
     /**
@@ -186,6 +199,22 @@ export const createMzk = async (options: CreateMzkOptions) => {
      * seconds today and this month, per circuit.
      */
     usage: (accountId: string): Promise<Usage> => run(Effect.flatMap(UsageReports, (reports) => reports.get(accountId as AccountId))),
+    /**
+     * Checks a proof made anywhere, as `POST /api/v1/verifications` does (same input, same answer,
+     * charged to the account's day): `valid: false` resolves; a malformed key, proof or signal
+     * rejects with an Error naming the field.
+     */
+    verify: (accountId: string, input: unknown): Promise<Verification> =>
+      run(
+        decodeVerification(input).pipe(
+          Effect.flatMap((decoded) => Effect.flatMap(Verifications, (verifications) => verifications.verify(accountId as AccountId, decoded))),
+          Effect.mapError((failure) =>
+            failure._tag === "InvalidRequest"
+              ? new Error(`verify: ${[failure.message, ...(failure.details ?? []).map((d) => `${d.path}: ${d.message}`)].join("; ")}`)
+              : failure
+          )
+        )
+      ),
     /** The services for Effect programs (`runtime.runPromise(Effect.flatMap(Accounts, …))`). */
     runtime
   }

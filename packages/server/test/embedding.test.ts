@@ -9,6 +9,7 @@ import { Effect, Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createMzk, type Mzk } from "../src/createMzk.js"
 import { root } from "./processes.js"
+import { makeForeignGroth16 } from "./verifications.fixtures.js"
 
 /** Calls `handler` as a Next.js route handler is called: the whole URL, and a route context after the request. */
 const nextRoute = (handler: Mzk["fetch"], token: string) => {
@@ -120,6 +121,23 @@ describe("createMzk", () => {
       await mzk.stop()
     }
   })
+
+  it("verifies a proof made elsewhere in process, as POST /verifications does: valid, tampered, malformed", async () => {
+    const mzk = await createMzk({ database: "sqlite::memory:", workers: false })
+    try {
+      const { account_id } = await mzk.createAccount({ name: "Verifier" })
+      const foreign = await makeForeignGroth16()
+      const input = { proving_system: "groth16", circuit: "multiplier", proof: foreign.proof, public_signals: foreign.signals }
+      expect(await mzk.verify(account_id, input)).toMatchObject({ valid: true, proving_system: "groth16", circuit: "multiplier", proof_id: null })
+      expect((await mzk.verify(account_id, { ...input, public_signals: ["34"] })).valid).toBe(false)
+      const { circuit: _, ...withoutCircuit } = input
+      expect((await mzk.verify(account_id, { ...withoutCircuit, verification_key: foreign.key })).valid).toBe(true)
+      await expect(mzk.verify(account_id, { ...input, proof: { ...foreign.proof, pi_a: ["1", "3", "1"] } })).rejects.toThrow(/proof\.pi_a/)
+      await expect(mzk.verify(account_id, { ...input, proving_system: "plonk" })).rejects.toThrow(/proof\.protocol|proving_system/)
+    } finally {
+      await mzk.stop()
+    }
+  }, 120_000)
 
   it("takes the application's session check as a plain function", async () => {
     const sessions = new Map<string, string>()

@@ -38,11 +38,16 @@ const s = (await import(pathToFileURL(fromCircuits.resolve("snarkjs")).href)) as
 
 const builtin = (file: string) => fileURLToPath(new URL(`../../../circuits/build/multiplier/${file}`, import.meta.url))
 
+/** A Groth16 proof of the built-in multiplier (3 × 11), made by snarkjs from its published files. */
+export const makeForeignGroth16 = async (): Promise<Foreign> => {
+  const g = await s.groth16.fullProve({ a: 3, b: 11 }, builtin("multiplier.wasm"), builtin("multiplier.zkey"))
+  return { key: JSON.parse(readFileSync(builtin("verification_key.json"), "utf8")), proof: g.proof, signals: g.publicSignals }
+}
+
 export const makeForeignProofs = async (): Promise<Record<"groth16" | "plonk" | "fflonk", Foreign>> => {
   const work = mkdtempSync(join(tmpdir(), "mzk-verifications-"))
   try {
-    const g = await s.groth16.fullProve({ a: 3, b: 11 }, builtin("multiplier.wasm"), builtin("multiplier.zkey"))
-    const groth16 = { key: JSON.parse(readFileSync(builtin("verification_key.json"), "utf8")), proof: g.proof, signals: g.publicSignals }
+    const groth16 = await makeForeignGroth16()
 
     const curve = await s.curves.getCurveFromName("bn128")
     await s.powersOfTau.newAccumulator(curve, 9, join(work, "p0.ptau"))
