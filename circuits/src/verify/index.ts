@@ -14,6 +14,7 @@ export const VERIFIER_MODULES: ReadonlyArray<SystemModule> = [groth16, plonkModu
 interface Bn128 {
   readonly G1: { fromObject(point: ReadonlyArray<bigint>): Uint8Array }
   readonly G2: { fromObject(point: ReadonlyArray<ReadonlyArray<bigint>>): Uint8Array }
+  terminate(): Promise<void>
 }
 interface CurveChecks {
   readonly curve: Bn128
@@ -22,6 +23,15 @@ interface CurveChecks {
 }
 
 const { curves } = snarkjs as unknown as { readonly curves: { getCurveFromName(name: "bn128"): Promise<Bn128> } }
+
+/**
+ * Stops the worker threads of snarkjs's shared bn128 curve, which keep a process alive: for a
+ * process that verified and is done (`mzk verify`), never for a server, which keeps verifying.
+ */
+export const releaseVerifierThreads = async (): Promise<void> => {
+  const curve = await curves.getCurveFromName("bn128")
+  await curve.terminate()
+}
 
 /**
  * The `Verifier` over snarkjs: per request, the system's module reads key, proof and signals

@@ -18,6 +18,7 @@ import { database, describeDatabase, wroteTo } from "./cli/database.js"
 import { describeFailure, stripAnsi, UsageError } from "./cli/failures.js"
 import { GLOBAL_OPTIONS, takeGlobals } from "./cli/globals.js"
 import { keysCommand } from "./cli/keys.js"
+import { verifyCommand } from "./cli/verify.js"
 import { loadMzk, MzkCore } from "./cli/lazy.js"
 import { coreGroup, coreOptions, LoadedConfigFile, optionsOf, parseConfigFile, serverGroup, settingsHelp, workerGroup } from "./cli/settings.js"
 
@@ -133,7 +134,7 @@ const mzk = Command.make("mzk").pipe(
     HelpDoc.p(GLOBAL_OPTIONS.map(([name, what]) => `  ${name.padEnd(18)} ${what}`).join("\n")),
     settingsHelp()
   ])),
-  Command.withSubcommands([serve, worker, migrateCommand, accounts, keysCommand, circuitsCommand])
+  Command.withSubcommands([serve, worker, migrateCommand, accounts, keysCommand, circuitsCommand, verifyCommand])
 )
 
 const cli = Command.run(mzk, { name: "mzk", version: "0.1.0" })

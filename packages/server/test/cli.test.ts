@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { settings } from "../src/cli/settings.js"
 import { freePort, root } from "./processes.js"
+import { makeForeignGroth16 } from "./verifications.fixtures.js"
 
 /**
  * The CLI as people meet it: each mistake is one line on stderr naming the cause and the fix, exit
@@ -278,5 +279,30 @@ describe("settings and stopping", () => {
       const lines = ran.stdout.trim().split("\n").map((line) => JSON.parse(line) as { message: string; annotations: Record<string, unknown> })
       expect(lines.at(-1)).toMatchObject({ message: "mzk stopped", annotations: { signal } })
     }
+  }, 600_000)
+})
+
+describe("mzk verify", () => {
+  it("checks snarkjs's files offline: exit 0 when valid, 1 when the proof does not hold, 2 naming the field when malformed", async () => {
+    const foreign = await makeForeignGroth16()
+    const write = (name: string, value: unknown) => {
+      const path = join(dir, name)
+      writeFileSync(path, JSON.stringify(value))
+      return path
+    }
+    const key = write("vk.json", foreign.key)
+    const proof = write("proof.json", foreign.proof)
+    const args = (publicFile: string, proofFile = proof) =>
+      ["verify", "--proving-system", "groth16", "--verification-key", key, "--proof", proofFile, "--public", publicFile]
+    const [valid, tampered, offCurve] = await inTurns(3, [
+      () => run([...args(write("public.json", foreign.signals)), "--json"]),
+      () => run(args(write("tampered.json", ["34"]))),
+      () => run(args(write("public2.json", foreign.signals), write("bad-proof.json", { ...foreign.proof, pi_a: ["1", "3", "1"] })))
+    ])
+    expect([valid.code, JSON.parse(valid.stdout)]).toEqual([0, { valid: true, proving_system: "groth16" }])
+    expect(tampered.code).toBe(1)
+    expect(tampered.stdout).toMatch(/^INVALID/)
+    expect(offCurve.code).toBe(2)
+    expect(oneLine(offCurve)).toMatch(/proof\.pi_a/)
   }, 600_000)
 })

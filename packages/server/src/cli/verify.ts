@@ -1,0 +1,55 @@
+import { Command, Options } from "@effect/cli"
+import { type ProvingSystem, PROVING_SYSTEMS } from "@mzk/core"
+import { Console, Effect } from "effect"
+import { readFile } from "node:fs/promises"
+import { CommandFailed, UsageError } from "./failures.js"
+
+// The verifier is loaded when the command runs, so `mzk --help` never reads snarkjs.
+const loadVerifier = Effect.promise(() => import("@mzk/circuits"))
+
+const file = (name: string, what: string) =>
+  Options.file(name, { exists: "yes" }).pipe(Options.withDescription(what))
+
+const readJson = (path: string, flag: string) =>
+  Effect.tryPromise({
+    try: async () => JSON.parse(await readFile(path, "utf8")) as unknown,
+    catch: (error) => new UsageError({ message: `--${flag} ${path}: not a JSON file (${error instanceof Error ? error.message : String(error)})` })
+  })
+
+/**
+ * `mzk verify`: a proof checked offline, by the verifier `POST /verifications` runs (the same
+ * checks of every field and point first), from the files snarkjs writes. No database, no server.
+ * Exit 0 when valid, 1 when the proof does not hold, 2 for a malformed input.
+ */
+export const verifyCommand = Command.make("verify", {
+  provingSystem: Options.choice("proving-system", PROVING_SYSTEMS).pipe(
+    Options.withDescription("The proof's system: groth16, plonk or fflonk (snarkjs JSON)")
+  ),
+  key: file("verification-key", "The verification key, as `snarkjs zkey export verificationkey` writes it"),
+  proof: file("proof", "The proof JSON (snarkjs's proof.json)"),
+  publicSignals: file("public", "The public signals JSON (snarkjs's public.json: an array of decimal strings)"),
+  json: Options.boolean("json").pipe(Options.withDescription("Print {\"valid\": …} as JSON"))
+}, (flags) =>
+  Effect.gen(function*() {
+    const [key, proof, signals] = yield* Effect.all([
+      readJson(flags.key, "verification-key"),
+      readJson(flags.proof, "proof"),
+      readJson(flags.publicSignals, "public")
+    ])
+    if (!Array.isArray(signals) || !signals.every((s) => typeof s === "string")) {
+      return yield* new UsageError({ message: `--public ${flags.publicSignals}: must be a JSON array of decimal strings` })
+    }
+    const { makeSnarkjsVerifier, releaseVerifierThreads } = yield* loadVerifier
+    const valid = yield* makeSnarkjsVerifier().prepare(flags.provingSystem as ProvingSystem, key, proof, signals).pipe(
+      Effect.mapError((invalid) => new UsageError({
+        message: invalid.details.map((d) => `${d.path}: ${d.message}`).join("; "),
+        hint: "the files must be what snarkjs writes for this proving system"
+      })),
+      Effect.flatten,
+      // snarkjs's curve keeps worker threads alive: this process is done with them.
+      Effect.ensuring(Effect.promise(releaseVerifierThreads))
+    )
+    yield* Console.log(flags.json ? JSON.stringify({ valid, proving_system: flags.provingSystem }) : valid ? "valid" : "INVALID: the proof does not hold for these public signals")
+    if (!valid) return yield* new CommandFailed({ message: "the proof does not verify" })
+  })
+).pipe(Command.withDescription("Verify a proof offline from snarkjs's files (verification key, proof, public signals)"))
