@@ -3,8 +3,21 @@ import { createRequire } from "node:module"
 import { dirname, join, posix } from "node:path"
 
 const require = createRequire(import.meta.url)
-/** circomlib's circuits, which every build finds as `circomlib/circuits/…` in its library folder (see buildJob.mjs). */
-const CIRCUITS = join(dirname(require.resolve("circomlib/package.json")), "circuits")
+let circuits: string | null | undefined
+/**
+ * circomlib's circuits, which every build finds as `circomlib/circuits/…` in its library folder (see
+ * buildJob.mjs); null where the optional package is not installed (source uploads are refused then).
+ */
+const circomlibCircuits = (): string | null => {
+  if (circuits === undefined) {
+    try {
+      circuits = join(dirname(require.resolve("circomlib/package.json")), "circuits")
+    } catch {
+      circuits = null
+    }
+  }
+  return circuits
+}
 const PREFIX = "circomlib/circuits/"
 
 /**
@@ -13,6 +26,7 @@ const PREFIX = "circomlib/circuits/"
  */
 export const circomlibHas = (target: string): boolean => {
   const path = posix.normalize(target)
-  if (!path.startsWith(PREFIX)) return false
-  return statSync(join(CIRCUITS, path.slice(PREFIX.length)), { throwIfNoEntry: false })?.isFile() ?? false
+  const root = circomlibCircuits()
+  if (!path.startsWith(PREFIX) || root === null) return false
+  return statSync(join(root, path.slice(PREFIX.length)), { throwIfNoEntry: false })?.isFile() ?? false
 }

@@ -15,6 +15,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cause, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { open } from "node:fs/promises"
+import { missingPackages } from "../optionalPackages.mjs"
 import { renderVerifier } from "../solidity/verifier.js"
 import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
 import { readPtauHeader } from "./formats.mjs"
@@ -32,6 +33,8 @@ export interface CircuitCompilerOptions {
    * circuit size, and snarkjs's setup against it.
    */
   readonly developmentPtau?: { readonly power: number; readonly dir: string }
+  /** Tests: which optional packages count as installed (default: those on disk). */
+  readonly isInstalled?: (name: string) => boolean
   /** Tests: "snarkjs" takes the development ptau even where the native setup is available. */
   readonly developmentSetup?: "native" | "snarkjs"
   /** A build's time limit; the build process is killed past it (`compile_timeout`). */
@@ -257,12 +260,16 @@ export const NO_PTAU_MESSAGE =
   "circuits.ptau (or circuits.developmentPtau). Prebuilt uploads (wasm, zkey and sym parts) need no powers of tau."
 
 /** The setup circom sources get under these options: the operator's ptau, a development one, or none. */
-export const sourceSetupOf = (options: Pick<CircuitCompilerOptions, "ptau" | "developmentPtau">): SourceSetup =>
-  options.ptau !== undefined
+export const sourceSetupOf = (options: Pick<CircuitCompilerOptions, "ptau" | "developmentPtau" | "isInstalled">): SourceSetup => {
+  // An embedder may leave the compiler out: its uploads are refused, saying what to install.
+  const compiler = missingPackages(["circom2", "circomlib"], options.isInstalled)
+  if (compiler !== undefined) return { available: false, message: `${compiler.message} Prebuilt uploads (wasm, zkey and sym parts) need neither.` }
+  return options.ptau !== undefined
     ? { available: true, developmentOnly: false }
     : options.developmentPtau !== undefined
     ? { available: true, developmentOnly: true }
     : { available: false, message: NO_PTAU_MESSAGE }
+}
 
 const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput, { kind: "circom" }>) =>
   Effect.gen(function*() {

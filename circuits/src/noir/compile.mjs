@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { TextDecoder } from "node:util";
+import { importOptional } from "../optionalPackages.mjs";
 
 /** The noirc version these modules are pinned to; bb.js 0.82.2 reads its ACIR. */
 export const NOIR_VERSION = "1.0.0-beta.3";
@@ -72,9 +73,9 @@ export function locateCompileError(message, projectDir, files) {
 /** Loads noir_wasm; a clear failure when the optional dependency is not installed. */
 async function loadNoirWasm() {
   try {
-    return { ok: true, module: await import("@noir-lang/noir_wasm") };
+    return { ok: true, module: await importOptional("@noir-lang/noir_wasm") };
   } catch (e) {
-    return fail("internal", `@noir-lang/noir_wasm is not installed (${e instanceof Error ? e.message : String(e)}); install @mzk/circuits' optional dependencies to build Noir programs`);
+    return fail("internal", e instanceof Error ? e.message : String(e));
   }
 }
 

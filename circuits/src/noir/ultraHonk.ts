@@ -6,6 +6,7 @@
 // readCrs (local files only; UltraHonkBackend would download missing points).
 import { gunzipSync } from "node:zlib"
 import { crsG2Words, type NoirCrs, readCrs } from "./crs.js"
+import { importOptional } from "../optionalPackages.mjs"
 
 /** A compiled Noir program: the fields proving and verifying read (noirc's program artifact). */
 export interface NoirProgram {
@@ -39,9 +40,9 @@ type Api = Awaited<ReturnType<BbModule["Barretenberg"]["new"]>>
 
 const loadBb = async (): Promise<BbModule> => {
   try {
-    return await import("@aztec/bb.js")
+    return await importOptional("@aztec/bb.js") as BbModule
   } catch (e) {
-    throw new UltraHonkError(`@aztec/bb.js is not installed (${e instanceof Error ? e.message : String(e)}); install @mzk/circuits' optional dependencies to prove Noir programs`)
+    throw new UltraHonkError(e instanceof Error ? e.message : String(e))
   }
 }
 
@@ -79,9 +80,9 @@ const circuitPoints = (bytecode: Uint8Array) => async (api: Api) => {
 export const noirWitness = async (program: NoirProgram, inputs: Record<string, unknown>): Promise<Uint8Array> => {
   let noirJs: typeof import("@noir-lang/noir_js")
   try {
-    noirJs = await import("@noir-lang/noir_js")
+    noirJs = await importOptional("@noir-lang/noir_js") as typeof import("@noir-lang/noir_js")
   } catch (e) {
-    throw new UltraHonkError(`@noir-lang/noir_js is not installed (${e instanceof Error ? e.message : String(e)})`)
+    throw new UltraHonkError(e instanceof Error ? e.message : String(e))
   }
   const noir = new noirJs.Noir(program as unknown as ConstructorParameters<typeof noirJs.Noir>[0])
   try {

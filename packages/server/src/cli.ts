@@ -12,6 +12,7 @@ import { auditedAs, CLI_ACTOR, CreateAccountInput, decodeInput } from "@mzk/core
 import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { createAccountWithKey } from "./accounts.js"
+import { mzkLogger } from "./logging.js"
 import { circuitsCommand } from "./cli/circuits.js"
 import { circuitSettings, circuitsOptions } from "./cli/circuitSettings.js"
 import { database, describeDatabase, wroteTo } from "./cli/database.js"
@@ -217,7 +218,7 @@ const main = Effect.gen(function*() {
 main.pipe(
   Effect.provide(NodeContext.layer),
   Effect.provide(CliConfig.defaultLayer),
-  Effect.provide(Logger.json),
+  Effect.provide(mzkLogger()),
   NodeRuntime.runMain({
     disablePrettyLogger: true,
     disableErrorReporting: true,

@@ -17,6 +17,7 @@ import type { Registry } from "prom-client"
 import { Cause, Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { createAccountWithKey } from "./accounts.js"
 import { type DatabaseTarget, parseDatabaseUrl } from "./database.js"
+import { type HostLogger, mzkLogger } from "./logging.js"
 import { type CircuitsOptions, MzkCore, MzkLoops, type MzkOptions } from "./mzk.js"
 
 /** Who a session token of the embedding application belongs to; `null`/`undefined` when nobody. */
@@ -62,6 +63,12 @@ export interface CreateMzkOptions {
    * queue depth, deliveries, rate-limit refusals) for your own `/metrics` to serve. Absent: none kept.
    */
   readonly metricsRegistry?: Registry | undefined
+  /**
+   * Your application's logger (pino, bunyan, `console`, or anything with `info`/`warn`/`error` and
+   * optionally `debug`): mzk's log lines go to it, pino-style loggers (those with `child()`) called
+   * `(fields, message)`, others `(message, fields)`. Absent: JSON lines on stdout.
+   */
+  readonly logger?: HostLogger | undefined
   /** One structured log line per request mzk answers. */
   readonly accessLog?: boolean | undefined
   /** Proof timeout and retention over the defaults (60 s, 30 days), as `mzk serve`'s settings. */
@@ -131,7 +138,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
     trustProxy: options.trustProxy
   }
   // The prover pool starts on the first proof or verification: an API-only process never starts it.
-  const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }))
+  const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }).pipe(Layer.provideMerge(mzkLogger(options.logger))))
   // Rejects with the error itself (a StorageError, a PtauError…) rather than Effect's FiberFailure wrapper.
   const run = <A, E>(effect: Effect.Effect<A, E, ManagedRuntime.ManagedRuntime.Context<typeof runtime>>): Promise<A> =>
     runtime.runPromiseExit(effect).then((exit) => Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)))
