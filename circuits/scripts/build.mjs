@@ -3,6 +3,12 @@
 // resolved from this file).
 //
 //   node scripts/build.mjs [--ptau file.ptau] [--only name,name] [--fresh] [--verbose]
+//   node scripts/build.mjs --universal [--ptau-power N] [--only name,name]
+//
+// --universal leaves the Groth16 keys as they are and adds PLONK and FFLONK keys
+// (build/<name>/<name>.<system>.zkey, verification_key.<system>.json) from a
+// powers of tau alone, listed under the manifest's `systems`; a system whose
+// setup the ptau is too small for is left out of that circuit (and logged).
 //
 // For each circuit in circom/: compile with circom2 (WebAssembly build of circom,
 // no downloads) -> Groth16 setup with snarkjs -> build/<name>/{<name>.wasm,
@@ -38,7 +44,7 @@ export const CIRCUITS = ["multiplier", "range", "hash_preimage", "merkle_members
 const ENTROPY = "mzk development trusted setup - NOT FOR PRODUCTION";
 
 function parseArgs(argv) {
-  const opts = { ptau: null, only: null, fresh: false, verbose: false };
+  const opts = { ptau: null, only: null, fresh: false, verbose: false, universal: false, ptauPower: 14 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--ptau") opts.ptau = argv[++i];
@@ -46,6 +52,8 @@ function parseArgs(argv) {
     else if (a === "--only") opts.only = argv[++i].split(",");
     else if (a.startsWith("--only=")) opts.only = a.slice(7).split(",");
     else if (a === "--fresh") opts.fresh = true;
+    else if (a === "--universal") opts.universal = true;
+    else if (a === "--ptau-power") opts.ptauPower = Number(argv[++i]);
     else if (a === "--verbose" || a === "-v") opts.verbose = true;
     else if (a === "--help" || a === "-h") {
       console.log("usage: node scripts/build.mjs [--ptau file.ptau] [--only a,b] [--fresh] [--verbose]");
@@ -154,8 +162,63 @@ function sha256(file) {
   return createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 }
 
+const UNIVERSAL_SYSTEMS = ["plonk", "fflonk"];
+
+/**
+ * PLONK and FFLONK keys for the built-in circuits, next to their Groth16 keys: the universal setup
+ * needs no per-circuit contribution, so only the r1cs (compiled again; the committed wasm is checked
+ * to be the one it compiles to) and a powers of tau.
+ */
+async function buildUniversal(opts, logger) {
+  const names = opts.only ?? CIRCUITS;
+  fs.mkdirSync(CACHE, { recursive: true });
+  const ptau = opts.ptau ?? (await localPtau(opts.ptauPower, opts.fresh, logger));
+  const ptauSource = opts.ptau
+    ? { kind: "ceremony", file: path.basename(ptau), sha256: sha256(ptau) }
+    : { kind: "local-development-only", power: opts.ptauPower };
+  const manifest = readManifest();
+  for (const name of names) {
+    step(`compile ${name}`);
+    const c = compile(name, path.join(CACHE, "compile", name));
+    const outDir = path.join(BUILD, name);
+    const committed = manifest.circuits[name]?.files?.[`${name}.wasm`]?.sha256;
+    if (committed !== sha256(c.wasm)) throw new Error(`${name}: the wasm compiled now is not the committed one; rebuild all systems together`);
+    const systems = {};
+    for (const system of UNIVERSAL_SYSTEMS) {
+      const zkeyOut = path.join(outDir, `${name}.${system}.zkey`);
+      const vkeyOut = path.join(outDir, `verification_key.${system}.json`);
+      step(`${system} setup ${name}`);
+      const started = Date.now();
+      let failed;
+      try {
+        const result = await snarkjs[system].setup(c.r1cs, ptau, zkeyOut, { ...logger, error: (m) => (failed = String(m)) });
+        if (result === -1 && failed === undefined) failed = "setup refused";
+      } catch (e) {
+        failed = e.message;
+      }
+      if (failed !== undefined) {
+        step(`  ${name}: no ${system} key (${failed})`);
+        fs.rmSync(zkeyOut, { force: true });
+        fs.rmSync(vkeyOut, { force: true });
+        continue;
+      }
+      const vkey = await snarkjs.zKey.exportVerificationKey(zkeyOut, logger);
+      fs.writeFileSync(vkeyOut, JSON.stringify(vkey, null, 1) + "\n");
+      systems[system] = {
+        setupMs: Date.now() - started,
+        ptau: ptauSource,
+        files: Object.fromEntries([zkeyOut, vkeyOut].map((f) => [path.basename(f), { bytes: fs.statSync(f).size, sha256: sha256(f) }])),
+      };
+      step(`  ${name}: ${system} key ${(fs.statSync(zkeyOut).size / 1024).toFixed(1)} KiB in ${Date.now() - started} ms`);
+    }
+    manifest.circuits[name] = { ...manifest.circuits[name], systems };
+  }
+  fs.writeFileSync(path.join(BUILD, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  if (opts.universal) return buildUniversal(opts, makeLogger(opts.verbose));
   const logger = makeLogger(opts.verbose);
   const names = opts.only ?? CIRCUITS;
   fs.mkdirSync(CACHE, { recursive: true });

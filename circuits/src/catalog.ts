@@ -1,4 +1,12 @@
-import { BN128_FIELD_MODULUS, BuiltinCircuits, type Circuit, type CircuitInput, type Digest, type Timestamp } from "@mzk/core"
+import {
+  BN128_FIELD_MODULUS,
+  BuiltinCircuits,
+  type Circuit,
+  type CircuitInput,
+  type Digest,
+  type ProvingSystem,
+  type Timestamp
+} from "@mzk/core"
 import { Layer, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -20,6 +28,11 @@ interface ManifestFile {
     readonly constraints: number
     readonly developmentOnly: boolean
     readonly files: Readonly<Record<string, { readonly sha256: string }>>
+    /** PLONK/FFLONK keys beside the Groth16 one (`scripts/build.mjs --universal`), by system. */
+    readonly systems?: Readonly<Partial<Record<"plonk" | "fflonk", {
+      readonly ptau: { readonly kind: string }
+      readonly files: Readonly<Record<string, { readonly sha256: string }>>
+    }>>>
   }>>
 }
 
@@ -34,10 +47,10 @@ export interface BuildFiles {
   readonly vkey: string
 }
 
-export const buildFilesOf = (circuit: string, buildDir: string = BUILD_DIR): BuildFiles => ({
+export const buildFilesOf = (circuit: string, buildDir: string = BUILD_DIR, system: ProvingSystem = "groth16"): BuildFiles => ({
   wasm: `${buildDir}/${circuit}/${circuit}.wasm`,
-  zkey: `${buildDir}/${circuit}/${circuit}.zkey`,
-  vkey: `${buildDir}/${circuit}/verification_key.json`
+  zkey: system === "groth16" ? `${buildDir}/${circuit}/${circuit}.zkey` : `${buildDir}/${circuit}/${circuit}.${system}.zkey`,
+  vkey: system === "groth16" ? `${buildDir}/${circuit}/verification_key.json` : `${buildDir}/${circuit}/verification_key.${system}.json`
 })
 
 const file = JSON.parse(readFileSync(new URL("./catalog.json", import.meta.url), "utf8")) as CatalogFile
@@ -62,6 +75,9 @@ const digestOf = (circuit: string, files: ManifestFile["circuits"][string]["file
 /** Built-in artifacts by digest → their file in `build/`, so the prover reads them with no database. */
 const builtinFiles = new Map<string, string>()
 
+/** Each built-in circuit as each of its systems proves it, by name then system. */
+const variants = new Map<string, Map<ProvingSystem, Circuit>>()
+
 /**
  * The circuits this package ships, as records of owner `builtin`: `catalog.json` gives what a
  * person wrote (description, input kinds); `build/` gives the rest (verification key, constraint
@@ -76,7 +92,11 @@ export const BUILTIN_CIRCUITS: ReadonlyArray<Circuit> = file.circuits.map((c): C
   const zkey = digestOf(c.name, built.files, `${c.name}.zkey`)
   builtinFiles.set(wasm, files.wasm)
   builtinFiles.set(zkey, files.zkey)
-  return {
+  const universal = Object.entries(built.systems ?? {}) as Array<[
+    "plonk" | "fflonk",
+    NonNullable<NonNullable<typeof built.systems>["plonk"]>
+  ]>
+  const groth16: Circuit = {
     id: null,
     name: c.name,
     owner: "builtin",
@@ -87,17 +107,39 @@ export const BUILTIN_CIRCUITS: ReadonlyArray<Circuit> = file.circuits.map((c): C
     inputs: c.inputs,
     public_signals: c.public_signals,
     verification_key: JSON.parse(readFileSync(files.vkey, "utf8")) as unknown,
+    proving_system: "groth16",
+    proving_systems: ["groth16", ...universal.map(([system]) => system)],
     development_only: built.developmentOnly,
     field_modulus: file.field_modulus,
     artifacts: { wasm, zkey, r1cs: null, sym: null },
     created_at: file.created_at as Timestamp,
     updated_at: file.created_at as Timestamp
   }
+  const bySystem = new Map<ProvingSystem, Circuit>([["groth16", groth16]])
+  for (const [system, entry] of universal) {
+    const paths = buildFilesOf(c.name, BUILD_DIR, system)
+    const systemZkey = digestOf(c.name, entry.files, `${c.name}.${system}.zkey`)
+    builtinFiles.set(systemZkey, paths.zkey)
+    bySystem.set(system, {
+      ...groth16,
+      verification_key: JSON.parse(readFileSync(paths.vkey, "utf8")) as unknown,
+      proving_system: system,
+      // A universal setup from the development ptau is as untrustworthy as the Groth16 one.
+      development_only: entry.ptau.kind !== "ceremony",
+      artifacts: { wasm, zkey: systemZkey, r1cs: null, sym: null }
+    })
+  }
+  variants.set(c.name, bySystem)
+  return groth16
 })
 
 const byName = new Map(BUILTIN_CIRCUITS.map((circuit) => [circuit.name, circuit]))
 
 export const builtinCircuit = (name: string): Option.Option<Circuit> => Option.fromNullable(byName.get(name))
+
+/** A built-in circuit as `system` proves it; none when it has no key for that system. */
+export const builtinCircuitFor = (name: string, system: ProvingSystem): Option.Option<Circuit> =>
+  Option.fromNullable(variants.get(name)?.get(system))
 
 /** The build file holding a built-in artifact, by its digest. */
 export const builtinArtifactFile = (digest: string): Option.Option<string> => Option.fromNullable(builtinFiles.get(digest))
@@ -105,5 +147,6 @@ export const builtinArtifactFile = (digest: string): Option.Option<string> => Op
 /** The built-in circuits as the core's `BuiltinCircuits`. */
 export const BuiltinCircuitsLive: Layer.Layer<BuiltinCircuits> = Layer.succeed(BuiltinCircuits, {
   list: BUILTIN_CIRCUITS,
-  get: builtinCircuit
+  get: builtinCircuit,
+  forSystem: builtinCircuitFor
 })

@@ -1,6 +1,17 @@
-import { type Circuit, type CircuitInputs, type Digest, type Groth16Proof, Prover, ProverFailure, type ProverOutput, validateCircuitInputs } from "@mzk/core"
+import {
+  type Circuit,
+  type CircuitInputs,
+  type Digest,
+  Prover,
+  ProverFailure,
+  type ProverOutput,
+  type ProvingSystem,
+  type SnarkjsProof,
+  validateCircuitInputs
+} from "@mzk/core"
 import { loadNativeProver, type NativeLoad } from "@mzk/prover-native"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
+import { statSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { ArtifactFiles } from "./artifacts/files.js"
@@ -18,6 +29,18 @@ export interface Groth16ProverOptions {
   readonly poolSize?: number
   /** Per-proof limit, after which the thread is killed and replaced. Default 60 s. */
   readonly timeout?: Duration.DurationInput
+  /**
+   * PLONK and FFLONK proofs' own limit (snarkjs proves them, several times slower than a Groth16
+   * proof of the same circuit). Default 120 s.
+   */
+  readonly universalTimeout?: Duration.DurationInput
+  /**
+   * PLONK and FFLONK proofs' memory ceiling, bytes: snarkjs holds the whole key and polynomials
+   * several times its domain, so a key whose estimated need (`UNIVERSAL_MEMORY_FACTOR` × the zkey's
+   * size) exceeds it is refused before it is loaded, rather than exhausting the thread's memory.
+   * Default: the thread's memory budget (`memoryBudgetBytes`).
+   */
+  readonly universalMemoryBytes?: number
   /**
    * Built-in circuits every thread loads before the pool starts, so their first proofs are as
    * fast as the next ones (default: all of them). Any other circuit is loaded on its first proof.
@@ -90,7 +113,7 @@ export interface ProverStats {
 const NO_STATS: ProverStats = { loads: 0, hits: 0, evictions: 0, entries: 0, bytes: 0 }
 
 type Reply = (
-  | { readonly ok: true; readonly proof: Groth16Proof; readonly publicSignals: ReadonlyArray<string> }
+  | { readonly ok: true; readonly proof: SnarkjsProof; readonly publicSignals: ReadonlyArray<string> }
   | { readonly ok: true; readonly valid: boolean }
   | { readonly ok: false; readonly code: ProverFailure["code"]; readonly message: string; readonly corrupt?: Digest }
 ) & { readonly stats?: ProverStats }
@@ -98,8 +121,16 @@ type Reply = (
 /** A circuit's files as a thread loads them: each checked against its digest. */
 interface CircuitFiles {
   readonly wasm: { readonly digest: Digest; readonly path: string }
-  readonly zkey: { readonly digest: Digest; readonly path: string }
+  readonly zkey: { readonly digest: Digest; readonly path: string; readonly size: number }
+  readonly system: ProvingSystem
 }
+
+/**
+ * What snarkjs's PLONK/FFLONK prover holds per byte of zkey, estimated: the key itself, its
+ * polynomials in evaluation form (4× and 8× extended domains) and the witness's. Measured on the
+ * built-in circuits at 3 to 4× the zkey's size in peak heap; 4 leaves room.
+ */
+export const UNIVERSAL_MEMORY_FACTOR = 4
 
 const WORKER_URL = new URL("./proverWorker.mjs", import.meta.url)
 
@@ -287,12 +318,17 @@ export const makeGroth16Prover = (
         }
         const { wasm, zkey } = circuit.artifacts
         const [wasmPath, zkeyPath] = yield* Effect.all([files.path(wasm), files.path(zkey)], { concurrency: 2 })
-        return { wasm: { digest: wasm, path: wasmPath }, zkey: { digest: zkey, path: zkeyPath } }
+        return {
+          wasm: { digest: wasm, path: wasmPath },
+          zkey: { digest: zkey, path: zkeyPath, size: statSync(zkeyPath).size },
+          system: circuit.proving_system
+        }
       })
 
     const cores = availableParallelism()
     const poolSize = Math.max(1, options.poolSize ?? cores)
     const timeout = Duration.decode(options.timeout ?? "60 seconds")
+    const universalTimeout = Duration.decode(options.universalTimeout ?? "120 seconds")
     const startup = (name: string) => (error: ConfigError.ConfigError) => new ProverStartupError({ message: `${name}: ${error.message}` })
     const requested = options.engine ?? (yield* ProverEngineConfig.pipe(Effect.mapError(startup("MZK_PROVER_ENGINE"))))
     const native = loadNativeProver()
@@ -302,6 +338,7 @@ export const makeGroth16Prover = (
     const threadsPerProof = Math.max(1, Math.floor(options.threadsPerProof ?? cores / poolSize))
     const priority = options.priority ?? (yield* ProverPriorityConfig.pipe(Effect.mapError(startup("MZK_PROVER_PRIORITY"))))
     const memoryBudgetBytes = options.memoryBudgetBytes ?? (yield* ProverMemoryConfig.pipe(Effect.mapError(startup("MZK_PROVER_MEMORY"))))
+    const universalMemoryBytes = options.universalMemoryBytes ?? memoryBudgetBytes
     const preload = yield* Effect.forEach(options.preload ?? BUILTIN_CIRCUITS.map((c) => c.name), (name) =>
       builtinCircuit(name).pipe(
         Effect.mapError(() => new ProverStartupError({ message: `No built-in circuit ${JSON.stringify(name)} to preload` })),
@@ -381,22 +418,34 @@ export const makeGroth16Prover = (
         )
       })
 
-    const withSlot = (message: Record<string, unknown>) =>
+    const withSlot = (message: Record<string, unknown>, limit: Duration.Duration = timeout) =>
       Effect.acquireUseRelease(
         Queue.take(idle),
         (slot) =>
           slot.run(message).pipe(
             Effect.timeoutFail({
-              duration: timeout,
-              onTimeout: () => new ProverFailure({ code: "timeout", message: `Proof generation exceeded ${Duration.format(timeout)}` })
+              duration: limit,
+              onTimeout: () => new ProverFailure({ code: "timeout", message: `Proof generation exceeded ${Duration.format(limit)}` })
             })
           ),
         (slot) => (slot.busy || slot.dead ? replace(slot) : Queue.offer(idle, slot))
       )
 
+    const isUniversal = (system: ProvingSystem) => system === "plonk" || system === "fflonk"
+
     const proveOnce = (circuit: Circuit, inputs: Record<string, unknown>) =>
       Effect.gen(function*() {
-        const reply = yield* withSlot({ op: "prove", circuit: yield* filesOf(circuit), inputs })
+        const circuitFiles = yield* filesOf(circuit)
+        const universal = isUniversal(circuit.proving_system)
+        const zkeyBytes = circuitFiles.zkey.size
+        if (universal && zkeyBytes * UNIVERSAL_MEMORY_FACTOR > universalMemoryBytes) {
+          return yield* new ProverFailure({
+            code: "internal",
+            message: `The ${circuit.proving_system} key of ${circuit.name} (${zkeyBytes} bytes) needs about ` +
+              `${zkeyBytes * UNIVERSAL_MEMORY_FACTOR} bytes to prove, over this server's ceiling of ${universalMemoryBytes}`
+          })
+        }
+        const reply = yield* withSlot({ op: "prove", circuit: circuitFiles, inputs }, universal ? universalTimeout : timeout)
         if (!reply.ok && reply.corrupt !== undefined) {
           yield* files.invalidate(reply.corrupt)
           return Option.none<Reply>()
@@ -420,12 +469,12 @@ export const makeGroth16Prover = (
         return { proof: reply.proof, public_signals: reply.publicSignals }
       })
 
-    const verify = (circuit: Circuit, proof: Groth16Proof, publicSignals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
+    const verify = (circuit: Circuit, proof: SnarkjsProof, publicSignals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
       Effect.gen(function*() {
         if (circuit.verification_key === null || circuit.verification_key === undefined) {
           return yield* new ProverFailure({ code: "internal", message: `Circuit ${circuit.name} has no verification key` })
         }
-        const reply = yield* withSlot({ op: "verify", vkey: circuit.verification_key, proof, publicSignals })
+        const reply = yield* withSlot({ op: "verify", vkey: circuit.verification_key, proof, publicSignals, system: circuit.proving_system })
         if (!reply.ok) return yield* failure(reply)
         if (!("valid" in reply)) return yield* new ProverFailure({ code: "internal", message: "Unexpected prover reply" })
         return reply.valid

@@ -50,6 +50,8 @@ const ensureCurve = async () => {
 }
 if (addon === undefined || workerData.engine !== "native") await ensureCurve()
 
+const UNIVERSAL = new Set(["plonk", "fflonk"])
+
 /** A file that does not hold the bytes of its digest: the pool drops it from the disk cache and retries. */
 class CorruptArtifact extends Error {
   constructor(digest) {
@@ -111,7 +113,8 @@ const makeRoom = (incoming, keep) => {
 // keep few circuits loaded should not fail the circuits themselves), at most wasm32's 4 GiB.
 const WITNESS_MEMORY_PAGES = Math.min(65536, Math.max(4096, Math.floor(workerData.memoryBudgetBytes / WASM_PAGE)))
 
-const circuitOf = async ({ wasm, zkey }) => {
+// PLONK and FFLONK keys are proven by snarkjs in any engine (the native prover is Groth16's).
+const circuitOf = async ({ wasm, zkey, system = "groth16" }) => {
   const key = `${wasm.digest}:${zkey.digest}`
   const cached = loaded.get(key)
   if (cached !== undefined) {
@@ -120,7 +123,7 @@ const circuitOf = async ({ wasm, zkey }) => {
     counters.hits++
     return cached
   }
-  const isNative = workerData.engine === "native"
+  const isNative = workerData.engine === "native" && system === "groth16"
   const wasmBytes = readChecked(wasm)
   // The native engine reads the key itself (mapped, hashed against its digest, never copied into
   // this heap), and not at all when another thread of the process holds it already.
@@ -131,6 +134,7 @@ const circuitOf = async ({ wasm, zkey }) => {
   const calculator = await WitnessCalculatorBuilder(withMemoryCeiling(wasmBytes, WITNESS_MEMORY_PAGES))
   const handle = isNative ? loadNativeKey(zkey) : undefined
   const entry = {
+    system,
     calculator,
     zkey: zkeyBytes === undefined ? undefined : new Uint8Array(zkeyBytes),
     handle,
@@ -189,6 +193,9 @@ const verifyingKeyOf = (vkey) => {
   return key
 }
 
+// snarkjs's PLONK/FFLONK verifiers log a failed check as an error; a false answer says it.
+const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+
 const handlers = {
   async prove({ circuit, inputs }) {
     const c = await circuitOf(circuit)
@@ -198,10 +205,26 @@ const handlers = {
       const { proof, publicSignals } = addon.prove(c.handle, wtns, { threads: workerData.threadsPerProof, cancel })
       return { ok: true, proof, publicSignals }
     }
+    if (UNIVERSAL.has(c.system)) {
+      await ensureCurve()
+      const { proof, publicSignals } = await snarkjs[c.system].prove(c.zkey, wtns)
+      return { ok: true, proof, publicSignals }
+    }
     const { proof, publicSignals } = await snarkjs.groth16.prove(c.zkey, wtns)
     return { ok: true, proof, publicSignals }
   },
-  async verify({ vkey, proof, publicSignals }) {
+  async verify({ vkey, proof, publicSignals, system = "groth16" }) {
+    if (UNIVERSAL.has(system)) {
+      await ensureCurve()
+      let valid
+      try {
+        // The key's protocol must be the proof's: snarkjs would read a Groth16 key as best it can.
+        valid = vkey?.protocol === system && proof?.protocol === system && (await snarkjs[system].verify(vkey, publicSignals, proof, quiet))
+      } catch {
+        valid = false
+      }
+      return { ok: true, valid: valid === true }
+    }
     if (nativeVerifier !== undefined) {
       const key = verifyingKeyOf(vkey)
       return { ok: true, valid: key !== undefined && nativeVerifier.verifyGroth16(key, proof, publicSignals) }

@@ -162,7 +162,7 @@ describe("the pool's verify (the proof worker's check)", () => {
       expect(yield* prover.verify(broken as never, out.proof, out.public_signals)).toBe(false)
       // The same proof with π_A's x written as x + q: snarkjs reduces it and accepts; the native
       // verifier refuses a non-canonical coordinate (one proof, one way to write it).
-      const [x, y] = out.proof.pi_a
+      const [x, y] = out.proof["pi_a"] as ReadonlyArray<string>
       expect(yield* prover.verify(circuit, { ...out.proof, pi_a: [(BigInt(x!) + Q).toString(), y, "1"] } as never, out.public_signals)).toBe(
         addon === undefined
       )

@@ -156,9 +156,11 @@ async function nativePhase2Setup(r1cs, ptau, zkey) {
 }
 
 async function buildCircom(job) {
-  // Development mode with the addon: a key straight from fresh toxic waste, no ptau, no size cap
-  // but the build's own time and memory limits. Without the addon, snarkjs on the development ptau.
-  const native = job.nativeSetup && !job.ptau ? nativeDevelopmentSetup() : undefined;
+  const system = job.system ?? "groth16";
+  // Development mode with the addon: a Groth16 key straight from fresh toxic waste, no ptau, no size
+  // cap but the build's own time and memory limits. Without the addon, snarkjs on the development
+  // ptau; PLONK and FFLONK always set up from a ptau (the universal setup is all they need).
+  const native = system === "groth16" && job.nativeSetup && !job.ptau ? nativeDevelopmentSetup() : undefined;
   if (native !== undefined) return buildCircomNatively(job, native);
   const ptau = await resolvePtau(job);
   const header = readPtau(ptau.file);
@@ -166,6 +168,12 @@ async function buildCircom(job) {
   const r1csBytes = fs.readFileSync(files.r1cs);
   const r1cs = readR1csHeader(r1csBytes);
   const nPublic = r1cs.nOutputs + r1cs.nPubInputs;
+  if (system !== "groth16") {
+    const { inputs, publicSignals } = deriveSignals(fs.readFileSync(files.sym, "utf8"), r1cs);
+    const zkey = path.join("out", "circuit.zkey");
+    await universalSetup(system, files.r1cs, ptau.file, zkey, header.power);
+    return built(files, zkey, r1cs, inputs, publicSignals, ptau.developmentOnly, system);
+  }
   const need = requiredPower(r1cs.nConstraints, nPublic);
   if (need > header.power) {
     throw new Failure(
@@ -184,7 +192,7 @@ async function buildCircom(job) {
     await snarkjs.zKey.contribute(z0, zkey, "mzk server contribution", randomBytes(64).toString("hex"));
     fs.rmSync(z0, { force: true });
   }
-  return built(files, zkey, r1cs, inputs, publicSignals, ptau.developmentOnly);
+  return built(files, zkey, r1cs, inputs, publicSignals, ptau.developmentOnly, "groth16");
 }
 
 async function buildCircomNatively(job, addon) {
@@ -193,17 +201,45 @@ async function buildCircomNatively(job, addon) {
   const { inputs, publicSignals } = deriveSignals(fs.readFileSync(files.sym, "utf8"), r1cs);
   const zkey = path.join("out", "circuit.zkey");
   await setUpDevelopmentKey(addon, files.r1cs, zkey, { threads: availableParallelism(), name: "mzk development setup" });
-  return built(files, zkey, r1cs, inputs, publicSignals, true);
+  return built(files, zkey, r1cs, inputs, publicSignals, true, "groth16");
+}
+
+/**
+ * PLONK or FFLONK's setup: the circuit's key from the universal powers of tau alone, no phase 2.
+ * Neither says how large a ptau it needs before it has turned the r1cs into its own gates, so a
+ * ptau too small is found by the setup itself and reported as the circuit's error.
+ */
+async function universalSetup(system, r1cs, ptau, zkey, power) {
+  const refused = [];
+  const logger = { debug() {}, info() {}, warn() {}, error: (message) => refused.push(String(message)) };
+  const tooLarge = (why) =>
+    new Failure(
+      "circuit_too_large",
+      `the circuit is too large for ${system} on the server's powers of tau (power ${power}): ${why}; ${system === "fflonk" ? "FFLONK needs a ptau about 8 times the circuit's PLONK domain" : "PLONK needs a ptau covering its gates, usually more than the r1cs constraints"}`,
+    );
+  try {
+    const result = system === "plonk" ? await snarkjs.plonk.setup(r1cs, ptau, zkey, logger) : await snarkjs.fflonk.setup(r1cs, ptau, zkey, logger);
+    if (result === -1 || refused.length > 0) {
+      const why = refused.join("; ") || "the setup refused the ptau";
+      if (/too big|not big enough/i.test(why)) throw tooLarge(why);
+      throw new Failure("internal", `the ${system} setup failed: ${why}`);
+    }
+  } catch (e) {
+    if (e instanceof Failure) throw e;
+    if (/not big enough|too big/i.test(String(e?.message ?? e))) throw tooLarge(e.message);
+    throw e;
+  }
 }
 
 /** What a circom build answers, however its key was made. */
-async function built(files, zkey, r1cs, inputs, publicSignals, developmentOnly) {
+async function built(files, zkey, r1cs, inputs, publicSignals, developmentOnly, system) {
   return {
     files: { ...files, zkey },
     constraints: r1cs.nConstraints,
     inputs,
     public_signals: publicSignals,
     verification_key: await snarkjs.zKey.exportVerificationKey(zkey),
+    proving_system: system,
     development_only: developmentOnly,
   };
 }
@@ -213,7 +249,7 @@ const invalid = (what, e) => {
   return new Failure("invalid_artifacts", `${what}: ${e?.message ?? e}`);
 };
 
-async function checkArtifacts() {
+async function checkArtifacts(job) {
   const zkeyBytes = fs.readFileSync(path.join("in", "circuit.zkey"));
   const wasmBytes = fs.readFileSync(path.join("in", "circuit.wasm"));
   const symText = fs.readFileSync(path.join("in", "circuit.sym"), "utf8");
@@ -224,7 +260,11 @@ async function checkArtifacts() {
   try {
     zkey = readZkeyInfo(zkeyBytes);
   } catch (e) {
-    throw invalid("the zkey is not a Groth16 bn128 proving key", e);
+    throw invalid("the zkey is not a snarkjs bn128 proving key (groth16, plonk or fflonk)", e);
+  }
+  const system = zkey.protocol;
+  if (job.system && job.system !== system) {
+    throw new Failure("invalid_artifacts", `the zkey is set up for ${system}, not ${job.system} as the upload says`);
   }
   let wasm;
   try {
@@ -238,6 +278,7 @@ async function checkArtifacts() {
   }
 
   let counts;
+  // A PLONK/FFLONK header counts its gates; without an r1cs the count is that.
   let constraints = zkey.nConstraints;
   if (r1csBytes !== null) {
     let r1cs;
@@ -247,7 +288,9 @@ async function checkArtifacts() {
       throw invalid("the r1cs is not a circom constraint system", e);
     }
     if (r1cs.prime !== BN128_R) throw new Failure("invalid_artifacts", "the r1cs is for a field other than bn128's");
-    if (r1cs.nVars !== zkey.nVars || r1cs.nOutputs + r1cs.nPubInputs !== zkey.nPublic || r1cs.nConstraints !== zkey.nConstraints) {
+    if (
+      r1cs.nVars !== zkey.nVars || r1cs.nOutputs + r1cs.nPubInputs !== zkey.nPublic || (system === "groth16" && r1cs.nConstraints !== zkey.nConstraints)
+    ) {
       throw new Failure(
         "artifact_mismatch",
         `the r1cs (${r1cs.nVars} wires, ${r1cs.nOutputs + r1cs.nPubInputs} public, ${r1cs.nConstraints} constraints) does not match the zkey (${zkey.nVars} wires, ${zkey.nPublic} public, ${zkey.nConstraints} constraints)`,
@@ -284,18 +327,20 @@ async function checkArtifacts() {
   const threads = availableParallelism();
   let verificationKey;
   try {
-    await checkZkeyPoints(zkeyBytes, { addon, threads });
+    // The Groth16 key's points one by one; a PLONK/FFLONK key is checked by the proof below.
+    if (system === "groth16") await checkZkeyPoints(zkeyBytes, { addon, threads });
     verificationKey = await snarkjs.zKey.exportVerificationKey(path.join("in", "circuit.zkey"));
   } catch (e) {
     throw invalid("the zkey is corrupt", e);
   }
   if (verificationKey.nPublic !== zkey.nPublic) throw new Failure("invalid_artifacts", "the zkey is corrupt: inconsistent public count");
-  await checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs: derived.inputs, verificationKey, wires: zkey.nVars, addon, threads });
+  await checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs: derived.inputs, verificationKey, wires: zkey.nVars, addon, threads, system });
   return {
     constraints,
     inputs: derived.inputs,
     public_signals: derived.publicSignals,
     verification_key: verificationKey,
+    proving_system: system,
     development_only: false,
   };
 }
@@ -310,8 +355,9 @@ const SAMPLE_INPUTS = path.join("in", "sample_inputs.json");
  * With no witness (the all-zero input fails the circuit) and no r1cs nothing can be checked, and
  * the upload is refused: the circuit would be `ready` with every proof failing if they did not fit.
  */
-async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verificationKey, wires, addon, threads }) {
-  if (r1csBytes !== null) {
+async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verificationKey, wires, addon, threads, system }) {
+  // Groth16's coefficients are the r1cs's; PLONK/FFLONK keys hold gates, so only the proof below tells.
+  if (r1csBytes !== null && system === "groth16") {
     let differs;
     try {
       differs = constraintMismatch(zkeyBytes, r1csBytes);
@@ -338,7 +384,7 @@ async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verifi
       throw new Failure("invalid_artifacts", `the sample inputs are refused by the wasm (${reason}): send one input this circuit accepts, as the JSON object of a proof's inputs`);
     }
     // The r1cs comparison above was the check.
-    if (r1csBytes !== null) return;
+    if (r1csBytes !== null && system === "groth16") return;
     throw new Failure(
       "sample_inputs_required",
       `mzk proves one witness to check that the zkey belongs to the wasm and sym, but the all-zero input fails this circuit (${reason}): send sample_inputs (one input the circuit accepts, as JSON) or the circuit's r1cs`,
@@ -346,12 +392,16 @@ async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verifi
   }
   let out;
   try {
-    out = addon === undefined ? await snarkjs.groth16.prove(zkeyBytes, wtns) : proveNatively(addon, zkeyBytes, wtns, threads);
+    out = system !== "groth16"
+      ? await snarkjs[system].prove(zkeyBytes, wtns)
+      : addon === undefined
+      ? await snarkjs.groth16.prove(zkeyBytes, wtns)
+      : proveNatively(addon, zkeyBytes, wtns, threads);
   } catch (e) {
-    if (addon !== undefined && e?.code !== "MZK_INVALID_INPUT") throw e;
+    if (system === "groth16" && addon !== undefined && e?.code !== "MZK_INVALID_INPUT") throw e;
     throw invalid("the zkey cannot prove the wasm's witness", e);
   }
-  if (!(await snarkjs.groth16.verify(verificationKey, out.publicSignals, out.proof))) {
+  if (!(await snarkjs[system].verify(verificationKey, out.publicSignals, out.proof))) {
     throw new Failure(
       "artifact_mismatch",
       `a proof of ${what}, made with the zkey from the wasm's witness, does not verify against the zkey's verification key: the zkey is for another circuit than the wasm and sym (though both have ${wires} wires); send the zkey set up from this circuit's r1cs`,
@@ -409,7 +459,7 @@ const witnessError = (e) =>
 
 async function run(job) {
   if (job.kind === "circom") return buildCircom(job);
-  if (job.kind === "artifacts") return checkArtifacts();
+  if (job.kind === "artifacts") return checkArtifacts(job);
   if (job.kind === "devptau") {
     const file = path.join(job.dir, `dev_pot${job.power}.ptau`);
     if (!fs.existsSync(file)) await makeDevelopmentPtau(job.power, job.dir, file);

@@ -5,6 +5,7 @@ import {
   type BuildOutput,
   CircuitCompiler,
   type CircuitInput,
+  type SetupSystem,
   type SourceSetup
 } from "@mzk/core"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -14,7 +15,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cause, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { open } from "node:fs/promises"
-import { renderGroth16Verifier } from "../solidity/verifier.js"
+import { renderVerifier } from "../solidity/verifier.js"
 import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
 import { readPtauHeader } from "./formats.mjs"
 import { checkUpload } from "./upload.js"
@@ -59,8 +60,9 @@ type JobSpec =
     readonly developmentPtau: { power: number; dir: string } | null
     /** Set up natively from fresh toxic waste (development only), not against a ptau. */
     readonly nativeSetup: boolean
+    readonly system: SetupSystem
   }
-  | { readonly kind: "artifacts" }
+  | { readonly kind: "artifacts"; readonly system: SetupSystem | null }
   | { readonly kind: "devptau"; readonly power: number; readonly dir: string }
 
 interface JobSuccess {
@@ -70,6 +72,7 @@ interface JobSuccess {
   readonly inputs: ReadonlyArray<CircuitInput>
   readonly public_signals: ReadonlyArray<string>
   readonly verification_key: unknown
+  readonly proving_system?: SetupSystem
   readonly development_only: boolean
 }
 interface JobFailure {
@@ -272,8 +275,11 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
           "give every process the same --ptau FILE or --dev-ptau (createMzk's circuits.ptau or circuits.developmentPtau)"
       ))
     }
-    // The build sets development circuits up natively when the addon loads: no ptau to make first.
-    const nativeSetup = options.ptau === undefined && options.developmentPtau !== undefined && developmentSetupIsNative(options)
+    const system = input.proving_system ?? "groth16"
+    // The build sets development Groth16 circuits up natively when the addon loads: no ptau to make
+    // first. PLONK and FFLONK are set up from a ptau, the development one made here if need be.
+    const nativeSetup = system === "groth16" && options.ptau === undefined && options.developmentPtau !== undefined &&
+      developmentSetupIsNative(options)
     if (options.ptau === undefined && options.developmentPtau !== undefined && !nativeSetup) {
       yield* prepareDevelopmentPtau({ ...options, developmentPtau: options.developmentPtau })
     }
@@ -283,6 +289,7 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
         const result = yield* runJob(dir, {
           kind: "circom",
           main: upload.main,
+          system,
           ptau: options.ptau === undefined ? null : resolve(options.ptau),
           developmentPtau: options.ptau === undefined && options.developmentPtau !== undefined
             ? { power: options.developmentPtau.power, dir: resolve(options.developmentPtau.dir) }
@@ -301,6 +308,7 @@ const buildCircom = (options: CircuitCompilerOptions, input: Extract<BuildInput,
             inputs: result.inputs,
             public_signals: result.public_signals,
             verification_key: result.verification_key,
+            proving_system: result.proving_system ?? system,
             development_only: result.development_only
           }),
           catch: (e) => internal(`cannot read the build's outputs: ${String(e)}`)
@@ -320,7 +328,7 @@ const checkArtifacts = (options: CircuitCompilerOptions, input: Extract<BuildInp
       if (input.r1cs !== null) files.set("in/circuit.r1cs", input.r1cs)
       if (input.sample_inputs !== undefined) files.set("in/sample_inputs.json", input.sample_inputs)
       for (const [path, file] of files) yield* writeBuildFile(dir, path, file)
-      const result = yield* runJob(dir, { kind: "artifacts" }, options)
+      const result = yield* runJob(dir, { kind: "artifacts", system: input.proving_system ?? null }, options)
       return {
         wasm: input.wasm,
         zkey: input.zkey,
@@ -330,6 +338,7 @@ const checkArtifacts = (options: CircuitCompilerOptions, input: Extract<BuildInp
         inputs: result.inputs,
         public_signals: result.public_signals,
         verification_key: result.verification_key,
+        proving_system: result.proving_system ?? "groth16",
         development_only: false
       } satisfies BuildOutput
     }))
@@ -382,7 +391,7 @@ export const makeCircuitCompiler = (options: CircuitCompilerOptions): typeof Cir
     build: (input) => total(input.kind === "circom" ? buildCircom(options, input) : checkArtifacts(options, input)),
     solidityVerifier: (verificationKey) =>
       total(Effect.try({
-        try: () => renderGroth16Verifier(verificationKey),
+        try: () => renderVerifier(verificationKey),
         catch: (e) => new BuildFailure({ code: "invalid_artifacts", message: e instanceof Error ? e.message : String(e) })
       }))
   })

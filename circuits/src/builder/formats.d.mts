@@ -23,7 +23,8 @@ export interface R1csHeader {
 export declare function readR1csHeader(bytes: Uint8Array): R1csHeader
 export declare function readR1csHeaderFile(file: string): R1csHeader
 export interface ZkeyInfo {
-  readonly protocol: "groth16"
+  /** PLONK/FFLONK: `nConstraints` counts PLONK gates, not r1cs constraints. */
+  readonly protocol: "groth16" | "plonk" | "fflonk"
   readonly curve: "bn128"
   readonly nVars: number
   readonly nPublic: number

@@ -133,16 +133,52 @@ export const curveName = (q) => (q === BN128_Q ? "bn128" : q === BLS12_381_Q ? "
  * one for the constant) after the circuit's own, so the highest constraint index is
  * nConstraints + nPublic.
  */
+/** snarkjs's protocol ids (zkey_constants.js). */
+const ZKEY_PROTOCOLS = { 1: "groth16", 2: "plonk", 10: "fflonk" };
+
+/**
+ * A PLONK or FFLONK zkey's counts: their headers open as Groth16's does (q, r, wires, public
+ * signals, domain size), then the number of additions and of (PLONK) constraints. Their points are
+ * checked by the build's proof of one witness, not one by one (the Groth16 checks do not apply).
+ */
+function readUniversalZkeyInfo(reader, sections, system) {
+  const s2 = only(sections, 2, "zkey");
+  const h = reader.read(s2.start, s2.size);
+  let o = 0;
+  const u32 = () => {
+    if (o + 4 > h.length) throw new FormatError("zkey header too short");
+    const v = Number(le(h, o, 4));
+    o += 4;
+    return v;
+  };
+  const n8q = u32();
+  if (o + n8q > h.length) throw new FormatError("zkey header too short");
+  const q = le(h, o, n8q);
+  o += n8q;
+  const n8r = u32();
+  if (o + n8r > h.length) throw new FormatError("zkey header too short");
+  const r = le(h, o, n8r);
+  o += n8r;
+  if (q !== BN128_Q || r !== BN128_R) throw new FormatError(`the zkey is for curve ${curveName(q)}; mzk proves on bn128 only`);
+  const nVars = u32();
+  const nPublic = u32();
+  const domainSize = u32();
+  u32(); // additions
+  const nConstraints = u32();
+  if (nPublic > nVars) throw new FormatError("zkey header: more public signals than variables");
+  if (domainSize === 0 || (domainSize & (domainSize - 1)) !== 0) throw new FormatError("zkey header: domain size is not a power of two");
+  return { protocol: system, curve: "bn128", nVars, nPublic, domainSize, nConstraints };
+}
+
 export function readZkeyInfo(bytes) {
   const reader = bytesReader(bytes);
   const { sections } = readSections(reader, "zkey");
   const s1 = only(sections, 1, "zkey");
   if (s1.size !== 4) throw new FormatError("zkey protocol section has the wrong size");
   const protocol = Number(le(reader.read(s1.start, 4), 0, 4));
-  if (protocol !== 1) {
-    const names = { 2: "plonk", 10: "fflonk" };
-    throw new FormatError(`the zkey is for ${names[protocol] ?? `protocol ${protocol}`}, not Groth16`);
-  }
+  const system = ZKEY_PROTOCOLS[protocol];
+  if (system === undefined) throw new FormatError(`the zkey is for protocol ${protocol}, not groth16, plonk or fflonk`);
+  if (system !== "groth16") return readUniversalZkeyInfo(reader, sections, system);
   const s2 = only(sections, 2, "zkey");
   const h = reader.read(s2.start, s2.size);
   let o = 0;

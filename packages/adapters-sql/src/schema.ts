@@ -96,6 +96,7 @@ export interface ProofsTable {
   type: string
   circuit: string
   circuit_id: string | null
+  proving_system: ColumnType<string, string | undefined, string>
   status: string
   inputs: string | null
   public_inputs: string
@@ -124,6 +125,7 @@ export interface CircuitsTable {
   public_signals: string
   verification_key: string | null
   development_only: number
+  proving_system: ColumnType<string, string | undefined, string>
   field_modulus: string
   artifacts: string | null
   source: string

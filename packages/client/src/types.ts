@@ -354,6 +354,12 @@ export interface CreateProofInput {
   readonly inputs: {
     readonly [key: string]: ProofInputValue
   }
+  /**
+   * The system to prove with: one of the circuit's `proving_systems` (default: its
+   * `proving_system`). Built-in circuits have keys for several; an account's circuit only for the
+   * one it was set up for
+   */
+  readonly proving_system?: "groth16" | "plonk" | "fflonk" | "ultra_honk"
 }
 
 export interface CreateProofBatchInput {
@@ -383,6 +389,7 @@ export interface Proof {
   readonly proof_id: string
   readonly type: string
   readonly circuit: string
+  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly status: ProofStatus
   /** Public signal names → decimal strings (field elements do not fit a JSON number) */
   readonly public_inputs: {
@@ -429,6 +436,7 @@ export interface ProofBatchCancellation {
 export interface ProofVerification {
   readonly proof_id: string
   readonly circuit: string
+  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly valid: boolean
   readonly verified_at: Timestamp
 }
@@ -436,7 +444,9 @@ export interface ProofVerification {
 /** A completed proof as the call of its circuit's Solidity verifier (`circuits.verifier`). */
 export interface ProofCalldata {
   /**
-   * The verifier's function: `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])`, N the
+   * The verifier's function. Groth16:
+   * `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])`; PLONK:
+   * `verifyProof(uint256[24],uint256[N])`; FFLONK: `verifyProof(bytes32[24],uint256[N])`; N the
    * public signals
    */
   readonly function: string
@@ -446,6 +456,11 @@ export interface ProofCalldata {
     /** b, each pair in the order the EVM pairing precompile takes */
     ReadonlyArray<ReadonlyArray<string>>,
     /** c */
+    ReadonlyArray<string>,
+    /** the public signals, in the circuit's `public_signals` order */
+    ReadonlyArray<string>
+  ] | readonly [
+    /** the proof's 24 words, in the order snarkjs's verifier reads them */
     ReadonlyArray<string>,
     /** the public signals, in the circuit's `public_signals` order */
     ReadonlyArray<string>

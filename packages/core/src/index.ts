@@ -78,6 +78,7 @@ export * from "./circuits/repo.js"
 export * from "./circuits/service.js"
 export * from "./circuits/upload.js"
 export * from "./circuits/wakeup.js"
+export * from "./circuits/zkeyHeader.js"
 
 export * from "./idempotency/config.js"
 export * from "./idempotency/record.js"

@@ -145,6 +145,8 @@ describe("prebuilt uploads over a real port", () => {
           id: yield* (yield* Ids).make("circuit"),
           name: "accepted_before",
           owner: account,
+          proving_system: "groth16",
+          proving_systems: ["groth16"],
           status: "ready",
           error: null,
           description: null,

@@ -73,6 +73,8 @@ const circuitRecord = (owner: AccountId, overrides: Partial<StoredCircuit> = {})
       inputs: [],
       public_signals: [],
       verification_key: null,
+      proving_system: "groth16",
+      proving_systems: ["groth16"],
       development_only: false,
       field_modulus: BN128_FIELD_MODULUS,
       artifacts: null,
@@ -108,6 +110,7 @@ const buildOf = (wasm: Digest, zkey: Digest): CircuitBuild => ({
   ],
   public_signals: ["out", "x[0][0]", "x[1][0]"],
   verification_key: { protocol: "groth16", curve: "bn128", nPublic: 3, IC: [["1", "2", "1"]] },
+  proving_system: "groth16",
   development_only: true,
   updated_at: T30
 })
@@ -133,6 +136,7 @@ const proofOf = (account: AccountId, circuit: StoredCircuit, status: ProofRecord
       type: circuit.name,
       circuit: circuit.name,
       circuit_id: circuit.id,
+      proving_system: "groth16",
       status,
       inputs: status === "queued" || status === "running" ? { a: "1" } : null,
       public_inputs: {},

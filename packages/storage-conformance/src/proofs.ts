@@ -17,6 +17,7 @@ export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord
       id: yield* makeId("proof"),
       account_id: accountId,
       batch_id: null,
+      proving_system: "groth16",
       type: "range",
       circuit: "range",
       circuit_id: null,

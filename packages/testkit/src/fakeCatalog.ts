@@ -22,6 +22,8 @@ const builtin = (
   status: "ready",
   error: null,
   verification_key: null,
+  proving_system: "groth16",
+  proving_systems: ["groth16"],
   development_only: true,
   field_modulus: BN128_FIELD_MODULUS,
   artifacts: { wasm: fakeDigest(2 * n), zkey: fakeDigest(2 * n + 1), r1cs: null, sym: null },

@@ -153,7 +153,8 @@ export const FakeCompiler = (options: FakeCompilerOptions = {}): Layer.Layer<Cir
           constraints: declared.constraints,
           inputs: declared.inputs,
           public_signals,
-          verification_key: { protocol: "groth16", curve: "bn128", nPublic: public_signals.length, fake: true },
+          verification_key: { protocol: input.proving_system ?? "groth16", curve: "bn128", nPublic: public_signals.length, fake: true },
+          proving_system: input.proving_system ?? "groth16",
           development_only: input.kind === "circom" && sourceSetup.available && sourceSetup.developmentOnly
         } satisfies BuildOutput
       })

@@ -3,7 +3,7 @@ import {
   type Circuit,
   type CircuitInputs,
   type CircuitInputValue,
-  type Groth16Proof,
+  type SnarkjsProof,
   Prover,
   ProverFailure,
   type ProofErrorCode,
@@ -127,8 +127,8 @@ export const FakeProver = (options: FakeProverOptions = {}): Layer.Layer<Prover 
         }
       })
 
-    const verify = (circuit: Circuit, proof: Groth16Proof, signals: ReadonlyArray<string>) =>
-      Effect.sync(() => proof.pi_a[0] === seal(circuit, signals))
+    const verify = (circuit: Circuit, proof: SnarkjsProof, signals: ReadonlyArray<string>) =>
+      Effect.sync(() => (proof["pi_a"] as ReadonlyArray<string> | undefined)?.[0] === seal(circuit, signals))
 
     return Context.make(Prover, { capacity: options.capacity ?? 4, prove, verify }).pipe(
       Context.add(FakeProverCalls, Ref.get(calls))

@@ -93,6 +93,7 @@ export interface CircuitError {
 export interface ProofCompletedData {
   readonly proof_id: string
   readonly circuit: string
+  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly status: "completed"
   readonly proof_blob: string
   readonly public_inputs: PublicInputs
@@ -104,6 +105,7 @@ export interface ProofCompletedData {
 export interface ProofFailedData {
   readonly proof_id: string
   readonly circuit: string
+  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly status: "failed"
   readonly error: ProofError
   readonly public_inputs: PublicInputs
@@ -124,6 +126,7 @@ export interface ProofExpiredData {
 export interface ProofVerifiedData {
   readonly proof_id: string
   readonly circuit: string
+  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly valid: boolean
   readonly verified_at: Timestamp
 }
@@ -167,6 +170,7 @@ export interface KeyRolledData {
 export interface CircuitReadyData {
   readonly name: string
   readonly status: "ready"
+  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly constraints: number
   readonly development_only: boolean
   readonly created_at: Timestamp

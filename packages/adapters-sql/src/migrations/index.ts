@@ -14,6 +14,7 @@ import { migration as m0011 } from "./0011_events_api.js"
 import { migration as m0012 } from "./0012_key_replaced_by.js"
 import { migration as m0013 } from "./0013_readiness_probe.js"
 import { migration as m0014 } from "./0014_proof_queue_by_account.js"
+import { migration as m0015 } from "./0015_proving_systems.js"
 
 /**
  * Every migration, in the order they run. A name is recorded in every database that ran it, so a
@@ -34,7 +35,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: (diale
   ["0011_events_api", m0011],
   ["0012_key_replaced_by", m0012],
   ["0013_readiness_probe", m0013],
-  ["0014_proof_queue_by_account", m0014]
+  ["0014_proof_queue_by_account", m0014],
+  ["0015_proving_systems", m0015]
 ]
 
 /** The migrations in the dialect's column types, by name, as Kysely's migrator takes them. */

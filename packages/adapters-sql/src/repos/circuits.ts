@@ -4,6 +4,7 @@ import {
   type CircuitInsertRefusal,
   CircuitsRepo,
   type Digest,
+  type ProvingSystem,
   type StoredCircuit,
   type Timestamp
 } from "@mzk/core"
@@ -29,6 +30,9 @@ const toStored = (row: Selectable<CircuitsTable>): StoredCircuit =>
     public_signals: JSON.parse(row.public_signals),
     verification_key: parsed(row.verification_key),
     development_only: row.development_only === 1,
+    proving_system: row.proving_system as ProvingSystem,
+    // An account's circuit is set up for one system.
+    proving_systems: [row.proving_system as ProvingSystem],
     field_modulus: row.field_modulus,
     artifacts: parsed(row.artifacts),
     created_at: row.created_at,
@@ -36,7 +40,7 @@ const toStored = (row: Selectable<CircuitsTable>): StoredCircuit =>
     source: JSON.parse(row.source),
     lease_expires_at: row.lease_expires_at,
     attempts: row.attempts
-  }) as StoredCircuit
+  }) as unknown as StoredCircuit
 
 const toRow = (circuit: StoredCircuit): Insertable<CircuitsTable> => ({
   id: circuit.id,
@@ -50,6 +54,7 @@ const toRow = (circuit: StoredCircuit): Insertable<CircuitsTable> => ({
   public_signals: JSON.stringify(circuit.public_signals),
   verification_key: json(circuit.verification_key),
   development_only: circuit.development_only ? 1 : 0,
+  proving_system: circuit.proving_system,
   field_modulus: circuit.field_modulus,
   artifacts: json(circuit.artifacts),
   source: JSON.stringify(circuit.source),
@@ -219,6 +224,7 @@ export const sqlCircuits = (conn: SqlConnection) => {
           public_signals: JSON.stringify(build.public_signals),
           verification_key: json(build.verification_key),
           development_only: build.development_only ? 1 : 0,
+          proving_system: build.proving_system,
           updated_at: build.updated_at,
           lease_expires_at: null
         })

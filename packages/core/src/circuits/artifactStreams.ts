@@ -14,7 +14,15 @@ export interface StagedArtifact {
   readonly size: number
   /** How many chunks were written, the last one possibly short (none for empty bytes). */
   readonly chunks: number
+  /**
+   * The first bytes (up to `HEAD_BYTES`), kept as they passed: what an upload's check reads of a
+   * file it does not hold (a zkey's header names its proof system). Absent where a store did not keep them.
+   */
+  readonly head?: Uint8Array
 }
+
+/** How many leading bytes of a staged artifact are kept in `StagedArtifact.head`. */
+export const HEAD_BYTES = 64
 
 /** A stored artifact, to read chunk by chunk; the stream fails when a chunk is missing or sizes disagree. */
 export interface ArtifactReader {
@@ -71,9 +79,11 @@ export const writeChunks = <E>(
   write: (idx: number, bytes: Uint8Array) => Effect.Effect<void, StorageError>,
   sha256: () => IncrementalSha256,
   keeps = false
-): Effect.Effect<{ readonly digest: Digest; readonly size: number; readonly chunks: number }, E | StorageError> =>
+): Effect.Effect<{ readonly digest: Digest; readonly size: number; readonly chunks: number; readonly head: Uint8Array }, E | StorageError> =>
   Effect.suspend(() => {
     const hash = sha256()
+    const head = new Uint8Array(HEAD_BYTES)
+    let headFill = 0
     let size = 0
     let written = 0
     let piece = new Uint8Array(chunkBytes)
@@ -87,6 +97,11 @@ export const writeChunks = <E>(
     const consume = (chunk: Uint8Array) =>
       Effect.suspend(() => {
         hash.update(chunk)
+        if (headFill < HEAD_BYTES) {
+          const n = Math.min(HEAD_BYTES - headFill, chunk.length)
+          head.set(chunk.subarray(0, n), headFill)
+          headFill += n
+        }
         size += chunk.length
         // Each full piece is written before the next is filled: the buffer may be the same one.
         const fillFrom = (offset: number): Effect.Effect<void, StorageError> => {
@@ -106,7 +121,7 @@ export const writeChunks = <E>(
       })
     return Stream.runForEach(chunks, consume).pipe(
       Effect.zipRight(Effect.suspend(() => (fill > 0 ? take() : Effect.void))),
-      Effect.map(() => ({ digest: hash.digest() as Digest, size, chunks: written }))
+      Effect.map(() => ({ digest: hash.digest() as Digest, size, chunks: written, head: head.slice(0, headFill) }))
     )
   })
 

@@ -75,6 +75,7 @@ const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
             inputs: out.inputs,
             public_signals: out.public_signals,
             verification_key: out.verification_key,
+            proving_system: out.proving_system,
             development_only: out.development_only,
             updated_at: timestampFromMillis(yield* Clock.currentTimeMillis)
           })
@@ -82,6 +83,7 @@ const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
           yield* events.record(circuit.owner, "circuit.ready", {
             name: circuit.name,
             status: "ready",
+            proving_system: out.proving_system,
             constraints: out.constraints,
             development_only: out.development_only,
             created_at: circuit.created_at

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { AccountId, CircuitId } from "../kernel/ids.js"
+import { ProvingSystem } from "../kernel/provingSystem.js"
 import { Timestamp } from "../kernel/time.js"
 
 /** A circuit's name is the `type` of its proofs: letters, digits, `_`, `-`; 1 to 64 characters. */
@@ -91,7 +92,9 @@ export const CircuitSource = Schema.Union(
   Schema.Struct({
     kind: Schema.Literal("circom"),
     main: Schema.String,
-    files: Schema.Record({ key: Schema.String, value: Digest })
+    files: Schema.Record({ key: Schema.String, value: Digest }),
+    /** The system the build sets up for; absent (uploads before it existed, and the default) is groth16. */
+    proving_system: Schema.optionalWith(ProvingSystem, { exact: true })
   }),
   Schema.Struct({
     kind: Schema.Literal("artifacts"),
@@ -99,7 +102,9 @@ export const CircuitSource = Schema.Union(
     zkey: Digest,
     sym: Digest,
     r1cs: Schema.NullOr(Digest),
-    sample_inputs: Schema.optionalWith(Digest, { exact: true })
+    sample_inputs: Schema.optionalWith(Digest, { exact: true }),
+    /** The system the upload named; absent when it named none (the zkey's header decides). */
+    proving_system: Schema.optionalWith(ProvingSystem, { exact: true })
   })
 )
 export type CircuitSource = typeof CircuitSource.Type
@@ -121,8 +126,15 @@ export interface Circuit {
   readonly inputs: ReadonlyArray<CircuitInput>
   /** Public signal names in the order the prover emits them (outputs first, then public inputs; array elements as `name[i][j]`). */
   readonly public_signals: ReadonlyArray<string>
-  /** The Groth16 verification key as snarkjs exports it. */
+  /** The verification key as snarkjs exports it (of `proving_system`). */
   readonly verification_key: unknown
+  /**
+   * The system the circuit is set up for, and its proofs made with by default: an account's
+   * circuit is set up for one; a built-in one may have keys for several (`proving_systems`).
+   */
+  readonly proving_system: ProvingSystem
+  /** Every system a proof of this circuit may ask for: `[proving_system]` for an account's circuit. */
+  readonly proving_systems: ReadonlyArray<ProvingSystem>
   /** Built with a setup nobody can trust (a development ptau, or the bundled single-contribution one). */
   readonly development_only: boolean
   /** The field modulus r as a decimal string (bn128 for every circuit mzk proves). */
@@ -146,6 +158,7 @@ export interface StoredCircuit extends Circuit {
 export const CircuitReadyData = Schema.Struct({
   name: Schema.String,
   status: Schema.Literal("ready"),
+  proving_system: ProvingSystem,
   constraints: Schema.Int,
   development_only: Schema.Boolean,
   created_at: Timestamp
@@ -189,6 +202,8 @@ export const toCircuit = (stored: Circuit): Circuit => ({
   inputs: stored.inputs,
   public_signals: stored.public_signals,
   verification_key: stored.verification_key,
+  proving_system: stored.proving_system,
+  proving_systems: stored.proving_systems,
   development_only: stored.development_only,
   field_modulus: stored.field_modulus,
   artifacts: stored.artifacts,

@@ -1,6 +1,11 @@
 import { Context, type Effect, Schema, type Stream } from "effect"
 import type { StorageError } from "../kernel/errors.js"
+import type { ProvingSystem } from "../kernel/provingSystem.js"
 import { CircuitErrorCode, type CircuitInput, type Digest } from "./circuit.js"
+
+/** The systems a circom circuit (an r1cs and a snarkjs zkey) can be set up for. */
+export type SetupSystem = Extract<ProvingSystem, "groth16" | "plonk" | "fflonk">
+export const SETUP_SYSTEMS: ReadonlyArray<SetupSystem> = ["groth16", "plonk", "fflonk"]
 
 /** An artifact already in `ArtifactsRepo`, read chunk by chunk: a build copies it to disk, never whole into memory. */
 export interface StoredBuildFile {
@@ -23,6 +28,8 @@ export type BuildInput =
     readonly main: string
     /** Every uploaded file by its path in the upload (`main` included). */
     readonly files: Readonly<Record<string, Uint8Array>>
+    /** What to set up for (absent: groth16). */
+    readonly proving_system?: SetupSystem
   }
   | {
     readonly kind: "artifacts"
@@ -35,6 +42,8 @@ export type BuildInput =
      * to check that the zkey belongs to the wasm (without it, the all-zero input is tried).
      */
     readonly sample_inputs?: Uint8Array
+    /** The system the upload named: the zkey must be of it. Absent: the zkey's header decides. */
+    readonly proving_system?: SetupSystem
   }
 
 /**
@@ -50,6 +59,8 @@ export interface BuildOutput {
   readonly inputs: ReadonlyArray<CircuitInput>
   readonly public_signals: ReadonlyArray<string>
   readonly verification_key: unknown
+  /** The system the zkey is set up for (given back as asked, or read from a prebuilt zkey's header). */
+  readonly proving_system: SetupSystem
   readonly development_only: boolean
 }
 

@@ -3,6 +3,7 @@ import type { ArtifactStreams, StagedArtifact } from "./artifactStreams.js"
 import type { StorageError } from "../kernel/errors.js"
 import type { AccountId, CircuitId } from "../kernel/ids.js"
 import type { Page, PageOf } from "../kernel/paging.js"
+import type { ProvingSystem } from "../kernel/provingSystem.js"
 import type { Timestamp } from "../kernel/time.js"
 import type { CircuitArtifacts, CircuitError, Digest, StoredCircuit } from "./circuit.js"
 
@@ -13,6 +14,8 @@ export interface CircuitBuild {
   readonly inputs: StoredCircuit["inputs"]
   readonly public_signals: ReadonlyArray<string>
   readonly verification_key: unknown
+  /** The system the zkey was set up for (a prebuilt upload's is read from its header). */
+  readonly proving_system: ProvingSystem
   readonly development_only: boolean
   readonly updated_at: Timestamp
 }

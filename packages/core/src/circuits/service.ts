@@ -9,12 +9,16 @@ import {
   SetupUnavailable,
   type StorageError
 } from "../kernel/errors.js"
+import { invalidRequest } from "../kernel/decode.js"
 import { type AccountId, type CircuitId, Ids } from "../kernel/ids.js"
+import type { ProvingSystem } from "../kernel/provingSystem.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { AuditLog } from "../audit/service.js"
 import { BN128_FIELD_MODULUS, type Circuit, type StoredCircuit, toCircuit } from "./circuit.js"
-import { CircuitCompiler } from "./compiler.js"
+import { HEAD_BYTES } from "./artifactStreams.js"
+import { CircuitCompiler, SETUP_SYSTEMS, type SetupSystem } from "./compiler.js"
+import { zkeyProofSystem } from "./zkeyHeader.js"
 import { CircuitsConfig } from "./config.js"
 import { ArtifactsRepo, type CircuitInsertRefusal, CircuitsRepo } from "./repo.js"
 import { checkBuildInput, decodeUploadFields, storeSource, type UploadSource } from "./upload.js"
@@ -26,18 +30,73 @@ export interface CreateCircuitInput {
   readonly name: string
   readonly description?: string
   readonly source: UploadSource
+  /**
+   * The system to set up circom sources for (default groth16); for a prebuilt upload, the system
+   * its zkey must be of (default: whatever its header says).
+   */
+  readonly proving_system?: ProvingSystem
+}
+
+/**
+ * The system an upload is set up for, and its source carrying what the build must know: refuses
+ * `ultra_honk` (circom and snarkjs zkeys are not proven with it) and a prebuilt zkey whose header
+ * names another system than the one asked for, naming the field.
+ */
+const uploadSystem = (input: CreateCircuitInput): Effect.Effect<{ readonly system: SetupSystem; readonly source: UploadSource }, InvalidRequest> => {
+  const asked = input.proving_system
+  if (asked !== undefined && !(SETUP_SYSTEMS as ReadonlyArray<string>).includes(asked)) {
+    return Effect.fail(invalidRequest([{
+      path: "proving_system",
+      message: `${asked} proves Noir programs; circom sources and snarkjs zkeys are set up for ${SETUP_SYSTEMS.join(", ")}`
+    }]))
+  }
+  const explicit = asked as SetupSystem | undefined
+  if (input.source.kind === "circom") {
+    const system = explicit ?? "groth16"
+    return Effect.succeed({ system, source: { ...input.source, proving_system: system } })
+  }
+  const zkey = input.source.zkey
+  const head = zkey instanceof Uint8Array ? zkey.subarray(0, HEAD_BYTES) : zkey.head
+  const found = head === undefined ? "short" : zkeyProofSystem(head)
+  const detected = found === "short" || found === "unknown" ? undefined : found
+  if (explicit !== undefined && detected !== undefined && detected !== explicit) {
+    return Effect.fail(invalidRequest([{
+      path: "proving_system",
+      message: `the zkey is set up for ${detected}, not ${explicit}: send proving_system ${detected}, or a zkey set up for ${explicit}`
+    }]))
+  }
+  return Effect.succeed({
+    // A zkey whose header could not be read is refused by the build; until then the record says groth16.
+    system: explicit ?? detected ?? "groth16",
+    source: explicit === undefined ? input.source : { ...input.source, proving_system: explicit }
+  })
 }
 
 /** The circuits `@mzk/circuits` ships, as records of owner `builtin`, visible to every account. */
 export class BuiltinCircuits extends Context.Tag("@mzk/core/BuiltinCircuits")<BuiltinCircuits, {
   readonly list: ReadonlyArray<Circuit>
+  /** A built-in circuit by name, as its default system (`proving_system`) proves it. */
   readonly get: (name: string) => Option.Option<Circuit>
+  /**
+   * The circuit as `system` proves it: its artifacts and verification key for that system; none
+   * when it has no key for it (not among its `proving_systems`).
+   */
+  readonly forSystem: (name: string, system: ProvingSystem) => Option.Option<Circuit>
 }>() {
   static readonly fromCircuits = (circuits: ReadonlyArray<Circuit>): Layer.Layer<BuiltinCircuits> => {
     const byName = new Map(circuits.map((circuit) => [circuit.name, circuit]))
-    return Layer.succeed(this, { list: circuits, get: (name) => Option.fromNullable(byName.get(name)) })
+    const get = (name: string) => Option.fromNullable(byName.get(name))
+    return Layer.succeed(this, {
+      list: circuits,
+      get,
+      forSystem: (name, system) => Option.filter(get(name), (circuit) => circuit.proving_system === system)
+    })
   }
 }
+
+/** An account's circuit as `system` proves it: itself, when it is set up for that system. */
+const ownForSystem = (circuit: Circuit, system: ProvingSystem): Option.Option<Circuit> =>
+  circuit.proving_system === system ? Option.some(circuit) : Option.none()
 
 /** Why the store refused an insert, as the error the caller gets, naming the limit. */
 const refusalError = (
@@ -82,8 +141,11 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
   readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<Circuit>, StorageError>
   /** A circuit the account can see by name: a built-in one, or its own live one. */
   readonly get: (accountId: AccountId, name: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
-  /** The circuit a proof was made with: built-in by name when `id` is null, else by id (removed ones too). */
-  readonly forProof: (id: CircuitId | null, name: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
+  /**
+   * The circuit a proof was made with, as its system proves it: built-in by name when `id` is null,
+   * else by id (removed ones too).
+   */
+  readonly forProof: (id: CircuitId | null, name: string, system: ProvingSystem) => Effect.Effect<Option.Option<Circuit>, StorageError>
   /**
    * Writes an uploaded file to artifact storage as it arrives, for `create` to publish: the
    * boundary streams large parts here rather than holding them (see `ArtifactsRepo.stage`).
@@ -116,6 +178,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
             input.description === undefined ? { name: input.name } : { name: input.name, description: input.description }
           )
           yield* checkBuildInput(input.source)
+          const { source, system } = yield* uploadSystem(input)
           // Known now, not when it is built: a server that cannot set sources up refuses them before
           // storing anything, and the record says from the start what kind of setup it gets.
           const setup = compiler.sourceSetup
@@ -140,12 +203,14 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
               inputs: [],
               public_signals: [],
               verification_key: null,
+              proving_system: system,
+              proving_systems: [system],
               development_only: developmentOnly,
               field_modulus: BN128_FIELD_MODULUS,
               artifacts: null,
               created_at: at,
               updated_at: at,
-              source: yield* storeSource(artifacts, input.source),
+              source: yield* storeSource(artifacts, source),
               lease_expires_at: null,
               attempts: 0
             }
@@ -183,8 +248,10 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
         return Option.isSome(builtin) ? Effect.succeed(builtin) : Effect.map(repo.getByName(accountId, name), Option.map(toCircuit))
       }
 
-      const forProof = (id: CircuitId | null, name: string) =>
-        id === null ? Effect.succeed(builtins.get(name)) : Effect.map(repo.getById(id), Option.map(toCircuit))
+      const forProof = (id: CircuitId | null, name: string, system: ProvingSystem) =>
+        id === null
+          ? Effect.succeed(builtins.forSystem(name, system))
+          : Effect.map(repo.getById(id), (found) => Option.flatMap(Option.map(found, toCircuit), (circuit) => ownForSystem(circuit, system)))
 
       const remove = (accountId: AccountId, name: string) =>
         Effect.gen(function*() {

@@ -3,7 +3,7 @@ import { decodeInput, invalidRequest } from "../kernel/decode.js"
 import type { InvalidRequest, StorageError } from "../kernel/errors.js"
 import { StoredText } from "../kernel/text.js"
 import { CircuitName, type CircuitSource, type Digest } from "./circuit.js"
-import type { BuildInput, StoredBuildFile } from "./compiler.js"
+import type { BuildInput, SetupSystem, StoredBuildFile } from "./compiler.js"
 import type { StagedArtifact } from "./artifactStreams.js"
 import type { ArtifactsRepo } from "./repo.js"
 
@@ -23,7 +23,17 @@ export type UploadSource =
     readonly sym: UploadedArtifact
     readonly r1cs: UploadedArtifact | null
     readonly sample_inputs?: Uint8Array
+    readonly proving_system?: SetupSystem
   }
+
+/**
+ * The upload's system, kept only where it says something: groth16 sources are stored as before the
+ * field existed (absent means groth16), and a prebuilt upload that named none lets its zkey decide.
+ */
+const systemOf = (source: { readonly kind: string; readonly proving_system?: string | undefined }): { proving_system?: SetupSystem } =>
+  source.proving_system === undefined || (source.kind === "circom" && source.proving_system === "groth16")
+    ? {}
+    : { proving_system: source.proving_system as SetupSystem }
 
 /** The fields of an upload besides its files, checked as every stored text is. */
 const UploadFields = Schema.Struct({
@@ -97,7 +107,12 @@ export const storeSource = (
   if (source.kind === "circom") {
     return Effect.map(
       Effect.forEach(Object.entries(source.files), ([path, bytes]) => Effect.map(artifacts.put(bytes), (digest) => [path, digest] as const)),
-      (entries): CircuitSource => ({ kind: "circom", main: source.main, files: Object.fromEntries(entries) as Record<string, Digest> })
+      (entries): CircuitSource => ({
+        kind: "circom",
+        main: source.main,
+        files: Object.fromEntries(entries) as Record<string, Digest>,
+        ...systemOf(source)
+      })
     )
   }
   const store = (file: UploadedArtifact) => (file instanceof Uint8Array ? artifacts.put(file) : artifacts.publish(file))
@@ -108,7 +123,8 @@ export const storeSource = (
       zkey: yield* store(source.zkey),
       sym: yield* store(source.sym),
       r1cs: source.r1cs === null ? null : yield* store(source.r1cs),
-      ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* artifacts.put(source.sample_inputs) })
+      ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* artifacts.put(source.sample_inputs) }),
+      ...systemOf(source)
     } satisfies CircuitSource
   })
 }
@@ -132,7 +148,7 @@ export const loadSource = <E>(
   if (source.kind === "circom") {
     return Effect.map(
       Effect.forEach(Object.entries(source.files), ([path, digest]) => Effect.map(load(digest), (bytes) => [path, bytes] as const)),
-      (entries): BuildInput => ({ kind: "circom", main: source.main, files: Object.fromEntries(entries) })
+      (entries): BuildInput => ({ kind: "circom", main: source.main, files: Object.fromEntries(entries), ...systemOf(source) })
     )
   }
   return Effect.gen(function*() {
@@ -142,7 +158,8 @@ export const loadSource = <E>(
       zkey: yield* stored(source.zkey),
       sym: yield* load(source.sym),
       r1cs: source.r1cs === null ? null : yield* stored(source.r1cs),
-      ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* load(source.sample_inputs) })
+      ...(source.sample_inputs === undefined ? {} : { sample_inputs: yield* load(source.sample_inputs) }),
+      ...systemOf(source)
     } satisfies BuildInput
   })
 }

@@ -1,6 +1,6 @@
 import { keccak_256 } from "@noble/hashes/sha3.js"
 import { Data, Either } from "effect"
-import type { Groth16Proof } from "./proof.js"
+import type { Groth16Proof, SnarkjsProof } from "./proof.js"
 
 /** bn128's base field prime q: every proof coordinate is below it. */
 const BN128_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n
@@ -9,10 +9,16 @@ const BN128_R = 2188824287183927522224640574525727508854836440041603434369820418
 
 type Pair = readonly [string, string]
 
-/** A call of snarkjs's Groth16 Solidity verifier: its signature, its arguments (decimal strings) and the ABI-encoded call. */
+/**
+ * A call of snarkjs's Solidity verifier for the proof's system: its signature, its arguments
+ * (decimal strings) and the ABI-encoded call. Groth16: `(a, b, c, publicSignals)`; PLONK and
+ * FFLONK: `(proof, publicSignals)`, the proof as the 24 words snarkjs's verifiers read.
+ */
 export interface SolidityCalldata {
   readonly function: string
-  readonly arguments: readonly [a: Pair, b: readonly [Pair, Pair], c: Pair, publicSignals: ReadonlyArray<string>]
+  readonly arguments:
+    | readonly [a: Pair, b: readonly [Pair, Pair], c: Pair, publicSignals: ReadonlyArray<string>]
+    | readonly [proof: ReadonlyArray<string>, publicSignals: ReadonlyArray<string>]
   /** `0x` + the 4-byte selector + the static ABI words, ready to send as a transaction's or `eth_call`'s data. */
   readonly calldata: string
 }
@@ -80,3 +86,64 @@ const encode = (proof: Groth16Proof, publicSignals: ReadonlyArray<string>): Soli
     calldata: `0x${selector}${words.map(word).join("")}`
   }
 }
+
+const field = (value: unknown, bound: bigint, what: string): bigint =>
+  canonical(typeof value === "string" ? value : undefined, bound, what)
+
+const at = (value: unknown, key: string): unknown =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+
+/**
+ * The words of a PLONK or FFLONK proof in the order snarkjs's `exportSolidityCallData` writes them
+ * (and its verifier templates read them): G1 points as (x, y), then the evaluations.
+ */
+const universalWords = (proof: SnarkjsProof): ReadonlyArray<bigint> => {
+  const point = (p: unknown, what: string) => [field(at(p, "0"), BN128_Q, `${what}[0]`), field(at(p, "1"), BN128_Q, `${what}[1]`)]
+  if (proof.protocol === "plonk") {
+    const points = ["A", "B", "C", "Z", "T1", "T2", "T3", "Wxi", "Wxiw"].flatMap((name) => point(proof[name], name))
+    const evals = ["eval_a", "eval_b", "eval_c", "eval_s1", "eval_s2", "eval_zw"].map((name) => field(proof[name], BN128_R, name))
+    return [...points, ...evals]
+  }
+  const polynomials = proof["polynomials"]
+  const evaluations = proof["evaluations"]
+  const points = ["C1", "C2", "W1", "W2"].flatMap((name) => point(at(polynomials, name), `polynomials.${name}`))
+  const evals = ["ql", "qr", "qm", "qo", "qc", "s1", "s2", "s3", "a", "b", "c", "z", "zw", "t1w", "t2w", "inv"]
+    .map((name) => field(at(evaluations, name), BN128_R, `evaluations.${name}`))
+  return [...points, ...evals]
+}
+
+const encodeUniversal = (proof: SnarkjsProof, publicSignals: ReadonlyArray<string>): SolidityCalldata => {
+  if (proof.curve !== "bn128") refuse(`the proof is on ${proof.curve}, not bn128`)
+  const words = universalWords(proof)
+  const signals = publicSignals.map((s, i) => canonical(s, BN128_R, `public_signals[${i}]`))
+  // FFLONK's template declares at least one public signal (uint256[max(nPublic, 1)]).
+  const padded = proof.protocol === "fflonk" && signals.length === 0 ? [0n] : signals
+  const signature = proof.protocol === "plonk"
+    ? `verifyProof(uint256[24],uint256[${padded.length}])`
+    : `verifyProof(bytes32[24],uint256[${padded.length}])`
+  return {
+    function: signature,
+    arguments: [words.map((w) => w.toString()), padded.map((s) => s.toString())],
+    calldata: `0x${functionSelector(signature)}${[...words, ...padded].map(word).join("")}`
+  }
+}
+
+/** The verifier call for a proof of any system mzk proves with snarkjs (groth16, plonk, fflonk). */
+export const proofCalldata = (
+  proof: SnarkjsProof,
+  publicSignals: ReadonlyArray<string>
+): Either.Either<SolidityCalldata, CalldataError> =>
+  Either.try({
+    try: () => {
+      switch (proof.protocol) {
+        case "groth16":
+          return encode(proof as unknown as Groth16Proof, publicSignals)
+        case "plonk":
+        case "fflonk":
+          return encodeUniversal(proof, publicSignals)
+        default:
+          return refuse(`the proof's protocol ${JSON.stringify(proof.protocol)} has no Solidity verifier here`)
+      }
+    },
+    catch: (e) => e instanceof CalldataError ? e : new CalldataError({ message: String(e) })
+  })

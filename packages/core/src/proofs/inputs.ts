@@ -1,3 +1,4 @@
+import type { ProvingSystem } from "../kernel/provingSystem.js"
 import { Either, Option } from "effect"
 import type { Circuit, CircuitInput, CircuitInputKind } from "../circuits/circuit.js"
 import type { ErrorDetail } from "../kernel/errors.js"
@@ -19,6 +20,8 @@ export interface ValidatedInputs {
 /** A request that passed validation, with the circuit it is for. */
 export interface ValidatedProofRequest extends ValidatedInputs {
   readonly circuit: Circuit
+  /** The system to prove with: one of `circuit.proving_systems`. */
+  readonly proving_system: ProvingSystem
 }
 
 const bounds = (kind: CircuitInputKind, modulus: bigint): { readonly limit: bigint; readonly text: string } => {
@@ -173,9 +176,30 @@ export type ProofRequestValidator = (
  * ones); the proof service resolves accounts' circuits from storage first.
  */
 export const makeProofRequestValidator = (lookup: (type: string) => Option.Option<Circuit>): ProofRequestValidator =>
-({ inputs, type }, prefix = "") => {
+({ inputs, proving_system, type }, prefix = "") => {
   const found = lookup(type)
   if (Option.isNone(found)) return Either.left([unknownTypeDetail(type, prefix)])
   const circuit = found.value
-  return Either.map(validateCircuitInputs(circuit, inputs, prefix), (valid) => ({ ...valid, circuit }))
+  return Either.flatMap(
+    provingSystemFor(circuit, proving_system, prefix),
+    (system) => Either.map(validateCircuitInputs(circuit, inputs, prefix), (valid) => ({ ...valid, circuit, proving_system: system }))
+  )
+}
+
+/**
+ * The system a proof request gets: the one it names, else the circuit's own; refused, naming the
+ * field, when the circuit has no key for it (an uploaded circuit has one system, a built-in several).
+ */
+export const provingSystemFor = (
+  circuit: Circuit,
+  asked: ProvingSystem | undefined,
+  prefix = ""
+): Either.Either<ProvingSystem, ReadonlyArray<ErrorDetail>> => {
+  const system = asked ?? circuit.proving_system
+  if (circuit.proving_systems.includes(system)) return Either.right(system)
+  return Either.left([{
+    path: `${prefix}proving_system`,
+    message: `circuit ${JSON.stringify(circuit.name)} can be proven with ${circuit.proving_systems.join(", ")}, not ${system}` +
+      (circuit.owner === "builtin" ? "" : " (an uploaded circuit is set up for one system: upload it again with proving_system to use another)")
+  }])
 }

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { AccountId, BatchId, type CircuitId, ProofId } from "../kernel/ids.js"
 import { pageQuery } from "../kernel/paging.js"
+import { ProvingSystem } from "../kernel/provingSystem.js"
 import { Timestamp } from "../kernel/time.js"
 
 export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "canceled", "expired"] as const
@@ -41,7 +42,11 @@ export const ProofInputValue: Schema.Schema<ProofInputValue> = Schema.Union(
 ).annotations({ identifier: "ProofInputValue" })
 export const CreateProofInput = Schema.Struct({
   type: Schema.String,
-  inputs: Schema.Record({ key: Schema.String, value: ProofInputValue })
+  inputs: Schema.Record({ key: Schema.String, value: ProofInputValue }),
+  proving_system: Schema.optionalWith(ProvingSystem, { exact: true }).annotations({
+    description: "The system to prove with: one of the circuit's `proving_systems` (default: its `proving_system`). " +
+      "Built-in circuits have keys for several; an account's circuit only for the one it was set up for"
+  })
 }).annotations({ identifier: "CreateProofInput" })
 export type CreateProofInput = typeof CreateProofInput.Type
 
@@ -67,6 +72,16 @@ export const Groth16Proof = Schema.Struct({
 })
 export type Groth16Proof = typeof Groth16Proof.Type
 
+/**
+ * A proof as snarkjs writes it, of any system: `protocol` (groth16, plonk, fflonk) and `curve`
+ * name it, the rest is the system's own (points and evaluations as decimal strings).
+ */
+export const SnarkjsProof = Schema.Struct(
+  { protocol: Schema.String, curve: Schema.String },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+export type SnarkjsProof = typeof SnarkjsProof.Type
+
 /** One input signal after validation: a decimal string, or nested arrays of them for an array signal. */
 export type CircuitInputValue = string | ReadonlyArray<CircuitInputValue>
 /** Circuit input signals after validation, by name. */
@@ -76,6 +91,7 @@ export const Proof = Schema.Struct({
   proof_id: ProofId,
   type: Schema.String,
   circuit: Schema.String,
+  proving_system: ProvingSystem,
   status: ProofStatus,
   public_inputs: PublicInputs.annotations({ description: "Public signal names → decimal strings (field elements do not fit a JSON number)" }),
   proof_blob: Schema.NullOr(Schema.String).annotations({ description: "base64 of the snarkjs proof JSON" }),
@@ -93,6 +109,7 @@ export type Proof = typeof Proof.Type
 export const ProofCompletedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  proving_system: ProvingSystem,
   status: Schema.Literal("completed"),
   proof_blob: Schema.String,
   public_inputs: PublicInputs,
@@ -102,6 +119,7 @@ export const ProofCompletedData = Schema.Struct({
 export const ProofFailedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  proving_system: ProvingSystem,
   status: Schema.Literal("failed"),
   error: ProofError,
   public_inputs: PublicInputs,
@@ -125,6 +143,7 @@ export const ProofCanceledData = Schema.Struct({
 export const ProofVerifiedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  proving_system: ProvingSystem,
   valid: Schema.Boolean,
   verified_at: Timestamp
 })
@@ -146,6 +165,8 @@ export interface ProofRecord {
    * is removed, so the proof still verifies against its key (a new circuit may reuse the name).
    */
   readonly circuit_id: CircuitId | null
+  /** The system the proof is (to be) made with: the circuit's own, or one a built-in circuit also has. */
+  readonly proving_system: ProvingSystem
   readonly status: ProofStatus
   readonly inputs: CircuitInputs | null
   readonly public_inputs: Readonly<Record<string, string>>
@@ -168,6 +189,7 @@ export const toProof = (record: ProofRecord): Proof => ({
   proof_id: record.id,
   type: record.type,
   circuit: record.circuit,
+  proving_system: record.proving_system,
   status: record.status,
   public_inputs: record.public_inputs,
   proof_blob: record.proof_blob,

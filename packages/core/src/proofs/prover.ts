@@ -1,10 +1,10 @@
 import { Context, type Effect, Schema } from "effect"
 import type { Circuit } from "../circuits/circuit.js"
-import { type CircuitInputs, type Groth16Proof, ProofErrorCode } from "./proof.js"
+import { type CircuitInputs, ProofErrorCode, type SnarkjsProof } from "./proof.js"
 
 export interface ProverOutput {
-  /** The proof as snarkjs emits it (`pi_a`, `pi_b`, `pi_c`, `protocol`, `curve`). */
-  readonly proof: Groth16Proof
+  /** The proof as snarkjs emits it for the circuit's `proving_system` (`protocol`, `curve`, the system's points). */
+  readonly proof: SnarkjsProof
   /** Public signals in circuit order, decimal strings. */
   readonly public_signals: ReadonlyArray<string>
 }
@@ -22,7 +22,7 @@ export class Prover extends Context.Tag("@mzk/core/Prover")<Prover, {
    */
   readonly capacity?: number
   /**
-   * Proves with a ready circuit: its artifacts (by digest) are loaded on demand and kept while
+   * Proves with a ready circuit, in its `proving_system`: its artifacts (by digest) are loaded on demand and kept while
    * they fit the prover's memory budget. `inputs` were validated against `circuit.inputs`.
    */
   readonly prove: (circuit: Circuit, inputs: CircuitInputs) => Effect.Effect<ProverOutput, ProverFailure>
@@ -30,5 +30,5 @@ export class Prover extends Context.Tag("@mzk/core/Prover")<Prover, {
    * Checks a proof against `circuit.verification_key`. The proof worker calls it on every proof
    * `prove` made before reporting it completed, so its cost is part of every proof's.
    */
-  readonly verify: (circuit: Circuit, proof: Groth16Proof, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
+  readonly verify: (circuit: Circuit, proof: SnarkjsProof, publicSignals: ReadonlyArray<string>) => Effect.Effect<boolean, ProverFailure>
 }>() {}

@@ -24,8 +24,8 @@ import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { RateLimits } from "../rateLimits/service.js"
 import { decodeProofBlob } from "./blob.js"
-import { groth16Calldata, type SolidityCalldata } from "./calldata.js"
-import { unknownTypeDetail, validateCircuitInputs, type ValidatedProofRequest } from "./inputs.js"
+import { proofCalldata, type SolidityCalldata } from "./calldata.js"
+import { provingSystemFor, unknownTypeDetail, validateCircuitInputs, type ValidatedProofRequest } from "./inputs.js"
 import {
   type CreateProofBatchInput,
   type CreateProofInput,
@@ -139,9 +139,11 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
         if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix)] }
         const circuit = found.value
         if (circuit.status !== "ready") return { _tag: "unready", circuit }
+        const system = provingSystemFor(circuit, input.proving_system, prefix)
+        if (Either.isLeft(system)) return { _tag: "invalid", details: system.left }
         return Either.match(validateCircuitInputs(circuit, input.inputs, prefix), {
           onLeft: (details): Checked => ({ _tag: "invalid", details }),
-          onRight: (valid): Checked => ({ _tag: "valid", request: { ...valid, circuit } })
+          onRight: (valid): Checked => ({ _tag: "valid", request: { ...valid, circuit, proving_system: system.right } })
         })
       }
 
@@ -155,6 +157,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           type: request.circuit.name,
           circuit: request.circuit.name,
           circuit_id: request.circuit.id,
+          proving_system: request.proving_system,
           status: "queued",
           inputs: request.inputs,
           public_inputs: request.public_inputs,
@@ -264,7 +267,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
        */
       const provenWith = (record: ProofRecord & { readonly proof_blob: string }, internal: InternalError) =>
         Effect.gen(function*() {
-          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit)
+          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit, record.proving_system)
           const proof = decodeProofBlob(record.proof_blob)
           if (Option.isNone(circuit) || Option.isNone(proof)) return yield* internal
           const signals = circuit.value.public_signals.map((name) => record.public_inputs[name])
@@ -287,6 +290,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const verification: ProofVerification = {
             proof_id: record.id,
             circuit: record.circuit,
+            proving_system: record.proving_system,
             valid,
             verified_at: yield* now
           }
@@ -299,7 +303,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const record = yield* completed(accountId, id, "have calldata")
           const internal = new InternalError({ message: "The proof's calldata could not be made" })
           const { proof, signals } = yield* provenWith(record, internal)
-          return yield* Either.match(groth16Calldata(proof, signals), {
+          return yield* Either.match(proofCalldata(proof, signals), {
             onLeft: (error) => Effect.zipRight(Effect.logError(`calldata of ${record.id}: ${error.message}`), Effect.fail(internal)),
             onRight: Effect.succeed
           })

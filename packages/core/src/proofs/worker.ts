@@ -74,14 +74,14 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
               })
               : Either.left<ProofError>({ code: "internal", message: "The prover returned an unexpected number of public signals" })
           })
-          const { id: proof_id, circuit, created_at } = record
+          const { id: proof_id, circuit, created_at, proving_system } = record
           if (Either.isRight(outcome)) {
             const { proof_blob, public_inputs } = outcome.right
             return yield* settleWith(
               repo.complete(record.id, record.attempts, { proof_blob, public_inputs, duration_ms, completed_at, expires_at }),
               () =>
                 events.record(record.account_id, "proof.completed", {
-                  proof_id, circuit, status: "completed", proof_blob, public_inputs, duration_ms, created_at
+                  proof_id, circuit, proving_system, status: "completed", proof_blob, public_inputs, duration_ms, created_at
                 })
             )
           }
@@ -92,7 +92,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
               Effect.zipRight(
                 isRefundedFailure(error.code) ? rateLimits.refundProofs(record.account_id, [created_at]) : Effect.void,
                 events.record(record.account_id, "proof.failed", {
-                  proof_id, circuit, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at
+                  proof_id, circuit, proving_system, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at
                 })
               )
           )
@@ -111,7 +111,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           if (record.inputs === null) {
             return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's inputs are missing" }))
           }
-          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit)
+          const circuit = yield* circuits.forProof(record.circuit_id, record.circuit, record.proving_system)
           if (Option.isNone(circuit)) {
             return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's circuit is missing" }))
           }

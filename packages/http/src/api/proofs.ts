@@ -16,13 +16,20 @@ const Uint256 = Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)$/)).annotati
 /** A completed proof as the arguments of its circuit's Solidity verifier (`GET /circuits/{name}/verifier.sol`). */
 export const ProofCalldata = Schema.Struct({
   function: Schema.String.annotations({
-    description: "The verifier's function: `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])`, N the public signals"
+    description: "The verifier's function. Groth16: `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[N])`; PLONK: " +
+      "`verifyProof(uint256[24],uint256[N])`; FFLONK: `verifyProof(bytes32[24],uint256[N])`; N the public signals"
   }),
-  arguments: Schema.Tuple(
-    Schema.Array(Uint256).annotations({ description: "a" }),
-    Schema.Array(Schema.Array(Uint256)).annotations({ description: "b, each pair in the order the EVM pairing precompile takes" }),
-    Schema.Array(Uint256).annotations({ description: "c" }),
-    Schema.Array(Uint256).annotations({ description: "the public signals, in the circuit's `public_signals` order" })
+  arguments: Schema.Union(
+    Schema.Tuple(
+      Schema.Array(Uint256).annotations({ description: "a" }),
+      Schema.Array(Schema.Array(Uint256)).annotations({ description: "b, each pair in the order the EVM pairing precompile takes" }),
+      Schema.Array(Uint256).annotations({ description: "c" }),
+      Schema.Array(Uint256).annotations({ description: "the public signals, in the circuit's `public_signals` order" })
+    ).annotations({ description: "Groth16: a, b, c, the public signals" }),
+    Schema.Tuple(
+      Schema.Array(Uint256).annotations({ description: "the proof's 24 words, in the order snarkjs's verifier reads them" }),
+      Schema.Array(Uint256).annotations({ description: "the public signals, in the circuit's `public_signals` order" })
+    ).annotations({ description: "PLONK and FFLONK: the proof, the public signals" })
   ),
   calldata: Schema.String.pipe(Schema.pattern(/^0x[0-9a-f]*$/)).annotations({
     description: "The ABI-encoded call (selector and arguments), ready to send to the verifier contract"
