@@ -464,6 +464,11 @@ export interface ProofCalldata {
     ReadonlyArray<string>,
     /** the public signals, in the circuit's `public_signals` order */
     ReadonlyArray<string>
+  ] | readonly [
+    /** the proof's bytes, 0x-hex */
+    string,
+    /** the public signals as bytes32 words, in the circuit's `public_signals` order */
+    ReadonlyArray<string>
   ]
   /** The ABI-encoded call (selector and arguments), ready to send to the verifier contract */
   readonly calldata: string
@@ -555,6 +560,17 @@ export interface CircuitUpload {
    * (`lib/util.circom`)
    */
   readonly sources?: ReadonlyArray<NamedFile>
+  /**
+   * A Noir program (proven with `ultra_honk`): its `Nargo.toml` and every `.nr` file under `src/`
+   * (`src/main.nr` and the modules it declares), repeated, each filename its path in the project. A
+   * `bin` package without `[dependencies]` (they would be fetched from the network)
+   */
+  readonly noir_sources?: ReadonlyArray<NamedFile>
+  /**
+   * A prebuilt Noir program (proven with `ultra_honk`): the JSON `nargo compile` writes
+   * (`target/<name>.json`), from noirc of the version the server names in a refusal
+   */
+  readonly noir_program?: UploadFile
   /** Prebuilt: the witness calculator circom wrote (`--wasm`) */
   readonly wasm?: UploadFile
   /** Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`) */

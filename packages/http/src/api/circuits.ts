@@ -62,6 +62,17 @@ export const CircuitUpload = HttpApiSchema.Multipart(
         description: "Circom sources: every other file `main` includes, repeated; each filename its relative path (`lib/util.circom`)"
       })
     ),
+    noir_sources: Schema.optional(
+      Schema.Array(UploadedFile).annotations({
+        description: "A Noir program (proven with `ultra_honk`): its `Nargo.toml` and every `.nr` file under `src/` " +
+          "(`src/main.nr` and the modules it declares), repeated, each filename its path in the project. A `bin` package " +
+          "without `[dependencies]` (they would be fetched from the network)"
+      })
+    ),
+    noir_program: file(
+      "A prebuilt Noir program (proven with `ultra_honk`): the JSON `nargo compile` writes (`target/<name>.json`), from " +
+        "noirc of the version the server names in a refusal"
+    ),
     wasm: stagedFile("Prebuilt: the witness calculator circom wrote (`--wasm`)"),
     zkey: stagedFile("Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`)"),
     sym: stagedFile("Prebuilt: the signal names circom wrote (`--sym`)"),
@@ -94,7 +105,11 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
         OpenApi.Description,
         "Upload a circuit as `multipart/form-data`: a `name` field (optionally `description`) and either circom sources " +
           "(the file part `main`, plus any files it includes as repeated `sources` parts, each filename its relative path) " +
-          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`). Only the files `main` " +
+          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`), or a Noir program " +
+          "(`noir_sources`: `Nargo.toml` and `src/*.nr`, or `noir_program`: the program JSON nargo writes), compiled with " +
+          "noir_wasm and proven with UltraHonk (`proving_system` `ultra_honk`; its inputs are the program's parameters by " +
+          "name, its public signals its public parameters then its public return value). A Noir upload to a server without " +
+          "an UltraHonk CRS is 409 `setup_unavailable`. Only the files `main` " +
           "includes, directly or through other uploaded files, are compiled; any other `sources` part is ignored. Includes resolve " +
           "as circom resolves them: from the including file's folder among the uploaded files, then from circomlib " +
           "(`circomlib/circuits/…`); one that finds neither fails the build with `compile_error` at its file and line. Answers " +
