@@ -54,7 +54,7 @@ describe("a Noir program over a real port", () => {
 
       const sent = yield* Effect.promise(() => upload(server.baseUrl, token, "sum", { "Nargo.toml": MANIFEST, "src/main.nr": MAIN }))
       expect(sent.status).toBe(202)
-      expect(sent.json).toMatchObject({ name: "sum", status: "compiling", proving_system: "ultra_honk" })
+      expect(sent.json).toMatchObject({ name: "sum", status: "compiling" })
       const broken = yield* Effect.promise(() =>
         upload(server.baseUrl, token, "broken", {
           "Nargo.toml": MANIFEST,
@@ -66,7 +66,6 @@ describe("a Noir program over a real port", () => {
       const ready = yield* Effect.promise(() => settle(api, "/api/v1/circuits/sum", (c) => c.status !== "compiling", 240_000))
       expect(ready).toMatchObject({
         status: "ready",
-        proving_system: "ultra_honk",
         inputs: [
           { name: "x", visibility: "private", kind: "field", dimensions: [] },
           { name: "y", visibility: "public", kind: "field", dimensions: [] }

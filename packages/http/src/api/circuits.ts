@@ -21,7 +21,7 @@ export const Circuit = Schema.Struct({
   status: CircuitStatus,
   error: Schema.NullOr(CircuitError).annotations({ description: "Why the build failed; `file` and `line` locate a compiler error" }),
   description: Schema.NullOr(Schema.String),
-  constraints: Schema.NullOr(Schema.Int).annotations({ description: "R1CS constraints; null until the circuit is ready" }),
+  constraints: Schema.NullOr(Schema.Int).annotations({ description: "R1CS constraints (a Noir program: its UltraHonk gates before padding); null until the circuit is ready" }),
   inputs: Schema.Array(CircuitInput).annotations({
     description: "The input signals of `main`; an array input takes nested JSON arrays, outermost dimension first"
   }),
