@@ -528,11 +528,21 @@ export interface Circuit {
   readonly public_signals: ReadonlyArray<string>
   /** Built with a trusted setup nobody can rely on (a development powers-of-tau): for testing only */
   readonly development_only: boolean
+  /**
+   * The system the circuit is set up for, and its proofs made with unless a request names another
+   * of `proving_systems`
+   */
+  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
+  /**
+   * Every system a proof request may name for this circuit: an uploaded circuit has its one; a
+   * built-in circuit may have keys for groth16, plonk and fflonk
+   */
+  readonly proving_systems: ReadonlyArray<"groth16" | "plonk" | "fflonk" | "ultra_honk">
   readonly created_at: Timestamp
 }
 
 export interface CircuitWithKey extends Circuit {
-  /** The Groth16 verification key as snarkjs exports it; null until ready */
+  /** The verification key of `proving_system` as snarkjs exports it; null until ready */
   readonly verification_key: unknown
 }
 
@@ -550,6 +560,13 @@ export interface CircuitUpload {
   readonly name: string
   /** At most 1024 characters */
   readonly description?: string
+  /**
+   * Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on
+   * the server's powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit
+   * ceremony). Prebuilt: the system the zkey must be of (default: what its header says); a zkey of
+   * another system is 400. `ultra_honk` is for Noir programs (400 here)
+   */
+  readonly proving_system?: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   /**
    * Circom sources: the main circuit file. Its filename is its path in the upload
    * (`circuit.circom`)
@@ -573,7 +590,10 @@ export interface CircuitUpload {
   readonly noir_program?: UploadFile
   /** Prebuilt: the witness calculator circom wrote (`--wasm`) */
   readonly wasm?: UploadFile
-  /** Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`) */
+  /**
+   * Prebuilt: the bn128 proving key (snarkjs `.zkey`) of groth16, plonk or fflonk; its header names
+   * the system
+   */
   readonly zkey?: UploadFile
   /** Prebuilt: the signal names circom wrote (`--sym`) */
   readonly sym?: UploadFile

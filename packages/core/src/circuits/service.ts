@@ -163,6 +163,8 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
    * boundary streams large parts here rather than holding them (see `ArtifactsRepo.stage`).
    */
   readonly stageUpload: ArtifactsRepo["Type"]["stage"]
+  /** A circuit as `system` proves it (a built-in one's key for that system); none when it has no key for it. */
+  readonly asSystem: (circuit: Circuit, system: ProvingSystem) => Option.Option<Circuit>
   /** Removes the account's circuit; built-in circuits and circuits with queued or running proofs are refused. */
   readonly remove: (accountId: AccountId, name: string) => Effect.Effect<void, CircuitNotFound | CircuitInUse | StorageError>
 }>() {
@@ -285,7 +287,10 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
           }
         })
 
-      return { create, list, get, forProof, remove, stageUpload: artifacts.stage }
+      const asSystem = (circuit: Circuit, system: ProvingSystem) =>
+        circuit.owner === "builtin" ? builtins.forSystem(circuit.name, system) : ownForSystem(circuit, system)
+
+      return { create, list, get, forProof, asSystem, remove, stageUpload: artifacts.stage }
     })
   )
 }

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CircuitError, CircuitInput, CircuitName, CircuitStatus, Timestamp } from "@mzk/core"
+import { CircuitError, CircuitInput, CircuitName, CircuitStatus, ProvingSystem, Timestamp } from "@mzk/core"
 import { Option, Schema } from "effect"
 import { Authentication, idempotent, requires } from "./annotations.js"
 import {
@@ -31,12 +31,21 @@ export const Circuit = Schema.Struct({
   development_only: Schema.Boolean.annotations({
     description: "Built with a trusted setup nobody can rely on (a development powers-of-tau): for testing only"
   }),
+  proving_system: ProvingSystem.annotations({
+    description: "The system the circuit is set up for, and its proofs made with unless a request names another of `proving_systems`"
+  }),
+  proving_systems: Schema.Array(ProvingSystem).annotations({
+    description: "Every system a proof request may name for this circuit: an uploaded circuit has its one; a built-in circuit " +
+      "may have keys for groth16, plonk and fflonk"
+  }),
   created_at: Timestamp
 }).annotations({ identifier: "Circuit" })
 
 export const CircuitWithKey = Schema.Struct({
   ...Circuit.fields,
-  verification_key: Schema.Unknown.annotations({ description: "The Groth16 verification key as snarkjs exports it; null until ready" })
+  verification_key: Schema.Unknown.annotations({
+    description: "The verification key of `proving_system` as snarkjs exports it; null until ready"
+  })
 }).annotations({ identifier: "CircuitWithKey" })
 
 export const CircuitList = Schema.Struct({ circuits: Schema.Array(Circuit) }).annotations({ identifier: "CircuitList" })
@@ -56,6 +65,11 @@ export const CircuitUpload = HttpApiSchema.Multipart(
       description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs"
     }),
     description: Schema.optional(Schema.String.annotations({ description: "At most 1024 characters" })),
+    proving_system: Schema.optional(ProvingSystem.annotations({
+      description: "Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on the server's " +
+        "powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit ceremony). Prebuilt: the system the zkey " +
+        "must be of (default: what its header says); a zkey of another system is 400. `ultra_honk` is for Noir programs (400 here)"
+    })),
     main: file("Circom sources: the main circuit file. Its filename is its path in the upload (`circuit.circom`)"),
     sources: Schema.optional(
       Schema.Array(UploadedFile).annotations({
@@ -74,7 +88,7 @@ export const CircuitUpload = HttpApiSchema.Multipart(
         "noirc of the version the server names in a refusal"
     ),
     wasm: stagedFile("Prebuilt: the witness calculator circom wrote (`--wasm`)"),
-    zkey: stagedFile("Prebuilt: the Groth16 bn128 proving key (snarkjs `.zkey`)"),
+    zkey: stagedFile("Prebuilt: the bn128 proving key (snarkjs `.zkey`) of groth16, plonk or fflonk; its header names the system"),
     sym: stagedFile("Prebuilt: the signal names circom wrote (`--sym`)"),
     r1cs: stagedFile(
       "Prebuilt, optional: the constraint system circom wrote (`--r1cs`). The zkey's constraints are compared with it, " +
@@ -157,14 +171,16 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
   )
   .add(
     HttpApiEndpoint.get("verifier")`/circuits/${circuitName}/verifier.sol`
+      .setUrlParams(Schema.Struct({ proving_system: Schema.optional(ProvingSystem) }))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" }).annotations({ description: "The Solidity source" }))
       .addError(CircuitNotFoundWire)
       .addError(CircuitNotReadyWire)
       .pipe(requires("circuits:read"))
       .annotate(
         OpenApi.Description,
-        "A Solidity contract that verifies the circuit's Groth16 proofs on chain (`verifyProof`, as " +
-          "`GET /proofs/{id}/calldata` calls it). Only for a ready circuit."
+        "A Solidity contract that verifies the circuit's proofs on chain (`verifyProof`, as `GET /proofs/{id}/calldata` " +
+          "calls it): snarkjs's verifier of the circuit's `proving_system`, or of `?proving_system=` (one of its " +
+          "`proving_systems`; another is 400). Only for a ready circuit."
       )
   )
   .middleware(Authentication)

@@ -9,10 +9,11 @@ import {
   type ErrorDetail,
   InternalError,
   InvalidRequest,
+  provingSystemFor,
   type UploadSource,
   uploadPathProblem
 } from "@mzk/core"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { CircuitUpload } from "../api/circuits.js"
 import type { StagedFile, UploadedFile } from "../api/upload.js"
 import { implement } from "./handler.js"
@@ -76,7 +77,11 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
     const [accepts, accepted] = ACCEPTED[part]
     if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })
   }
-  const fields = { name: upload.name, ...(upload.description === undefined ? {} : { description: upload.description }) }
+  const fields = {
+    name: upload.name,
+    ...(upload.description === undefined ? {} : { description: upload.description }),
+    ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
+  }
   if (circom.length > 0) {
     const main = upload.main
     if (main === undefined) details.push({ path: "main", message: "missing: the main circom file, which the sources are included from" })
@@ -173,12 +178,16 @@ export const CircuitsHandlers = Effect.gen(function*() {
     list: ({ principal }) => Effect.map(circuits.list(principal.account_id), (list) => ({ circuits: list })),
     get: ({ path, principal }) => find(principal.account_id, path.name),
     remove: ({ path, principal }) => circuits.remove(principal.account_id, path.name),
-    verifier: ({ path, principal }) =>
+    verifier: ({ path, principal, urlParams }) =>
       Effect.gen(function*() {
-        const circuit = yield* find(principal.account_id, path.name)
-        if (circuit.status !== "ready") {
-          return yield* new CircuitNotReady({ message: `Circuit ${JSON.stringify(circuit.name)} is ${circuit.status}; only a ready circuit has a verifier` })
+        const found = yield* find(principal.account_id, path.name)
+        if (found.status !== "ready") {
+          return yield* new CircuitNotReady({ message: `Circuit ${JSON.stringify(found.name)} is ${found.status}; only a ready circuit has a verifier` })
         }
+        // The same rule as a proof request's: one of the circuit's systems, its own by default.
+        const system = provingSystemFor(found, urlParams.proving_system)
+        if (Either.isLeft(system)) return yield* new InvalidRequest({ message: "The circuit has no key for that system", details: system.left })
+        const circuit = Option.getOrElse(circuits.asSystem(found, system.right), () => found)
         return yield* compiler.solidityVerifier(circuit.verification_key).pipe(
           Effect.tapError((failure) => Effect.logError(`verifier.sol of ${circuit.name}: ${failure.code}: ${failure.message}`)),
           Effect.mapError(() => new InternalError({ message: "The verifier contract could not be made" }))
