@@ -517,7 +517,10 @@ export interface Circuit {
   /** Why the build failed; `file` and `line` locate a compiler error */
   readonly error: CircuitError | null
   readonly description: string | null
-  /** R1CS constraints; null until the circuit is ready */
+  /**
+   * R1CS constraints (a Noir program: its UltraHonk gates before padding); null until the circuit
+   * is ready
+   */
   readonly constraints: number | null
   /** The input signals of `main`; an array input takes nested JSON arrays, outermost dimension first */
   readonly inputs: ReadonlyArray<CircuitInput>
@@ -564,7 +567,8 @@ export interface CircuitUpload {
    * Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on
    * the server's powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit
    * ceremony). Prebuilt: the system the zkey must be of (default: what its header says); a zkey of
-   * another system is 400. `ultra_honk` is for Noir programs (400 here)
+   * another system is 400. Noir programs (`noir_sources`, `noir_program`): `ultra_honk`, implied;
+   * any other is 400
    */
   readonly proving_system?: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   /**

@@ -262,6 +262,8 @@ const noirStartup = (circuits: CircuitsOptions) =>
       return yield* Effect.logInfo(`circuits: UltraHonk CRS ${noir.path} (${have} points: Noir programs up to ${2 ** Math.floor(Math.log2(have - 1))} gates)`)
     }
     yield* prepareDevelopmentNoirCrs(noir).pipe(
+      Effect.flatMap((have) =>
+        Effect.logWarning(`circuits: DEVELOPMENT UltraHonk CRS ${noir.path} (${have} points); Noir circuits built with it are development_only`)),
       Effect.catchAll((e) => Effect.logError(`circuits: the development UltraHonk CRS could not be made: ${e.message}`)),
       Effect.forkScoped
     )
@@ -270,17 +272,17 @@ const noirStartup = (circuits: CircuitsOptions) =>
 /**
  * The development UltraHonk CRS, made from a fresh τ (forgotten at once) when the directory does
  * not hold enough points yet: what --dev-ptau gives Noir programs. Whoever runs the machine could
- * have kept τ: development only.
+ * have kept τ: development only. Its points.
  */
-export const prepareDevelopmentNoirCrs = (noir: { readonly path: string; readonly points: number }) =>
+export const prepareDevelopmentNoirCrs = (noir: { readonly path: string; readonly points: number }): Effect.Effect<number, PtauError> =>
   Effect.gen(function*() {
     const have = yield* Effect.orElseSucceed(Effect.try(() => crsPoints({ path: noir.path })), () => 0)
-    if (have >= noir.points) return yield* Effect.logWarning(`circuits: DEVELOPMENT UltraHonk CRS ${noir.path} (${have} points); Noir circuits built with it are development_only`)
+    if (have >= noir.points) return have
     yield* Effect.tryPromise({
       try: () => writeDevelopmentCrs(noir.path, noir.points),
       catch: (e) => new PtauError({ message: `the development UltraHonk CRS could not be made at ${noir.path}: ${e instanceof Error ? e.message : String(e)}` })
     })
-    yield* Effect.logWarning(`circuits: DEVELOPMENT UltraHonk CRS made at ${noir.path} (${noir.points} points); Noir circuits built with it are development_only`)
+    return noir.points
   })
 
 /** The background loops (`CoreLoops`) over Node's webhook transport. */

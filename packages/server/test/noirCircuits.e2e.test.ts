@@ -20,9 +20,17 @@ const MANIFEST = `[package]\nname = "sum"\ntype = "bin"\nauthors = [""]\n\n[depe
 const MAIN = "fn main(x: Field, y: pub Field) -> pub Field {\n    assert(x != y);\n    x + y\n}\n"
 const word = (n: bigint) => "0x" + n.toString(16).padStart(64, "0")
 
-const upload = async (baseUrl: string, token: string, name: string, files: Readonly<Record<string, string>>, extra: Record<string, string> = {}) => {
+const upload = async (
+  baseUrl: string,
+  token: string,
+  name: string,
+  files: Readonly<Record<string, string>>,
+  extra: Record<string, string> = {},
+  text: Record<string, string> = {}
+) => {
   const form = new FormData()
   form.append("name", name)
+  for (const [field, value] of Object.entries(text)) form.append(field, value)
   for (const [path, text] of Object.entries(files)) form.append("noir_sources", new Blob([text], { type: "text/plain" }), path)
   for (const [part, text] of Object.entries(extra)) form.append(part, new Blob([text]), `${part}.txt`)
   const response = await fetch(`${baseUrl}/api/v1/circuits`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } })
@@ -52,9 +60,14 @@ describe("a Noir program over a real port", () => {
       const mixed = yield* Effect.promise(() => upload(server.baseUrl, token, "mixed", { "Nargo.toml": MANIFEST, "src/main.nr": MAIN }, { main: "x" }))
       expect([mixed.status, mixed.json.error.code, mixed.json.error.details]).toEqual([400, "invalid_request", [{ path: "main", message: expect.any(String) }]])
 
+      // A Noir program is proven with UltraHonk and nothing else.
+      const plonk = yield* Effect.promise(() =>
+        upload(server.baseUrl, token, "plonk", { "Nargo.toml": MANIFEST, "src/main.nr": MAIN }, {}, { proving_system: "plonk" }))
+      expect([plonk.status, plonk.json.error.details[0].path]).toEqual([400, "proving_system"])
+
       const sent = yield* Effect.promise(() => upload(server.baseUrl, token, "sum", { "Nargo.toml": MANIFEST, "src/main.nr": MAIN }))
       expect(sent.status).toBe(202)
-      expect(sent.json).toMatchObject({ name: "sum", status: "compiling" })
+      expect(sent.json).toMatchObject({ name: "sum", status: "compiling", proving_system: "ultra_honk", proving_systems: ["ultra_honk"] })
       const broken = yield* Effect.promise(() =>
         upload(server.baseUrl, token, "broken", {
           "Nargo.toml": MANIFEST,
@@ -66,6 +79,7 @@ describe("a Noir program over a real port", () => {
       const ready = yield* Effect.promise(() => settle(api, "/api/v1/circuits/sum", (c) => c.status !== "compiling", 240_000))
       expect(ready).toMatchObject({
         status: "ready",
+        proving_system: "ultra_honk",
         inputs: [
           { name: "x", visibility: "private", kind: "field", dimensions: [] },
           { name: "y", visibility: "public", kind: "field", dimensions: [] }

@@ -68,7 +68,7 @@ export const CircuitUpload = HttpApiSchema.Multipart(
     proving_system: Schema.optional(ProvingSystem.annotations({
       description: "Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on the server's " +
         "powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit ceremony). Prebuilt: the system the zkey " +
-        "must be of (default: what its header says); a zkey of another system is 400. `ultra_honk` is for Noir programs (400 here)"
+        "must be of (default: what its header says); a zkey of another system is 400. Noir programs (`noir_sources`, `noir_program`): `ultra_honk`, implied; any other is 400"
     })),
     main: file("Circom sources: the main circuit file. Its filename is its path in the upload (`circuit.circom`)"),
     sources: Schema.optional(
@@ -180,7 +180,8 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
         OpenApi.Description,
         "A Solidity contract that verifies the circuit's proofs on chain (`verifyProof`, as `GET /proofs/{id}/calldata` " +
           "calls it): snarkjs's verifier of the circuit's `proving_system`, or of `?proving_system=` (one of its " +
-          "`proving_systems`; another is 400). Only for a ready circuit."
+          "`proving_systems`; another is 400); for a Noir program (`ultra_honk`), bb.js's HonkVerifier " +
+          "(`verify(bytes,bytes32[])`) with the server's CRS. Only for a ready circuit."
       )
   )
   .middleware(Authentication)

@@ -140,7 +140,12 @@ const noirInputOf = (
     ])
   }
   const details: Array<ErrorDetail> = []
-  const fields = { name: upload.name, ...(upload.description === undefined ? {} : { description: upload.description }) }
+  // proving_system goes on to the core, which refuses anything but ultra_honk for a Noir program.
+  const fields = {
+    name: upload.name,
+    ...(upload.description === undefined ? {} : { description: upload.description }),
+    ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
+  }
   const typed = (part: (typeof NOIR_PARTS)[number], path: string, file: UploadedFile) => {
     const [accepts, accepted] = ACCEPTED[part]
     if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })

@@ -91,7 +91,7 @@ const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.V
     if (Option.isSome(flags.noirProgram)) {
       return Effect.succeed({ source: { kind: "noir_program", program: readFileSync(flags.noirProgram.value) }, ignored: [] })
     }
-    return Effect.succeed({ source: { kind: "noir", files: noirProjectFiles(flags.noir.value!) }, ignored: [] })
+    return Effect.succeed({ source: { kind: "noir", files: noirProjectFiles(Option.getOrThrow(flags.noir)) }, ignored: [] })
   }
   if (Option.isSome(flags.circom)) {
     if ([flags.wasm, flags.zkey, flags.sym, flags.r1cs, flags.sampleInputs].some(Option.isSome)) {
