@@ -395,7 +395,10 @@ export interface Proof {
   readonly public_inputs: {
     readonly [key: string]: string
   }
-  /** base64 of the snarkjs proof JSON */
+  /**
+   * base64 of the snarkjs proof JSON (`ultra_honk`: `{protocol, curve, proof}`, proof bb.js's proof
+   * bytes as 0x-hex, its public inputs apart, as `public_inputs`)
+   */
   readonly proof_blob: string | null
   readonly error: ProofError | null
   readonly duration_ms: number | null
@@ -545,7 +548,11 @@ export interface Circuit {
 }
 
 export interface CircuitWithKey extends Circuit {
-  /** The verification key of `proving_system` as snarkjs exports it; null until ready */
+  /**
+   * The verification key of `proving_system` as snarkjs exports it (`ultra_honk`: `{protocol,
+   * curve, vk}`, vk bb.js's key bytes as 0x-hex, what its UltraHonkBackend and HonkVerifier take);
+   * null until ready
+   */
   readonly verification_key: unknown
 }
 

@@ -44,7 +44,8 @@ export const Circuit = Schema.Struct({
 export const CircuitWithKey = Schema.Struct({
   ...Circuit.fields,
   verification_key: Schema.Unknown.annotations({
-    description: "The verification key of `proving_system` as snarkjs exports it; null until ready"
+    description: "The verification key of `proving_system` as snarkjs exports it (`ultra_honk`: `{protocol, curve, vk}`, vk " +
+      "bb.js's key bytes as 0x-hex, what its UltraHonkBackend and HonkVerifier take); null until ready"
   })
 }).annotations({ identifier: "CircuitWithKey" })
 
