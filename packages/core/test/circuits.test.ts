@@ -243,7 +243,7 @@ describe("Circuits: the build loop on TestClock", () => {
       expect(Option.map(yield* artifacts.get(ready.artifacts!.wasm), (b) => new TextDecoder().decode(b).startsWith("fake-wasm"))).toEqual(Option.some(true))
       const [event, ...more] = yield* eventsOf(account, "circuit.ready")
       expect(more).toEqual([])
-      expect(event?.data).toEqual({ name: "sum", status: "ready", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z" })
+      expect(event?.data).toEqual({ name: "sum", status: "ready", proving_system: "groth16", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z" })
       expect(yield* eventsOf(account, "circuit.failed")).toEqual([])
     }).pipe(Effect.provide(withBuilds())))
 

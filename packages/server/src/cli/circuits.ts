@@ -140,6 +140,7 @@ const record = (circuit: Circuit) => ({
   inputs: circuit.inputs,
   public_signals: circuit.public_signals,
   development_only: circuit.development_only,
+  proving_system: circuit.proving_system,
   created_at: circuit.created_at
 })
 
@@ -182,6 +183,13 @@ const add = Command.make("add", {
     Options.optional
   ),
   description: Options.text("description").pipe(Options.optional),
+  provingSystem: Options.choice("proving-system", ["groth16", "plonk", "fflonk"] as const).pipe(
+    Options.withDescription(
+      "Circom sources: set up for groth16 (default: a phase-2 contribution), plonk or fflonk (the powers of tau alone); " +
+        "prebuilt: the system the zkey must be of (default: its header decides)"
+    ),
+    Options.optional
+  ),
   json: Options.boolean("json").pipe(Options.withDescription("Print the circuit record as JSON")),
   ...circuitSettings
 }, (flags) =>
@@ -194,7 +202,12 @@ const add = Command.make("add", {
     }
     const options = circuitsOptions(flags)
     // Made (once) before the build starts, so making it does not count against the build's time limit.
-    if (source.kind === "circom" && options.ptau === undefined && options.developmentPtau !== undefined && !developmentSetupIsNative()) {
+    const universal = Option.isSome(flags.provingSystem) && flags.provingSystem.value !== "groth16"
+    // PLONK/FFLONK always set up from a ptau, even where Groth16's development setup is native.
+    if (
+      source.kind === "circom" && options.ptau === undefined && options.developmentPtau !== undefined &&
+      (universal || !developmentSetupIsNative())
+    ) {
       const made = yield* prepareDevelopmentPtau({
         developmentPtau: options.developmentPtau,
         timeoutMs: options.buildTimeoutMs ?? DEFAULT_CIRCUITS_CONFIG.buildTimeoutMs,
@@ -213,7 +226,8 @@ const add = Command.make("add", {
     const created = yield* circuits.create(flags.account, {
       name: flags.name,
       source,
-      ...(Option.isSome(flags.description) ? { description: flags.description.value } : {})
+      ...(Option.isSome(flags.description) ? { description: flags.description.value } : {}),
+      ...(Option.isSome(flags.provingSystem) ? { proving_system: flags.provingSystem.value } : {})
     }).pipe(auditedAs(CLI_ACTOR), Effect.either)
     if (created._tag === "Left") return yield* fail(created.left.message)
     // Built here, with this command's settings, and nothing else of the database's queue (a
