@@ -183,10 +183,11 @@ const add = Command.make("add", {
     Options.optional
   ),
   description: Options.text("description").pipe(Options.optional),
-  provingSystem: Options.choice("proving-system", ["groth16", "plonk", "fflonk"] as const).pipe(
+  provingSystem: Options.choice("proving-system", ["groth16", "plonk", "fflonk", "ultra_honk"] as const).pipe(
     Options.withDescription(
       "Circom sources: set up for groth16 (default: a phase-2 contribution), plonk or fflonk (the powers of tau alone); " +
-        "prebuilt: the system the zkey must be of (default: its header decides)"
+        "prebuilt: the system the zkey must be of (default: its header decides); --noir and --noir-program: ultra_honk " +
+        "(implied; the only one they take)"
     ),
     Options.optional
   ),
@@ -202,7 +203,7 @@ const add = Command.make("add", {
     }
     const options = circuitsOptions(flags)
     // Made (once) before the build starts, so making it does not count against the build's time limit.
-    const universal = Option.isSome(flags.provingSystem) && flags.provingSystem.value !== "groth16"
+    const universal = Option.isSome(flags.provingSystem) && (flags.provingSystem.value === "plonk" || flags.provingSystem.value === "fflonk")
     // PLONK/FFLONK always set up from a ptau, even where Groth16's development setup is native.
     if (
       source.kind === "circom" && options.ptau === undefined && options.developmentPtau !== undefined &&
