@@ -22,10 +22,8 @@ import {
   proveUltraHonk,
   publicSignalsDecimal,
   UltraHonkError,
-  ultraHonkKeyBytes,
-  ultraHonkProofOf,
   ultraHonkProofRecord,
-  verifyUltraHonk
+  verifyUltraHonkRecord
 } from "./noir/index.js"
 
 /**
@@ -583,11 +581,9 @@ const makeUltraHonkLane = (options: {
   const verify = (circuit: Circuit, proof: SnarkjsProof, signals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
     Effect.gen(function*() {
       const crs = yield* crsOf
-      const parsed = Either.try(() => ({ vk: ultraHonkKeyBytes(circuit.verification_key), proof: ultraHonkProofOf(proof, signals) }))
-      // A proof or signals that are not even shaped as UltraHonk's are not a valid proof.
-      if (Either.isLeft(parsed)) return false
-      return yield* run("Verification", () => verifyUltraHonk(parsed.right.vk, parsed.right.proof, crs, engine), "internal").pipe(
-        Effect.catchIf((failure) => failure.code === "internal" && /^(proof|public_inputs)/.test(failure.message), () => Effect.succeed(false))
+      // A proof or signals not even shaped as UltraHonk's are not a valid proof; a bad key is ours.
+      return yield* run("Verification", () => verifyUltraHonkRecord(circuit.verification_key, proof, signals, crs, engine), "internal").pipe(
+        Effect.catchIf((failure) => /^(proof|public_inputs|public_signals)/.test(failure.message), () => Effect.succeed(false))
       )
     })
   return { prove, verify }

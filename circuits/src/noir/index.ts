@@ -23,5 +23,6 @@ export {
   ultraHonkKeyRecord,
   type UltraHonkKeyRecord,
   ultraHonkProofOf,
-  ultraHonkProofRecord
+  ultraHonkProofRecord,
+  verifyUltraHonkRecord
 } from "./records.js"

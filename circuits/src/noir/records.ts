@@ -3,7 +3,8 @@
 // bytes as 0x-hex; public signals are decimal strings as for every system. The prover, the
 // compiler's verifier contract and the calldata all read them through here.
 import type { SnarkjsProof } from "@mzk/core"
-import { type UltraHonkProof, UltraHonkError } from "./ultraHonk.js"
+import type { NoirCrs } from "./crs.js"
+import { type UltraHonkOptions, type UltraHonkProof, UltraHonkError, verifyUltraHonk } from "./ultraHonk.js"
 
 /** A circuit's `verification_key` for UltraHonk: bb.js's key bytes (keccak flavour) as 0x-hex. */
 export interface UltraHonkKeyRecord {
@@ -47,4 +48,22 @@ export const publicSignalsDecimal = (inputs: ReadonlyArray<string>): Array<strin
 export const ultraHonkProofOf = (record: SnarkjsProof, signals: ReadonlyArray<string>): UltraHonkProof => {
   if (record.protocol !== "ultra_honk") throw new UltraHonkError(`proof: a ${record.protocol} proof, not ultra_honk`)
   return { proof: bytesOf(record["proof"], "proof.proof"), publicInputs: publicInputsHex(signals) }
+}
+
+/**
+ * A proof checked against a key, both as mzk's records hold them (a circuit's `verification_key`,
+ * a proof's blob and decimal public signals): true or false; an UltraHonkError naming the field
+ * (`verification_key…`, `proof…`, `public_signals[i]`) when one is malformed. What the prover's
+ * `verify` runs, and what a verification of a proof made elsewhere (bb.js's format in mzk's
+ * JSON) would run.
+ */
+export const verifyUltraHonkRecord = async (
+  key: unknown,
+  proof: SnarkjsProof,
+  signals: ReadonlyArray<string>,
+  crs: NoirCrs,
+  options: UltraHonkOptions = {}
+): Promise<boolean> => {
+  const vk = ultraHonkKeyBytes(key)
+  return verifyUltraHonk(vk, ultraHonkProofOf(proof, signals), crs, options)
 }
