@@ -113,7 +113,8 @@ export const BUILTIN_CIRCUITS: ReadonlyArray<Circuit> = file.circuits.map((c): C
     field_modulus: file.field_modulus,
     artifacts: { wasm, zkey, r1cs: null, sym: null },
     created_at: file.created_at as Timestamp,
-    updated_at: file.created_at as Timestamp
+    updated_at: file.created_at as Timestamp,
+    metadata: {}
   }
   const bySystem = new Map<ProvingSystem, Circuit>([["groth16", groth16]])
   for (const [system, entry] of universal) {

@@ -15,6 +15,7 @@ import { readFileSync, statSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { ArtifactFiles } from "./artifacts/files.js"
+import { parseBytes } from "./bytes.js"
 import { BUILTIN_CIRCUITS, builtinCircuit } from "./catalog.js"
 import { wasmPages } from "./builder/compiler.js"
 import {
@@ -178,14 +179,7 @@ export const ProverPriorityConfig: Config.Config<ProverPriority> = Config.litera
   Config.withDefault<ProverPriority>("low")
 )
 
-const UNITS: Readonly<Record<string, number>> = { "": 1, b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, kb: 1e3, mb: 1e6, gb: 1e9 }
-
-/** `1073741824`, `512MiB`, `2 GiB`, `500MB` → bytes. */
-export const parseBytes = (text: string): Option.Option<number> => {
-  const match = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(text)
-  const unit = match === null ? undefined : UNITS[match[2]!.toLowerCase()]
-  return unit === undefined ? Option.none() : Option.some(Number(match![1]) * unit)
-}
+export { parseBytes } from "./bytes.js"
 
 export const DEFAULT_PROVER_MEMORY_BYTES = 2 ** 30
 

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type BuildOutput, type Groth16Proof, groth16Calldata, type SolidityCalldata } from "@mzk/core"
-import { createEVM, type EVM } from "@ethereumjs/evm"
-import { type Address, bytesToHex, hexToBytes } from "@ethereumjs/util"
 import { Effect, Either } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import solc from "solc"
 import * as snarkjs from "snarkjs"
 import { makeCircuitCompiler } from "../src/builder/compiler.js"
+import { callContract, compileContract, type Deployed, deployContract } from "./fixtures/evm.js"
 
 // An uploaded circuit's whole on-chain path: built by the CircuitCompiler against a development
 // ptau, proved with snarkjs, its verifier rendered by solidityVerifier, compiled by solc and run in
@@ -33,8 +31,7 @@ const exportSolidityCallData = (snarkjs.groth16 as unknown as {
 
 let work: string
 let built: BuildOutput
-let evm: EVM
-let verifier: Address
+let verifier: Deployed
 let proof: Groth16Proof
 let signals: Array<string>
 let otherProof: Groth16Proof
@@ -47,11 +44,10 @@ const calldataOf = (p: Groth16Proof, s: ReadonlyArray<string>): SolidityCalldata
 
 /** What `verifyProof` returns for this calldata (it returns false rather than reverting on a bad proof). */
 const verifyOnChain = async (data: string) => {
-  const result = await evm.runCall({ to: verifier, data: hexToBytes(data as `0x${string}`), gasLimit: 5_000_000n })
-  expect(result.execResult.exceptionError).toBeUndefined()
-  const out = bytesToHex(result.execResult.returnValue)
-  expect(out).toMatch(/^0x0{63}[01]$/)
-  return { valid: out.endsWith("1"), gas: result.execResult.executionGasUsed }
+  const { returned, gas, exceptionError } = await callContract(verifier, data)
+  expect(exceptionError).toBeUndefined()
+  expect(returned).toMatch(/^0x0{63}[01]$/)
+  return { valid: returned.endsWith("1"), gas }
 }
 
 beforeAll(async () => {
@@ -73,24 +69,9 @@ beforeAll(async () => {
 
   const source = await Effect.runPromise(compiler.solidityVerifier(built.verification_key))
   const t2 = Date.now()
-  const output = JSON.parse(solc.compile(JSON.stringify({
-    language: "Solidity",
-    sources: { "Verifier.sol": { content: source } },
-    settings: {
-      evmVersion: "cancun",
-      optimizer: { enabled: true, runs: 200 },
-      outputSelection: { "*": { "*": ["evm.bytecode.object"] } }
-    }
-  }))) as { errors?: Array<{ severity: string; formattedMessage: string }>; contracts: Record<string, Record<string, { evm: { bytecode: { object: string } } }>> }
-  const errors = (output.errors ?? []).filter((e) => e.severity === "error")
-  expect(errors.map((e) => e.formattedMessage)).toEqual([])
-  const bytecode = output.contracts["Verifier.sol"]!["Groth16Verifier"]!.evm.bytecode.object
-  console.log(`solc ${solc.version()}: ${Date.now() - t2} ms`)
-
-  evm = await createEVM()
-  const deployed = await evm.runCall({ data: hexToBytes(`0x${bytecode}`), gasLimit: 10_000_000n })
-  expect(deployed.execResult.exceptionError).toBeUndefined()
-  verifier = deployed.createdAddress!
+  const { bytecode, solcVersion } = compileContract(source, "Groth16Verifier")
+  console.log(`solc ${solcVersion}: ${Date.now() - t2} ms`)
+  verifier = await deployContract(bytecode)
 }, 120_000)
 
 afterAll(async () => {

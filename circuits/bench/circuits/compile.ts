@@ -53,8 +53,11 @@ export interface CompileOptions {
   readonly log?: (line: string) => void
 }
 
+/** What compiling needs: a benchmark circuit, or any circom source (a built-in's) under a name. */
+export type CompilableCircuit = Pick<BenchCircuit, "name" | "source" | "optimisation"> & Partial<Pick<BenchCircuit, "kind" | "units">>
+
 /** r1cs, wasm and sym of the circuit under `<cache>/<name>/`, compiled unless already there. */
-export const compileBenchCircuit = async (circuit: BenchCircuit, options: CompileOptions = {}): Promise<Compiled> => {
+export const compileBenchCircuit = async (circuit: CompilableCircuit, options: CompileOptions = {}): Promise<Compiled> => {
   const root = options.cacheDir ?? benchCacheDir()
   const dir = join(root, circuit.name)
   const r1cs = join(dir, `${circuit.name}.r1cs`)
@@ -77,7 +80,8 @@ export const compileBenchCircuit = async (circuit: BenchCircuit, options: Compil
     const args = [cli, rel(join(tmp, `${circuit.name}.circom`)), "--r1cs", "--wasm", "--sym", `--${circuit.optimisation ?? "O2"}`]
     if (cppWanted) args.push("--c")
     args.push("-l", rel(join(root, "lib")), "-o", rel(tmp))
-    options.log?.(`compiling ${circuit.name} (${circuit.units} ${{ poseidon: "hashes", sha256: "bytes", mimc: "rounds" }[circuit.kind]}, --${circuit.optimisation ?? "O2"})`)
+    const size = circuit.kind === undefined ? "" : `${circuit.units} ${{ poseidon: "hashes", sha256: "bytes", mimc: "rounds" }[circuit.kind]}, `
+    options.log?.(`compiling ${circuit.name} (${size}--${circuit.optimisation ?? "O2"})`)
     const t = performance.now()
     await run(args, root, 8192)
     compileSeconds = (performance.now() - t) / 1000

@@ -32,7 +32,7 @@ export async function checkZkeyPoints(bytes, { addon, threads = 1 } = {}) {
 
 /** The check on ffjavascript's bn128 curve (snarkjs's, unless one is given). */
 export async function checkZkeyPointsJs(bytes, curve) {
-  const { G1, G2, F1, F2 } = curve ?? (await snarkjs.curves.getCurveFromName("bn128"));
+  const curve0 = curve ?? (await snarkjs.curves.getCurveFromName("bn128"));
   const reader = bytesReader(bytes);
   const { sections } = readSections(reader, "zkey");
   const s1 = only(sections, 1, "zkey");
@@ -48,6 +48,45 @@ export async function checkZkeyPointsJs(bytes, curve) {
   const domainSize = Number(le(header, 80, 4));
   if (nPublic + 1 > nVars) throw new FormatError("zkey: inconsistent header (more public signals than variables)");
 
+  const { g1Problem, g2Problem } = pointChecks(curve0);
+
+  let g1 = 0;
+  let g2 = 0;
+  const headerPoints = [["alpha1", 0, false], ["beta1", 64, false], ["beta2", 128, true], ["gamma2", 256, true], ["delta1", 384, false], ["delta2", 448, true]];
+  for (const [name, offset, isG2] of headerPoints) {
+    const p = header.slice(84 + offset, 84 + offset + (isG2 ? 128 : 64));
+    let problem = isG2 ? g2Problem(p) : g1Problem(p);
+    if (problem === undefined && p.every((b) => b === 0)) problem = "is the point at infinity";
+    if (problem !== undefined) throw new FormatError(`zkey: ${name} (section 2, the header) ${problem}`);
+    if (isG2) g2++;
+    else g1++;
+  }
+  const pointSections = [[3, nPublic + 1, false, "IC"], [5, nVars, false, "A points"], [6, nVars, false, "B1 points"], [7, nVars, true, "B2 points"],
+    [8, nVars - nPublic - 1, false, "C points"], [9, domainSize, false, "H points"]];
+  for (const [type, count, isG2, name] of pointSections) {
+    const size = isG2 ? 128 : 64;
+    const s = only(sections, type, "zkey");
+    if (s.size !== count * size) throw new FormatError(`zkey: section ${type} (${name}) has ${s.size} bytes, expected ${count * size}`);
+    for (let i = 0; i < count; i++) {
+      const p = reader.read(s.start + i * size, size).slice();
+      const problem = isG2 ? g2Problem(p) : g1Problem(p);
+      if (problem !== undefined) throw new FormatError(`zkey: point ${i} of section ${type} (${name}) ${problem}`);
+    }
+    if (isG2) g2 += count;
+    else g1 += count;
+  }
+  return { g1, g2 };
+}
+
+/**
+ * The checks of one point of BN254 in ffjavascript's form (Montgomery coordinates, affine or
+ * Jacobian), each answering undefined or the problem in words: G1 canonical and on the curve
+ * (its cofactor is 1), G2 canonical, on the twist and in the r-order subgroup. Shared by uploaded
+ * zkeys and the keys and proofs `POST /verifications` takes (src/verify/); `subject` names what
+ * holds the point in the messages.
+ */
+export function pointChecks(curve, subject = "key") {
+  const { G1, G2, F1, F2 } = curve;
   // ψ(X : Y : Z) = (X̄·cx : Ȳ·cy : Z̄) on Jacobian coordinates, with cx = ξ^((q−1)/3), cy = ξ^((q−1)/2), ξ = 9 + u.
   const xi = F2.fromObject([9n, 1n]);
   const cx = F2.exp(xi, (BN128_Q - 1n) / 3n);
@@ -79,37 +118,12 @@ export async function checkZkeyPointsJs(bytes, curve) {
     for (let c = 0; c < coordinates; c++) if (le(p, 32 * c, 32) >= BN128_Q) return false;
     return true;
   };
-  const NOT_ON_CURVE = "is not on the curve or not canonical (corrupt key)";
+  const NOT_ON_CURVE = `is not on the curve or not canonical (corrupt ${subject})`;
   const g1Problem = (p) => (canonical(p, 2) && G1.isValid(p) ? undefined : NOT_ON_CURVE);
   const g2Problem = (p) => {
     if (!canonical(p, 4) || !G2.isValid(p)) return NOT_ON_CURVE;
-    return inG2(p) ? undefined : "is on the twist but not in the r-order subgroup G2 (corrupt or crafted key)";
+    return inG2(p) ? undefined : `is on the twist but not in the r-order subgroup G2 (corrupt or crafted ${subject})`;
   };
 
-  let g1 = 0;
-  let g2 = 0;
-  const headerPoints = [["alpha1", 0, false], ["beta1", 64, false], ["beta2", 128, true], ["gamma2", 256, true], ["delta1", 384, false], ["delta2", 448, true]];
-  for (const [name, offset, isG2] of headerPoints) {
-    const p = header.slice(84 + offset, 84 + offset + (isG2 ? 128 : 64));
-    let problem = isG2 ? g2Problem(p) : g1Problem(p);
-    if (problem === undefined && p.every((b) => b === 0)) problem = "is the point at infinity";
-    if (problem !== undefined) throw new FormatError(`zkey: ${name} (section 2, the header) ${problem}`);
-    if (isG2) g2++;
-    else g1++;
-  }
-  const pointSections = [[3, nPublic + 1, false, "IC"], [5, nVars, false, "A points"], [6, nVars, false, "B1 points"], [7, nVars, true, "B2 points"],
-    [8, nVars - nPublic - 1, false, "C points"], [9, domainSize, false, "H points"]];
-  for (const [type, count, isG2, name] of pointSections) {
-    const size = isG2 ? 128 : 64;
-    const s = only(sections, type, "zkey");
-    if (s.size !== count * size) throw new FormatError(`zkey: section ${type} (${name}) has ${s.size} bytes, expected ${count * size}`);
-    for (let i = 0; i < count; i++) {
-      const p = reader.read(s.start + i * size, size).slice();
-      const problem = isG2 ? g2Problem(p) : g1Problem(p);
-      if (problem !== undefined) throw new FormatError(`zkey: point ${i} of section ${type} (${name}) ${problem}`);
-    }
-    if (isG2) g2 += count;
-    else g1 += count;
-  }
-  return { g1, g2 };
+  return { g1Problem, g2Problem };
 }

@@ -1,6 +1,7 @@
 import type { SqlDialect } from "@mzk/adapters-sql"
 import { accountLockedProofPick, skipLockedDeliveryPick } from "./claims.js"
 import { describePostgresFailure } from "./failures.js"
+import { postgresMetadata } from "./metadata.js"
 import { forShare, forUpdate, forUpdateSkipLocked, lockAccounts } from "./rowLocks.js"
 import { notifyWork } from "./wakeups.js"
 
@@ -18,5 +19,6 @@ export const postgresSqlDialect: SqlDialect = {
   pickDeliveries: skipLockedDeliveryPick,
   pickProofs: accountLockedProofPick,
   announce: notifyWork,
-  describeFailure: describePostgresFailure
+  describeFailure: describePostgresFailure,
+  metadata: postgresMetadata
 }

@@ -61,7 +61,7 @@ describePostgres("tenant fairness across two worker processes on one Postgres da
 
       const revoked = (account: AccountId, name: string) =>
         Effect.gen(function*() {
-          yield* (yield* Events).record(account, "key.revoked", { id: yield* makeId("key"), name, revoked_at: yield* now })
+          yield* (yield* Events).record(account, "key.revoked", { id: yield* makeId("key"), name, revoked_at: yield* now, metadata: {} })
         }).pipe(Effect.provide(core))
       // 8 events to 20 hanging webhooks: 160 deliveries, more than both processes' 2 × 64 slots.
       for (let i = 0; i < 8; i++) yield* revoked(busy, `busy ${i}`)

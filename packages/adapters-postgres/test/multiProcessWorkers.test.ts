@@ -54,7 +54,7 @@ const recordEvents = (core: Context.Context<Events | Ids>, account: AccountId, n
   Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
     Effect.gen(function*() {
       const events = yield* Events
-      return yield* events.record(account, "key.revoked", { id: yield* makeId("key"), name: `key ${i}`, revoked_at: yield* now })
+      return yield* events.record(account, "key.revoked", { id: yield* makeId("key"), name: `key ${i}`, revoked_at: yield* now, metadata: {} })
     }), { concurrency: 10 }).pipe(Effect.provide(core))
 
 describePostgres("Postgres workers across processes", () => {

@@ -53,7 +53,7 @@ describePostgres("Postgres wake-ups across processes", () => {
       yield* inWriter(Effect.flatMap(Webhooks, (w) => w.create(account.id, { url: "https://hooks.example.com/x", events: ["key.revoked"] })))
       const deliveryFiber = yield* Effect.fork(deliveryWoken)
       yield* inWriter(Effect.gen(function*() {
-        yield* (yield* Events).record(account.id, "key.revoked", { id: "key_00000000000000000000000000" as KeyId, name: "x", revoked_at: yield* now })
+        yield* (yield* Events).record(account.id, "key.revoked", { id: "key_00000000000000000000000000" as KeyId, name: "x", revoked_at: yield* now, metadata: {} })
       }))
       const deliveryWake = yield* deliveryFiber.await.pipe(Effect.timeout("3 seconds"))
       expect(deliveryWake._tag).toBe("Success")

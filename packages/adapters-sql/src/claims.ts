@@ -65,8 +65,8 @@ const QUEUED = PROOF_TRANSITIONS.claim.from[0]
 const raw = <R>(query: RawBuilder<R>) => (db: Executor) => ({ compile: () => query.compile(db) })
 
 /**
- * The accounts with queued proofs, each with its oldest: a loose index scan over `proofs_queue`
- * (status, account_id, id) that steps from one account to the next, so an account's thousand queued
+ * The accounts with queued proofs, each with its first in claim order (highest priority, then
+ * oldest): a loose index scan over `proofs_queue_by_priority` (status, account_id, priority_rank, id) that steps from one account to the next, so an account's thousand queued
  * proofs cost one index probe, not a thousand rows read. Written as a recursive CTE because neither
  * database skips through an index by itself for `group by`.
  */
@@ -78,7 +78,7 @@ const queuedHeads = raw(sql<{ account_id: string; head: string }>`
     from queued q where q.account_id is not null
   )
   select q.account_id as account_id,
-    (select p.id from proofs p where p.status = ${QUEUED} and p.account_id = q.account_id order by p.id limit 1) as head
+    (select p.id from proofs p where p.status = ${QUEUED} and p.account_id = q.account_id order by p.priority_rank, p.id limit 1) as head
   from queued q where q.account_id is not null`)
 
 /** Running proofs whose lease has lapsed (their worker died): claimable again, and few. */
@@ -101,8 +101,8 @@ const runningByAccount = (conn: SqlConnection, claim: ClaimRequest, accounts?: R
   )
 
 /**
- * The proofs a claim takes, in turns across accounts (`takeInTurns`): each account's oldest in
- * turn, the account running fewest first, none past `maxRunningPerAccount`. Only the first `limit`
+ * The proofs a claim takes, in turns across accounts (`takeInTurns`): each account's next in
+ * turn (a lapsed one it had started first, then its queued ones by priority, then oldest), the account running fewest first, none past `maxRunningPerAccount`. Only the first `limit`
  * accounts in that order can get a turn, so only theirs are read, each with at most as many of its
  * oldest as it could take; `hold` keeps concurrent claims for those accounts apart (it may be
  * nothing where one writer runs at a time), and what the pick counts is read again under it.
@@ -131,16 +131,27 @@ export const pickProofsInTurns = (
     if (chosen.length === 0) return []
     yield* hold(chosen)
     const running = yield* runningByAccount(conn, claim, chosen)
-    const candidates = [...yield* conn.rows((db) => lapsedProofs(db, claim, chosen))]
+    // Each account's candidates in its own claim order; `place` is the index within it.
+    const perAccount = new Map<string, Array<{ readonly id: string; readonly account_id: string }>>()
+    for (const row of yield* conn.rows((db) => lapsedProofs(db, claim, chosen))) {
+      perAccount.set(row.account_id, [...(perAccount.get(row.account_id) ?? []), row])
+    }
     for (const account of chosen) {
       const room = Math.min(claim.limit, claim.maxRunningPerAccount - held(running, account))
       if (room <= 0) continue
-      candidates.push(...yield* conn.rows((db) =>
-        db.selectFrom("proofs").select(["id", "account_id"]).where("status", "=", QUEUED).where("account_id", "=", account)
-          .orderBy("id").limit(room)
-      ))
+      perAccount.set(account, [
+        ...(perAccount.get(account) ?? []),
+        ...yield* conn.rows((db) =>
+          db.selectFrom("proofs").select(["id", "account_id"]).where("status", "=", QUEUED).where("account_id", "=", account)
+            .orderBy("priority_rank").orderBy("id").limit(room)
+        )
+      ])
     }
-    candidates.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    // takeInTurns gives an owner's k-th row in the order given its k-th turn and breaks ties by that
+    // order: sorted by that turn, then age, rows of equal turns go oldest first (as before
+    // priorities) while each account's own order, by priority, is kept.
+    const candidates = [...perAccount.values()].flatMap((rows) => rows.map((row, place) => ({ ...row, turn: held(running, row.account_id) + place })))
+      .sort((a, b) => a.turn - b.turn || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     return takeInTurns(candidates, { limit: claim.limit, owner: (row) => row.account_id, cap: claim.maxRunningPerAccount, held: running })
       .map((row) => row.id)
   })

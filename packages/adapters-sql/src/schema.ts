@@ -24,6 +24,8 @@ export interface ApiKeysTable {
   revoked_at: string | null
   expires_at: string | null
   replaced_by: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 export interface WebhooksTable {
@@ -39,6 +41,8 @@ export interface WebhooksTable {
   previous_secret_expires_at: string | null
   created_at: string
   updated_at: string
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 export interface EventsTable {
@@ -103,6 +107,10 @@ export interface ProofsTable {
   proof_blob: string | null
   error: string | null
   duration_ms: number | null
+  proving_ms: number | null
+  /** 0 high, 1 normal, 2 low: the order a claim takes an account's queued proofs in. */
+  priority_rank: number
+  deadline_at: string | null
   attempts: number
   lease_expires_at: string | null
   created_at: string
@@ -110,6 +118,21 @@ export interface ProofsTable {
   completed_at: string | null
   canceled_at: string | null
   expires_at: string | null
+  /** `proofDigest` of a completed proof: how `POST /verifications` recognises the account's own. */
+  proof_digest: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
+}
+
+/** Registered verification keys; the key itself as JSON text. */
+export interface VerificationKeysTable {
+  id: string
+  account_id: string
+  name: string | null
+  proving_system: string
+  n_public: number
+  verification_key: string
+  created_at: string
 }
 
 /** Accounts' circuits; JSON text for the structured fields, as elsewhere. Removed rows stay, with `removed_at`. */
@@ -134,6 +157,8 @@ export interface CircuitsTable {
   created_at: string
   updated_at: string
   removed_at: string | null
+  /** JSON object of string values; `{}` when none. */
+  metadata: ColumnType<string, string | undefined, string>
 }
 
 /** Which artifacts each circuit refers to: what decides, on removal, which artifacts nothing needs any more. */
@@ -211,6 +236,7 @@ export interface ReadinessProbeTable {
 }
 
 export interface Database {
+  verification_keys: VerificationKeysTable
   readiness_probe: ReadinessProbeTable
   audit_log: AuditLogTable
   webhook_recoveries: WebhookRecoveriesTable

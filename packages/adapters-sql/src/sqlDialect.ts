@@ -1,6 +1,6 @@
-import type { ClaimRequest, DeliveriesRepo, StorageError } from "@mzk/core"
+import type { ClaimRequest, DeliveriesRepo, Metadata, MetadataPatch, StorageError } from "@mzk/core"
 import type { Context, Effect } from "effect"
-import type { ColumnDataType, SelectQueryBuilder } from "kysely"
+import type { ColumnDataType, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from "kysely"
 import type { SqlConnection } from "./connection.js"
 
 /**
@@ -75,4 +75,19 @@ export interface SqlDialect {
    * for a failure the dialect does not recognise.
    */
   readonly describeFailure: (cause: unknown) => string | undefined
+  /** How the JSON text of a `metadata` column is matched and updated. */
+  readonly metadata: MetadataSql
+}
+
+/**
+ * Metadata is JSON text in every dialect, as every structured column is; what reads into it is the
+ * dialect's own JSON function.
+ */
+export interface MetadataSql {
+  /** A condition: the row's `metadata` column holds every pair of `filter` (keys are `metadataKeyProblem`-clean). */
+  readonly matches: (filter: Metadata) => Expression<SqlBool>
+  /** The column's new value: the stored pairs with `patch` laid over them (a null value deletes its key). */
+  readonly merged: (patch: MetadataPatch) => RawBuilder<string>
+  /** Makes what serves `matches` on `table` (run by the migration that adds the column), or nothing. */
+  readonly index: (db: Kysely<unknown>, table: string) => Promise<void>
 }

@@ -1,4 +1,4 @@
-import { AccountsRepo, ArtifactsRepo, AuditRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, IdempotencyRepo, KeysRepo, now, ProofsRepo, RateLimitsRepo, RecoveriesRepo, type Storage, type StorageError, StorageHealth, type StorageStatus, Transactor, WebhooksRepo } from "@mzk/core"
+import { AccountsRepo, ArtifactsRepo, AuditRepo, CircuitsRepo, DeliveriesRepo, EventsRepo, IdempotencyRepo, KeysRepo, now, ProofsRepo, RateLimitsRepo, RecoveriesRepo, type Storage, type StorageError, StorageHealth, type StorageStatus, Transactor, VerificationKeysRepo, WebhooksRepo } from "@mzk/core"
 import { Context, Effect } from "effect"
 import { pendingMigrations } from "./migrations.js"
 import type { SqlConnection } from "./connection.js"
@@ -13,6 +13,7 @@ import { sqlKeys } from "./repos/keys.js"
 import { sqlProofs } from "./repos/proofs.js"
 import { sqlRateLimits } from "./repos/rateLimits.js"
 import { sqlRecoveries } from "./repos/recoveries.js"
+import { sqlVerificationKeys } from "./repos/verificationKeys.js"
 import { sqlWebhooks } from "./repos/webhooks.js"
 
 /**
@@ -50,5 +51,6 @@ export const sqlStorage = (conn: SqlConnection): Context.Context<Storage> =>
     Context.add(ArtifactsRepo, sqlArtifacts(conn)),
     Context.add(IdempotencyRepo, sqlIdempotency(conn)),
     Context.add(AuditRepo, sqlAudit(conn)),
-    Context.add(RecoveriesRepo, sqlRecoveries(conn))
+    Context.add(RecoveriesRepo, sqlRecoveries(conn)),
+    Context.add(VerificationKeysRepo, sqlVerificationKeys(conn))
   )

@@ -2,6 +2,7 @@ import type { SqlDialect } from "@mzk/adapters-sql"
 import { Effect } from "effect"
 import { scannedDeliveryPick, scannedProofPick } from "./claims.js"
 import { describeSqliteFailure } from "./failures.js"
+import { sqliteMetadata } from "./metadata.js"
 
 /**
  * SQLite's ways. It has one writer at a time (in a process, one connection taken in turns; between
@@ -19,5 +20,6 @@ export const sqliteSqlDialect: SqlDialect = {
   pickDeliveries: scannedDeliveryPick,
   pickProofs: scannedProofPick,
   announce: () => Effect.void,
-  describeFailure: describeSqliteFailure
+  describeFailure: describeSqliteFailure,
+  metadata: sqliteMetadata
 }

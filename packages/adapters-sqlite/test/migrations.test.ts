@@ -34,7 +34,11 @@ const RELEASED = [
   "0011_events_api",
   "0012_key_replaced_by",
   "0013_readiness_probe",
-  "0014_proof_queue_by_account"
+  "0014_proof_queue_by_account",
+  "0015_proving_systems",
+  "0016_verification_keys",
+  "0017_metadata",
+  "0019_proof_scheduling"
 ]
 
 describe("migrations, one file each", () => {

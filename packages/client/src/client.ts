@@ -3,6 +3,7 @@ import { type ErrorDetail, MzkApiError } from "./errors.js"
 import { parseRateLimit, type RateLimit } from "./rateLimit.js"
 import type {
   ApiKeyList,
+  AuditEntry,
   AuditLogPage,
   AuditLogQuery,
   Circuit,
@@ -12,10 +13,13 @@ import type {
   CreateKeyInput,
   CreateProofBatchInput,
   CreateProofInput,
+  CreateVerificationInput,
+  CreateVerificationKeyInput,
   CreateWebhookInput,
   CreatedApiKey,
   CreatedWebhook,
   Delivery,
+  DeliveryAttempt,
   DeliveryAttemptList,
   Event,
   EventList,
@@ -35,6 +39,10 @@ import type {
   RotateWebhookSecretInput,
   RotatedWebhook,
   UpdateWebhookInput,
+  Usage,
+  Verification,
+  VerificationKey,
+  VerificationKeyList,
   Webhook,
   WebhookList,
   WebhookTest
@@ -77,7 +85,7 @@ export interface WaitOptions {
 const DEFAULT_TIMEOUT_MS = 30_000
 
 type Params = Readonly<Record<string, string>>
-type Query = Readonly<Record<string, string | number | ReadonlyArray<string> | undefined>>
+type Query = Readonly<Record<string, string | number | ReadonlyArray<string> | Readonly<Record<string, string>> | undefined>>
 
 /** Options of a call that creates something (every POST). */
 export interface CreateOptions {
@@ -114,6 +122,10 @@ const queryOf = (query: Query = {}) => {
   for (const [name, value] of Object.entries(query)) {
     // A list is the parameter repeated (`?type=a&type=b`), as the server reads it.
     if (Array.isArray(value)) for (const item of value) search.append(name, item)
+    // An object is one bracketed parameter per key (`?metadata[order]=1`), OpenAPI's deepObject.
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value as Record<string, string>)) search.set(`${name}[${key}]`, item)
+    }
     else if (value !== undefined) search.set(name, String(value))
   }
   const text = search.toString()
@@ -147,12 +159,13 @@ const appendFile = (form: FormData, part: string, file: UploadFile, fallback: st
 }
 
 /** The upload's text fields; every other part of `CircuitUpload` (generated from the API's form) is a file. */
-const TEXT_PARTS = ["name", "description"] as const
+const TEXT_PARTS = ["name", "description", "metadata"] as const
 
 const uploadForm = (upload: CircuitUpload): FormData => {
   const form = new FormData()
   form.append("name", upload.name)
   if (upload.description !== undefined) form.append("description", upload.description)
+  if (upload.metadata !== undefined) form.append("metadata", upload.metadata)
   const files: ReadonlyArray<readonly [string, UploadFile | ReadonlyArray<NamedFile> | undefined]> = Object.entries(upload)
     .filter(([part]) => !(TEXT_PARTS as ReadonlyArray<string>).includes(part))
   for (const [part, file] of files) {
@@ -193,11 +206,51 @@ const errorOf = async (response: Response, endpoint: Endpoint): Promise<MzkApiEr
   })
 }
 
+/**
+ * A list call: a Promise of its first page (`await client.proofs.list()`), and an async iterable
+ * of every item from there on (`for await (const proof of client.proofs.list())`), fetching the
+ * next page with `starting_after` the last item's id while `has_more`. With `ending_before` it
+ * walks the other way, toward newer items, yielding them oldest first (Stripe's auto-paging). The
+ * first page is fetched once, whichever way it is read.
+ */
+export type PagedList<Page, Item> = Promise<Page> & AsyncIterable<Item>
+
+interface Cursors {
+  readonly starting_after?: string
+  readonly ending_before?: string
+}
+
+const paged = <Q extends Cursors, Page extends { readonly has_more: boolean }, Item>(
+  fetchPage: (query: Q) => Promise<Page>,
+  query: Q,
+  itemsOf: (page: Page) => ReadonlyArray<Item>,
+  idOf: (item: Item) => string
+): PagedList<Page, Item> => {
+  const first = fetchPage(query)
+  const backwards = query.ending_before !== undefined
+  const iterate = async function*(): AsyncGenerator<Item> {
+    let page = await first
+    for (;;) {
+      const items = itemsOf(page)
+      yield* backwards ? [...items].reverse() : items
+      if (!page.has_more || items.length === 0) return
+      const { ending_before: _before, starting_after: _after, ...rest } = query
+      page = await fetchPage(
+        (backwards ? { ...rest, ending_before: idOf(items[0]!) } : { ...rest, starting_after: idOf(items[items.length - 1]!) }) as Q
+      )
+    }
+  }
+  return Object.assign(first, { [Symbol.asyncIterator]: iterate })
+}
+
+const byId = (item: { readonly id: string }) => item.id
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * A typed client of mzk's `/api/v1`: one Promise-returning method per endpoint, grouped as the
- * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`). Failures reject with `MzkApiError`.
+ * API is (`keys`, `webhooks`, `proofs`, `circuits`, `events`, `audit`, `usage`, `verifications`,
+ * `verificationKeys`). Failures reject with `MzkApiError`.
  */
 export const createClient = (options: ClientOptions) => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required")
@@ -268,10 +321,11 @@ export const createClient = (options: ClientOptions) => {
   const page = (query: ListEventsQuery | ListProofsQuery | AuditLogQuery | PageQuery = {}): Query => ({
     limit: undefined,
     starting_after: undefined,
+    ending_before: undefined,
     ...query
   })
 
-  const { audit, circuits, events, keys, proofs, webhooks } = ENDPOINTS
+  const { audit, circuits, events, keys, proofs, usage, verificationKeys, verifications, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
 
@@ -292,7 +346,9 @@ export const createClient = (options: ClientOptions) => {
     webhooks: {
       /** Its signing secret (`secret`) is in this response only. */
       create: (input: CreateWebhookInput, create: CreateOptions = {}) => json<CreatedWebhook>(webhooks.create, { json: input, ...create }),
-      list: (query?: PageQuery) => json<WebhookList>(webhooks.list, { query: page(query) }),
+      /** Newest first; a Promise of one page, and `for await` over every webhook. */
+      list: (query: PageQuery = {}): PagedList<WebhookList, Webhook> =>
+        paged((q) => json<WebhookList>(webhooks.list, { query: page(q) }), query, (p) => p.webhooks, byId),
       get: (id: string) => json<Webhook>(webhooks.get, { params: { id } }),
       update: (id: string, changes: UpdateWebhookInput) => json<Webhook>(webhooks.update, { params: { id }, json: changes }),
       remove: (id: string) => none(webhooks.remove, { params: { id } }),
@@ -303,8 +359,9 @@ export const createClient = (options: ClientOptions) => {
        */
       rotateSecret: (id: string, input: RotateWebhookSecretInput = {}, create: CreateOptions = {}) =>
         json<RotatedWebhook>(webhooks.rotateSecret, { params: { id }, json: input, ...create }),
-      /** The webhook's delivery attempts, oldest first. */
-      deliveries: (id: string, query?: PageQuery) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(query) }),
+      /** The webhook's delivery attempts, newest first; a Promise of one page, and `for await` over every attempt. */
+      deliveries: (id: string, query: PageQuery = {}): PagedList<DeliveryAttemptList, DeliveryAttempt> =>
+        paged((q) => json<DeliveryAttemptList>(webhooks.deliveries, { params: { id }, query: page(q) }), query, (p) => p.deliveries, byId),
       /** One delivery (an attempt's `delivery_id`): its status and when its next attempt is due. */
       delivery: (id: string, deliveryId: string) => json<Delivery>(webhooks.delivery, { params: { id, delivery_id: deliveryId } }),
       /** Sends a `webhook.test` event to this webhook only (202): one attempt, follow it with `delivery`. */
@@ -315,8 +372,9 @@ export const createClient = (options: ClientOptions) => {
       /** Re-queues, in the background, the webhook's failed deliveries since `since` (202); follow it with `recovery`. */
       recover: (id: string, input: RecoverWebhookInput, create: CreateOptions = {}) =>
         json<Recovery>(webhooks.recover, { params: { id }, json: input, ...create }),
-      /** The webhook's recoveries, newest first. */
-      recoveries: (id: string, query?: PageQuery) => json<RecoveryList>(webhooks.recoveries, { params: { id }, query: page(query) }),
+      /** The webhook's recoveries, newest first; a Promise of one page, and `for await` over every recovery. */
+      recoveries: (id: string, query: PageQuery = {}): PagedList<RecoveryList, Recovery> =>
+        paged((q) => json<RecoveryList>(webhooks.recoveries, { params: { id }, query: page(q) }), query, (p) => p.recoveries, byId),
       recovery: (id: string, recoveryId: string) => json<Recovery>(webhooks.recovery, { params: { id, recovery_id: recoveryId } })
     },
     proofs: {
@@ -325,7 +383,9 @@ export const createClient = (options: ClientOptions) => {
       /** 1 to 100 proofs, accepted or refused as a whole. */
       createBatch: (input: CreateProofBatchInput, create: CreateOptions = {}) =>
         metered<ProofBatch>(proofs.createBatch, { json: input, ...create }),
-      list: (query: ListProofsQuery = {}) => json<ProofList>(proofs.list, { query: page(query) }),
+      /** Newest first; a Promise of one page, and `for await` over every proof. */
+      list: (query: ListProofsQuery = {}): PagedList<ProofList, Proof> =>
+        paged((q) => json<ProofList>(proofs.list, { query: page(q) }), query, (p) => p.proofs, (proof) => proof.proof_id),
       get: getProof,
       /** Checks a completed proof against its circuit's verification key; fires `proof.verified`. */
       verify: (id: string) => metered<ProofVerification>(proofs.verify, { params: { id } }),
@@ -370,15 +430,43 @@ export const createClient = (options: ClientOptions) => {
       verifier: (name: string) => text(circuits.verifier, { params: { name } })
     },
     events: {
-      /** The account's events, newest first, as webhooks receive them; kept for the retention window (30 days by default). */
-      list: (query: ListEventsQuery = {}) =>
-        json<EventList>(events.list, { query: page(query) }),
+      /**
+       * The account's events, newest first, as webhooks receive them; kept for the retention window
+       * (30 days by default). A Promise of one page, and `for await` over every event.
+       */
+      list: (query: ListEventsQuery = {}): PagedList<EventList, Event> =>
+        paged((q) => json<EventList>(events.list, { query: page(q) }), query, (p) => p.events, byId),
       get: (id: string) => json<Event>(events.get, { params: { id } })
     },
     audit: {
-      /** The account's audit log, newest first (needs `audit:read`). */
-      list: (query: AuditLogQuery = {}) =>
-        json<AuditLogPage>(audit.list, { query: page(query) })
+      /** The account's audit log, newest first (needs `audit:read`); a Promise of one page, and `for await` over every entry. */
+      list: (query: AuditLogQuery = {}): PagedList<AuditLogPage, AuditEntry> =>
+        paged((q) => json<AuditLogPage>(audit.list, { query: page(q) }), query, (p) => p.entries, byId)
+    },
+    usage: {
+      /**
+       * The account's usage now (needs `proofs:read`): the key's minute and the account's day with
+       * what is left, proofs created today by status, proving seconds today and this month, per circuit.
+       */
+      get: () => json<Usage>(usage.get)
+    },
+    verifications: {
+      /**
+       * Verifies a proof made anywhere (snarkjs JSON for groth16, plonk, fflonk) against an inline
+       * key, a registered one or a circuit's; `valid: false` resolves, a malformed input rejects
+       * with 400 naming the field. Metered as a proof request (needs `proofs:verify`).
+       */
+      create: (input: CreateVerificationInput) => metered<Verification>(verifications.create, { json: input })
+    },
+    verificationKeys: {
+      /** Registers a key once (checked as a verification checks it), to name by id in `verifications.create`. */
+      create: (input: CreateVerificationKeyInput, create: CreateOptions = {}) =>
+        json<VerificationKey>(verificationKeys.create, { json: input, ...create }),
+      /** Registered keys, newest first; a Promise of one page, and `for await` over every key. */
+      list: (query: PageQuery = {}): PagedList<VerificationKeyList, VerificationKey> =>
+        paged((q) => json<VerificationKeyList>(verificationKeys.list, { query: page(q) }), query, (p) => p.verification_keys, byId),
+      get: (id: string) => json<VerificationKey>(verificationKeys.get, { params: { id } }),
+      remove: (id: string) => none(verificationKeys.remove, { params: { id } })
     }
   }
 }

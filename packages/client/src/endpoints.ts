@@ -56,6 +56,18 @@ export const ENDPOINTS = {
   },
   audit: {
     list: { method: "GET", path: "/audit-log" }
+  },
+  usage: {
+    get: { method: "GET", path: "/usage" }
+  },
+  verifications: {
+    create: { method: "POST", path: "/verifications", metered: true }
+  },
+  verificationKeys: {
+    create: { method: "POST", path: "/verification-keys" },
+    list: { method: "GET", path: "/verification-keys" },
+    get: { method: "GET", path: "/verification-keys/:id" },
+    remove: { method: "DELETE", path: "/verification-keys/:id" }
   }
 } as const satisfies Record<string, Record<string, Endpoint>>
 

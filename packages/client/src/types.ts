@@ -14,10 +14,16 @@ export type Scope =
   | "webhooks:write"
   | "proofs:read"
   | "proofs:write"
+  | "proofs:verify"
   | "circuits:read"
   | "circuits:write"
   | "events:read"
   | "audit:read"
+
+/** Your own key-value pairs, as set on create or update; `{}` when none */
+export type Metadata = {
+  readonly [key: string]: string
+}
 
 export type EventType =
   | "proof.completed"
@@ -48,10 +54,20 @@ export type SubscribableEventType =
   | "circuit.ready"
   | "circuit.failed"
 
-/** A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page. */
+/**
+ * A list's page, newest first: `limit` 1–100 (default 20), and one cursor: `starting_after` the id
+ * of the last item of the previous page, or `ending_before` the id of the first item of the next
+ * one.
+ */
 export interface PageQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
 }
 
 export interface CreateKeyInput {
@@ -66,6 +82,7 @@ export interface CreateKeyInput {
   readonly scopes?: ReadonlyArray<Scope>
   /** When the key stops working (ISO 8601 UTC, in the future); absent or null: never */
   readonly expires_at?: Timestamp | null
+  readonly metadata?: Metadata
 }
 
 export interface RollKeyInput {
@@ -89,6 +106,8 @@ export interface ApiKey {
   readonly last_used_at: Timestamp | null
   /** When the key stops working (set at creation, or by a roll: the end of its overlap); null: never */
   readonly expires_at: Timestamp | null
+  /** Your own key-value pairs, set at creation; a roll's new key keeps them */
+  readonly metadata: Metadata
 }
 
 /** A key as created or rolled: with its raw `key`, in this response only. */
@@ -117,6 +136,7 @@ export interface CreateWebhookInput {
   readonly description?: string | null
   /** Default true */
   readonly active?: boolean
+  readonly metadata?: Metadata
 }
 
 /** Absent fields stay as they are; `active: true` re-enables a webhook disabled after failures. */
@@ -133,6 +153,11 @@ export interface UpdateWebhookInput {
    * `POST /webhooks/{id}/recover` does (within the event retention window)
    */
   readonly recover_since?: Timestamp
+  /**
+   * Merged into the webhook's metadata: a key with a value is set, a key with "" is deleted, keys
+   * not sent are kept; at most 50 keys after the merge
+   */
+  readonly metadata?: Metadata
 }
 
 export interface Webhook {
@@ -154,6 +179,7 @@ export interface Webhook {
   readonly previous_secret_expires_at: Timestamp | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /**
@@ -320,9 +346,7 @@ export interface Event {
   readonly type: EventType
   readonly created_at: Timestamp
   /** The event's body; its fields depend on `type` */
-  readonly data: {
-    readonly [field: string]: unknown
-  }
+  readonly data: JsonObject
 }
 
 export interface EventList {
@@ -331,10 +355,19 @@ export interface EventList {
   readonly has_more: boolean
 }
 
-/** `events.list`: newest first; `starting_after` an event id moves on to older ones. */
+/**
+ * `events.list`: newest first; `starting_after` an event id moves on to older ones, `ending_before`
+ * back to newer ones.
+ */
 export interface ListEventsQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
   /**
    * Only events of this type; repeat the parameter for several
    * (`?type=proof.completed&type=proof.failed`)
@@ -355,15 +388,33 @@ export interface CreateProofInput {
     readonly [key: string]: ProofInputValue
   }
   /**
+   * `low`, `normal` (the default) or `high`: the order of this account's queued proofs (high first,
+   * then oldest first)
+   */
+  readonly priority?: "low" | "normal" | "high"
+  /**
+   * A deadline for the proof, in milliseconds from its acceptance: a proof still queued at it fails
+   * with `timeout`, a running one is stopped at it (or at the server's proof timeout, whichever
+   * comes first). At most the server's proof timeout (60000 by default); more is 400 naming the
+   * field.
+   */
+  readonly timeout_ms?: number
+  readonly metadata?: Metadata
+  /**
    * The system to prove with: one of the circuit's `proving_systems` (default: its
    * `proving_system`). Built-in circuits have keys for several; an account's circuit only for the
    * one it was set up for
    */
-  readonly proving_system?: "groth16" | "plonk" | "fflonk" | "ultra_honk"
+  readonly proving_system?: ProvingSystem
 }
 
 export interface CreateProofBatchInput {
   readonly proofs: ReadonlyArray<CreateProofInput>
+  /**
+   * Copied onto every proof of the batch (a key an item sets itself keeps the item's value); at
+   * most 50 keys per proof
+   */
+  readonly metadata?: Metadata
 }
 
 export type ProofStatus = "queued" | "running" | "completed" | "failed" | "canceled" | "expired"
@@ -389,7 +440,7 @@ export interface Proof {
   readonly proof_id: string
   readonly type: string
   readonly circuit: string
-  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
+  readonly proving_system: ProvingSystem
   readonly status: ProofStatus
   /** Public signal names → decimal strings (field elements do not fit a JSON number) */
   readonly public_inputs: {
@@ -401,13 +452,40 @@ export interface Proof {
    */
   readonly proof_blob: string | null
   readonly error: ProofError | null
+  /**
+   * Generation time: from the worker starting the proof (`started_at`) to its settling
+   * (`finished_at`), the prover, the check of the proof against the verification key and loading
+   * the circuit included; null until it settles (0 for a proof whose deadline passed while it was
+   * queued)
+   */
   readonly duration_ms: number | null
+  /**
+   * The prover's own time within `duration_ms` (witness and proof, until it answered, failed or was
+   * stopped): never more than `duration_ms`; null until it settles, and for a proof the prover
+   * never ran
+   */
+  readonly proving_ms: number | null
+  readonly priority: "low" | "normal" | "high"
+  /** `created_at` + the request's `timeout_ms`; null without one */
+  readonly deadline_at: Timestamp | null
+  /**
+   * While queued: its place in its account's queue, 1-based, in the order the account's proofs are
+   * claimed (priority, then oldest first); null otherwise. Other accounts' proofs are not counted:
+   * accounts take turns.
+   */
+  readonly queue_position: number | null
   readonly created_at: Timestamp
+  /** When the proof was accepted and queued (equals `created_at`) */
+  readonly queued_at: Timestamp
+  /** When a worker started it; null while queued */
   readonly started_at: Timestamp | null
+  /** When it settled: completed, failed or canceled (`completed_at` or `canceled_at`); null before */
+  readonly finished_at: Timestamp | null
   readonly completed_at: Timestamp | null
   /** When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise */
   readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
+  readonly metadata: Metadata
 }
 
 export interface ProofList {
@@ -416,15 +494,27 @@ export interface ProofList {
   readonly has_more: boolean
 }
 
-/** `proofs.list`: newest first, optionally only one status. */
+/** `proofs.list`: newest first, optionally only one status; paged as `PageQuery`. */
 export interface ListProofsQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
   readonly status?: ProofStatus
+  /** `metadata[<key>]=<value>`: only proofs whose metadata holds the pair */
+  readonly metadata?: {
+    readonly [key: string]: string
+  }
 }
 
 export interface ProofBatch {
   readonly batch_id: string
+  /** The batch's own metadata, as sent (each proof carries it, merged with its own) */
+  readonly metadata: Metadata
   readonly proofs: ReadonlyArray<Proof>
 }
 
@@ -439,9 +529,10 @@ export interface ProofBatchCancellation {
 export interface ProofVerification {
   readonly proof_id: string
   readonly circuit: string
-  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
+  readonly proving_system: ProvingSystem
   readonly valid: boolean
   readonly verified_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** A completed proof as the call of its circuit's Solidity verifier (`circuits.verifier`). */
@@ -538,13 +629,15 @@ export interface Circuit {
    * The system the circuit is set up for, and its proofs made with unless a request names another
    * of `proving_systems`
    */
-  readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
+  readonly proving_system: ProvingSystem
   /**
    * Every system a proof request may name for this circuit: an uploaded circuit has its one; a
    * built-in circuit may have keys for groth16, plonk and fflonk
    */
-  readonly proving_systems: ReadonlyArray<"groth16" | "plonk" | "fflonk" | "ultra_honk">
+  readonly proving_systems: ReadonlyArray<ProvingSystem>
   readonly created_at: Timestamp
+  /** Your own key-value pairs, set at upload; `{}` for built-in circuits */
+  readonly metadata: Metadata
 }
 
 export interface CircuitWithKey extends Circuit {
@@ -570,6 +663,7 @@ export interface CircuitUpload {
   readonly name: string
   /** At most 1024 characters */
   readonly description?: string
+  readonly metadata?: string
   /**
    * Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on
    * the server's powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit
@@ -577,7 +671,7 @@ export interface CircuitUpload {
    * another system is 400. Noir programs (`noir_sources`, `noir_program`): `ultra_honk`, implied;
    * any other is 400
    */
-  readonly proving_system?: "groth16" | "plonk" | "fflonk" | "ultra_honk"
+  readonly proving_system?: ProvingSystem
   /**
    * Circom sources: the main circuit file. Its filename is its path in the upload
    * (`circuit.circom`)
@@ -622,6 +716,78 @@ export interface CircuitUpload {
   readonly sample_inputs?: UploadFile
 }
 
+/**
+ * `groth16` (default: smallest proof, per-circuit ceremony), `plonk` and `fflonk` (universal setup,
+ * no ceremony per circuit), `ultra_honk` (Noir programs, proven with Barretenberg)
+ */
+export type ProvingSystem = "groth16" | "plonk" | "fflonk" | "ultra_honk"
+
+/** A JSON object, in the proving system's own format (snarkjs JSON for groth16, plonk and fflonk) */
+export type JsonObject = {
+  readonly [field: string]: unknown
+}
+
+/**
+ * `verifications.create`: a proof, its public signals and exactly one of `verification_key`,
+ * `verification_key_id` or `circuit`.
+ */
+export interface CreateVerificationInput {
+  readonly proving_system: ProvingSystem
+  readonly verification_key?: JsonObject
+  readonly verification_key_id?: string
+  /**
+   * A circuit the account can prove with (its own, ready, or a built-in one): its verification key
+   * is used
+   */
+  readonly circuit?: string
+  readonly proof: JsonObject
+  /** The public signals in the circuit's order, as decimal strings; at most 10000 items */
+  readonly public_signals: ReadonlyArray<string>
+}
+
+/** A verification's answer; `valid: false` is an answer, not an error. */
+export interface Verification {
+  /** Whether the proof is valid for the key and public signals; a false is an answer, not an error */
+  readonly valid: boolean
+  readonly proving_system: ProvingSystem
+  /** The registered key used, if one was named */
+  readonly verification_key_id: string | null
+  /** The circuit whose key was used, if one was named */
+  readonly circuit: string | null
+  /**
+   * The account's own proof this is, when mzk made it for this account (then `proof.verified` is
+   * recorded too); null for proofs made elsewhere
+   */
+  readonly proof_id: string | null
+  /** How many public signals were checked */
+  readonly public_signals: number
+  readonly verified_at: Timestamp
+}
+
+export interface CreateVerificationKeyInput {
+  readonly proving_system: ProvingSystem
+  readonly verification_key: JsonObject
+  /** 1 to 64 characters */
+  readonly name?: string
+}
+
+/** A verification key registered once, named by id in `verifications.create`. */
+export interface VerificationKey {
+  readonly id: string
+  readonly name: string | null
+  readonly proving_system: ProvingSystem
+  /** How many public signals a proof checked with this key carries */
+  readonly n_public: number
+  readonly verification_key: JsonObject
+  readonly created_at: Timestamp
+}
+
+export interface VerificationKeyList {
+  readonly verification_keys: ReadonlyArray<VerificationKey>
+  readonly total: number
+  readonly has_more: boolean
+}
+
 export type AuditAction =
   | "key.created"
   | "key.revoked"
@@ -633,6 +799,8 @@ export type AuditAction =
   | "webhook.secret_rotated"
   | "circuit.created"
   | "circuit.removed"
+  | "verification_key.created"
+  | "verification_key.deleted"
 
 /** A field's value in an audit entry's `changes`. */
 export type AuditValue = string | boolean | ReadonlyArray<string> | null
@@ -647,7 +815,7 @@ export interface AuditActor {
 }
 
 export interface AuditTarget {
-  readonly type: "api_key" | "webhook" | "circuit"
+  readonly type: "api_key" | "webhook" | "circuit" | "verification_key"
   readonly id: string
   readonly name: string | null
 }
@@ -685,14 +853,84 @@ export interface AuditLogPage {
 }
 
 /**
- * `audit.list`: newest first; `starting_after` is the last id of the previous page; the filters
- * narrow the log.
+ * `audit.list`: newest first; `starting_after` is the last id of the previous page, `ending_before`
+ * the first id of the next one; the filters narrow the log.
  */
 export interface AuditLogQuery {
   readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
   readonly action?: AuditAction
   readonly target_id?: string
   /** 1 to 256 characters */
   readonly actor_id?: string
+}
+
+/** A rate-limit window now: its limit, what it has counted, what is left, when it resets. */
+export interface UsageWindow {
+  readonly policy: "key" | "daily"
+  readonly limit: number
+  readonly remaining: number
+  readonly window_seconds: number
+  readonly reset_seconds: number
+  /** What this window has counted so far: requests (`key`) or proofs (`daily`) */
+  readonly used: number
+  /** When the window starts again from zero */
+  readonly resets_at: Timestamp
+}
+
+/** One circuit's settled proofs and their worker time, today and this month (UTC). */
+export interface CircuitUsage {
+  readonly circuit: string
+  /** Proofs of the circuit that settled (completed or failed) today, UTC */
+  readonly proofs_today: number
+  /** Seconds, to the millisecond */
+  readonly proving_seconds_today: number
+  readonly proofs_this_month: number
+  /** Seconds, to the millisecond */
+  readonly proving_seconds_this_month: number
+}
+
+/** `usage.get`: the account's windows, today's proofs by status and its proving time. */
+export interface Usage {
+  readonly as_of: Timestamp
+  /** The start of today, UTC: the daily quota's window */
+  readonly day_start: Timestamp
+  /** The start of this month, UTC */
+  readonly month_start: Timestamp
+  readonly rate_limits: {
+    /**
+     * The calling key's proof requests this minute (60 a minute per key); null for a session, which
+     * has none
+     */
+    readonly per_minute: UsageWindow | null
+    /** The account's proofs today, UTC (5,000 a day), as the quota counts them */
+    readonly per_day: UsageWindow
+  }
+  /** The account's proofs created today (UTC), by their status now */
+  readonly proofs_today: {
+    readonly queued: number
+    readonly running: number
+    readonly completed: number
+    readonly failed: number
+    readonly canceled: number
+    readonly expired: number
+  }
+  /**
+   * Worker time of the account's proofs that settled (completed or failed) today and this month,
+   * UTC: the sum of their `duration_ms`
+   */
+  readonly proving_seconds: {
+    /** Seconds, to the millisecond */
+    readonly today: number
+    /** Seconds, to the millisecond */
+    readonly this_month: number
+  }
+  /** The same per circuit, for circuits with a proof settled this month, by name */
+  readonly circuits: ReadonlyArray<CircuitUsage>
 }

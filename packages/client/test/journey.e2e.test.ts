@@ -54,7 +54,7 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       expect(ciKey.key).toMatch(/^mzk_/)
       const keys = yield* run(() => admin.keys.list())
       expect(keys.limit).toBe(10)
-      expect(keys.keys.map((k) => k.name)).toEqual(["bootstrap", "ci-pipeline"])
+      expect(keys.keys.map((k) => k.name)).toEqual(["ci-pipeline", "bootstrap"])
       expect(keys.keys.some((k) => "key" in k)).toBe(false)
       // The base URL may be given with the API's prefix, and with a trailing slash.
       const ci: MzkClient = createClient({ baseUrl: `${baseUrl}/api/v1/`, apiKey: ciKey.key! })
@@ -103,7 +103,8 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
         proof_blob: completed.proof_blob,
         public_inputs: { c: "33" },
         duration_ms: completed.duration_ms,
-        created_at: completed.created_at
+        created_at: completed.created_at,
+        metadata: {}
       })
       expect(event.id).toMatch(/^evt_/)
       // A real delivery, altered, replayed late, or checked with another secret, is refused.
@@ -139,9 +140,10 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       expect(settled.map((p) => p.public_inputs)).toEqual([{ c: "10" }, { c: "42" }])
       const listed = yield* run(() => ci.proofs.list({ status: "completed", limit: 2 }))
       expect(listed).toMatchObject({ total: 3, has_more: true })
-      expect(listed.proofs.map((p) => p.proof_id)).toEqual([proof.proof_id, batch.proofs[0]!.proof_id])
+      // Newest first.
+      expect(listed.proofs.map((p) => p.proof_id)).toEqual([batch.proofs[1]!.proof_id, batch.proofs[0]!.proof_id])
       const next = yield* run(() => ci.proofs.list({ status: "completed", starting_after: listed.proofs[1]!.proof_id }))
-      expect(next.proofs.map((p) => p.proof_id)).toEqual([batch.proofs[1]!.proof_id])
+      expect(next.proofs.map((p) => p.proof_id)).toEqual([proof.proof_id])
 
       // Circom sources, from bytes and a Blob: refused at once, this server having no powers of tau,
       // with a message that says how to give it one

@@ -8,12 +8,14 @@ import { EventSubscribers } from "./events/subscribers.js"
 import { CircuitBuilds } from "./circuits/builds.js"
 import { Idempotency, IdempotencySweeper } from "./idempotency/service.js"
 import { ProofLoops } from "./proofs/loops.js"
+import { UsageReports } from "./usage/service.js"
 import { DeliveryEngine } from "./webhooks/delivery/engine.js"
 import { Ids } from "./kernel/ids.js"
 import { ApiKeys } from "./keys/service.js"
 import { Proofs } from "./proofs/service.js"
 import { ProofCancelWakeup, ProofWakeup } from "./proofs/wakeup.js"
 import { RateLimits } from "./rateLimits/service.js"
+import { Verifications } from "./verifications/service.js"
 import { Webhooks } from "./webhooks/service.js"
 import { EventRetentionSweeper } from "./events/sweeper.js"
 import { AbandonedStagingSweeper } from "./circuits/stagingSweeper.js"
@@ -24,14 +26,15 @@ import { DeliveryWakeup } from "./webhooks/delivery/wakeup.js"
 import { RecoveryWakeup } from "./webhooks/recovery/wakeup.js"
 
 /**
- * Every core service, built over whatever storage, `Entropy`, `Prover`, `BuiltinCircuits` and
+ * Every core service, built over whatever storage, `Entropy`, `Prover`, `Verifier`, `BuiltinCircuits` and
  * `CircuitCompiler` (whose setup decides which uploads are taken) the caller provides. The one place core services are wired to each other; adapters are chosen by the
  * composition root, and the background loops (`ProofLoops`, `DeliveryEngine.layer`,
  * `CircuitBuilds.layer` with a `CircuitCompiler`) are built over this layer by whichever process
  * runs them.
  */
 export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer, Idempotency.layer,
-  Proofs.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
+  Proofs.layer.pipe(Layer.provide(RateLimits.layer)), UsageReports.layer.pipe(Layer.provide(RateLimits.layer)),
+  Verifications.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
   Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(WebhookReplay.layer),
   Layer.provideMerge(Events.layer),

@@ -11,7 +11,8 @@ import type { RateLimitsRepo } from "./rateLimits/repo.js"
 import type { DeliveriesRepo } from "./webhooks/delivery/repo.js"
 import type { WebhooksRepo } from "./webhooks/endpoints/repo.js"
 import type { RecoveriesRepo } from "./webhooks/recovery/repo.js"
+import type { VerificationKeysRepo } from "./verifications/repo.js"
 
 /** Everything a store layer provides: one repository per aggregate, the `Transactor` and its health check. */
 export type Storage = Transactor | StorageHealth | AccountsRepo | KeysRepo | WebhooksRepo | EventsRepo | DeliveriesRepo | RateLimitsRepo | ProofsRepo
-  | CircuitsRepo | ArtifactsRepo | IdempotencyRepo | AuditRepo | RecoveriesRepo
+  | CircuitsRepo | ArtifactsRepo | IdempotencyRepo | AuditRepo | RecoveriesRepo | VerificationKeysRepo

@@ -18,6 +18,9 @@ import {
 import { makeMemoryStore, SeededEntropy, testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, Option, Redacted, Ref, TestClock } from "effect"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 /** The memory store with `findByHash` counted, to prove which paths never reach storage. */
 class StorageReads extends Context.Tag("test/StorageReads")<StorageReads, Ref.Ref<number>>() {}
 const CountingStore = Layer.effectContext(Effect.gen(function*() {
@@ -61,7 +64,8 @@ describe("ApiKeys", () => {
         scopes: [...SCOPES],
         created_at: "2026-11-22T09:30:00.000Z",
         last_used_at: null,
-        expires_at: null
+        expires_at: null,
+        metadata: {}
       })
       const listing = yield* keys.list(account)
       expect(listing).toEqual({ keys: [created.api_key], total: 1, limit: 10 })
@@ -97,7 +101,7 @@ describe("ApiKeys", () => {
       expect((yield* keys.list(account)).total).toBe(10)
       yield* keys.revoke(account, made[0]!.api_key.id)
       yield* keys.create(account, { name: "key-11" })
-      expect((yield* keys.list(account)).keys.map((k) => k.name)).toEqual([...made.slice(1).map((k) => k.api_key.name), "key-11"])
+      expect((yield* keys.list(account)).keys.map((k) => k.name)).toEqual(["key-11", ...made.slice(1).map((k) => k.api_key.name).reverse()])
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("names are validated: required, at most 64 letters, digits and hyphens; unknown fields refused", () =>
@@ -125,10 +129,10 @@ describe("ApiKeys", () => {
       expect((yield* Effect.flip(keys.authenticate(created.secret)))._tag).toBe("InvalidApiKey")
       expect((yield* Effect.flip(keys.revoke(account, created.api_key.id)))._tag).toBe("KeyNotFound")
       expect((yield* keys.list(account)).total).toBe(0)
-      const types = (yield* (yield* EventsRepo).list(account, { limit: 10 })).items.map((e) => [e.type, e.data])
+      const types = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 10 })).items).map((e) => [e.type, e.data])
       expect(types).toEqual([
-        ["key.created", { id: created.api_key.id, name: "short-lived", description: null, scopes: [...SCOPES], created_at: created.api_key.created_at }],
-        ["key.revoked", { id: created.api_key.id, name: "short-lived", revoked_at: expect.any(String) }]
+        ["key.created", { id: created.api_key.id, name: "short-lived", description: null, scopes: [...SCOPES], created_at: created.api_key.created_at, metadata: {} }],
+        ["key.revoked", { id: created.api_key.id, name: "short-lived", revoked_at: expect.any(String), metadata: {} }]
       ])
     }).pipe(Effect.provide(TestLayer)))
 
@@ -205,12 +209,12 @@ describe("ApiKeys", () => {
       const { account, keys } = yield* setup
       const webhooks = yield* WebhooksRepo
       const at = "2026-01-01T00:00:00.000Z" as Timestamp
-      const base = { account_id: account, description: null, disabled_reason: null, secret: "whsec_x", previous_secret: null, previous_secret_expires_at: null, created_at: at, updated_at: at } as const
+      const base = { account_id: account, description: null, disabled_reason: null, secret: "whsec_x", previous_secret: null, previous_secret_expires_at: null, created_at: at, updated_at: at, metadata: {} } as const
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000001" as never, url: "https://a.example.com", events: ["key.created"], active: true }, { maxPerAccount: 20 })
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000002" as never, url: "https://b.example.com", events: ["key.created"], active: false }, { maxPerAccount: 20 })
       yield* webhooks.insert({ ...base, id: "wh_00000000000000000000000003" as never, url: "https://c.example.com", events: ["key.revoked"], active: true }, { maxPerAccount: 20 })
       yield* keys.create(account, { name: "fanned" })
-      const [event] = (yield* (yield* EventsRepo).list(account, { limit: 10 })).items
+      const [event] = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 10 })).items)
       const deliveries = yield* (yield* DeliveriesRepo).listByEvent(event!.id)
       expect(deliveries.map((d) => [d.webhook_id, d.status, d.next_attempt_at === event!.created_at])).toEqual([
         ["wh_00000000000000000000000001", "pending", true]

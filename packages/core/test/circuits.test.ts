@@ -27,6 +27,9 @@ import { FakeCompiler, FakeCompilerCalls, type FakeCompilerOptions, testCore } f
 import { Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 import { createHash } from "node:crypto"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 /** The core over the memory store with a fake compiler whose calls the test can read (one instance: layers are shared by reference). */
 const coreWith = (options: FakeCompilerOptions = {}) => {
   const compiler = FakeCompiler(options)
@@ -74,7 +77,7 @@ const upload = (account: AccountId, name: string, main = SUM, description?: stri
 
 const eventsOf = (account: AccountId, type: string) =>
   Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(account, { limit: 100 })), (page) =>
-    page.items.filter((e: EventRecord) => e.type === type))
+    oldestFirst(page.items).filter((e: EventRecord) => e.type === type))
 
 const stored = (account: AccountId, name: string) =>
   Effect.map(Effect.flatMap(CircuitsRepo, (repo) => repo.getByName(account, name)), Option.getOrThrow)
@@ -155,7 +158,7 @@ describe("Circuits: uploads", () => {
       expect(full._tag).toBe("CircuitLimitReached")
       expect(full.message).toMatch(/at most 2 circuits \(the circuits-per-account limit\)/)
       expect((yield* (yield* Circuits).list(account)).filter((c) => c.owner !== "builtin").map((c) => [c.name, c.status]))
-        .toEqual([["one", "ready"], ["two", "ready"]])
+        .toEqual([["two", "ready"], ["one", "ready"]])
     }).pipe(Effect.provide(withBuilds({ maxCircuitsPerAccount: 2, maxCompilingPerAccount: 1 }))))
 })
 
@@ -243,7 +246,7 @@ describe("Circuits: the build loop on TestClock", () => {
       expect(Option.map(yield* artifacts.get(ready.artifacts!.wasm), (b) => new TextDecoder().decode(b).startsWith("fake-wasm"))).toEqual(Option.some(true))
       const [event, ...more] = yield* eventsOf(account, "circuit.ready")
       expect(more).toEqual([])
-      expect(event?.data).toEqual({ name: "sum", status: "ready", proving_system: "groth16", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z" })
+      expect(event?.data).toEqual({ name: "sum", status: "ready", proving_system: "groth16", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z", metadata: {} })
       expect(yield* eventsOf(account, "circuit.failed")).toEqual([])
     }).pipe(Effect.provide(withBuilds())))
 
@@ -261,8 +264,8 @@ describe("Circuits: the build loop on TestClock", () => {
       expect(escaping.error).toMatchObject({ code: "include_outside_upload", file: "main.circom", line: 1 })
       const failed = yield* eventsOf(account, "circuit.failed")
       expect(failed.map((e) => e.data).sort((x, y) => String(x.name).localeCompare(String(y.name)))).toEqual([
-        { name: "broken", status: "failed", error, created_at: "1970-01-01T00:00:00.000Z" },
-        { name: "escaping", status: "failed", error: escaping.error, created_at: "1970-01-01T00:00:00.000Z" }
+        { name: "broken", status: "failed", error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} },
+        { name: "escaping", status: "failed", error: escaping.error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} }
       ])
     }).pipe(Effect.provide(withBuilds({ buildConcurrency: 2 }))))
 

@@ -18,6 +18,9 @@ import { makeMemoryStore, makeScriptedTransport, type RecordedRequest, type Scri
 import { Clock, Effect, Exit, Layer, Logger, Option, Redacted, Scope, TestClock } from "effect"
 import { createHmac } from "node:crypto"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 const FAILING = "https://fail.example.com/hook"
 const FLAKY = "https://flaky.example.com/hook"
 const OK = "https://ok.example.com/hook"
@@ -142,9 +145,10 @@ describe("delivery engine", () => {
         const log = yield* webhooks.listDeliveryAttempts(account, created.webhook.id, { limit: 100 })
         expect(log.total).toBe(8)
         expect(log.attempts.filter((a) => a.event_type === "key.created").map((a) => [a.attempt, a.outcome, a.status_code, a.error]))
-          .toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, "failed", 500, null]))
-        expect(log.attempts[0]!.response_body).toBe("nope")
-        expect(log.attempts[0]!.attempted_at).toBe("2026-11-22T10:00:00.000Z")
+          .toEqual([6, 5, 4, 3, 2, 1].map((n) => [n, "failed", 500, null]))
+        // Newest first: the first attempt is the last of the log.
+        expect(log.attempts.at(-1)!.response_body).toBe("nope")
+        expect(log.attempts.at(-1)!.attempted_at).toBe("2026-11-22T10:00:00.000Z")
       }))))
 
   it.effect("success on the third attempt: attempts at +0, +30 s, +5 min and nothing after", () =>
@@ -167,9 +171,9 @@ describe("delivery engine", () => {
         expect([delivery!.status, delivery!.attempts, delivery!.next_attempt_at]).toEqual(["succeeded", 3, null])
         const log = yield* webhooks.listDeliveryAttempts(account, created.webhook.id)
         expect(log.attempts.map((a) => [a.attempt, a.outcome, a.status_code, a.error])).toEqual([
-          [1, "failed", 503, null],
+          [3, "succeeded", 204, null],
           [2, "failed", null, "connection"],
-          [3, "succeeded", 204, null]
+          [1, "failed", 503, null]
         ])
         expect((yield* webhooks.get(account, created.webhook.id)).active).toBe(true)
       })))
@@ -306,7 +310,7 @@ describe("delivery engine", () => {
         yield* createKey(account, "k")
         yield* settle
         expect((yield* transport.requests).length).toBe(1)
-        const [event] = (yield* (yield* EventsRepo).list(account, { limit: 10 })).items
+        const [event] = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 10 })).items)
         const deliveries = yield* DeliveriesRepo
         const [delivery] = yield* deliveries.listByEvent(event!.id)
         // Written straight to storage: no in-process nudge, as when another process records it.

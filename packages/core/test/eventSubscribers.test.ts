@@ -35,7 +35,7 @@ const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "
 const recordNamed = (account: AccountId, name: string) =>
   Effect.gen(function*() {
     const webhookId = yield* (yield* Ids).make("webhook")
-    return yield* (yield* Events).record(account, "webhook.test", { webhook_id: webhookId, message: name })
+    return yield* (yield* Events).record(account, "webhook.test", { webhook_id: webhookId, message: name, metadata: {} })
   })
 
 const names = (account: AccountId) =>

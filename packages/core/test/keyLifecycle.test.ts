@@ -3,6 +3,9 @@ import { Accounts, ApiKeys, CreateKeyInput, decodeInput, EventsRepo, RollKeyInpu
 import { testCore } from "@mzk/testkit"
 import { Effect, Redacted, TestClock } from "effect"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 const HOUR = 3_600_000
 const START = Date.UTC(2026, 10, 23, 9, 0, 0)
 const iso = (ms: number) => new Date(ms).toISOString() as Timestamp
@@ -56,12 +59,12 @@ describe("key expiry and roll (TestClock)", () => {
       expect(rolled.api_key.id).not.toBe(old.api_key.id)
       expect(Redacted.value(rolled.secret)).not.toBe(Redacted.value(old.secret))
       const listed = (yield* keys.list(account)).keys
-      expect(listed.map((k) => [k.id, k.expires_at])).toEqual([[old.api_key.id, iso(START + 1_000 + 600_000)], [rolled.api_key.id, null]])
-      const events = (yield* (yield* EventsRepo).list(account, { limit: 100 })).items
+      expect(listed.map((k) => [k.id, k.expires_at])).toEqual([[rolled.api_key.id, null], [old.api_key.id, iso(START + 1_000 + 600_000)]])
+      const events = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 100 })).items)
       expect(events.map((e) => e.type)).toContain("key.rolled")
       expect(events.find((e) => e.type === "key.rolled")!.data).toEqual({
         id: rolled.api_key.id, name: "ci", scopes: ["proofs:read", "proofs:write"], created_at: iso(START + 1_000),
-        previous_key_id: old.api_key.id, previous_key_expires_at: iso(START + 1_000 + 600_000)
+        previous_key_id: old.api_key.id, previous_key_expires_at: iso(START + 1_000 + 600_000), metadata: {}
       })
       yield* TestClock.adjust(600_000 - 1)
       expect([yield* works(old.secret), yield* works(rolled.secret)]).toEqual(["ok", "ok"])
@@ -93,7 +96,7 @@ describe("key expiry and roll (TestClock)", () => {
       // Once the old key has stopped, it is not found, as any key that does not work.
       yield* TestClock.adjust(23 * HOUR)
       expect((yield* Effect.flip(keys.roll(account, old.api_key.id, {})))._tag).toBe("KeyNotFound")
-      expect(Object.keys(yield* listed())).toEqual([first.api_key.id, second.api_key.id])
+      expect(Object.keys(yield* listed())).toEqual([second.api_key.id, first.api_key.id])
     }).pipe(Effect.provide(testCore())))
 
   it.effect("a roll replaces the secret, not the term: the successor of an expiring key ends with it, unless the roll sets its end", () =>
@@ -103,7 +106,7 @@ describe("key expiry and roll (TestClock)", () => {
       // The default overlap (24 h) is longer than the key has left: the old key keeps its own end.
       const next = yield* keys.roll(account, temp.api_key.id, yield* decodeRoll({}))
       expect(next.api_key.expires_at).toBe(iso(START + 2 * HOUR))
-      const events = (yield* (yield* EventsRepo).list(account, { limit: 100 })).items
+      const events = oldestFirst((yield* (yield* EventsRepo).list(account, { limit: 100 })).items)
       expect(events.find((e) => e.type === "key.rolled")!.data).toMatchObject({ previous_key_expires_at: iso(START + 2 * HOUR) })
       yield* TestClock.adjust(HOUR)
       const renewed = yield* keys.roll(account, next.api_key.id, yield* decodeRoll({ expires_in: 600, expires_at: iso(START + 48 * HOUR) }))

@@ -22,6 +22,9 @@ import {
 import { FakeProver, type FakeProverOptions, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, Option, Ref, TestClock } from "effect"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 /** Lets forked fibers (the worker, its watch, running proofs) catch up without moving the clock. */
 const settle = Effect.repeatN(Effect.yieldNow(), 50)
 const advance = (duration: Parameters<typeof TestClock.adjust>[0]) => Effect.zipRight(TestClock.adjust(duration), settle)
@@ -74,7 +77,7 @@ const principalOf = (account_id: AccountId): Principal => ({ account_id, scopes:
 const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "Acme" })), (a) => principalOf(a.id))
 
 const eventsOf = (accountId: AccountId, type: string) =>
-  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => page.items.filter((e) => e.type === type))
+  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => oldestFirst(page.items).filter((e) => e.type === type))
 
 // As the principal's request: a key's minute is charged to the key the request context names.
 const windowsOf = (principal: Principal) =>
@@ -102,6 +105,8 @@ describe("Proof cancellation on TestClock", () => {
         ...queued,
         status: "canceled",
         canceled_at: "1970-01-01T00:00:07.000Z",
+        finished_at: "1970-01-01T00:00:07.000Z",
+        queue_position: null,
         expires_at: "1970-01-31T00:00:07.000Z"
       })
       expect(yield* proofs.get(account.account_id, queued.proof_id)).toEqual(canceled)
@@ -113,7 +118,8 @@ describe("Proof cancellation on TestClock", () => {
         circuit: "multiplier",
         status: "canceled",
         canceled_at: "1970-01-01T00:00:07.000Z",
-        created_at: queued.created_at
+        created_at: queued.created_at,
+        metadata: {}
       })
       expect(yield* remaining(principal, "daily")).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount)
       // Each look at the windows is itself a request of the key's minute: the look before this one.
@@ -229,7 +235,7 @@ describe("Proof cancellation on TestClock", () => {
       yield* settle
       yield* advance("1 second")
       const before = yield* proofs.list(principal.account_id, { limit: 10 })
-      expect(before.proofs.map((p) => p.status)).toEqual(["completed", "failed", "running", "running"])
+      expect(before.proofs.map((p) => p.status)).toEqual(["running", "running", "failed", "completed"])
       expect(yield* remaining(principal, "daily")).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount - 4)
 
       for (const [account, id] of [[other.account_id, batch.batch_id], [principal.account_id, "batch_00000000000000000000000000"], [principal.account_id, ids[0]!]] as const) {

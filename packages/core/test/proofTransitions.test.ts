@@ -2,10 +2,10 @@ import { claimHolds, mayApply, nextStatuses, PROOF_STATUSES, PROOF_TRANSITIONS, 
 import { describe, expect, it } from "vitest"
 
 describe("the proof lifecycle table", () => {
-  it("is queued → running → completed | failed → expired, queued or running → canceled → expired, a running proof handed back or taken over", () => {
+  it("is queued → running → completed | failed → expired, queued or running → canceled → expired, queued past its deadline → failed, a running proof handed back or taken over", () => {
     const moves = Object.fromEntries(PROOF_STATUSES.map((status) => [status, [...nextStatuses(status)].sort()]))
     expect(moves).toEqual({
-      queued: ["canceled", "running"],
+      queued: ["canceled", "failed", "running"],
       running: ["canceled", "completed", "failed", "queued", "running"],
       completed: ["expired"],
       failed: ["expired"],
@@ -33,6 +33,7 @@ describe("the proof lifecycle table", () => {
     expect(PROOF_STATUSES.filter((s) => mayApply("cancel", s))).toEqual(["queued", "running"])
     expect(PROOF_STATUSES.filter((s) => mayApply("expire", s))).toEqual(["completed", "failed", "canceled"])
     expect(PROOF_STATUSES.filter((s) => mayApply("claim", s))).toEqual(["queued", "running"])
+    expect(PROOF_STATUSES.filter((s) => mayApply("overdue", s))).toEqual(["queued"])
   })
 
   it("a claim holds its proof while it runs under it and once it settled it; canceled, handed back or taken over, it is lost", () => {

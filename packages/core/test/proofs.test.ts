@@ -29,6 +29,9 @@ import {
 import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryDatabase, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 const R = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
 
 /** The core with the proof loops running, the fake prover and the in-memory store, on TestClock. */
@@ -56,7 +59,7 @@ const principalOf = (account_id: AccountId): Principal => ({ account_id, scopes:
 const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "Acme" })), (a) => principalOf(a.id))
 
 const eventsOf = (accountId: AccountId) =>
-  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => page.items)
+  Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => oldestFirst(page.items))
 
 const ofType = (events: ReadonlyArray<EventRecord>, type: string) => events.filter((e) => e.type === type)
 
@@ -105,7 +108,7 @@ describe("Proofs: validation before anything is queued", () => {
     ["array for a scalar", { type: "multiplier", inputs: { a: ["1"], b: "5" } }, ["inputs.a"]],
     ["unknown type", { type: "sudoku", inputs: {} }, ["type"]],
     ["no inputs", { type: "multiplier" }, ["inputs"]],
-    ["extra top-level field", { type: "multiplier", inputs: { a: "3", b: "5" }, priority: 1 }, ["priority"]]
+    ["extra top-level field", { type: "multiplier", inputs: { a: "3", b: "5" }, note: 1 }, ["note"]]
   ]
 
   for (const [label, body, paths] of refused) {
@@ -207,10 +210,11 @@ describe("Proofs: get, list", () => {
       expect(yield* proofs.get(principal.account_id, made[1]!.proof_id)).toEqual(made[1])
       expect((yield* Effect.flip(proofs.get(other.account_id, made[1]!.proof_id)))._tag).toBe("ProofNotFound")
       expect((yield* Effect.flip(proofs.get(principal.account_id, "proof_nope")))._tag).toBe("ProofNotFound")
+      // Newest first.
       const page = yield* proofs.list(principal.account_id, { limit: 2 })
-      expect([page.proofs.map((p) => p.proof_id), page.total, page.has_more]).toEqual([[made[0]!.proof_id, made[1]!.proof_id], 3, true])
+      expect([page.proofs.map((p) => p.proof_id), page.total, page.has_more]).toEqual([[made[2]!.proof_id, made[1]!.proof_id], 3, true])
       const rest = yield* proofs.list(principal.account_id, { starting_after: made[1]!.proof_id })
-      expect(rest.proofs.map((p) => p.proof_id)).toEqual([made[2]!.proof_id])
+      expect(rest.proofs.map((p) => p.proof_id)).toEqual([made[0]!.proof_id])
       expect((yield* proofs.list(principal.account_id, { status: "completed" })).total).toBe(0)
       // A query string carries text: `?status=done`, `?limit=101`.
       for (const query of [{ status: "done" }, { limit: "101" }]) {
@@ -242,7 +246,8 @@ describe("Proofs: the lifecycle on TestClock", () => {
         proof_blob: done.proof_blob,
         public_inputs: { c: "33" },
         duration_ms: 250,
-        created_at: queued.created_at
+        created_at: queued.created_at,
+        metadata: {}
       })
     }).pipe(Effect.provide(withLoops({ duration: "250 millis" }))))
 
@@ -310,7 +315,8 @@ describe("Proofs: the lifecycle on TestClock", () => {
         error: failed.error,
         public_inputs: { min: "1", max: "9" },
         duration_ms: 60_000,
-        created_at: value.created_at
+        created_at: value.created_at,
+        metadata: {}
       })
     }).pipe(Effect.provide(withLoops({ duration: "5 minutes" }))))
 
@@ -434,7 +440,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       yield* settle
       yield* advance("100 millis")
       const { value: verification, rate_limits } = yield* metered(proofs.verify(principal.account_id, value.proof_id))
-      expect(verification).toEqual({ proof_id: value.proof_id, circuit: "multiplier", proving_system: "groth16", valid: true, verified_at: "1970-01-01T00:00:00.100Z" })
+      expect(verification).toEqual({ proof_id: value.proof_id, circuit: "multiplier", proving_system: "groth16", valid: true, verified_at: "1970-01-01T00:00:00.100Z", metadata: {} })
       expect(rate_limits.map((w) => w.policy)).toEqual(["daily"])
       const [event] = ofType(yield* eventsOf(principal.account_id), "proof.verified")
       expect(event?.data).toEqual(verification)

@@ -42,8 +42,9 @@ const newAccount = Effect.map(Effect.flatMap(Accounts, (a) => a.create({ name: "
 const keyCreated = (account: AccountId, name = "k") => Effect.flatMap(ApiKeys, (keys) => keys.create(account, { name }))
 const nowIso = Effect.map(Clock.currentTimeMillis, timestampFromMillis)
 const envelope = (request: RecordedRequest) => JSON.parse(request.body) as EventEnvelope
+/** The attempt log oldest first, as these tests read it (the API lists it newest first). */
 const attemptsOf = (account: AccountId, webhookId: string) =>
-  Effect.map(Effect.flatMap(Webhooks, (w) => w.listDeliveryAttempts(account, webhookId, { limit: 100 })), (log) => log.attempts)
+  Effect.map(Effect.flatMap(Webhooks, (w) => w.listDeliveryAttempts(account, webhookId, { limit: 100 })), (log) => [...log.attempts].reverse())
 const requestsTo = (url: string) => Effect.flatMap(ScriptedWebhooks, (scripted) => scripted.requestsTo(url))
 const decodeUpdate = decodeInput(UpdateWebhookInput)
 

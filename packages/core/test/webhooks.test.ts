@@ -74,7 +74,8 @@ describe("Webhooks service", () => {
         disabled_reason: null,
         previous_secret_expires_at: null,
         created_at: "2026-11-22T09:30:00.000Z",
-        updated_at: "2026-11-22T09:30:00.000Z"
+        updated_at: "2026-11-22T09:30:00.000Z",
+        metadata: {}
       })
       const got = yield* webhooks.get(account, created.webhook.id)
       const listed = yield* webhooks.list(account)

@@ -37,6 +37,7 @@ const RECORD_FIELDS = [
   "development_only",
   "error",
   "inputs",
+  "metadata",
   "name",
   "owner",
   "public_signals",
@@ -266,7 +267,7 @@ describe("POST /api/v1/circuits (multipart/form-data)", () => {
 })
 
 describe("GET /api/v1/circuits and /circuits/:name", () => {
-  it("lists the built-in circuits, then the account's own, never another account's", async () => {
+  it("lists the built-in circuits, then the account's own newest first, never another account's", async () => {
     const { key } = await h.newAccount()
     const other = await h.newAccount("Other")
     await uploadCircuit(h, key, circomParts("first"))
@@ -276,7 +277,7 @@ describe("GET /api/v1/circuits and /circuits/:name", () => {
     expect(reply.status).toBe(200)
     const names = reply.json.circuits.map((c: { name: string }) => c.name)
     expect(names.slice(0, 4).sort()).toEqual(["hash_preimage", "merkle_membership", "multiplier", "range"])
-    expect(names.slice(4)).toEqual(["first", "second"])
+    expect(names.slice(4)).toEqual(["second", "first"])
     for (const circuit of reply.json.circuits) {
       expect(Object.keys(circuit).sort()).toEqual(RECORD_FIELDS)
     }

@@ -23,7 +23,7 @@ describe("POST/GET/DELETE /api/v1/keys", () => {
     expect(listed.status).toBe(200)
     expect(listed.json.total).toBe(2)
     expect(listed.json.limit).toBe(10)
-    expect(listed.json.keys.map((k: { name: string }) => k.name)).toEqual(["bootstrap", "ci-deploy"])
+    expect(listed.json.keys.map((k: { name: string }) => k.name)).toEqual(["ci-deploy", "bootstrap"])
     expect(listed.text).not.toContain(created.json.key)
     expect(listed.text).not.toContain(hashApiKey(created.json.key))
     expect(listed.json.keys.every((k: object) => !("key" in k))).toBe(true)

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allBut, createProof, createWebhook, expectRequestId, ISO, keyWithScopes, MULTIPLIER, type Harness } from "./helpers.js"
 import { coreWithBuilds, expectEnvelope, harnessOver, type Reply } from "./support.js"
 
+/** Storage lists newest first; this file reads events in the order they happened. */
+const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse()
+
 /** Proven in 10 minutes by this harness's fake prover: it stays running while a test looks. */
 const LONG = { type: "multiplier", inputs: { a: 3, b: 7 } }
 /** Fails at once (a constraint of the multiplier circuit: a factor of 1). */
@@ -34,8 +37,8 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 const PROOF_FIELDS = [
-  "canceled_at", "circuit", "completed_at", "created_at", "duration_ms", "error", "expires_at", "proof_blob", "proof_id",
-  "public_inputs", "started_at", "status", "type"
+  "canceled_at", "circuit", "completed_at", "created_at", "deadline_at", "duration_ms", "error", "expires_at", "finished_at", "metadata",
+  "priority", "proof_blob", "proof_id", "proving_ms", "public_inputs", "queue_position", "queued_at", "started_at", "status", "type"
 ]
 
 const statusOf = async (token: string, id: string) => (await h.call("GET", `/api/v1/proofs/${id}`, { token })).json.status as string
@@ -61,7 +64,7 @@ const cancelBatch = (token: string | undefined, id: string, headers: Record<stri
 
 const proofEvents = (account: string, type: string) =>
   h.run(Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(account as never, { limit: 100 })), (page) =>
-    page.items.filter((e) => e.type === type).map((e) => e.data)))
+    oldestFirst(page.items).filter((e) => e.type === type).map((e) => e.data)))
 
 /** The proofs this process's worker is proving, and the proofs storage says are running: equal once the worker has caught up. */
 const workerAgrees = () =>
@@ -88,7 +91,7 @@ describe("POST /api/v1/proofs/:id/cancel", () => {
     const stored = await h.run(Effect.flatMap(ProofsRepo, (r) => r.get(account, queued as never)))
     expect(stored._tag === "Some" && stored.value.inputs).toBeNull()
     expect(await proofEvents(account, "proof.canceled")).toEqual([
-      { proof_id: queued, circuit: "multiplier", status: "canceled", canceled_at: reply.json.canceled_at, created_at: reply.json.created_at }
+      { proof_id: queued, circuit: "multiplier", status: "canceled", canceled_at: reply.json.canceled_at, created_at: reply.json.created_at, metadata: {} }
     ])
     // 3 of the 6 a day were charged and one given back: 4 more fit, the fifth is refused.
     for (let i = 0; i < 4; i++) expect((await h.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER })).status).toBe(202)

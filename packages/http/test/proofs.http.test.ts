@@ -15,12 +15,19 @@ const PROOF_FIELDS = [
   "circuit",
   "completed_at",
   "created_at",
+  "deadline_at",
   "duration_ms",
   "error",
   "expires_at",
+  "finished_at",
+  "metadata",
+  "priority",
   "proof_blob",
   "proof_id",
+  "proving_ms",
   "public_inputs",
+  "queue_position",
+  "queued_at",
   "started_at",
   "status",
   "type"
@@ -91,7 +98,7 @@ describe("POST /api/v1/proofs", () => {
     ["missing inputs", { type: "multiplier" }, "inputs"],
     ["a missing input", { type: "multiplier", inputs: { a: 3 } }, "inputs.b"],
     ["an extra input", { type: "multiplier", inputs: { a: 3, b: 4, c: 12 } }, "inputs.c"],
-    ["an extra top-level field", { ...MULTIPLIER, priority: "high" }, "priority"],
+    ["an extra top-level field", { ...MULTIPLIER, note: "x" }, "note"],
     ["a non-integer input", { type: "multiplier", inputs: { a: 1.5, b: 4 } }, "inputs.a"],
     ["a non-numeric string input", { type: "multiplier", inputs: { a: "abc", b: 4 } }, "inputs.a"],
     ["a negative number", { type: "multiplier", inputs: { a: -3, b: 4 } }, "inputs.a"],
@@ -217,7 +224,7 @@ describe("POST /api/v1/proofs/batch", () => {
     const reply = await h.call("POST", "/api/v1/proofs/batch", { token: key, body: { proofs: items } })
     expect(reply.status).toBe(202)
     expectRequestId(reply)
-    expect(Object.keys(reply.json).sort()).toEqual(["batch_id", "proofs"])
+    expect(Object.keys(reply.json).sort()).toEqual(["batch_id", "metadata", "proofs"])
     expect(reply.json.batch_id).toMatch(/^batch_/)
     expect(reply.json.proofs).toHaveLength(3)
     expect(reply.json.proofs.map((p: { type: string }) => p.type)).toEqual(["multiplier", "range", "multiplier"])
@@ -272,10 +279,10 @@ describe("POST /api/v1/proofs/batch", () => {
 })
 
 describe("GET /api/v1/proofs and /api/v1/proofs/:id", () => {
-  it("lists the account's proofs oldest first, with ?status= and paging; gets one by id", async () => {
+  it("lists the account's proofs newest first, with ?status= and paging; gets one by id", async () => {
     const { key } = await h.newAccount()
     const ids: Array<string> = []
-    for (let i = 0; i < 3; i++) ids.push((await createProof(h, key)).proof_id)
+    for (let i = 0; i < 3; i++) ids.unshift((await createProof(h, key)).proof_id)
     const listed = await h.call("GET", "/api/v1/proofs", { token: key })
     expect(listed.status).toBe(200)
     expectRequestId(listed)

@@ -24,8 +24,9 @@ const settledDelivery = (token: string, webhookId: string, deliveryId: string) =
     return reply.json?.status === "pending" ? undefined : reply.json
   })
 
+/** The attempt log oldest first, as these tests read it (the API lists it newest first). */
 const attempts = async (token: string, webhookId: string) =>
-  (await h.call("GET", `${B}/webhooks/${webhookId}/deliveries?limit=100`, { token })).json.deliveries as Array<Record<string, any>>
+  ((await h.call("GET", `${B}/webhooks/${webhookId}/deliveries?limit=100`, { token })).json.deliveries as Array<Record<string, any>>).reverse()
 
 /** A webhook on FLAKY whose `webhook.test` delivery failed: a settled delivery to retry. */
 const failedTest = async (token: string) => {
@@ -58,7 +59,7 @@ describe("POST /webhooks/:id/test", () => {
       id: expect.stringMatching(/^evt_/),
       type: "webhook.test",
       created_at: expect.stringMatching(ISO),
-      data: { webhook_id: webhook.id, message: expect.stringContaining(webhook.id) }
+      data: { webhook_id: webhook.id, message: expect.stringContaining(webhook.id), metadata: {} }
     })
     expect(delivery).toEqual({
       id: expect.stringMatching(/^del_/),

@@ -30,7 +30,8 @@ describe("POST /webhooks/:id/rotate-secret over a real port", () => {
       disabled_reason: null,
       previous_secret_expires_at: expect.stringMatching(ISO),
       created_at: hook.created_at,
-      updated_at: expect.stringMatching(ISO)
+      updated_at: expect.stringMatching(ISO),
+      metadata: {}
     })
     const ends = Date.parse(webhook.previous_secret_expires_at)
     expect(ends).toBeGreaterThanOrEqual(before + 3_600_000 - 1_000)

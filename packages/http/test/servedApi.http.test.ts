@@ -79,6 +79,7 @@ beforeAll(async () => {
   ids.batches = (await h.call("POST", "/api/v1/proofs/batch", { token: key, body: { proofs: [MULTIPLIER, MULTIPLIER] } })).json.batch_id
   const other = await h.call("POST", "/api/v1/keys", { token: key, body: { name: "other" } })
   ids.keys = other.json.id
+  ids["verification-keys"] = (await h.call("POST", "/api/v1/verification-keys", { token: key, body: { proving_system: "groth16", verification_key: FAKE_KEY } })).json.id
   // An own circuit, ready, so that its verifier answers and DELETE (run last) removes it.
   ids.circuits = (await uploadCircuit(h, key, circomParts("documented"))).name
   await settled(h, key, ids.circuits)
@@ -140,6 +141,9 @@ const validRequest = (op: Operation): { body?: unknown; headers?: Record<string,
 const invalidRequest = (op: Operation) =>
   isUpload(op) ? multipart([...circomParts("x"), { name: "unexpected", value: "true" }]) : { body: { unexpected: true } }
 
+/** A key `FakeVerifier` (the test core's) accepts. */
+const FAKE_KEY = { protocol: "groth16", curve: "bn128", nPublic: 1 }
+
 const validBody = (op: Operation): unknown => {
   switch (`${op.method} ${op.template}`) {
     case "POST /api/v1/keys":
@@ -158,6 +162,10 @@ const validBody = (op: Operation): unknown => {
       return MULTIPLIER
     case "POST /api/v1/proofs/batch":
       return { proofs: [MULTIPLIER] }
+    case "POST /api/v1/verifications":
+      return { proving_system: "groth16", verification_key: FAKE_KEY, proof: { protocol: "groth16" }, public_signals: ["33"] }
+    case "POST /api/v1/verification-keys":
+      return { proving_system: "groth16", verification_key: FAKE_KEY }
     default:
       throw new Error(`no valid body for ${op.method} ${op.template}`)
   }
@@ -174,7 +182,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(33)
+    expect(operations().length).toBe(39)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -231,11 +239,12 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(33)
+    expect(scoped.length).toBe(39)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",
-      "POST /api/v1/proofs/batch"
+      "POST /api/v1/proofs/batch",
+      "POST /api/v1/verifications"
     ])
   })
 })

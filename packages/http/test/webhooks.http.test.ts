@@ -8,7 +8,7 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const WEBHOOK_FIELDS = ["active", "created_at", "description", "disabled_reason", "events", "id", "previous_secret_expires_at", "updated_at", "url"]
+const WEBHOOK_FIELDS = ["active", "created_at", "description", "disabled_reason", "events", "id", "metadata", "previous_secret_expires_at", "updated_at", "url"]
 
 describe("webhooks: success paths", () => {
   it("POST 201 returns the secret once; GET list/get 200 without it; PATCH 200; DELETE 204 empty", async () => {
@@ -201,10 +201,10 @@ describe("webhooks: not found", () => {
 })
 
 describe("webhooks: paging", () => {
-  it("?limit= and ?starting_after= walk the list oldest first", async () => {
+  it("?limit= and ?starting_after= walk the list newest first", async () => {
     const { key } = await h.newAccount()
     const ids: Array<string> = []
-    for (let i = 0; i < 5; i++) ids.push((await createWebhook(h, key, { description: `n${i}` })).id)
+    for (let i = 0; i < 5; i++) ids.unshift((await createWebhook(h, key, { description: `n${i}` })).id)
     const first = await h.call("GET", "/api/v1/webhooks?limit=2", { token: key })
     expect(first.status).toBe(200)
     expect(first.json.webhooks.map((w: { id: string }) => w.id)).toEqual(ids.slice(0, 2))

@@ -1,10 +1,10 @@
 /**
  * What a proof claim costs now that it takes turns across accounts (not a test). A claim reads the
- * oldest queued proof of every account with queued proofs (a loose index scan over `proofs_queue`:
+ * oldest queued proof of every account with queued proofs (a loose index scan over `proofs_queue_by_priority`:
  * one probe per account, not one row per queued proof), the running counts, and the oldest of the
  * accounts it picks. This times a one-proof claim (a prover thread freed) and its hand-back, with
  * one account holding `queued` proofs, `accounts` other accounts one each, over `settled` settled
- * proofs, on SQLite (a temporary file) and PostgreSQL (a fresh database on 127.0.0.1:5432, dropped
+ * proofs, and the queue position of that account's last queued proof, on SQLite (a temporary file) and PostgreSQL (a fresh database on 127.0.0.1:5432, dropped
  * after; skipped when unreachable):
  *
  *   pnpm bench packages/server/bench/fair-claims.ts [queued=1000] [accounts=50] [settled=50000] [rounds=1000]
@@ -38,16 +38,20 @@ const row = (account: AccountId, status: ProofRecord["status"]) =>
   Effect.map(makeId("proof"), (id): ProofRecord => ({
     id, account_id: account, batch_id: null, type: "multiplier", circuit: "multiplier", circuit_id: null, proving_system: "groth16", status,
     inputs: status === "completed" ? null : { a: "3", b: "11" }, public_inputs: { c: "33" },
-    proof_blob: status === "completed" ? "eyJwaV9hIjpbXX0=" : null, error: null, duration_ms: status === "completed" ? 100 : null,
+    proof_blob: status === "completed" ? "eyJwaV9hIjpbXX0=" : null, error: null, duration_ms: status === "completed" ? 100 : null, proving_ms: null, priority: "normal", deadline_at: null,
     attempts: status === "completed" ? 1 : 0, lease_expires_at: null, created_at: AT, started_at: null,
-    completed_at: status === "completed" ? AT : null, canceled_at: null, expires_at: null
+    completed_at: status === "completed" ? AT : null, canceled_at: null, expires_at: null, metadata: {}
   }))
 
 const insert = (count: number, make: (i: number) => ReturnType<typeof row>) =>
   Effect.gen(function*() {
+    const ids: Array<ProofRecord["id"]> = []
     for (let done = 0; done < count; done += INSERT_BATCH) {
-      yield* (yield* ProofsRepo).insertMany(yield* Effect.all(Array.from({ length: Math.min(INSERT_BATCH, count - done) }, (_, i) => make(done + i))))
+      const rows = yield* Effect.all(Array.from({ length: Math.min(INSERT_BATCH, count - done) }, (_, i) => make(done + i)))
+      yield* (yield* ProofsRepo).insertMany(rows)
+      ids.push(...rows.map((r) => r.id))
     }
+    return ids
   })
 
 const measure = (name: string, store: Layer.Layer<Storage, unknown>) =>
@@ -56,7 +60,7 @@ const measure = (name: string, store: Layer.Layer<Storage, unknown>) =>
     for (let i = 0; i <= ACCOUNTS; i++) accounts.push((yield* (yield* Accounts).create({ name: `bench-${i}` })).id)
     const [busy, ...others] = accounts as [AccountId, ...Array<AccountId>]
     yield* insert(SETTLED, (i) => row(accounts[i % accounts.length]!, "completed"))
-    yield* insert(QUEUED, () => row(busy, "queued"))
+    const busyQueue = yield* insert(QUEUED, () => row(busy, "queued"))
     yield* insert(others.length, (i) => row(others[i]!, "queued"))
     const repo = yield* ProofsRepo
     const claimOne = repo.claimNext({ now: AT, leaseUntil: "2999-01-01T00:00:00.000Z" as Timestamp, maxRunningPerAccount: 10, limit: 1 })
@@ -69,6 +73,17 @@ const measure = (name: string, store: Layer.Layer<Storage, unknown>) =>
       yield* repo.release(claimed.id, claimed.attempts)
     }
     console.log(`${name}: one-proof claim, ${QUEUED} queued of one account + ${others.length} accounts with one, over ${SETTLED} settled: ${stats(samples)}`)
+    // The queue position of the account's last queued proof (what a create or get of it reads): a
+    // count over the index range before it, so the deepest proof is the dearest.
+    const last = busyQueue[busyQueue.length - 1]!
+    const positions: Array<number> = []
+    for (let i = 0; i < ROUNDS + 50; i++) {
+      const t = performance.now()
+      const position = (yield* repo.queuePositions(busy, [last])).get(last)
+      if (i >= 50) positions.push((performance.now() - t) * 1000)
+      if (position !== QUEUED) throw new Error(`position ${position}, expected ${QUEUED}`)
+    }
+    console.log(`${name}: queue position of the ${QUEUED}th queued proof of an account: ${stats(positions)}`)
   }).pipe(Effect.provide(testCore(store)), Logger.withMinimumLogLevel(LogLevel.Warning))
 
 const dir = mkdtempSync(join(tmpdir(), "mzk-fair-claims-"))

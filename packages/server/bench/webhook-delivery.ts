@@ -73,7 +73,8 @@ const program = Effect.gen(function*() {
       const event = yield* events.record(account, "key.revoked", {
         id: `key_${String(i).padStart(26, "0")}` as KeyId,
         name: `bench-${i}`,
-        revoked_at: yield* now
+        revoked_at: yield* now,
+        metadata: {}
       })
       recordedAt.set(event.id as EventId, clockMs())
     })

@@ -4,27 +4,35 @@
  * flags, MZK_* environment variables or a `--config` file (cli/settings.ts); a failure is one line on
  * stderr (cli/failures.ts), exit code 2 for a usage mistake and 1 for anything else.
  */
-import { CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { migrate } from "@mzk/adapters-sql"
-import { openPostgres } from "@mzk/adapters-postgres"
-import { openSqlite } from "@mzk/adapters-sqlite"
+import { CliConfig, Command, CommandDescriptor, HelpDoc, Options, Usage, ValidationError } from "@effect/cli"
+// By module, not the package's index: the index's HTTP server and client (undici, ws) would be read at every start.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { auditedAs, CLI_ACTOR, CreateAccountInput, decodeInput } from "@mzk/core"
-import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, Layer, Logger, LogLevel } from "effect"
+import { Cause, type Console, Console as ConsoleModule, Effect, Either, Exit, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { createAccountWithKey } from "./accounts.js"
 import { circuitsCommand } from "./cli/circuits.js"
 import { circuitSettings, circuitsOptions } from "./cli/circuitSettings.js"
-import { database, describeDatabase } from "./cli/database.js"
+import { database, describeDatabase, wroteTo } from "./cli/database.js"
 import { describeFailure, stripAnsi, UsageError } from "./cli/failures.js"
 import { GLOBAL_OPTIONS, takeGlobals } from "./cli/globals.js"
 import { keysCommand } from "./cli/keys.js"
+import { loadMzk, MzkCore } from "./cli/lazy.js"
 import { coreGroup, coreOptions, LoadedConfigFile, optionsOf, parseConfigFile, serverGroup, settingsHelp, workerGroup } from "./cli/settings.js"
-import { MzkCore, MzkServer, MzkWorkerProcess } from "./mzk.js"
 
 /** The signal that stopped this process, for its last log line. */
 let stoppedBy: NodeJS.Signals | undefined
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void (stoppedBy ??= signal))
+let signals = 0
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  // Kept for the process's life: Ctrl-C under `pnpm mzk` arrives twice (the terminal's, and pnpm's
+  // forwarding of it), and a second signal without a listener would kill a clean stop midway (exit
+  // by signal, and pnpm's ELIFECYCLE). A third forces the end.
+  process.on(signal, () => {
+    stoppedBy ??= signal
+    if (++signals > 2) process.exit(130)
+  })
+}
 
 /** A long-running command's last words: stopping on a signal is a clean end, said in one log line. */
 const untilStopped = <E, R>(run: Effect.Effect<never, E, R>) =>
@@ -49,6 +57,7 @@ const serve = Command.make("serve", {
       database: describeDatabase(options.database),
       workers: !options.noWorkers
     }))
+    const { MzkServer } = yield* loadMzk
     return yield* untilStopped(Layer.launch(MzkServer({
       database: options.database,
       port: options.port,
@@ -64,6 +73,7 @@ const serve = Command.make("serve", {
 const worker = Command.make("worker", { database, ...optionsOf(workerGroup), ...core, ...circuitSettings }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk worker starting").pipe(Effect.annotateLogs({ database: describeDatabase(options.database) }))
+    const { MzkWorkerProcess } = yield* loadMzk
     return yield* untilStopped(Layer.launch(MzkWorkerProcess({
       database: options.database,
       port: options.metricsPort,
@@ -76,9 +86,14 @@ const worker = Command.make("worker", { database, ...optionsOf(workerGroup), ...
 
 const migrateCommand = Command.make("migrate", { database }, ({ database }) =>
   Effect.scoped(Effect.gen(function*() {
+    // The drivers are read here, not at start: a command loads only what it uses.
+    const [{ migrate }, { openPostgres }, { openSqlite }] = yield* Effect.promise(() =>
+      Promise.all([import("@mzk/adapters-sql"), import("@mzk/adapters-postgres"), import("@mzk/adapters-sqlite")])
+    )
     const conn = database.kind === "sqlite" ? yield* openSqlite({ filename: database.filename }) : yield* openPostgres({ connectionString: database.url })
     const report = yield* migrate(conn)
     yield* ConsoleModule.log(report.applied.length === 0 ? "Schema is up to date; nothing to apply." : `Applied: ${report.applied.join(", ")}`)
+    if (report.applied.length > 0) yield* wroteTo(database)
   }))).pipe(Command.withDescription("Apply pending database migrations (idempotent)"))
 
 /** Decoded here, at the command line, as the HTTP layer decodes request bodies: the core takes decoded values. */
@@ -103,6 +118,7 @@ const accountsCreate = Command.make("create", {
     yield* ConsoleModule.log(json
       ? JSON.stringify({ account_id: account.id, api_key: apiKey })
       : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)
+    yield* wroteTo(database, json)
   }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
 
 const accounts = Command.make("accounts").pipe(
@@ -122,6 +138,15 @@ const mzk = Command.make("mzk").pipe(
 
 const cli = Command.run(mzk, { name: "mzk", version: "0.1.0" })
 
+const TOP_LEVEL: Record<string, CommandDescriptor.Command<unknown>> = {
+  serve: serve.descriptor,
+  worker: worker.descriptor,
+  migrate: migrateCommand.descriptor,
+  accounts: accounts.descriptor,
+  keys: keysCommand.descriptor,
+  circuits: circuitsCommand.descriptor
+}
+
 /** The commands' names, to point a usage mistake at the right `--help`. */
 const COMMANDS: Record<string, ReadonlyArray<string>> = {
   serve: [], worker: [], migrate: [], accounts: ["create"], keys: ["create", "list", "revoke"], circuits: ["add", "list", "remove"]
@@ -130,6 +155,15 @@ const commandPath = (args: ReadonlyArray<string>) => {
   const [first, second] = args
   if (first === undefined || !(first in COMMANDS)) return ""
   return second !== undefined && COMMANDS[first]!.includes(second) ? `${first} ${second}` : first
+}
+
+/** The flags a command takes, as its usage line names them: what "did you mean" chooses from. */
+const flagsOf = (path: string): ReadonlyArray<string> => {
+  const [first, second] = path.split(" ")
+  const top = first === undefined ? undefined : TOP_LEVEL[first]
+  const sub = top === undefined || second === undefined ? undefined : Option.getOrUndefined(HashMap.get(CommandDescriptor.getSubcommands(top), second))
+  const usage = CommandDescriptor.getUsage(sub ?? top ?? mzk.descriptor)
+  return [...new Set(stripAnsi(HelpDoc.toAnsiText(Usage.getHelp(usage))).match(/--[a-z][a-z0-9-]*/g) ?? [])]
 }
 
 /**
@@ -169,7 +203,8 @@ const main = Effect.gen(function*() {
 }).pipe(
   Effect.catchAllCause((cause) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-    const failure = describeFailure(cause, commandPath(Either.isRight(globals) ? globals.right.rest : args))
+    const path = commandPath(Either.isRight(globals) ? globals.right.rest : args)
+    const failure = describeFailure(cause, path, flagsOf(path))
     return Effect.sync(() => {
       process.stderr.write(`${failure.line}\n`)
       if (debug) process.stderr.write(`${Cause.pretty(cause, { renderErrorCause: true })}\n`)

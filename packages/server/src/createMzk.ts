@@ -1,4 +1,4 @@
-import { type AccountId, CreateAccountInput, decodeInput, type Prover, type Scope as ApiScope, SessionAuthenticator } from "@mzk/core"
+import { type AccountId, CreateAccountInput, decodeInput, type Prover, type Scope as ApiScope, SessionAuthenticator, type Usage, UsageReports } from "@mzk/core"
 import { makeFetchHandler, makeMountedNodeListener, type NodeListener } from "@mzk/http"
 import type { ProverEngine } from "@mzk/circuits"
 import type { Registry } from "prom-client"
@@ -181,6 +181,12 @@ export const createMzk = async (options: CreateMzkOptions) => {
           Effect.mapError((failure) => failure._tag === "InvalidRequest" ? new Error(`createAccount: ${failure.message}`) : failure)
         )
       ),
+    /**
+     * An account's usage report, as `GET /api/v1/usage` answers it for a session (`UsageReports`
+     * in core): the day's quota (there is no key, so no minute), proofs by status today, proving
+     * seconds today and this month, per circuit.
+     */
+    usage: (accountId: string): Promise<Usage> => run(Effect.flatMap(UsageReports, (reports) => reports.get(accountId as AccountId))),
     /** The services for Effect programs (`runtime.runPromise(Effect.flatMap(Accounts, …))`). */
     runtime
   }

@@ -7,6 +7,7 @@ import {
   CircuitCompilerLive,
   crsPoints,
   Groth16ProverLive,
+  SnarkjsVerifierLive,
   inspectPtau,
   developmentSetupIsNative,
   prepareDevelopmentPtau,
@@ -30,6 +31,7 @@ import {
   Limits,
   type LimitsConfig,
   Prover,
+  Verifier,
   ProofsConfig,
   type ProofsConfigShape,
   SessionAuthenticator,
@@ -83,6 +85,8 @@ export interface MzkOptions {
    * loaded and snarkjs otherwise, started on first use.
    */
   readonly prover?: Layer.Layer<Prover, unknown>
+  /** Verification of proofs made elsewhere (`POST /verifications`); default snarkjs's (`SnarkjsVerifierLive`). */
+  readonly verifier?: Layer.Layer<Verifier>
   /** The default pool's engine; absent: MZK_PROVER_ENGINE, else `auto` (native where it loaded). */
   readonly proverEngine?: ProverEngine | undefined
   /** Development only: accept http:// and non-public webhook URLs. */
@@ -161,6 +165,7 @@ export const MzkCore = (options: MzkOptions) => {
         ? Layer.orDie(prover)
         : lazyProver(prover, options.proverThreads ?? availableParallelism())
     ),
+    Layer.provideMerge(options.verifier ?? SnarkjsVerifierLive),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
       ...(circuits.ptau === undefined ? {} : { ptau: circuits.ptau }),

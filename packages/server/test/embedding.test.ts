@@ -112,6 +112,10 @@ describe("createMzk", () => {
       expect((await call("POST", "/api/v1/proofs", input)).status).toBe(202)
       const after = await mzk.runtime.runPromise(actingFor(principal)(create))
       expect(after.rate_limits.map((w) => [w.policy, w.remaining])).toEqual([["key", 57], ["daily", 4996]])
+      // The usage report, in process: the day as charged, the four proofs queued; no key, so no minute.
+      const usage = await mzk.usage(account_id)
+      expect(usage.rate_limits).toMatchObject({ per_minute: null, per_day: { used: 4, remaining: 4996 } })
+      expect(usage.proofs_today.queued).toBe(4)
     } finally {
       await mzk.stop()
     }

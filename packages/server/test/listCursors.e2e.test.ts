@@ -20,12 +20,12 @@ const cursors = (database: (typeof STORES)[number][1]) =>
       }
     }
     // A well-formed cursor of the listed kind that matches nothing keeps today's behaviour:
-    // the items after that position.
-    const before = yield* call("GET", `/api/v1/webhooks?starting_after=wh_${"0".repeat(26)}`)
+    // the items after that position (newest first, so older ones).
+    const before = yield* call("GET", `/api/v1/webhooks?starting_after=wh_${"z".repeat(26)}`)
     expect(before.status).toBe(200)
     expect(before.json.webhooks.map((w: { id: string }) => w.id)).toEqual([webhook])
     expect((yield* call("GET", `/api/v1/webhooks?starting_after=${webhook}`)).json).toMatchObject({ webhooks: [], total: 1, has_more: false })
-    expect((yield* call("GET", `/api/v1/proofs?starting_after=proof_${"z".repeat(26)}`)).json).toMatchObject({ proofs: [], has_more: false })
+    expect((yield* call("GET", `/api/v1/proofs?starting_after=proof_${"0".repeat(26)}`)).json).toMatchObject({ proofs: [], has_more: false })
     const attempts = yield* call("GET", `/api/v1/webhooks/${webhook}/deliveries?starting_after=att_${"0".repeat(26)}`)
     expect(attempts.status).toBe(200)
     expect(attempts.json).toMatchObject({ deliveries: [], has_more: false })

@@ -164,7 +164,8 @@ describe("prebuilt uploads over a real port", () => {
           updated_at: now,
           source: { kind: "artifacts", wasm: wasm!, zkey: zkey!, sym: sym!, r1cs: null },
           lease_expires_at: null,
-          attempts: 1
+          attempts: 1,
+          metadata: {}
         }
         expect(yield* (yield* CircuitsRepo).insert(circuit, { maxCircuits: 100, maxCompiling: 100 })).toEqual(Either.right({ replaced: null }))
       }).pipe(Effect.provide(context))

@@ -108,16 +108,20 @@ describe("the README walk-through", () => {
       yield* Effect.sleep("1 second")
       yield* mzkProcess(["worker", "--database", database, "--allow-insecure-webhooks"])
       const ran = yield* Fiber.join(running)
-      expect(ran.stderr, ran.stdout).toBe("")
+      // `mzk accounts create --json` says on stderr which database it wrote to (stdout stays the JSON); nothing else is said there.
+      expect(ran.stderr, ran.stdout).toBe(`Wrote to ${database}\n`)
       expect(ran.code, ran.stderr).toBe(0)
       expect(ran.stdout).toMatch(/"status": "completed"/)
       expect(ran.stdout).toMatch(/"public_inputs": \{\s*"c": "33"\s*\}/)
       expect(ran.stdout).toMatch(/"valid":true/)
       expect(ran.stdout).toMatch(/^signature valid, signed at \S+: proof\.completed$/m)
       expect(ran.stdout).toContain(`{"event_type":"proof.completed","attempt":1,"status_code":200}`)
-      expect(ran.stdout).toMatch(/^\{"type":"proof\.completed","proof":"proof_[0-9a-z]{26}"\}$/m)
+      expect(ran.stdout).toMatch(/^\{"type":"proof\.completed","proof":"proof_[0-9a-z]{26}","order":"ord_1042"\}$/m)
+      expect(ran.stdout).toMatch(/"metadata": \{\s*"order": "ord_1042"\s*\}/)
+      expect(ran.stdout).toMatch(/^\{"proof_id":"proof_[0-9a-z]{26}","metadata":\{"order":"ord_1042"\}\}$/m)
       expect(ran.stdout).toContain(`{"action":"webhook.created","actor":"api_key","ip_address":"127.0.0.1"}`)
       expect(ran.stdout).toContain(`{"action":"key.created","actor":"cli","ip_address":null}`)
+      expect(ran.stdout).toContain(`{"day":{"limit":5000,"used":1,"remaining":4999},"completed_today":1}`)
       // The block stops the receiver it started.
       expect(yield* Effect.promise(() => listening(Number(env.HOOK_PORT)))).toBe(false)
 

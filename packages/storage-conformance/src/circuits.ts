@@ -89,12 +89,13 @@ const circuitRecord = (owner: AccountId, overrides: Partial<StoredCircuit> = {})
       },
       lease_expires_at: null,
       attempts: 0,
+      metadata: {},
       ...overrides
     }
     return record
   })
 
-const inserted = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
+export const inserted = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
   Effect.gen(function*() {
     const record = yield* circuitRecord(owner, overrides)
     expect(yield* (yield* CircuitsRepo).insert(record, ROOMY)).toEqual(Either.right({ replaced: null }))
@@ -143,13 +144,17 @@ const proofOf = (account: AccountId, circuit: StoredCircuit, status: ProofRecord
       proof_blob: null,
       error: null,
       duration_ms: null,
+      proving_ms: null,
+      priority: "normal",
+      deadline_at: null,
       attempts: 0,
       lease_expires_at: null,
       created_at: T0,
       started_at: null,
       completed_at: null,
       canceled_at: null,
-      expires_at: null
+      expires_at: null,
+      metadata: {}
     }
     yield* (yield* ProofsRepo).insertMany([proof])
     return proof
@@ -307,9 +312,11 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.getById(second.id)).toEqual(Option.some(second))
       expect(yield* repo.getByName(other, first.name)).toEqual(Option.none())
       const listed = yield* repo.list(account, { limit: 1 })
-      expect([listed.items, listed.total, listed.has_more]).toEqual([[first], 2, true])
-      const rest = yield* repo.list(account, { limit: 10, startingAfter: first.id })
-      expect([rest.items, rest.has_more]).toEqual([[second], false])
+      expect([listed.items, listed.total, listed.has_more]).toEqual([[second], 2, true])
+      const rest = yield* repo.list(account, { limit: 10, startingAfter: second.id })
+      expect([rest.items, rest.has_more]).toEqual([[first], false])
+      const back = yield* repo.list(account, { limit: 10, endingBefore: first.id })
+      expect([back.items, back.has_more]).toEqual([[second], false])
     }), timeout)
 
   it.effect("circuits: insert refuses a live name, then the circuit limit, then the compiling limit", () =>

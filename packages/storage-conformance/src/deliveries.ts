@@ -311,7 +311,7 @@ export const deliveryTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.nextDueAt([a.id])).toEqual(Option.some(T(15)))
     }), timeout)
 
-  it.effect("deliveries: listAttempts pages one webhook's attempts of one account in id order", () =>
+  it.effect("deliveries: listAttempts pages one webhook's attempts of one account, newest first, both ways", () =>
     Effect.gen(function*() {
       const repo = yield* DeliveriesRepo
       const s = yield* setup(2)
@@ -328,10 +328,13 @@ export const deliveryTests = (it: ConformanceIt, timeout: number) => {
       const onB = yield* pending(s, b, T(5))
       const [claimedB] = yield* repo.claimDue({ now: T(5), limit: 1, maxPerWebhook: 100, leaseUntil: T(6), excludeWebhooks: [] })
       yield* repo.recordAttempt(yield* attemptOf(onB, 1, T(5)), { status: "succeeded", next_attempt_at: null, first_failed_at: null }, claimedB!.lease_expires_at!)
+      const newest = [...made].reverse()
       const first = yield* repo.listAttempts(s.account, a.id, { limit: 2 })
-      expect(first).toEqual({ items: made.slice(0, 2), total: 3, has_more: true })
-      const rest = yield* repo.listAttempts(s.account, a.id, { limit: 2, startingAfter: made[1]!.id })
-      expect(rest).toEqual({ items: made.slice(2), total: 3, has_more: false })
+      expect(first).toEqual({ items: newest.slice(0, 2), total: 3, has_more: true })
+      const rest = yield* repo.listAttempts(s.account, a.id, { limit: 2, startingAfter: newest[1]!.id })
+      expect(rest).toEqual({ items: newest.slice(2), total: 3, has_more: false })
+      const back = yield* repo.listAttempts(s.account, a.id, { limit: 1, endingBefore: newest[2]!.id })
+      expect(back).toEqual({ items: newest.slice(1, 2), total: 3, has_more: true })
       expect((yield* repo.listAttempts(yield* freshAccount, a.id, { limit: 10 })).total).toBe(0)
     }), timeout)
 }

@@ -68,27 +68,27 @@ export const eventTests = (it: ConformanceIt, timeout: number) => {
       yield* repo.insert(yield* eventRecord(other, { type: "proof.completed", created_at: at("2030-01-02T00:00:00.000Z") }))
       const newest = [...made].reverse()
 
-      const all = yield* repo.list(account, { limit: 10, order: "desc" })
+      const all = yield* repo.list(account, { limit: 10 })
       expect(ids(all.items)).toEqual(ids(newest))
       expect(all.items[0]).toEqual(newest[0])
 
-      const proofs = yield* repo.list(account, { limit: 2, order: "desc" }, { types: ["proof.completed", "proof.failed"] })
+      const proofs = yield* repo.list(account, { limit: 2 }, { types: ["proof.completed", "proof.failed"] })
       expect(ids(proofs.items)).toEqual([made[5]!.id, made[3]!.id])
       expect([proofs.total, proofs.has_more]).toEqual([4, true])
-      const rest = yield* repo.list(account, { limit: 2, order: "desc", startingAfter: made[3]!.id }, { types: ["proof.completed", "proof.failed"] })
+      const rest = yield* repo.list(account, { limit: 2, startingAfter: made[3]!.id }, { types: ["proof.completed", "proof.failed"] })
       expect(ids(rest.items)).toEqual([made[1]!.id, made[0]!.id])
       expect([rest.total, rest.has_more]).toEqual([4, false])
 
       // created_gte is inclusive, created_lt exclusive.
-      const range = yield* repo.list(account, { limit: 10, order: "desc" }, {
+      const range = yield* repo.list(account, { limit: 10 }, {
         createdGte: at("2030-01-02T00:00:00.000Z"),
         createdLt: at("2030-01-05T00:00:00.000Z")
       })
       expect(ids(range.items)).toEqual([made[3]!.id, made[2]!.id, made[1]!.id])
       expect(range.total).toBe(3)
-      const both = yield* repo.list(account, { limit: 10, order: "desc" }, { types: ["proof.failed"], createdGte: at("2030-01-03T00:00:00.000Z") })
+      const both = yield* repo.list(account, { limit: 10 }, { types: ["proof.failed"], createdGte: at("2030-01-03T00:00:00.000Z") })
       expect(ids(both.items)).toEqual([made[5]!.id])
-      const none = yield* repo.list(account, { limit: 10, order: "desc" }, { types: ["circuit.ready"] })
+      const none = yield* repo.list(account, { limit: 10 }, { types: ["circuit.ready"] })
       expect([none.items, none.total, none.has_more]).toEqual([[], 0, false])
     }), timeout)
 

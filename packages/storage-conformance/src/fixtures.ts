@@ -41,6 +41,7 @@ export const keyRecord = (accountId: AccountId, overrides: Partial<ApiKeyRecord>
       revoked_at: null,
       expires_at: null,
       replaced_by: null,
+      metadata: {},
       ...overrides
     }
     return record
@@ -62,6 +63,7 @@ export const webhookRecord = (accountId: AccountId, overrides: Partial<WebhookRe
       previous_secret_expires_at: null,
       created_at: at,
       updated_at: at,
+      metadata: {},
       ...overrides
     }
     return record

@@ -8,12 +8,15 @@ import { concurrencyTests } from "./concurrency.js"
 import { deliveryTests } from "./deliveries.js"
 import { eventTests } from "./events.js"
 import { idempotencyTests } from "./idempotency.js"
+import { metadataTests } from "./metadata.js"
 import { proofCancellationTests } from "./proofCancellation.js"
 import { proofTests } from "./proofs.js"
 import { recoveryTests } from "./recoveries.js"
 import { repositoryTests } from "./repositories.js"
+import { schedulingTests } from "./scheduling.js"
 import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
+import { verificationKeyTests } from "./verificationKeys.js"
 
 export interface ConformanceOptions {
   /** Per-test and layer build timeout in ms (default 30 s: a database server starts slower than SQLite in memory). */
@@ -35,11 +38,14 @@ export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, 
     deliveryTests(it, timeout)
     proofTests(it, timeout)
     proofCancellationTests(it, timeout)
+    schedulingTests(it, timeout)
     circuitTests(it, timeout)
     idempotencyTests(it, timeout)
     auditTests(it, timeout)
+    verificationKeyTests(it, timeout)
     secretRotationTests(it, timeout)
     eventTests(it, timeout)
     recoveryTests(it, timeout)
+    metadataTests(it, timeout)
   })
 }

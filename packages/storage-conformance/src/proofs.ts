@@ -27,6 +27,9 @@ export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord
       proof_blob: null,
       error: null,
       duration_ms: null,
+      proving_ms: null,
+      priority: "normal",
+      deadline_at: null,
       attempts: 0,
       lease_expires_at: null,
       created_at: at("2030-01-01T00:00:00.000Z"),
@@ -34,6 +37,7 @@ export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord
       completed_at: null,
       canceled_at: null,
       expires_at: null,
+      metadata: {},
       ...overrides
     }
     return record
@@ -79,7 +83,7 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.get(yield* freshAccount, rows[0]!.id))).toBe(true)
     }), timeout)
 
-  it.effect("proofs: list pages in id order, filters by status, total counts the filtered set", () =>
+  it.effect("proofs: list pages newest first, both ways, filters by status, total counts the filtered set", () =>
     Effect.gen(function*() {
       yield* isolate
       const repo = yield* ProofsRepo
@@ -87,19 +91,24 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       const rows = yield* queued(account, 5)
       yield* queued(yield* freshAccount, 1)
       const ids = rows.map((r) => r.id).sort()
+      const newest = [...ids].reverse()
       const first = yield* repo.list(account, { limit: 2 })
-      expect(first.items.map((r) => r.id)).toEqual(ids.slice(0, 2))
+      expect(first.items.map((r) => r.id)).toEqual(newest.slice(0, 2))
       expect([first.total, first.has_more]).toEqual([5, true])
-      const last = yield* repo.list(account, { limit: 2, startingAfter: ids[3] })
-      expect(last.items.map((r) => r.id)).toEqual(ids.slice(4))
+      const last = yield* repo.list(account, { limit: 2, startingAfter: newest[3] })
+      expect(last.items.map((r) => r.id)).toEqual(newest.slice(4))
       expect(last.has_more).toBe(false)
+      const back = yield* repo.list(account, { limit: 2, endingBefore: newest[4] })
+      expect([back.items.map((r) => r.id), back.has_more]).toEqual([newest.slice(2, 4), true])
       // Claims take turns across accounts: the other account's proof is one of the three.
       const claimed = yield* claim(T0, 3)
       expect(claimed.filter((r) => r.account_id === account).map((r) => r.id)).toEqual(ids.slice(0, 2))
       const running = yield* repo.list(account, { limit: 10, status: "running" })
-      expect([running.items.map((r) => r.id), running.total, running.has_more]).toEqual([ids.slice(0, 2), 2, false])
+      expect([running.items.map((r) => r.id), running.total, running.has_more]).toEqual([[ids[1], ids[0]], 2, false])
       const stillQueued = yield* repo.list(account, { limit: 1, status: "queued" })
-      expect([stillQueued.items.map((r) => r.id), stillQueued.total, stillQueued.has_more]).toEqual([[ids[2]], 3, true])
+      expect([stillQueued.items.map((r) => r.id), stillQueued.total, stillQueued.has_more]).toEqual([[ids[4]], 3, true])
+      const queuedBack = yield* repo.list(account, { limit: 5, status: "queued", endingBefore: ids[2] })
+      expect([queuedBack.items.map((r) => r.id), queuedBack.has_more]).toEqual([[ids[4], ids[3]], false])
     }), timeout)
 
   it.effect("proofs: claimNext takes the oldest queued first, marks them running with the lease, attempts + 1", () =>
@@ -307,6 +316,7 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
         claim: (row) => Effect.map(repo.claimNext(claimEverything), (rows) => rows.some((r) => r.id === row.id)),
         complete: (row) => Effect.map(repo.complete(row.id, row.attempts, completion), Option.isSome),
         fail: (row) => Effect.map(repo.fail(row.id, row.attempts, failure), Option.isSome),
+        overdue: (row) => Effect.map(repo.failOverdue(T90, 1000, failure), (rows) => rows.some((r) => r.id === row.id)),
         release: (row) => repo.release(row.id, row.attempts),
         cancel: (row) => Effect.map(repo.cancel(account, { proof: row.id }, { canceled_at: T30, expires_at: T60 }), (rows) => rows.length === 1),
         expire: (row) => Effect.map(repo.expireDue(T90, 1000), (rows) => rows.some((r) => r.id === row.id))
@@ -317,7 +327,14 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
           yield* isolate
           const settled = status === "completed" || status === "failed" || status === "canceled" || status === "expired"
           // Due for everything: a running proof's lease has lapsed, a settled one's retention is over.
-          const row = yield* proofRecord(account, { status, attempts: 1, lease_expires_at: status === "running" ? T0 : null, expires_at: settled ? T30 : null })
+          // Past its deadline too, for the overdue sweep.
+          const row = yield* proofRecord(account, {
+            status,
+            attempts: 1,
+            lease_expires_at: status === "running" ? T0 : null,
+            expires_at: settled ? T30 : null,
+            deadline_at: T30
+          })
           yield* repo.insertMany([row])
           const moved = yield* apply[transition](row)
           const after = Option.getOrThrow(yield* repo.get(account, row.id))

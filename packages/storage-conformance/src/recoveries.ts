@@ -147,10 +147,10 @@ export const recoveryTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.get(account, webhook.id, made[1]!.id)).toEqual(Option.some(made[1]))
       expect(Option.isNone(yield* repo.get(account, sibling.id, made[1]!.id))).toBe(true)
       expect(Option.isNone(yield* repo.get(yield* freshAccount, webhook.id, made[1]!.id))).toBe(true)
-      const page = yield* repo.list(account, webhook.id, { limit: 2, order: "desc" })
+      const page = yield* repo.list(account, webhook.id, { limit: 2 })
       expect(page.items).toEqual([made[2], made[1]])
       expect([page.total, page.has_more]).toEqual([3, true])
-      const rest = yield* repo.list(account, webhook.id, { limit: 2, order: "desc", startingAfter: made[1]!.id })
+      const rest = yield* repo.list(account, webhook.id, { limit: 2, startingAfter: made[1]!.id })
       expect(ids(rest.items)).toEqual([made[0]!.id])
     }), timeout)
 

@@ -7,6 +7,7 @@ import {
   EventsRepo,
   KeysRepo,
   makeId,
+  type Page,
   now,
   RateLimitsRepo,
   type Timestamp,
@@ -28,7 +29,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.get(Schema.decodeSync(AccountId)("acct_00000000000000000000000000")))).toBe(true)
     }), timeout)
 
-  it.effect("keys: insert, findByHash and listActive (this account's active keys, in id order)", () =>
+  it.effect("keys: insert, findByHash and listActive (this account's active keys, newest first)", () =>
     Effect.gen(function*() {
       const repo = yield* KeysRepo
       const account = yield* freshAccount
@@ -40,7 +41,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.findByHash(first.hash)).toEqual(Option.some(first))
       expect(Option.isNone(yield* repo.findByHash("0".repeat(64)))).toBe(true)
       const listed = yield* repo.listActive(account, NOW)
-      expect(listed).toEqual([first, second].sort((a, b) => (a.id < b.id ? -1 : 1)))
+      expect(listed).toEqual([first, second].sort((a, b) => (a.id < b.id ? 1 : -1)))
       yield* repo.revoke(account, first.id, yield* now)
       expect((yield* repo.listActive(account, NOW)).map((k) => k.id)).toEqual([second.id])
     }), timeout)
@@ -85,7 +86,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       const lasting = yield* keyRecord(account)
       yield* repo.insert(expiring, { maxActive: 2, now: NOW })
       yield* repo.insert(lasting, { maxActive: 2, now: NOW })
-      expect((yield* repo.listActive(account, NOW)).map((k) => k.id)).toEqual([expiring.id, lasting.id])
+      expect((yield* repo.listActive(account, NOW)).map((k) => k.id)).toEqual([lasting.id, expiring.id])
       expect((yield* Effect.flip(repo.insert(yield* keyRecord(account), { maxActive: 2, now: NOW })))._tag).toBe("KeyLimitReached")
       // At T1 the first has expired: it is gone from the list and frees its place.
       expect((yield* repo.listActive(account, T1)).map((k) => k.id)).toEqual([lasting.id])
@@ -155,38 +156,40 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.get(other, webhook.id))).toBe(true)
     }), timeout)
 
-  it.effect("webhooks: list pages in id order with total and has_more", () =>
+  it.effect("lists page newest first; starting_after moves to older rows, ending_before back to newer ones", () =>
     Effect.gen(function*() {
       const repo = yield* WebhooksRepo
       const account = yield* freshAccount
       const made = yield* Effect.all(Array.from({ length: 5 }, () => webhookRecord(account)))
       for (const webhook of made) yield* repo.insert(webhook, { maxPerAccount: 20 })
       yield* repo.insert(yield* webhookRecord(yield* freshAccount), { maxPerAccount: 20 })
-      const ids = made.map((w) => w.id).sort()
-      const first = yield* repo.list(account, { limit: 2 })
-      expect(first.items.map((w) => w.id)).toEqual(ids.slice(0, 2))
-      expect([first.total, first.has_more]).toEqual([5, true])
-      const second = yield* repo.list(account, { limit: 2, startingAfter: ids[1] })
-      expect(second.items.map((w) => w.id)).toEqual(ids.slice(2, 4))
+      const ids = made.map((w) => w.id).sort().reverse()
+      const listed = (page: Page) => Effect.map(repo.list(account, page), (found) => [found.items.map((w) => w.id), found.total, found.has_more])
+      // Back from the oldest: the page just before it, still newest first, has_more toward newer rows.
+      expect(yield* listed({ limit: 2, endingBefore: ids[4] })).toEqual([ids.slice(2, 4), 5, true])
+      expect(yield* listed({ limit: 2, endingBefore: ids[2] })).toEqual([ids.slice(0, 2), 5, false])
+      expect(yield* listed({ limit: 10, endingBefore: ids[3] })).toEqual([ids.slice(0, 3), 5, false])
+      expect(yield* listed({ limit: 2, endingBefore: ids[0] })).toEqual([[], 5, false])
+      // A cursor that matches no row pages from where it would sort.
+      expect(yield* listed({ limit: 2, endingBefore: `wh_${"0".repeat(26)}` })).toEqual([ids.slice(3), 5, true])
+      expect(yield* listed({ limit: 2, startingAfter: `wh_${"z".repeat(26)}` })).toEqual([ids.slice(0, 2), 5, true])
       const last = yield* repo.list(account, { limit: 2, startingAfter: ids[3] })
-      expect(last.items.map((w) => w.id)).toEqual(ids.slice(4))
-      expect(last.has_more).toBe(false)
       expect(last.items[0]).toEqual(made.find((w) => w.id === ids[4]))
     }), timeout)
 
-  it.effect("lists page newest first when asked, the cursor then moving to older rows", () =>
+  it.effect("lists page newest first by default, starting_after moving to older rows, with total and has_more", () =>
     Effect.gen(function*() {
       const repo = yield* WebhooksRepo
       const account = yield* freshAccount
       const made = yield* Effect.all(Array.from({ length: 5 }, () => webhookRecord(account)))
       for (const webhook of made) yield* repo.insert(webhook, { maxPerAccount: 20 })
       const ids = made.map((w) => w.id).sort().reverse()
-      const first = yield* repo.list(account, { limit: 2, order: "desc" })
+      const first = yield* repo.list(account, { limit: 2 })
       expect(first.items.map((w) => w.id)).toEqual(ids.slice(0, 2))
       expect([first.total, first.has_more]).toEqual([5, true])
-      const second = yield* repo.list(account, { limit: 2, order: "desc", startingAfter: ids[1] })
+      const second = yield* repo.list(account, { limit: 2, startingAfter: ids[1] })
       expect(second.items.map((w) => w.id)).toEqual(ids.slice(2, 4))
-      const last = yield* repo.list(account, { limit: 2, order: "desc", startingAfter: ids[3] })
+      const last = yield* repo.list(account, { limit: 2, startingAfter: ids[3] })
       expect(last.items.map((w) => w.id)).toEqual(ids.slice(4))
       expect([last.total, last.has_more]).toEqual([5, false])
     }), timeout)
@@ -253,7 +256,7 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.get(account, extra.id))).toBe(true)
     }), timeout)
 
-  it.effect("events: insert, get (data kept as JSON) and list in pages", () =>
+  it.effect("events: insert, get (data kept as JSON) and list in pages, newest first", () =>
     Effect.gen(function*() {
       const repo = yield* EventsRepo
       const account = yield* freshAccount
@@ -261,13 +264,15 @@ export const repositoryTests = (it: ConformanceIt, timeout: number) => {
       for (const event of made) yield* repo.insert(event)
       yield* repo.insert(yield* eventRecord(yield* freshAccount))
       expect(yield* repo.get(made[1]!.id)).toEqual(Option.some(made[1]))
-      const ids = made.map((e) => e.id).sort()
+      const ids = made.map((e) => e.id).sort().reverse()
       const page = yield* repo.list(account, { limit: 2 })
       expect(page.items.map((e) => e.id)).toEqual(ids.slice(0, 2))
       expect([page.total, page.has_more]).toEqual([3, true])
       const rest = yield* repo.list(account, { limit: 2, startingAfter: ids[1] })
       expect(rest.items).toEqual([made.find((e) => e.id === ids[2])])
       expect(rest.has_more).toBe(false)
+      const back = yield* repo.list(account, { limit: 1, endingBefore: ids[2] })
+      expect([back.items.map((e) => e.id), back.has_more]).toEqual([[ids[1]], true])
     }), timeout)
 
   it.effect("deliveries: insertMany then listByEvent in id order", () =>

@@ -89,7 +89,7 @@ export const transactionTests = (it: ConformanceIt, timeout: number) => {
       const webhook = yield* webhookRecord(account, { events: ["key.revoked"] })
       yield* (yield* WebhooksRepo).insert(webhook, { maxPerAccount: 20 })
       const events = yield* Events
-      const data = { id: (yield* keyRecord(account)).id, name: "gone", revoked_at: yield* now }
+      const data = { id: (yield* keyRecord(account)).id, name: "gone", revoked_at: yield* now, metadata: {} }
       const committed = yield* events.record(account, "key.revoked", data)
       const deliveries = yield* (yield* DeliveriesRepo).listByEvent(committed.id)
       expect(deliveries.map((d) => [d.webhook_id, d.status, d.attempts])).toEqual([[webhook.id, "pending", 0]])

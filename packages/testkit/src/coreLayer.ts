@@ -1,9 +1,10 @@
-import { type BuiltinCircuits, type CircuitCompiler, CoreServices, type Prover, SessionAuthenticator, type Storage } from "@mzk/core"
+import { type BuiltinCircuits, type CircuitCompiler, CoreServices, type Prover, SessionAuthenticator, type Storage, type Verifier } from "@mzk/core"
 import { Layer } from "effect"
 import { SeededEntropy } from "./entropy.js"
 import { FakeBuiltinCircuits } from "./fakeCatalog.js"
 import { FakeCompiler } from "./fakeCompiler.js"
 import { FakeProver } from "./fakeProver.js"
+import { FakeVerifier } from "./fakeVerifier.js"
 import { MemoryStore } from "./memoryStore.js"
 
 /**
@@ -17,6 +18,8 @@ export const testCore = <E = never, R = never>(
   options: {
     readonly seed?: string | number
     readonly prover?: Layer.Layer<Prover>
+    /** `FakeVerifier` unless given (the real one is `@mzk/circuits`'s `SnarkjsVerifierLive`). */
+    readonly verifier?: Layer.Layer<Verifier>
     readonly compiler?: Layer.Layer<CircuitCompiler>
     /** The real built-in circuits, where a test proves with the real prover. */
     readonly builtins?: Layer.Layer<BuiltinCircuits>
@@ -26,6 +29,7 @@ export const testCore = <E = never, R = never>(
     Layer.provideMerge(store),
     // The fakes, with the real built-in circuits' shapes, unless a prover or compiler is given.
     Layer.provideMerge(options.prover ?? FakeProver()),
+    Layer.provideMerge(options.verifier ?? FakeVerifier),
     Layer.provideMerge(options.compiler ?? FakeCompiler()),
     Layer.provideMerge(options.builtins ?? FakeBuiltinCircuits),
     Layer.provideMerge(SeededEntropy(options.seed ?? "mzk")),

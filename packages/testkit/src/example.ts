@@ -48,7 +48,8 @@ export const retryScheduleExample = Effect.gen(function*() {
   const sent = yield* Effect.flatMap(ScriptedWebhooks, (scripted) => scripted.requestsTo(FAILING_ENDPOINT))
   const log = yield* webhooks.listDeliveryAttempts(account.id, webhook.id, { limit: 100 })
   const first = sent[0]?.at_ms ?? (yield* Clock.currentTimeMillis)
-  const attempts = log.attempts.map((attempt, i): RetryScheduleAttempt => ({
+  // The log lists newest first, as every list does; the walk reads it in the order it happened.
+  const attempts = [...log.attempts].reverse().map((attempt, i): RetryScheduleAttempt => ({
     attempt: attempt.attempt,
     afterMs: (sent[i]?.at_ms ?? Number.NaN) - first,
     statusCode: attempt.status_code,

@@ -28,7 +28,8 @@ const builtin = (
   field_modulus: BN128_FIELD_MODULUS,
   artifacts: { wasm: fakeDigest(2 * n), zkey: fakeDigest(2 * n + 1), r1cs: null, sym: null },
   created_at: CREATED_AT,
-  updated_at: CREATED_AT
+  updated_at: CREATED_AT,
+  metadata: {}
 })
 
 /**

@@ -49,10 +49,12 @@ describe("a webhook whose endpoint keeps failing", () => {
 
       // Every attempt is in the webhook's delivery log, as GET /webhooks/{id}/deliveries shows it.
       const log = yield* webhooks.listDeliveryAttempts(account.id, webhook.id, { limit: 100 })
-      expect(log.attempts.map((a) => [a.attempt, a.event_type, a.outcome, a.status_code])).toEqual(
+      // Newest first, as every list is.
+      const oldestFirst = [...log.attempts].reverse()
+      expect(oldestFirst.map((a) => [a.attempt, a.event_type, a.outcome, a.status_code])).toEqual(
         [1, 2, 3, 4, 5, 6].map((n) => [n, "proof.completed", "failed", 500])
       )
-      expect(log.attempts.map((a) => Date.parse(a.attempted_at) - t0)).toEqual([0, ...schedule])
+      expect(oldestFirst.map((a) => Date.parse(a.attempted_at) - t0)).toEqual([0, ...schedule])
     })
 
     await Effect.runPromise(walk.pipe(

@@ -19,6 +19,11 @@ export type EventType = (typeof EVENT_TYPES)[number]
 /** ISO 8601 UTC timestamp with milliseconds */
 export type Timestamp = string
 
+/** Your own key-value pairs, as set on create or update; `{}` when none */
+export type Metadata = {
+  readonly [key: string]: string
+}
+
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */
 export type PublicInputs = {
   readonly [key: string]: string
@@ -52,6 +57,7 @@ export type Scope =
   | "webhooks:write"
   | "proofs:read"
   | "proofs:write"
+  | "proofs:verify"
   | "circuits:read"
   | "circuits:write"
   | "events:read"
@@ -99,6 +105,7 @@ export interface ProofCompletedData {
   readonly public_inputs: PublicInputs
   readonly duration_ms: number
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.failed` event. */
@@ -111,6 +118,7 @@ export interface ProofFailedData {
   readonly public_inputs: PublicInputs
   readonly duration_ms: number
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.expired` event. */
@@ -120,6 +128,7 @@ export interface ProofExpiredData {
   readonly status: "expired"
   readonly created_at: Timestamp
   readonly expired_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.verified` event. */
@@ -129,6 +138,7 @@ export interface ProofVerifiedData {
   readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly valid: boolean
   readonly verified_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `proof.canceled` event. */
@@ -138,6 +148,7 @@ export interface ProofCanceledData {
   readonly status: "canceled"
   readonly canceled_at: Timestamp
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `key.created` event. */
@@ -147,6 +158,7 @@ export interface KeyCreatedData {
   readonly description: string | null
   readonly scopes: ReadonlyArray<Scope>
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `key.revoked` event. */
@@ -154,6 +166,7 @@ export interface KeyRevokedData {
   readonly id: string
   readonly name: string
   readonly revoked_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `key.rolled` event. */
@@ -164,6 +177,7 @@ export interface KeyRolledData {
   readonly created_at: Timestamp
   readonly previous_key_id: string
   readonly previous_key_expires_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `circuit.ready` event. */
@@ -174,6 +188,7 @@ export interface CircuitReadyData {
   readonly constraints: number
   readonly development_only: boolean
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `circuit.failed` event. */
@@ -182,12 +197,15 @@ export interface CircuitFailedData {
   readonly status: "failed"
   readonly error: CircuitError
   readonly created_at: Timestamp
+  readonly metadata: Metadata
 }
 
 /** The `data` of a `webhook.test` event. */
 export interface WebhookTestData {
   readonly webhook_id: string
   readonly message: string
+  /** The tested webhook's metadata */
+  readonly metadata: Metadata
 }
 
 export interface EventDataByType {

@@ -15,6 +15,9 @@ import { migration as m0012 } from "./0012_key_replaced_by.js"
 import { migration as m0013 } from "./0013_readiness_probe.js"
 import { migration as m0014 } from "./0014_proof_queue_by_account.js"
 import { migration as m0015 } from "./0015_proving_systems.js"
+import { migration as m0016 } from "./0016_verification_keys.js"
+import { migration as m0017 } from "./0017_metadata.js"
+import { migration as m0019 } from "./0019_proof_scheduling.js"
 
 /**
  * Every migration, in the order they run. A name is recorded in every database that ran it, so a
@@ -36,7 +39,10 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: (diale
   ["0012_key_replaced_by", m0012],
   ["0013_readiness_probe", m0013],
   ["0014_proof_queue_by_account", m0014],
-  ["0015_proving_systems", m0015]
+  ["0015_proving_systems", m0015],
+  ["0016_verification_keys", m0016],
+  ["0017_metadata", m0017],
+  ["0019_proof_scheduling", m0019]
 ]
 
 /** The migrations in the dialect's column types, by name, as Kysely's migrator takes them. */

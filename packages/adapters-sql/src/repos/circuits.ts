@@ -39,7 +39,8 @@ const toStored = (row: Selectable<CircuitsTable>): StoredCircuit =>
     updated_at: row.updated_at,
     source: JSON.parse(row.source),
     lease_expires_at: row.lease_expires_at,
-    attempts: row.attempts
+    attempts: row.attempts,
+    metadata: JSON.parse(row.metadata)
   }) as unknown as StoredCircuit
 
 const toRow = (circuit: StoredCircuit): Insertable<CircuitsTable> => ({
@@ -62,6 +63,7 @@ const toRow = (circuit: StoredCircuit): Insertable<CircuitsTable> => ({
   attempts: circuit.attempts,
   created_at: circuit.created_at,
   updated_at: circuit.updated_at,
+  metadata: JSON.stringify(circuit.metadata),
   removed_at: null
 })
 

@@ -5,13 +5,13 @@ import type { Executor, SqlConnection } from "../connection.js"
 import type { ApiKeysTable } from "../schema.js"
 import { insertUnderAccountLimit } from "./accountLimit.js"
 
-const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({ ...row, scopes: JSON.parse(row.scopes) }) as ApiKeyRecord
+const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({ ...row, scopes: JSON.parse(row.scopes), metadata: JSON.parse(row.metadata) }) as ApiKeyRecord
 
 export const sqlKeys = (conn: SqlConnection) => {
   const byHash = conn.statement((db, $: { hash: string }) => db.selectFrom("api_keys").selectAll().where("hash", "=", $.hash))
   const active = conn.statement((db, $: { accountId: string; now: string }) =>
     db.selectFrom("api_keys").selectAll().where("account_id", "=", $.accountId).where("revoked_at", "is", null)
-      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", $.now)])).orderBy("id")
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", $.now)])).orderBy("id", "desc")
   )
   const touch = conn.statement((db, $: { id: string; at: string; staleBefore: string }) =>
     db.updateTable("api_keys").set({ last_used_at: $.at }).where("id", "=", $.id)
@@ -26,7 +26,7 @@ export const sqlKeys = (conn: SqlConnection) => {
           db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number | string>().as("count"))
             .where("account_id", "=", key.account_id).where("revoked_at", "is", null)
             .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)])),
-        insert: (db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes) }),
+        insert: (db) => db.insertInto("api_keys").values({ ...key, scopes: JSON.stringify(key.scopes), metadata: JSON.stringify(key.metadata) }),
         full: () => new KeyLimitReached({ message: `An account may hold at most ${maxActive} active keys` })
       }),
     findByHash: (hash) => byHash.first({ hash }, toRecord),

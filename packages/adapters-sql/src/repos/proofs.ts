@@ -1,4 +1,15 @@
-import { claimHolds, PROOF_TRANSITIONS, type ProofRecord, ProofsRepo, type ProofStatus, type Timestamp } from "@mzk/core"
+import {
+  type CircuitUsage,
+  claimHolds,
+  PROOF_TRANSITIONS,
+  type ProofId,
+  priorityOfRank,
+  priorityRank,
+  type ProofRecord,
+  ProofsRepo,
+  type ProofStatus,
+  type Timestamp
+} from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { Insertable, Selectable, Updateable } from "kysely"
 import { claimableProof } from "../claims.js"
@@ -9,14 +20,25 @@ import { page } from "./paging.js"
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
 const parsed = (text: string | null) => (text === null ? null : JSON.parse(text))
 
-const toRecord = (row: Selectable<ProofsTable>): ProofRecord =>
-  ({ ...row, inputs: parsed(row.inputs), public_inputs: JSON.parse(row.public_inputs), error: parsed(row.error) }) as ProofRecord
+// `proof_digest` is storage's index of the proof, not part of the record.
+const toRecord = ({ priority_rank, proof_digest: _, ...row }: Selectable<ProofsTable>): ProofRecord =>
+  ({
+    ...row,
+    priority: priorityOfRank(priority_rank),
+    inputs: parsed(row.inputs),
+    public_inputs: JSON.parse(row.public_inputs),
+    error: parsed(row.error),
+    metadata: JSON.parse(row.metadata)
+  }) as ProofRecord
 
-const toRow = (record: ProofRecord): Insertable<ProofsTable> => ({
+const toRow = ({ priority, ...record }: ProofRecord): Insertable<ProofsTable> => ({
   ...record,
+  priority_rank: priorityRank(priority),
   inputs: json(record.inputs),
   public_inputs: JSON.stringify(record.public_inputs),
-  error: json(record.error)
+  error: json(record.error),
+  proof_digest: null,
+  metadata: JSON.stringify(record.metadata)
 })
 
 const byExpiry = (a: ProofRecord, b: ProofRecord) =>
@@ -25,7 +47,10 @@ const byExpiry = (a: ProofRecord, b: ProofRecord) =>
 /** Every column of `proofs`, for the statement that inserts one whole row. */
 const PROOF_COLUMNS = [
   "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "proving_system", "status", "inputs", "public_inputs", "proof_blob", "error",
-  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at"
+  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at",
+  "proving_ms", "priority_rank", "deadline_at",
+  "proof_digest",
+  "metadata"
 ] as const satisfies ReadonlyArray<keyof ProofsTable>
 // Fails to compile when the table gains a column the list lacks.
 const _everyColumn: Exclude<keyof ProofsTable, (typeof PROOF_COLUMNS)[number]> extends never ? true : never = true
@@ -53,13 +78,19 @@ export const sqlProofs = (conn: SqlConnection) => {
           ? insertOne.execute(toRow(records[0]!))
           : conn.execute((db) => db.insertInto("proofs").values(records.map(toRow)))
         ).pipe(Effect.zipRight(dialect.announce(conn, "proofs"))),
+    findByDigest: (accountId, digest) =>
+      conn.first((db) =>
+        db.selectFrom("proofs").selectAll().where("account_id", "=", accountId).where("proof_digest", "=", digest)
+          .where("status", "=", "completed").orderBy("id").limit(1)
+      ).pipe(Effect.map(Option.map(toRecord))),
     get: (accountId, id) =>
       conn.first((db) => db.selectFrom("proofs").selectAll().where("id", "=", id).where("account_id", "=", accountId))
         .pipe(Effect.map(Option.map(toRecord))),
     list: (accountId, query) =>
       page(conn, query, (db) =>
         db.selectFrom("proofs").where("account_id", "=", accountId)
-          .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!)), toRecord),
+          .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!))
+          .$if(query.metadata !== undefined, (q) => q.where(dialect.metadata.matches(query.metadata!))), toRecord),
     /**
      * The dialect picks the proofs, the per-account limit counted under whatever keeps concurrent
      * claims apart (account locks, or one writer at a time); they are marked running here.
@@ -81,8 +112,10 @@ export const sqlProofs = (conn: SqlConnection) => {
     complete: (id, attempt, completion) =>
       settle("complete", id, attempt, {
         proof_blob: completion.proof_blob,
+        proof_digest: completion.proof_digest ?? null,
         public_inputs: JSON.stringify(completion.public_inputs),
         duration_ms: completion.duration_ms,
+        proving_ms: completion.proving_ms ?? null,
         completed_at: completion.completed_at,
         expires_at: completion.expires_at,
         inputs: null,
@@ -93,6 +126,7 @@ export const sqlProofs = (conn: SqlConnection) => {
       settle("fail", id, attempt, {
         error: JSON.stringify(failure.error),
         duration_ms: failure.duration_ms,
+        proving_ms: failure.proving_ms ?? null,
         completed_at: failure.completed_at,
         expires_at: failure.expires_at,
         inputs: null,
@@ -149,12 +183,95 @@ export const sqlProofs = (conn: SqlConnection) => {
         )
         if (due.length === 0) return []
         const rows = yield* conn.rows((db) =>
-          db.updateTable("proofs").set({ status: PROOF_TRANSITIONS.expire.to, proof_blob: null, inputs: null })
+          db.updateTable("proofs").set({ status: PROOF_TRANSITIONS.expire.to, proof_blob: null, proof_digest: null, inputs: null })
             .where("id", "in", due.map((d) => d.id)).where("status", "in", PROOF_TRANSITIONS.expire.from)
             .returningAll()
         )
         return rows.map(toRecord).sort(byExpiry)
       })),
+    // A correlated count per proof on (status, account_id, priority_rank, id): the proofs ahead of
+    // it in claim order, itself included. A queue position is read on every create and get of a
+    // queued proof, so it reads only the index range before the proof, not the account's queue.
+    queuePositions: (accountId, ids) =>
+      ids.length === 0
+        ? Effect.succeed(new Map())
+        : Effect.map(
+          conn.rows((db) =>
+            db.selectFrom("proofs as p").where("p.account_id", "=", accountId).where("p.id", "in", [...ids])
+              .where("p.status", "=", PROOF_TRANSITIONS.claim.from[0])
+              .select((eb) => [
+                "p.id",
+                eb.selectFrom("proofs as q").select((qb) => qb.fn.countAll<number | string | bigint>().as("n"))
+                  .where("q.status", "=", PROOF_TRANSITIONS.claim.from[0]).where("q.account_id", "=", accountId)
+                  .where((qb) =>
+                    qb.or([
+                      qb("q.priority_rank", "<", qb.ref("p.priority_rank")),
+                      qb.and([qb("q.priority_rank", "=", qb.ref("p.priority_rank")), qb("q.id", "<=", qb.ref("p.id"))])
+                    ])
+                  )
+                  .as("position")
+              ])
+          ),
+          (rows) => new Map(rows.map((row) => [row.id as ProofId, Number(row.position)]))
+        ),
+    failOverdue: (now, limit, failure) =>
+      conn.transaction(Effect.gen(function*() {
+        const due = yield* conn.rows((db) =>
+          db.selectFrom("proofs").select("id").where("status", "in", PROOF_TRANSITIONS.overdue.from).where("deadline_at", "<=", now)
+            .orderBy("deadline_at").orderBy("id").limit(limit)
+            .$call(dialect.takeRows)
+        )
+        if (due.length === 0) return []
+        const rows = yield* conn.rows((db) =>
+          db.updateTable("proofs").set({
+            status: PROOF_TRANSITIONS.overdue.to,
+            error: JSON.stringify(failure.error),
+            duration_ms: failure.duration_ms,
+            proving_ms: failure.proving_ms ?? null,
+            completed_at: failure.completed_at,
+            expires_at: failure.expires_at,
+            inputs: null
+          })
+            .where("id", "in", due.map((d) => d.id)).where("status", "in", PROOF_TRANSITIONS.overdue.from)
+            .returningAll()
+        )
+        return rows.map(toRecord).sort((a, b) => (a.id < b.id ? -1 : 1))
+      })),
+    usage: (accountId, { dayStart, monthStart }) =>
+      Effect.map(
+        Effect.all([
+          conn.rows((db) =>
+            db.selectFrom("proofs").select((eb) => ["status", eb.fn.countAll<number | string | bigint>().as("n")])
+              .where("account_id", "=", accountId).where("created_at", ">=", dayStart).groupBy("status")
+          ),
+          // A proof counts where it settled; expired ones keep their completed_at and duration.
+          conn.rows((db) =>
+            db.selectFrom("proofs")
+              .select((eb) => {
+                const today = eb.case().when("completed_at", ">=", dayStart)
+                return [
+                  "circuit",
+                  eb.fn.countAll<number | string | bigint>().as("proofs_month"),
+                  eb.fn.coalesce(eb.fn.sum<number | string | bigint | null>("duration_ms"), eb.lit(0)).as("ms_month"),
+                  eb.fn.sum<number | string | bigint>(today.then(1).else(0).end()).as("proofs_today"),
+                  eb.fn.sum<number | string | bigint>(eb.case().when("completed_at", ">=", dayStart).then(eb.fn.coalesce("duration_ms", eb.lit(0))).else(0).end()).as("ms_today")
+                ]
+              })
+              .where("account_id", "=", accountId).where("completed_at", ">=", monthStart).where("completed_at", "is not", null)
+              .groupBy("circuit").orderBy("circuit")
+          )
+        ]),
+        ([byStatus, byCircuit]) => ({
+          createdTodayByStatus: Object.fromEntries(byStatus.map((row) => [row.status, Number(row.n)])) as Partial<Record<ProofStatus, number>>,
+          circuits: byCircuit.map((row): CircuitUsage => ({
+            circuit: row.circuit,
+            proofs_today: Number(row.proofs_today),
+            proving_ms_today: Number(row.ms_today),
+            proofs_month: Number(row.proofs_month),
+            proving_ms_month: Number(row.ms_month)
+          }))
+        })
+      ),
     // Counted on the (status, id) index the claims use.
     queueDepth: Effect.map(
       conn.rows((db) =>

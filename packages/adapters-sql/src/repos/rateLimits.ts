@@ -56,6 +56,19 @@ export const sqlRateLimits = (conn: SqlConnection) => {
       const created = ensure.execute(params).pipe(Effect.zipRight(lock.rows(params)), Effect.flatMap(charge))
       return conn.transaction(Effect.flatMap(lock.rows(params), (rows) => (rows.length === sorted.length ? charge(rows) : created)))
     },
+    peek: (buckets) =>
+      buckets.length === 0
+        ? Effect.succeed([])
+        : Effect.map(
+          conn.rows((db) => db.selectFrom("rate_counters").selectAll().where("bucket", "in", buckets.map((b) => b.bucket))),
+          (rows) => {
+            const stored = new Map(rows.map((row) => [row.bucket, row]))
+            return buckets.map((b) => {
+              const row = stored.get(b.bucket)
+              return row !== undefined && Number(row.window_start) >= b.window_start ? row.count : 0
+            })
+          }
+        ),
     // One conditional write per counter: the window must still be the one charged, the count stays >= 0.
     refund: (refunds) =>
       Effect.forEach(refunds, ({ amount, bucket, window_start }) =>

@@ -7,7 +7,7 @@ import { insertUnderAccountLimit } from "./accountLimit.js"
 import { page } from "./paging.js"
 
 const toRecord = (row: Selectable<WebhooksTable>): WebhookRecord =>
-  ({ ...row, events: JSON.parse(row.events), active: row.active === 1 }) as WebhookRecord
+  ({ ...row, events: JSON.parse(row.events), active: row.active === 1, metadata: JSON.parse(row.metadata) }) as WebhookRecord
 
 export const sqlWebhooks = (conn: SqlConnection) =>
   WebhooksRepo.of({
@@ -19,7 +19,12 @@ export const sqlWebhooks = (conn: SqlConnection) =>
           db.selectFrom("webhooks").select((eb) => eb.fn.countAll<number | string>().as("count"))
             .where("account_id", "=", webhook.account_id),
         insert: (db) =>
-          db.insertInto("webhooks").values({ ...webhook, events: JSON.stringify(webhook.events), active: webhook.active ? 1 : 0 }),
+          db.insertInto("webhooks").values({
+            ...webhook,
+            events: JSON.stringify(webhook.events),
+            active: webhook.active ? 1 : 0,
+            metadata: JSON.stringify(webhook.metadata)
+          }),
         full: () => new WebhookLimitReached({ message: `An account may hold at most ${maxPerAccount} webhooks` })
       }),
     get: (accountId, id) =>
@@ -34,8 +39,12 @@ export const sqlWebhooks = (conn: SqlConnection) =>
       if (changes.description !== undefined) set.description = changes.description
       if (changes.active !== undefined) set.active = changes.active ? 1 : 0
       if (changes.disabled_reason !== undefined) set.disabled_reason = changes.disabled_reason
+      const patch = changes.metadata
       return conn.first((db) =>
-        db.updateTable("webhooks").set(set).where("id", "=", id).where("account_id", "=", accountId).returningAll()
+        db.updateTable("webhooks").set(set)
+          // Merged in the write itself, so concurrent updates of different keys both land.
+          .$if(patch !== undefined, (q) => q.set({ metadata: conn.dialect.metadata.merged(patch!) }))
+          .where("id", "=", id).where("account_id", "=", accountId).returningAll()
       ).pipe(Effect.map(Option.map(toRecord)))
     },
     rotateSecret: (accountId, id, { force, now, previousUntil, secret }) =>

@@ -19,7 +19,9 @@ export const AUDIT_ACTIONS = [
   "webhook.disabled",
   "webhook.secret_rotated",
   "circuit.created",
-  "circuit.removed"
+  "circuit.removed",
+  "verification_key.created",
+  "verification_key.deleted"
 ] as const
 export const AuditAction = Schema.Literal(...AUDIT_ACTIONS).annotations({ identifier: "AuditAction" })
 export type AuditAction = typeof AuditAction.Type
@@ -38,7 +40,7 @@ export type AuditActor = typeof AuditActor.Type
 
 /** What it was done to: the resource's id and, where it has one, its name as it was then. */
 export const AuditTarget = Schema.Struct({
-  type: Schema.Literal("api_key", "webhook", "circuit"),
+  type: Schema.Literal("api_key", "webhook", "circuit", "verification_key"),
   id: Schema.String,
   name: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "AuditTarget" })

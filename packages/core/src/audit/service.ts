@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { StorageError } from "../kernel/errors.js"
+import type { InvalidRequest, StorageError } from "../kernel/errors.js"
 import { type AccountId, Ids } from "../kernel/ids.js"
 import { pageOf } from "../kernel/paging.js"
 import { deleteInBatches, sweepForever } from "../kernel/sweep.js"
@@ -28,7 +28,7 @@ export class AuditLog extends Context.Tag("@mzk/core/AuditLog")<AuditLog, {
     changes?: AuditEntry["changes"]
   ) => Effect.Effect<void, StorageError>
   /** Newest first. */
-  readonly list: (accountId: AccountId, query: ListAuditLogQuery) => Effect.Effect<AuditLogPage, StorageError>
+  readonly list: (accountId: AccountId, query: ListAuditLogQuery) => Effect.Effect<AuditLogPage, InvalidRequest | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -56,7 +56,7 @@ export class AuditLog extends Context.Tag("@mzk/core/AuditLog")<AuditLog, {
 
       const list = (accountId: AccountId, { action, actor_id, target_id, ...page }: ListAuditLogQuery) =>
         Effect.map(
-          repo.list(accountId, { ...pageOf(page), order: "desc", action, actor_id, target_id }),
+          Effect.flatMap(pageOf(page), (paged) => repo.list(accountId, { ...paged, action, actor_id, target_id })),
           (found) => ({ entries: found.items.map(toAuditEntry), total: found.total, has_more: found.has_more })
         )
 

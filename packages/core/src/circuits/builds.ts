@@ -86,7 +86,8 @@ const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
             proving_system: out.proving_system,
             constraints: out.constraints,
             development_only: out.development_only,
-            created_at: circuit.created_at
+            created_at: circuit.created_at,
+            metadata: circuit.metadata
           })
         })).pipe(Effect.catchTag("ClaimLost", () => Effect.void))
 
@@ -95,7 +96,13 @@ const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
           const at = timestampFromMillis(yield* Clock.currentTimeMillis)
           const settled = yield* repo.fail(circuit.id, circuit.attempts, error, at)
           if (Option.isNone(settled)) return
-          yield* events.record(circuit.owner, "circuit.failed", { name: circuit.name, status: "failed", error, created_at: circuit.created_at })
+          yield* events.record(circuit.owner, "circuit.failed", {
+            name: circuit.name,
+            status: "failed",
+            error,
+            created_at: circuit.created_at,
+            metadata: circuit.metadata
+          })
         }))
 
       const build = (circuit: StoredCircuit) =>

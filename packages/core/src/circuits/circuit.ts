@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { AccountId, CircuitId } from "../kernel/ids.js"
+import { type Metadata, MetadataField } from "../kernel/metadata.js"
 import { ProvingSystem } from "../kernel/provingSystem.js"
 import { Timestamp } from "../kernel/time.js"
 
@@ -157,6 +158,8 @@ export interface Circuit {
   readonly artifacts: CircuitArtifacts | null
   readonly created_at: Timestamp
   readonly updated_at: Timestamp
+  /** The application's own pairs, set at upload; `{}` for built-in circuits. */
+  readonly metadata: Metadata
 }
 
 /** A circuit in storage: an account's, with its upload and compile-job state. */
@@ -176,7 +179,8 @@ export const CircuitReadyData = Schema.Struct({
   proving_system: ProvingSystem,
   constraints: Schema.Int,
   development_only: Schema.Boolean,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 
 /** `data` of `circuit.failed`: the build ended with `error`; the upload must be fixed and sent again. */
@@ -184,7 +188,8 @@ export const CircuitFailedData = Schema.Struct({
   name: Schema.String,
   status: Schema.Literal("failed"),
   error: CircuitError,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 
 /**
@@ -225,5 +230,6 @@ export const toCircuit = (stored: Circuit): Circuit => ({
   field_modulus: stored.field_modulus,
   artifacts: stored.artifacts,
   created_at: stored.created_at,
-  updated_at: stored.updated_at
+  updated_at: stored.updated_at,
+  metadata: stored.metadata
 })

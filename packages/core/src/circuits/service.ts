@@ -11,6 +11,7 @@ import {
 } from "../kernel/errors.js"
 import { invalidRequest } from "../kernel/decode.js"
 import { type AccountId, type CircuitId, Ids } from "../kernel/ids.js"
+import { type Metadata, metadataOf } from "../kernel/metadata.js"
 import type { ProvingSystem } from "../kernel/provingSystem.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
@@ -29,6 +30,8 @@ export interface CreateCircuitInput {
   /** Already checked against `CircuitName`. */
   readonly name: string
   readonly description?: string
+  /** The application's own pairs (checked here against `MetadataInput`, whoever decoded the upload). */
+  readonly metadata?: Metadata
   readonly source: UploadSource
   /**
    * The system to set up circom sources for (default groth16); for a prebuilt upload, the system
@@ -188,9 +191,11 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
 
       const create = (accountId: AccountId, input: CreateCircuitInput) =>
         Effect.gen(function*() {
-          const fields = yield* decodeUploadFields(
-            input.description === undefined ? { name: input.name } : { name: input.name, description: input.description }
-          )
+          const fields = yield* decodeUploadFields({
+            name: input.name,
+            ...(input.description === undefined ? {} : { description: input.description }),
+            ...(input.metadata === undefined ? {} : { metadata: input.metadata })
+          })
           yield* checkBuildInput(input.source)
           const { source, system } = yield* uploadSystem(input)
           // Known now, not when it is built: a server that cannot set sources up refuses them before
@@ -229,6 +234,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
               artifacts: null,
               created_at: at,
               updated_at: at,
+              metadata: metadataOf(fields.metadata),
               source: yield* storeSource(artifacts, source),
               lease_expires_at: null,
               attempts: 0

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { decodeInput, invalidRequest } from "../kernel/decode.js"
 import type { InvalidRequest, StorageError } from "../kernel/errors.js"
+import { MetadataInput } from "../kernel/metadata.js"
 import { StoredText } from "../kernel/text.js"
 import { CircuitName, type CircuitSource, type Digest } from "./circuit.js"
 import type { BuildInput, SetupSystem, StoredBuildFile } from "./compiler.js"
@@ -41,7 +42,8 @@ const UploadFields = Schema.Struct({
   description: Schema.optionalWith(
     StoredText.pipe(Schema.maxLength(1024, { message: () => "description must be at most 1024 characters" })),
     { exact: true }
-  )
+  ),
+  metadata: Schema.optionalWith(MetadataInput, { exact: true })
 })
 export const decodeUploadFields = decodeInput(UploadFields)
 

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { EventNotFound, type StorageError } from "../kernel/errors.js"
+import { EventNotFound, type InvalidRequest, type StorageError } from "../kernel/errors.js"
 import { type AccountId, EventId, Ids } from "../kernel/ids.js"
 import { pageOf } from "../kernel/paging.js"
 import { now } from "../kernel/time.js"
@@ -25,7 +25,7 @@ const isEventId = Schema.is(EventId)
 export class Events extends Context.Tag("@mzk/core/Events")<Events, {
   readonly record: <T extends EventType>(accountId: AccountId, type: T, data: EventData<T>) => Effect.Effect<EventRecord, StorageError>
   /** The account's events, newest first (Stripe's order for a log). */
-  readonly list: (accountId: AccountId, query?: ListEventsQuery) => Effect.Effect<EventList, StorageError>
+  readonly list: (accountId: AccountId, query?: ListEventsQuery) => Effect.Effect<EventList, InvalidRequest | StorageError>
   /** Unknown, malformed, expired and other accounts' ids are all `EventNotFound`. */
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<EventEnvelope, EventNotFound | StorageError>
 }>() {
@@ -54,11 +54,12 @@ export class Events extends Context.Tag("@mzk/core/Events")<Events, {
 
       const list = (accountId: AccountId, query: ListEventsQuery = {}) =>
         Effect.map(
-          events.list(accountId, { ...pageOf(query), order: "desc" }, {
-            types: query.type === undefined ? undefined : typeof query.type === "string" ? [query.type] : query.type,
-            createdGte: query.created_gte,
-            createdLt: query.created_lt
-          }),
+          Effect.flatMap(pageOf(query), (page) =>
+            events.list(accountId, page, {
+              types: query.type === undefined ? undefined : typeof query.type === "string" ? [query.type] : query.type,
+              createdGte: query.created_gte,
+              createdLt: query.created_lt
+            })),
           (found) => ({ events: found.items.map(toEnvelope), total: found.total, has_more: found.has_more })
         )
 

@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, ParseResult, Schema, type SchemaAST } from "effect"
 import { type ErrorDetail, InvalidRequest } from "./errors.js"
 
 /** How untrusted input is decoded: unknown fields refused, every problem reported, not just the first. */
@@ -19,16 +19,59 @@ export const invalidRequest = (details: ReadonlyArray<ErrorDetail>): InvalidRequ
 
 /** Every issue of a schema failure as one `details` entry, with quoted values cut short. */
 export const invalidRequestFromParseError = (error: ParseResult.ParseError): InvalidRequest =>
-  invalidRequest(ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+  invalidRequest(ParseResult.ArrayFormatter.formatErrorSync(new ParseResult.ParseError({ issue: oneClausePerChoice(error.issue) })).map((issue) => ({
     path: issue.path.map(String).join("."),
-    message: boundedMessage(issue.message)
+    message: issue.message.startsWith(ONE_OF) ? issue.message : boundedMessage(issue.message)
   })))
+
+const ONE_OF = "must be one of: "
+
+const isChoiceClause = (issue: ParseResult.ParseIssue) => issue._tag === "Type" && issue.message?.startsWith(ONE_OF) === true
+
+const isChoice = (ast: SchemaAST.AST): ast is SchemaAST.Union<SchemaAST.Literal> =>
+  ast._tag === "Union" && ast.types.every((member) => member._tag === "Literal")
+
+/**
+ * A value outside a choice of literals (`?status=bogus`) fails every member, and the formatter
+ * wrote one "Expected …" per member; this makes it one clause naming the allowed values. The
+ * clause quotes nothing the caller sent, so it is never cut: its values are whole words.
+ */
+const oneClausePerChoice = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
+  switch (issue._tag) {
+    case "Composite":
+      if (isChoice(issue.ast)) {
+        return new ParseResult.Type(issue.ast, issue.actual, ONE_OF + issue.ast.types.map((member) => String(member.literal)).join(", "))
+      }
+      {
+        const issues = Array.isArray(issue.issues)
+          ? issue.issues.map(oneClausePerChoice)
+          : [oneClausePerChoice(issue.issues as ParseResult.ParseIssue)]
+        // One value or several of a choice (`?type=a&type=b`): a single bad value fails both
+        // members, and the choice's clause is the one that says what to send.
+        const choice = issue.ast._tag === "Union" ? issues.find(isChoiceClause) : undefined
+        return choice ?? new ParseResult.Composite(issue.ast, issue.actual, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>], issue.output)
+      }
+    case "Pointer":
+      return new ParseResult.Pointer(issue.path, issue.actual, oneClausePerChoice(issue.issue))
+    case "Refinement":
+      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, oneClausePerChoice(issue.issue))
+    case "Transformation":
+      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, oneClausePerChoice(issue.issue))
+    default:
+      return issue
+  }
+}
 
 const MAX_MESSAGE = 200
 
 /**
  * Schema messages quote the offending value ("Expected …, actual <value>"). A value can be a
- * megabyte, or a secret pasted into the wrong field, so quoted values are cut short.
+ * megabyte, or a secret pasted into the wrong field, so messages are cut short: at the last space
+ * before the limit, so no word of the schema's own text is cut in two.
  */
-export const boundedMessage = (message: string): string =>
-  message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE)}…`
+export const boundedMessage = (message: string): string => {
+  if (message.length <= MAX_MESSAGE) return message
+  const cut = message.slice(0, MAX_MESSAGE)
+  const space = cut.lastIndexOf(" ")
+  return `${space > MAX_MESSAGE / 2 ? cut.slice(0, space) : cut}…`
+}

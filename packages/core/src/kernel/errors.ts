@@ -27,6 +27,7 @@ export class WebhookInactive extends Schema.TaggedError<WebhookInactive>()("Webh
 export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()("DeliveryNotFound", message) {}
 /** A retry of a delivery that is already waiting for an attempt. */
 export class DeliveryPending extends Schema.TaggedError<DeliveryPending>()("DeliveryPending", message) {}
+export class VerificationKeyNotFound extends Schema.TaggedError<VerificationKeyNotFound>()("VerificationKeyNotFound", message) {}
 export class RecoveryNotFound extends Schema.TaggedError<RecoveryNotFound>()("RecoveryNotFound", message) {}
 export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", message) {}
 /** A secret rotation while the secret an earlier one replaced still signs, without `force`. */

@@ -18,7 +18,8 @@ export const ID_PREFIXES = {
   circuit: "cir",
   request: "req",
   audit: "aud",
-  recovery: "rcv"
+  recovery: "rcv",
+  verificationKey: "vk"
 } as const
 export type IdKind = keyof typeof ID_PREFIXES
 
@@ -57,6 +58,9 @@ export type AuditEntryId = typeof AuditEntryId.Type
 /** A webhook's recovery: the background job that re-queues its failed deliveries. */
 export const RecoveryId = idSchema(ID_PREFIXES.recovery, "RecoveryId")
 export type RecoveryId = typeof RecoveryId.Type
+/** A verification key registered once (`POST /verification-keys`) and named by id in verifications. */
+export const VerificationKeyId = idSchema(ID_PREFIXES.verificationKey, "VerificationKeyId")
+export type VerificationKeyId = typeof VerificationKeyId.Type
 
 export interface IdTypes {
   account: AccountId
@@ -71,6 +75,7 @@ export interface IdTypes {
   request: RequestId
   audit: AuditEntryId
   recovery: RecoveryId
+  verificationKey: VerificationKeyId
 }
 
 const MAX_MILLIS = 2 ** 48 - 1

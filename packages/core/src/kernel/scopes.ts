@@ -7,6 +7,7 @@ export const SCOPES = [
   "webhooks:write",
   "proofs:read",
   "proofs:write",
+  "proofs:verify",
   "circuits:read",
   "circuits:write",
   "events:read",

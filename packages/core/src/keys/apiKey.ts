@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { AccountId, KeyId } from "../kernel/ids.js"
+import { MetadataField, MetadataInput } from "../kernel/metadata.js"
 import { Scope } from "../kernel/scopes.js"
 import { StoredText } from "../kernel/text.js"
 import { Timestamp } from "../kernel/time.js"
@@ -26,7 +27,8 @@ export const CreateKeyInput = Schema.Struct({
   expires_at: Schema.optionalWith(
     Schema.NullOr(Timestamp.annotations({ description: "When the key stops working (ISO 8601 UTC, in the future); absent or null: never" })),
     { exact: true }
-  )
+  ),
+  metadata: Schema.optionalWith(MetadataInput, { exact: true })
 }).annotations({ identifier: "CreateKeyInput" })
 export type CreateKeyInput = typeof CreateKeyInput.Type
 
@@ -41,7 +43,8 @@ export const ApiKey = Schema.Struct({
   last_used_at: Schema.NullOr(Timestamp),
   expires_at: Schema.NullOr(Timestamp).annotations({
     description: "When the key stops working (set at creation, or by a roll: the end of its overlap); null: never"
-  })
+  }),
+  metadata: MetadataField.annotations({ description: "Your own key-value pairs, set at creation; a roll's new key keeps them" })
 }).annotations({ identifier: "ApiKey" })
 export type ApiKey = typeof ApiKey.Type
 
@@ -62,7 +65,8 @@ export const toApiKey = (record: ApiKeyRecord): ApiKey => ({
   scopes: record.scopes,
   created_at: record.created_at,
   last_used_at: record.last_used_at,
-  expires_at: record.expires_at
+  expires_at: record.expires_at,
+  metadata: record.metadata
 })
 
 /** A key works until it is revoked or its `expires_at` has come. */
@@ -98,9 +102,10 @@ export const KeyCreatedData = Schema.Struct({
   name: Schema.String,
   description: Schema.NullOr(Schema.String),
   scopes: Schema.Array(Scope),
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
-export const KeyRevokedData = Schema.Struct({ id: KeyId, name: Schema.String, revoked_at: Timestamp })
+export const KeyRevokedData = Schema.Struct({ id: KeyId, name: Schema.String, revoked_at: Timestamp, metadata: MetadataField })
 /** `data` of `key.rolled`: the new key (never its raw value) and when the old one stops working. */
 export const KeyRolledData = Schema.Struct({
   id: KeyId,
@@ -108,5 +113,6 @@ export const KeyRolledData = Schema.Struct({
   scopes: Schema.Array(Scope),
   created_at: Timestamp,
   previous_key_id: KeyId,
-  previous_key_expires_at: Timestamp
+  previous_key_expires_at: Timestamp,
+  metadata: MetadataField
 })

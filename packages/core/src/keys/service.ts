@@ -11,6 +11,7 @@ import {
 } from "../kernel/errors.js"
 import { type AccountId, Ids, KeyId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
+import { metadataOf } from "../kernel/metadata.js"
 import type { Principal } from "../kernel/principal.js"
 import { SCOPES, type Scope } from "../kernel/scopes.js"
 import { Transactor } from "../kernel/transaction.js"
@@ -89,7 +90,7 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
       /** A new key's record and raw value; stored by the caller. */
       const makeKey = (
         accountId: AccountId,
-        fields: Pick<ApiKeyRecord, "name" | "description" | "scopes" | "expires_at">,
+        fields: Pick<ApiKeyRecord, "name" | "description" | "scopes" | "expires_at" | "metadata">,
         createdAt: Timestamp,
         id?: KeyId
       ) =>
@@ -141,7 +142,8 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
             name: body.name,
             description: body.description ?? null,
             scopes,
-            expires_at: expiresAt
+            expires_at: expiresAt,
+            metadata: metadataOf(body.metadata)
           }, createdAt)
           yield* tx.transaction(Effect.gen(function*() {
             yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: createdAt })
@@ -151,7 +153,8 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
               name: record.name,
               description: record.description,
               scopes: record.scopes,
-              created_at: record.created_at
+              created_at: record.created_at,
+              metadata: record.metadata
             })
           }))
           return { api_key: toApiKey(record), secret }
@@ -174,7 +177,12 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
             const revoked = yield* keys.revoke(accountId, id, revokedAt)
             if (Option.isNone(revoked)) return yield* notFound(id)
             yield* audit.record(accountId, "key.revoked", { type: "api_key", id, name: revoked.value.name })
-            yield* events.record(accountId, "key.revoked", { id, name: revoked.value.name, revoked_at: revokedAt })
+            yield* events.record(accountId, "key.revoked", {
+              id,
+              name: revoked.value.name,
+              revoked_at: revokedAt,
+              metadata: revoked.value.metadata
+            })
           }))
           : Effect.fail(notFound(id))
 
@@ -201,10 +209,10 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
             const old = outcome.key
             // Refused whole: the transaction takes the old key's new end back too.
             yield* grantable(old.scopes, grantorScopes)
-            const { description, name, scopes } = old
+            const { description, metadata, name, scopes } = old
             // A roll replaces the key's secret, not its term: the new key ends when the old one was to, unless told otherwise.
             const expiresAt = input.expires_at === undefined ? outcome.previousExpiresAt : input.expires_at
-            const { record, secret } = yield* makeKey(accountId, { name, description, scopes, expires_at: expiresAt }, rolledAt, successorId)
+            const { record, secret } = yield* makeKey(accountId, { name, description, scopes, expires_at: expiresAt, metadata }, rolledAt, successorId)
             yield* keys.insert(record, { maxActive: limits.maxActiveKeys, now: rolledAt })
             // The old key's shortened life, and the key that replaces it.
             yield* audit.record(accountId, "key.rolled", { type: "api_key", id: old.id, name }, [
@@ -218,7 +226,8 @@ export class ApiKeys extends Context.Tag("@mzk/core/ApiKeys")<ApiKeys, {
               scopes,
               created_at: rolledAt,
               previous_key_id: old.id,
-              previous_key_expires_at: old.expires_at!
+              previous_key_expires_at: old.expires_at!,
+              metadata
             })
             return { api_key: toApiKey(record), secret }
           }))

@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { AccountId, BatchId, type CircuitId, ProofId } from "../kernel/ids.js"
+import { type Metadata, MetadataField, MetadataFilter, MetadataInput } from "../kernel/metadata.js"
 import { pageQuery } from "../kernel/paging.js"
 import { ProvingSystem } from "../kernel/provingSystem.js"
 import { Timestamp } from "../kernel/time.js"
@@ -30,6 +31,12 @@ export type ProofErrorCode = typeof ProofErrorCode.Type
 export const isRefundedFailure = (code: ProofErrorCode): boolean => code === "verification_failed"
 export const ProofError = Schema.Struct({ code: ProofErrorCode, message: Schema.String })
 
+/** The failure of a proof whose request's deadline passed before a worker started it. */
+export const overdueError: { readonly code: "timeout"; readonly message: string } = {
+  code: "timeout",
+  message: "The request's deadline (timeout_ms) passed while the proof was queued; it was never started"
+}
+
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */
 export const PublicInputs = Schema.Record({ key: Schema.String, value: Schema.String })
 
@@ -40,9 +47,36 @@ export const ProofInputValue: Schema.Schema<ProofInputValue> = Schema.Union(
   Schema.Number,
   Schema.Array(Schema.suspend((): Schema.Schema<ProofInputValue> => ProofInputValue))
 ).annotations({ identifier: "ProofInputValue" })
+/**
+ * A proof's place within its account's queue: the account's queued proofs are claimed `high`
+ * first, then `normal`, then `low`, each oldest first. It never moves a proof ahead of another
+ * account's: accounts still take turns (`takeInTurns`).
+ */
+export const PROOF_PRIORITIES = ["low", "normal", "high"] as const
+export const ProofPriority = Schema.Literal(...PROOF_PRIORITIES).annotations({ identifier: "ProofPriority" })
+export type ProofPriority = typeof ProofPriority.Type
+export const DEFAULT_PROOF_PRIORITY: ProofPriority = "normal"
+
+/** The order a claim takes an account's queued proofs in: lower first (stored as `proofs.priority_rank`). */
+export const priorityRank = (priority: ProofPriority): number => (priority === "high" ? 0 : priority === "normal" ? 1 : 2)
+export const priorityOfRank = (rank: number): ProofPriority => (rank === 0 ? "high" : rank === 1 ? "normal" : "low")
+
+/** A request's deadline in milliseconds from its acceptance; the server's proof timeout caps it (checked by `Proofs`). */
+export const TimeoutMs = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer (milliseconds)" }))
+  .annotations({
+    description: "A deadline for the proof, in milliseconds from its acceptance: a proof still queued at it fails with " +
+      "`timeout`, a running one is stopped at it (or at the server's proof timeout, whichever comes first). At most the " +
+      "server's proof timeout (60000 by default); more is 400 naming the field."
+  })
+
 export const CreateProofInput = Schema.Struct({
   type: Schema.String,
   inputs: Schema.Record({ key: Schema.String, value: ProofInputValue }),
+  priority: Schema.optionalWith(ProofPriority, { exact: true }).annotations({
+    description: "`low`, `normal` (the default) or `high`: the order of this account's queued proofs (high first, then oldest first)"
+  }),
+  timeout_ms: Schema.optionalWith(TimeoutMs, { exact: true }),
+  metadata: Schema.optionalWith(MetadataInput, { exact: true }),
   proving_system: Schema.optionalWith(ProvingSystem, { exact: true }).annotations({
     description: "The system to prove with: one of the circuit's `proving_systems` (default: its `proving_system`). " +
       "Built-in circuits have keys for several; an account's circuit only for the one it was set up for"
@@ -50,13 +84,59 @@ export const CreateProofInput = Schema.Struct({
 }).annotations({ identifier: "CreateProofInput" })
 export type CreateProofInput = typeof CreateProofInput.Type
 
-/** `POST /proofs/batch`: 1 to `maxBatchSize` requests, accepted or refused as a whole. */
-export const CreateProofBatchInput = Schema.Struct({ proofs: Schema.Array(CreateProofInput) })
+/**
+ * `POST /proofs/batch`: 1 to `maxBatchSize` requests, accepted or refused as a whole. The batch's
+ * `metadata` is copied onto each of its proofs, under each item's own (an item's key wins).
+ */
+export const CreateProofBatchInput = Schema.Struct({
+  proofs: Schema.Array(CreateProofInput),
+  metadata: Schema.optionalWith(
+    MetadataInput.annotations({
+      description: "Copied onto every proof of the batch (a key an item sets itself keeps the item's value); at most 50 keys per proof"
+    }),
+    { exact: true }
+  )
+})
   .annotations({ identifier: "CreateProofBatchInput" })
 export type CreateProofBatchInput = typeof CreateProofBatchInput.Type
 
-/** A proof listing's query: the page, optionally only proofs with `status`. */
-export const ListProofsQuery = Schema.Struct({ ...pageQuery(ProofId).fields, status: Schema.optionalWith(ProofStatus, { exact: true }) })
+/**
+ * A query parameter `metadata[<key>]=<value>`: only proofs whose metadata holds that pair. A query
+ * string is flat, so the filter's keys are parameters of their own, as in Stripe's search.
+ */
+export const MetadataFilterParam = Schema.TemplateLiteral("metadata[", Schema.String, "]")
+
+/** The metadata filter of a decoded listing query: `metadata[order]=1` → `{order: "1"}`. */
+export const metadataFilterOf = (query: Readonly<Record<string, unknown>>): Metadata | undefined => {
+  let filter: Record<string, string> | undefined
+  for (const name in query) {
+    const value = query[name]
+    if (name.startsWith("metadata[") && name.endsWith("]") && typeof value === "string") (filter ??= {})[name.slice(9, -1)] = value
+  }
+  return filter
+}
+
+/**
+ * A proof listing's query: the page, optionally only proofs with `status`, and only those whose
+ * metadata holds every `metadata[<key>]=<value>` pair (exact matches). A bad key or value is a 400
+ * naming its parameter, `metadata[<key>]`.
+ */
+export const ListProofsQuery = Schema.Struct(
+  { ...pageQuery(ProofId).fields, status: Schema.optionalWith(ProofStatus, { exact: true }) },
+  Schema.Record({
+    key: MetadataFilterParam,
+    value: Schema.String.annotations({ description: "`metadata[<key>]=<value>`: only proofs whose metadata holds the pair" })
+  })
+).pipe(Schema.filter((query) => {
+  const filter = metadataFilterOf(query)
+  if (filter === undefined) return undefined
+  const problems = Schema.validateEither(MetadataFilter, { errors: "all" })(filter)
+  if (problems._tag === "Right") return undefined
+  return ParseResult.ArrayFormatter.formatErrorSync(problems.left).map((issue) => ({
+    path: issue.path.length === 0 ? ["metadata"] : [`metadata[${String(issue.path[0])}]`],
+    message: issue.message
+  }))
+}))
 export type ListProofsQuery = typeof ListProofsQuery.Type
 
 /**
@@ -99,12 +179,31 @@ export const Proof = Schema.Struct({
       "0x-hex, its public inputs apart, as `public_inputs`)"
   }),
   error: Schema.NullOr(ProofError),
-  duration_ms: Schema.NullOr(Schema.Int),
+  duration_ms: Schema.NullOr(Schema.Int).annotations({
+    description: "Generation time: from the worker starting the proof (`started_at`) to its settling (`finished_at`), " +
+      "the prover, the check of the proof against the verification key and loading the circuit included; null until it settles " +
+      "(0 for a proof whose deadline passed while it was queued)"
+  }),
+  proving_ms: Schema.NullOr(Schema.Int).annotations({
+    description: "The prover's own time within `duration_ms` (witness and proof, until it answered, failed or was stopped): " +
+      "never more than `duration_ms`; null until it settles, and for a proof the prover never ran"
+  }),
+  priority: ProofPriority,
+  deadline_at: Schema.NullOr(Timestamp).annotations({ description: "`created_at` + the request's `timeout_ms`; null without one" }),
+  queue_position: Schema.NullOr(Schema.Int).annotations({
+    description: "While queued: its place in its account's queue, 1-based, in the order the account's proofs are claimed " +
+      "(priority, then oldest first); null otherwise. Other accounts' proofs are not counted: accounts take turns."
+  }),
   created_at: Timestamp,
-  started_at: Schema.NullOr(Timestamp),
+  queued_at: Timestamp.annotations({ description: "When the proof was accepted and queued (equals `created_at`)" }),
+  started_at: Schema.NullOr(Timestamp).annotations({ description: "When a worker started it; null while queued" }),
+  finished_at: Schema.NullOr(Timestamp).annotations({
+    description: "When it settled: completed, failed or canceled (`completed_at` or `canceled_at`); null before"
+  }),
   completed_at: Schema.NullOr(Timestamp),
   canceled_at: Schema.NullOr(Timestamp).annotations({ description: "When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise" }),
-  expires_at: Schema.NullOr(Timestamp)
+  expires_at: Schema.NullOr(Timestamp),
+  metadata: MetadataField
 }).annotations({ identifier: "Proof" })
 export type Proof = typeof Proof.Type
 
@@ -117,7 +216,8 @@ export const ProofCompletedData = Schema.Struct({
   proof_blob: Schema.String,
   public_inputs: PublicInputs,
   duration_ms: Schema.Int,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofFailedData = Schema.Struct({
   proof_id: ProofId,
@@ -127,28 +227,32 @@ export const ProofFailedData = Schema.Struct({
   error: ProofError,
   public_inputs: PublicInputs,
   duration_ms: Schema.Int,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofExpiredData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
   status: Schema.Literal("expired"),
   created_at: Timestamp,
-  expired_at: Timestamp
+  expired_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofCanceledData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
   status: Schema.Literal("canceled"),
   canceled_at: Timestamp,
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField
 })
 export const ProofVerifiedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
   proving_system: ProvingSystem,
   valid: Schema.Boolean,
-  verified_at: Timestamp
+  verified_at: Timestamp,
+  metadata: MetadataField
 })
 
 /**
@@ -176,6 +280,11 @@ export interface ProofRecord {
   readonly proof_blob: string | null
   readonly error: ProofError | null
   readonly duration_ms: number | null
+  /** The prover's own time within `duration_ms`; null until settled, or when the prover never ran. */
+  readonly proving_ms: number | null
+  readonly priority: ProofPriority
+  /** Past it a queued proof fails with `timeout` and a running one is stopped; null without a `timeout_ms`. */
+  readonly deadline_at: Timestamp | null
   readonly attempts: number
   /** While running: when the claim lapses and another worker may take the proof over. */
   readonly lease_expires_at: Timestamp | null
@@ -185,10 +294,13 @@ export interface ProofRecord {
   /** When it was canceled; null unless `canceled`. */
   readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
+  /** The application's own pairs (`{}` when none), set at creation, copied into every event about the proof. */
+  readonly metadata: Metadata
 }
 export type ProofError = typeof ProofError.Type
 
-export const toProof = (record: ProofRecord): Proof => ({
+/** The API record; `queuePosition` is the proof's place in its account's queue while queued (`ProofsRepo.queuePositions`). */
+export const toProof = (record: ProofRecord, queuePosition: number | null = null): Proof => ({
   proof_id: record.id,
   type: record.type,
   circuit: record.circuit,
@@ -198,16 +310,24 @@ export const toProof = (record: ProofRecord): Proof => ({
   proof_blob: record.proof_blob,
   error: record.error,
   duration_ms: record.duration_ms,
+  proving_ms: record.proving_ms,
+  priority: record.priority,
+  deadline_at: record.deadline_at,
+  queue_position: record.status === "queued" ? queuePosition : null,
   created_at: record.created_at,
+  queued_at: record.created_at,
   started_at: record.started_at,
+  finished_at: record.completed_at ?? record.canceled_at,
   completed_at: record.completed_at,
   canceled_at: record.canceled_at,
-  expires_at: record.expires_at
+  expires_at: record.expires_at,
+  metadata: record.metadata
 })
 
 /** A batch create's response. */
 export const ProofBatch = Schema.Struct({
   batch_id: BatchId,
+  metadata: MetadataField.annotations({ description: "The batch's own metadata, as sent (each proof carries it, merged with its own)" }),
   proofs: Schema.Array(Proof)
 }).annotations({ identifier: "ProofBatch" })
 export type ProofBatch = typeof ProofBatch.Type

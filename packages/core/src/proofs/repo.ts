@@ -2,6 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { ProofError, ProofRecord, ProofStatus } from "./proof.js"
 import type { StorageError } from "../kernel/errors.js"
 import type { AccountId, BatchId, ProofId } from "../kernel/ids.js"
+import type { Metadata } from "../kernel/metadata.js"
 import type { Timestamp } from "../kernel/time.js"
 import type { Page, PageOf } from "../kernel/paging.js"
 
@@ -16,8 +17,15 @@ export interface ClaimRequest {
 
 export interface ProofCompletion {
   readonly proof_blob: string
+  /**
+   * `proofDigest` of the proof and its public signals: how `POST /verifications` recognises it
+   * (the worker always gives it; absent, the proof is verified there as a foreign one).
+   */
+  readonly proof_digest?: string | undefined
   readonly public_inputs: Readonly<Record<string, string>>
   readonly duration_ms: number
+  /** The prover's own time within `duration_ms`; absent or null when it did not run. */
+  readonly proving_ms?: number | null | undefined
   readonly completed_at: Timestamp
   readonly expires_at: Timestamp
 }
@@ -25,6 +33,8 @@ export interface ProofCompletion {
 export interface ProofFailure {
   readonly error: ProofError
   readonly duration_ms: number
+  /** The prover's own time within `duration_ms`; absent or null when it did not run. */
+  readonly proving_ms?: number | null | undefined
   readonly completed_at: Timestamp
   readonly expires_at: Timestamp
 }
@@ -37,6 +47,28 @@ export interface ProofCancellation {
 
 /** What a cancel takes: one proof, or every proof of a batch. */
 export type CancelTarget = { readonly proof: ProofId } | { readonly batch: BatchId }
+
+/** The proofs of an account a usage report counts, between `since` and the query's `now`. */
+export interface UsageWindowQuery {
+  readonly dayStart: Timestamp
+  readonly monthStart: Timestamp
+}
+
+/** Worker time of one circuit's settled proofs (`duration_ms` summed), today and this month. */
+export interface CircuitUsage {
+  readonly circuit: string
+  readonly proofs_today: number
+  readonly proving_ms_today: number
+  readonly proofs_month: number
+  readonly proving_ms_month: number
+}
+
+export interface ProofUsage {
+  /** The account's proofs created since `dayStart`, by their status now (statuses with none are absent). */
+  readonly createdTodayByStatus: Readonly<Partial<Record<ProofStatus, number>>>
+  /** Per circuit, of the proofs that settled (completed or failed) since `monthStart`; circuits with none are absent. */
+  readonly circuits: ReadonlyArray<CircuitUsage>
+}
 
 /** A claim a worker holds: the proof and the claim's `attempts` (its lease token). */
 export interface HeldClaim {
@@ -55,10 +87,13 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   readonly insertMany: (records: ReadonlyArray<ProofRecord>) => Effect.Effect<void, StorageError>
   /** A proof of the account; none for unknown or another account's ids. */
   readonly get: (accountId: AccountId, id: ProofId) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
-  /** The account's proofs in id order, optionally only those with `status`; `total` counts the filtered set. */
+  /**
+   * The account's proofs in id order, optionally only those with `status` and only those whose
+   * metadata holds every pair of `metadata` (exact matches); `total` counts the filtered set.
+   */
   readonly list: (
     accountId: AccountId,
-    query: Page & { readonly status?: ProofStatus | undefined }
+    query: Page & { readonly status?: ProofStatus | undefined; readonly metadata?: Metadata | undefined }
   ) => Effect.Effect<PageOf<ProofRecord>, StorageError>
   /**
    * Atomically claims up to `limit` proofs and returns them as updated. Candidates are `queued`
@@ -114,6 +149,26 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
    * rows. Concurrent calls never expire the same proof twice.
    */
   readonly expireDue: (now: Timestamp, limit: number) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
+  /**
+   * The place of each of `ids` that is a queued proof of the account in that account's queue,
+   * 1-based, in the order claims take them (`priority_rank`, then id); ids that are not queued are
+   * absent. One statement, counted on the queue's index.
+   */
+  readonly queuePositions: (accountId: AccountId, ids: ReadonlyArray<ProofId>) => Effect.Effect<ReadonlyMap<ProofId, number>, StorageError>
+  /**
+   * Fails up to `limit` `queued` proofs whose `deadline_at <= now` (any account), earliest deadline
+   * first, as `failed` with `failure` (its `completed_at` is now), clearing `inputs`; returns them.
+   * A conditional write like the others: a proof claimed meanwhile is left to its worker, which
+   * fails it at its deadline itself.
+   */
+  readonly failOverdue: (now: Timestamp, limit: number, failure: ProofFailure) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
+  /** The account's usage report (`GET /usage`), by SQL aggregates. */
+  readonly usage: (accountId: AccountId, window: UsageWindowQuery) => Effect.Effect<ProofUsage, StorageError>
+  /**
+   * The account's completed proof whose `proof_digest` this is (none of another account's, none
+   * expired): a proof mzk made, submitted to `POST /verifications`.
+   */
+  readonly findByDigest: (accountId: AccountId, digest: string) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
   /** Proofs waiting for a worker and being worked on now, over every account: the queue's depth. */
   readonly queueDepth: Effect.Effect<QueueDepth, StorageError>
 }>() {}

@@ -18,6 +18,7 @@ import {
 import { invalidRequest } from "../kernel/decode.js"
 import { type AccountId, BatchId, Ids, ProofId } from "../kernel/ids.js"
 import { Limits } from "../kernel/limits.js"
+import { MAX_METADATA_KEYS, type Metadata, metadataOf } from "../kernel/metadata.js"
 import { pageOf } from "../kernel/paging.js"
 import { now, timestampFromMillis } from "../kernel/time.js"
 import { Telemetry } from "../kernel/telemetry.js"
@@ -29,12 +30,15 @@ import { provingSystemFor, unknownTypeDetail, validateCircuitInputs, type Valida
 import {
   type CreateProofBatchInput,
   type CreateProofInput,
+  DEFAULT_PROOF_PRIORITY,
   type ListProofsQuery,
   type Proof,
   type ProofBatch,
   type ProofBatchCancellation,
+  type ProofPriority,
   type ProofRecord,
   type ProofVerification,
+  metadataFilterOf,
   toProof
 } from "./proof.js"
 import { Prover } from "./prover.js"
@@ -52,11 +56,17 @@ export interface ProofList {
 const isProofId = Schema.is(ProofId)
 const isBatchId = Schema.is(BatchId)
 
+/** A request's validated inputs and circuit, with how it is to be scheduled. */
+interface AcceptedRequest extends ValidatedProofRequest {
+  readonly priority: ProofPriority
+  readonly timeout_ms: number | null
+}
+
 /** One request checked against the circuit its `type` names. */
 type Checked =
   | { readonly _tag: "invalid"; readonly details: ReadonlyArray<ErrorDetail> }
   | { readonly _tag: "unready"; readonly circuit: Circuit }
-  | { readonly _tag: "valid"; readonly request: ValidatedProofRequest }
+  | { readonly _tag: "valid"; readonly request: AcceptedRequest }
 
 /** A circuit of the account's own that cannot be proven yet, or ever. */
 const notReady = (circuit: Circuit) =>
@@ -86,7 +96,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
     input: CreateProofBatchInput
   ) => Effect.Effect<ProofBatch, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError>
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Proof, ProofNotFound | StorageError>
-  readonly list: (accountId: AccountId, query: ListProofsQuery) => Effect.Effect<ProofList, StorageError>
+  readonly list: (accountId: AccountId, query: ListProofsQuery) => Effect.Effect<ProofList, InvalidRequest | StorageError>
   /** Checks a completed proof against its verification key and records `proof.verified`; metered as `create`. */
   readonly verify: (
     accountId: AccountId,
@@ -136,21 +146,30 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
        * (so no other account's circuit is revealed), as not ready when its own is not built.
        */
       const check = (found: Option.Option<Circuit>, input: CreateProofInput, prefix = ""): Checked => {
-        if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix)] }
+        // A deadline past the server's proof timeout is refused, not clamped (Stripe refuses a
+        // parameter out of its range): a caller relying on it learns the limit at once.
+        const deadline: Array<ErrorDetail> = input.timeout_ms !== undefined && input.timeout_ms > config.timeoutMs
+          ? [{ path: `${prefix}timeout_ms`, message: `must be at most ${config.timeoutMs} (this server's proof timeout), got ${input.timeout_ms}` }]
+          : []
+        if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix), ...deadline] }
         const circuit = found.value
+        if (deadline.length > 0) return { _tag: "invalid", details: deadline }
         if (circuit.status !== "ready") return { _tag: "unready", circuit }
         const system = provingSystemFor(circuit, input.proving_system, prefix)
         if (Either.isLeft(system)) return { _tag: "invalid", details: system.left }
         return Either.match(validateCircuitInputs(circuit, input.inputs, prefix), {
           onLeft: (details): Checked => ({ _tag: "invalid", details }),
-          onRight: (valid): Checked => ({ _tag: "valid", request: { ...valid, circuit, proving_system: system.right } })
+          onRight: (valid): Checked => ({
+            _tag: "valid",
+            request: { ...valid, circuit, proving_system: system.right, priority: input.priority ?? DEFAULT_PROOF_PRIORITY, timeout_ms: input.timeout_ms ?? null }
+          })
         })
       }
 
       // Creating a proof is the busiest write: its steps are plain combinators, not generators.
-      const toRecord = (accountId: AccountId, batchId: BatchId | null, request: ValidatedProofRequest) =>
+      const toRecord = (accountId: AccountId, batchId: BatchId | null, request: AcceptedRequest, metadata: Metadata) =>
         // flatMap, not Effect.zipWith: zipWith runs through Effect.all, a dozen operations more.
-        Effect.flatMap(ids.make("proof"), (id) => Effect.map(now, (createdAt): ProofRecord => ({
+        Effect.flatMap(ids.make("proof"), (id) => Effect.map(Clock.currentTimeMillis, (createdMs): ProofRecord => ({
           id,
           account_id: accountId,
           batch_id: batchId,
@@ -164,13 +183,17 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           proof_blob: null,
           error: null,
           duration_ms: null,
+          proving_ms: null,
+          priority: request.priority,
+          deadline_at: request.timeout_ms === null ? null : timestampFromMillis(createdMs + request.timeout_ms),
           attempts: 0,
           lease_expires_at: null,
-          created_at: createdAt,
+          created_at: timestampFromMillis(createdMs),
           started_at: null,
           completed_at: null,
           canceled_at: null,
-          expires_at: null
+          expires_at: null,
+          metadata
         })))
 
       /**
@@ -189,13 +212,22 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
         })
       }
 
-      // The quota is charged in the insert's transaction: a failed insert costs nothing.
+      /** The API records of `records`, with the queue positions of those that are queued. */
+      const withPositions = (accountId: AccountId, records: ReadonlyArray<ProofRecord>) => {
+        const queued = records.filter((r) => r.status === "queued").map((r) => r.id)
+        return queued.length === 0
+          ? Effect.succeed(records.map((r) => toProof(r)))
+          : Effect.map(repo.queuePositions(accountId, queued), (positions) => records.map((r) => toProof(r, positions.get(r.id) ?? null)))
+      }
+
+      // The quota is charged in the insert's transaction: a failed insert costs nothing. The
+      // positions are read in it too, so they count what the insert joined.
       const enqueue = (accountId: AccountId, records: ReadonlyArray<ProofRecord>, batch: boolean) =>
         tx.transaction(
           Effect.zipRight(holdCircuits(records, batch), Effect.flatMap(rateLimits.admitProofRequest(accountId, { proofs: records.length }), () =>
             repo.insertMany(records).pipe(
               Effect.zipRight(tx.afterCommit(Effect.zipRight(wakeup.notify, Effect.forEach(records, (record) => observeProof(telemetry, record, "queued"), { discard: true })))),
-              Effect.asVoid
+              Effect.zipRight(withPositions(accountId, records))
             )))
         )
 
@@ -206,11 +238,11 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const checked = check(found, input)
           if (checked._tag === "invalid") return Effect.fail(invalidRequest(checked.details))
           if (checked._tag === "unready") return Effect.fail(notReady(checked.circuit))
-          return Effect.flatMap(toRecord(accountId, null, checked.request), (record) =>
-            Effect.as(enqueue(accountId, [record], false), toProof(record)))
+          return Effect.flatMap(toRecord(accountId, null, checked.request, metadataOf(input.metadata)), (record) =>
+            Effect.map(enqueue(accountId, [record], false), (proofs) => proofs[0]!))
         })
 
-      const createBatch = (accountId: AccountId, { proofs: items }: CreateProofBatchInput) =>
+      const createBatch = (accountId: AccountId, { metadata: batchMetadata, proofs: items }: CreateProofBatchInput) =>
         Effect.gen(function*() {
           const { maxBatchSize } = yield* Limits
           if (items.length < 1 || items.length > maxBatchSize) {
@@ -219,7 +251,19 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const found = new Map<string, Option.Option<Circuit>>()
           for (const { type } of items) if (!found.has(type)) found.set(type, yield* lookup(accountId, type))
           const details: Array<ErrorDetail> = []
-          const valid: Array<ValidatedProofRequest> = []
+          const valid: Array<AcceptedRequest> = []
+          // The batch's pairs under each item's own; an empty value (either's) stores nothing.
+          const batchPairs = metadataOf(batchMetadata)
+          const metadata = items.map((item) => metadataOf({ ...batchPairs, ...item.metadata }))
+          metadata.forEach((pairs, i) => {
+            const count = Object.keys(pairs).length
+            if (count > MAX_METADATA_KEYS) {
+              details.push({
+                path: `proofs.${i}.metadata`,
+                message: `metadata may hold at most ${MAX_METADATA_KEYS} keys, got ${count} with the batch's metadata`
+              })
+            }
+          })
           let unready: Circuit | undefined
           items.forEach((item, i) => {
             const checked = check(found.get(item.type)!, item, `proofs.${i}.`)
@@ -232,9 +276,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           if (unready !== undefined) return yield* notReady(unready)
           const batchId = yield* ids.make("batch")
           const records: Array<ProofRecord> = []
-          for (const request of valid) records.push(yield* toRecord(accountId, batchId, request))
-          yield* enqueue(accountId, records, true)
-          return { batch_id: batchId, proofs: records.map(toProof) }
+          for (const [i, request] of valid.entries()) records.push(yield* toRecord(accountId, batchId, request, metadata[i]!))
+          return { batch_id: batchId, metadata: batchPairs, proofs: yield* enqueue(accountId, records, true) }
         })
 
       const notFound = (id: string) => new ProofNotFound({ message: `No proof ${JSON.stringify(id)} in this account` })
@@ -247,12 +290,13 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           }))
           : Effect.fail(notFound(id))
 
-      const get = (accountId: AccountId, id: string) => Effect.map(find(accountId, id), toProof)
+      const get = (accountId: AccountId, id: string) =>
+        Effect.flatMap(find(accountId, id), (record) => Effect.map(withPositions(accountId, [record]), (proofs) => proofs[0]!))
 
       const list = (accountId: AccountId, query: ListProofsQuery) =>
-        Effect.map(
-          repo.list(accountId, { ...pageOf(query), status: query.status }),
-          (page) => ({ proofs: page.items.map(toProof), total: page.total, has_more: page.has_more })
+        Effect.flatMap(
+          Effect.flatMap(pageOf(query), (page) => repo.list(accountId, { ...page, status: query.status, metadata: metadataFilterOf(query) })),
+          (page) => Effect.map(withPositions(accountId, page.items), (proofs) => ({ proofs, total: page.total, has_more: page.has_more }))
         )
 
       const completed = (accountId: AccountId, id: string, only: string) =>
@@ -292,7 +336,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             circuit: record.circuit,
             proving_system: record.proving_system,
             valid,
-            verified_at: yield* now
+            verified_at: yield* now,
+            metadata: record.metadata
           }
           yield* events.record(accountId, "proof.verified", verification)
           return verification
@@ -327,7 +372,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
               circuit: row.circuit,
               status: "canceled",
               canceled_at,
-              created_at: row.created_at
+              created_at: row.created_at,
+              metadata: row.metadata
             })
           }
           // A canceled proof that was running has started_at; a queued one never had.
@@ -359,7 +405,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             // Read after the cancel, in its transaction: the batch as this request leaves it.
             const proofs = yield* repo.listBatch(accountId, batchId)
             if (proofs.length === 0) return yield* batchNotFound(batchId)
-            return { batch_id: batchId, canceled_count: canceled.length, proofs: proofs.map(toProof) }
+            return { batch_id: batchId, canceled_count: canceled.length, proofs: yield* withPositions(accountId, proofs) }
           }))
           : Effect.fail(batchNotFound(batchId))
 

@@ -4,7 +4,8 @@ import { ProofsRepo } from "./repo.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
-import { now } from "../kernel/time.js"
+import { millisFromTimestamp, now, timestampFromMillis } from "../kernel/time.js"
+import { overdueError } from "./proof.js"
 import { sweepForever } from "../kernel/sweep.js"
 import { observeProof } from "./observe.js"
 
@@ -33,7 +34,8 @@ export const sweepExpiredProofs = Effect.gen(function*() {
           circuit: row.circuit,
           status: "expired",
           created_at: row.created_at,
-          expired_at: at
+          expired_at: at,
+          metadata: row.metadata
         })
       }
       return rows.length
@@ -48,5 +50,55 @@ export const ProofRetentionSweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const config = yield* ProofsConfig
     yield* sweepForever("proof retention sweep", sweepExpiredProofs, config.sweepIntervalMs)
+  })
+)
+
+/**
+ * Fails the queued proofs whose request's deadline (`timeout_ms`) has passed, as `timeout`, each
+ * with its `proof.failed` in the same transaction, a batch at a time. Such a proof was never
+ * started, so its `duration_ms` is 0 and `proving_ms` null; it stays charged, like every timeout
+ * (`isRefundedFailure`): the account chose the deadline.
+ */
+export const sweepOverdueProofs = Effect.gen(function*() {
+  const tx = yield* Transactor
+  const repo = yield* ProofsRepo
+  const events = yield* Events
+  const telemetry = yield* Telemetry
+  const config = yield* ProofsConfig
+  let total = 0
+  for (;;) {
+    const failed = yield* tx.transaction(Effect.gen(function*() {
+      const at = yield* now
+      const expires_at = timestampFromMillis(millisFromTimestamp(at) + config.retentionMs)
+      const rows = yield* repo.failOverdue(at, BATCH, { error: overdueError, duration_ms: 0, proving_ms: null, completed_at: at, expires_at })
+      for (const row of rows) {
+        yield* tx.afterCommit(observeProof(telemetry, row, "failed"))
+        yield* events.record(row.account_id, "proof.failed", {
+          proof_id: row.id,
+          circuit: row.circuit,
+          proving_system: row.proving_system,
+          status: "failed",
+          error: overdueError,
+          metadata: row.metadata,
+          public_inputs: row.public_inputs,
+          duration_ms: 0,
+          created_at: row.created_at
+        })
+      }
+      return rows.length
+    }))
+    total += failed
+    if (failed < BATCH) return total
+  }
+})
+
+/**
+ * The deadline sweep as a scoped background loop, every `pollIntervalMs` (a second by default): a
+ * queued proof is failed within that of its deadline, however long its account's queue.
+ */
+export const ProofDeadlineSweeper = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const config = yield* ProofsConfig
+    yield* sweepForever("proof deadline sweep", sweepOverdueProofs, config.pollIntervalMs)
   })
 )

@@ -4,7 +4,8 @@ import type { ProofStatus } from "./proof.js"
  * The proof lifecycle as a value: each operation of the job queue, the statuses it may take a
  * proof from, and the status it leaves it in. Stores apply an operation only to proofs in one of
  * its `from` statuses (a conditional write in SQL, a filter in memory), so this table is the one
- * statement of which moves exist: `queued → running → completed | failed → expired`, a queued or
+ * statement of which moves exist: `queued → running → completed | failed → expired`, a queued
+ * proof past its deadline failed, a queued or
  * running proof canceled (`canceled → expired`), a running proof handed back to `queued`, and a
  * running proof whose lease lapsed claimed again.
  */
@@ -13,6 +14,8 @@ export const PROOF_TRANSITIONS = {
   claim: { from: ["queued", "running"], to: "running" },
   complete: { from: ["running"], to: "completed" },
   fail: { from: ["running"], to: "failed" },
+  /** A queued proof whose deadline (`timeout_ms`) passed before a worker took it fails as `timeout`. */
+  overdue: { from: ["queued"], to: "failed" },
   /** A worker that stops on purpose hands its proof back. */
   release: { from: ["running"], to: "queued" },
   /**

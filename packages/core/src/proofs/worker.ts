@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
-import { isRefundedFailure, type ProofError, type ProofRecord } from "./proof.js"
+import { isRefundedFailure, overdueError, type ProofError, type ProofRecord } from "./proof.js"
 import { Limits } from "../kernel/limits.js"
 import { ProofsConfig } from "./config.js"
 import type { Circuit } from "../circuits/circuit.js"
@@ -11,8 +11,9 @@ import { runLeasedJobs } from "../kernel/leasedJobs.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
-import { timestampFromMillis } from "../kernel/time.js"
+import { millisFromTimestamp, timestampFromMillis } from "../kernel/time.js"
 import { encodeProofBlob } from "./blob.js"
+import { proofDigest } from "./digest.js"
 import { observeProof } from "./observe.js"
 import { ProofCancelWakeup, ProofWakeup } from "./wakeup.js"
 
@@ -59,40 +60,44 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const settle = (
         record: ProofRecord,
         startedMs: number,
-        result: Either.Either<{ readonly circuit: Circuit; readonly out: ProverOutput }, ProofError>
+        result: Either.Either<{ readonly circuit: Circuit; readonly out: ProverOutput }, ProofError>,
+        /** The prover's own time, when it ran. */
+        provingMs: number | null = null
       ) =>
         Effect.gen(function*() {
           const endMs = yield* Clock.currentTimeMillis
           const duration_ms = Math.max(0, Math.round(endMs - startedMs))
+          const proving_ms = provingMs === null ? null : Math.min(duration_ms, Math.max(0, Math.round(provingMs)))
           const completed_at = timestampFromMillis(endMs)
           const expires_at = timestampFromMillis(endMs + config.retentionMs)
           const outcome = Either.flatMap(result, ({ circuit: { public_signals: names }, out }) => {
             return names.length === out.public_signals.length
               ? Either.right({
                 public_inputs: Object.fromEntries(names.map((name, i) => [name, out.public_signals[i]!])),
-                proof_blob: encodeProofBlob(out.proof)
+                proof_blob: encodeProofBlob(out.proof),
+                proof_digest: proofDigest(out.proof, out.public_signals)
               })
               : Either.left<ProofError>({ code: "internal", message: "The prover returned an unexpected number of public signals" })
           })
-          const { id: proof_id, circuit, created_at, proving_system } = record
+          const { id: proof_id, circuit, created_at, metadata, proving_system } = record
           if (Either.isRight(outcome)) {
-            const { proof_blob, public_inputs } = outcome.right
+            const { proof_blob, proof_digest, public_inputs } = outcome.right
             return yield* settleWith(
-              repo.complete(record.id, record.attempts, { proof_blob, public_inputs, duration_ms, completed_at, expires_at }),
+              repo.complete(record.id, record.attempts, { proof_blob, proof_digest, public_inputs, duration_ms, proving_ms, completed_at, expires_at }),
               () =>
                 events.record(record.account_id, "proof.completed", {
-                  proof_id, circuit, proving_system, status: "completed", proof_blob, public_inputs, duration_ms, created_at
+                  proof_id, circuit, proving_system, status: "completed", proof_blob, public_inputs, duration_ms, created_at, metadata
                 })
             )
           }
           const error = outcome.left
           yield* settleWith(
-            repo.fail(record.id, record.attempts, { error, duration_ms, completed_at, expires_at }),
+            repo.fail(record.id, record.attempts, { error, duration_ms, proving_ms, completed_at, expires_at }),
             (failed) =>
               Effect.zipRight(
                 isRefundedFailure(error.code) ? rateLimits.refundProofs(record.account_id, [created_at]) : Effect.void,
                 events.record(record.account_id, "proof.failed", {
-                  proof_id, circuit, proving_system, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at
+                  proof_id, circuit, proving_system, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at, metadata
                 })
               )
           )
@@ -107,6 +112,12 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
               code: "internal",
               message: `Proof generation was interrupted ${record.attempts - 1} times; giving up`
             }))
+          }
+          // The request's deadline, if it set one, passed while the proof waited (the sweep fails such
+          // proofs too, but a claim may reach one first).
+          const deadlineMs = record.deadline_at === null ? null : millisFromTimestamp(record.deadline_at)
+          if (deadlineMs !== null && deadlineMs <= startedMs) {
+            return yield* settle(record, startedMs, Either.left(overdueError))
           }
           if (record.inputs === null) {
             return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's inputs are missing" }))
@@ -129,12 +140,27 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
                     "not reported: a fault of the prover or of the circuit's artifacts, not of the inputs"
                 })
             )
+          // The smaller of the server's proof timeout and what is left of the request's deadline.
+          const byDeadline = deadlineMs !== null && deadlineMs - startedMs < config.timeoutMs
+          const timeoutMs = byDeadline ? deadlineMs - startedMs : config.timeoutMs
+          const provingFrom = yield* Clock.currentTimeMillis
+          let provingTo: number | null = null
           const result = yield* prover.prove(circuit.value, inputs).pipe(
+            // Runs however proving ends: answered, failed, or interrupted by the timeout.
+            Effect.ensuring(Effect.map(Clock.currentTimeMillis, (ms) => {
+              provingTo = ms
+            })),
             Effect.tap(verified),
             Effect.map((out) => ({ circuit: circuit.value, out })),
             Effect.timeoutFail({
-              duration: config.timeoutMs,
-              onTimeout: () => new ProverFailure({ code: "timeout", message: `Proof generation exceeded ${config.timeoutMs / 1000} s` })
+              duration: timeoutMs,
+              onTimeout: () =>
+                new ProverFailure({
+                  code: "timeout",
+                  message: byDeadline
+                    ? `Proof generation passed the request's deadline (timeout_ms, at ${record.deadline_at})`
+                    : `Proof generation exceeded ${config.timeoutMs / 1000} s`
+                })
             }),
             Effect.catchAllDefect((defect) =>
               Effect.zipRight(
@@ -145,7 +171,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
             Effect.mapError((f): ProofError => ({ code: f.code, message: f.message })),
             Effect.either
           )
-          yield* settle(record, startedMs, result)
+          yield* settle(record, startedMs, result, provingTo === null ? null : (provingTo as number) - provingFrom)
         })
 
       return yield* runLeasedJobs({

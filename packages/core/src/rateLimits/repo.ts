@@ -36,4 +36,9 @@ export class RateLimitsRepo extends Context.Tag("@mzk/core/RateLimitsRepo")<Rate
    * transaction, so a refund commits exactly when the change that earns it does.
    */
   readonly refund: (refunds: ReadonlyArray<RateRefund>) => Effect.Effect<void, StorageError>
+  /**
+   * Per bucket, in order, its count in the window starting at `window_start` (as `consume` counts:
+   * a stored window that is older counts 0), reading only. `limit` and `cost` are not used.
+   */
+  readonly peek: (buckets: ReadonlyArray<RateBucket>) => Effect.Effect<ReadonlyArray<number>, StorageError>
 }>() {}

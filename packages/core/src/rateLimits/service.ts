@@ -1,9 +1,9 @@
 import { Context, Effect, FiberRef, GlobalValue, Layer } from "effect"
 import { RateLimitExceeded, type RateLimitWindow, type StorageError } from "../kernel/errors.js"
-import { Limits } from "../kernel/limits.js"
+import { Limits, type LimitsConfig } from "../kernel/limits.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import type { AccountId } from "../kernel/ids.js"
-import { currentRequest } from "../kernel/requestContext.js"
+import { type Actor, currentRequest } from "../kernel/requestContext.js"
 import { millisFromTimestamp, type Timestamp } from "../kernel/time.js"
 import { type RateBucket, RateLimitsRepo, type RateRefund } from "./repo.js"
 
@@ -96,6 +96,11 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
    * cancel's transaction, so the refund happens exactly when the cancel does, once.
    */
   readonly refundProofs: (accountId: AccountId, createdAt: ReadonlyArray<Timestamp>) => Effect.Effect<void, StorageError>
+  /**
+   * The windows a metered request of the current actor for `accountId` would be charged against
+   * now, as they stand, charging nothing: the key's minute (for a key) and the account's day.
+   */
+  readonly current: (accountId: AccountId) => Effect.Effect<ReadonlyArray<RateLimitWindow>, StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -103,48 +108,66 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
       const repo = yield* RateLimitsRepo
       const telemetry = yield* Telemetry
 
+      /** The windows a request of `actor` for `accountId` is charged against at `nowMs`: the key's minute (keys only), the day. */
+      const policiesFor = (accountId: AccountId, actor: Actor, limits: LimitsConfig, nowMs: number, cost: ProofRequestCost) => {
+        const policies: Array<Policy> = []
+        // Session requests have no key, so only the account's daily quota meters them.
+        if (actor.type === "api_key" && actor.id !== null) {
+          policies.push({
+            name: "key",
+            windowMs: MINUTE_MS,
+            bucket: {
+              bucket: `key:${actor.id}`,
+              window_start: windowStart(nowMs, MINUTE_MS),
+              limit: limits.proofRequestsPerMinutePerKey,
+              cost: 1
+            }
+          })
+        }
+        policies.push({
+          name: "daily",
+          windowMs: DAY_MS,
+          bucket: {
+            bucket: dailyBucket(accountId),
+            window_start: windowStart(nowMs, DAY_MS),
+            limit: limits.proofsPerDayPerAccount,
+            cost: cost.proofs
+          }
+        })
+        return policies
+      }
+
+      /** The windows as the RateLimit fields and `GET /usage` report them, given each one's count. */
+      const windowsOf = (policies: ReadonlyArray<Policy>, counts: ReadonlyArray<number>, nowMs: number) =>
+        policies.map((policy, i): RateLimitWindow => ({
+          policy: policy.name,
+          limit: policy.bucket.limit,
+          remaining: Math.max(0, policy.bucket.limit - (counts[i] ?? 0)),
+          window_seconds: policy.windowMs / 1000,
+          reset_seconds: Math.max(1, Math.ceil((policy.bucket.window_start + policy.windowMs - nowMs) / 1000))
+        }))
+
       // Runs on every metered request: plain steps rather than a generator.
       const admitProofRequest = (accountId: AccountId, cost: ProofRequestCost) =>
         Effect.flatMap(Effect.zip(Limits, currentRequest), ([limits, { actor }]) =>
           Effect.clockWith((clock) => {
             const nowMs = clock.unsafeCurrentTimeMillis()
-            const policies: Array<Policy> = []
-            // Session requests have no key, so only the account's daily quota meters them.
-            if (actor.type === "api_key" && actor.id !== null) {
-              policies.push({
-                name: "key",
-                windowMs: MINUTE_MS,
-                bucket: {
-                  bucket: `key:${actor.id}`,
-                  window_start: windowStart(nowMs, MINUTE_MS),
-                  limit: limits.proofRequestsPerMinutePerKey,
-                  cost: 1
-                }
-              })
-            }
-            policies.push({
-              name: "daily",
-              windowMs: DAY_MS,
-              bucket: {
-                bucket: dailyBucket(accountId),
-                window_start: windowStart(nowMs, DAY_MS),
-                limit: limits.proofsPerDayPerAccount,
-                cost: cost.proofs
-              }
-            })
+            const policies = policiesFor(accountId, actor, limits, nowMs, cost)
             return Effect.flatMap(repo.consume(policies.map((p) => p.bucket)), (result) => {
-              const windows = policies.map((policy, i): RateLimitWindow => ({
-                policy: policy.name,
-                limit: policy.bucket.limit,
-                remaining: Math.max(0, policy.bucket.limit - (result.counts[i] ?? 0)),
-                window_seconds: policy.windowMs / 1000,
-                reset_seconds: Math.max(1, Math.ceil((policy.bucket.window_start + policy.windowMs - nowMs) / 1000))
-              }))
+              const windows = windowsOf(policies, result.counts, nowMs)
               if (result.admitted) return Effect.as(FiberRef.set(MeteredWindows, windows), windows)
               const refusal = exceeded(policies, windows, result.counts)
               telemetry.rateLimited(refusal.policy)
               return Effect.fail(refusal)
             })
+          }))
+
+      const current = (accountId: AccountId) =>
+        Effect.flatMap(Effect.zip(Limits, currentRequest), ([limits, { actor }]) =>
+          Effect.clockWith((clock) => {
+            const nowMs = clock.unsafeCurrentTimeMillis()
+            const policies = policiesFor(accountId, actor, limits, nowMs, { proofs: 0 })
+            return Effect.map(repo.peek(policies.map((p) => p.bucket)), (counts) => windowsOf(policies, counts, nowMs))
           }))
 
       const refundProofs = (accountId: AccountId, createdAt: ReadonlyArray<Timestamp>) =>
@@ -156,7 +179,7 @@ export class RateLimits extends Context.Tag("@mzk/core/RateLimits")<RateLimits, 
           return repo.refund([refund])
         })
 
-      return { admitProofRequest, refundProofs }
+      return { admitProofRequest, current, refundProofs }
     })
   )
 }

@@ -79,7 +79,7 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
     recoveryId: string
   ) => Effect.Effect<Recovery, WebhookNotFound | RecoveryNotFound | StorageError>
   /** The webhook's recoveries, newest first. */
-  readonly listRecoveries: (accountId: AccountId, webhookId: string, query?: PageQuery) => Effect.Effect<RecoveryList, WebhookNotFound | StorageError>
+  readonly listRecoveries: (accountId: AccountId, webhookId: string, query?: PageQuery) => Effect.Effect<RecoveryList, WebhookNotFound | InvalidRequest | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -129,7 +129,8 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
           const { event, delivery } = yield* tx.transaction(Effect.gen(function*() {
             const event = yield* events.record(webhook.account_id, "webhook.test", {
               webhook_id: webhook.id,
-              message: `A test event for webhook ${webhook.id}`
+              message: `A test event for webhook ${webhook.id}`,
+              metadata: webhook.metadata
             })
             return { event, delivery: yield* deliveryQueue.queueOne(event, webhook, "manual") }
           }))
@@ -177,7 +178,7 @@ export class WebhookReplay extends Context.Tag("@mzk/core/WebhookReplay")<Webhoo
       const listRecoveries = (accountId: AccountId, webhookId: string, query: PageQuery = {}) =>
         Effect.gen(function*() {
           const webhook = yield* find(accountId, webhookId)
-          const found = yield* recoveries.list(accountId, webhook.id, { ...pageOf(query), order: "desc" })
+          const found = yield* recoveries.list(accountId, webhook.id, yield* pageOf(query))
           return { recoveries: found.items.map(toRecovery), total: found.total, has_more: found.has_more }
         })
 

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Entropy } from "../kernel/entropy.js"
 import { invalidRequest } from "../kernel/decode.js"
+import { metadataCountProblem, metadataOf, metadataPatchOf } from "../kernel/metadata.js"
 import {
   type InvalidRequest,
   InvalidWebhookUrl,
@@ -73,7 +74,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
     accountId: AccountId,
     input: CreateWebhookInput
   ) => Effect.Effect<CreatedWebhook, InvalidRequest | InvalidWebhookUrl | WebhookLimitReached | StorageError>
-  readonly list: (accountId: AccountId, query?: PageQuery) => Effect.Effect<WebhookList, StorageError>
+  readonly list: (accountId: AccountId, query?: PageQuery) => Effect.Effect<WebhookList, InvalidRequest | StorageError>
   /** Unknown, malformed and other accounts' ids are all `WebhookNotFound`. */
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Webhook, WebhookNotFound | StorageError>
   /**
@@ -98,12 +99,12 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
     id: string,
     input: RotateWebhookSecretInput
   ) => Effect.Effect<CreatedWebhook, WebhookNotFound | SecretRotationInProgress | StorageError>
-  /** The attempt log of one webhook, oldest first, for `GET /api/v1/webhooks/:id/deliveries`. */
+  /** The attempt log of one webhook, newest first, for `GET /api/v1/webhooks/:id/deliveries`. */
   readonly listDeliveryAttempts: (
     accountId: AccountId,
     id: string,
     query?: PageQuery
-  ) => Effect.Effect<DeliveryAttemptList, WebhookNotFound | StorageError>
+  ) => Effect.Effect<DeliveryAttemptList, WebhookNotFound | InvalidRequest | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -159,7 +160,8 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             previous_secret: null,
             previous_secret_expires_at: null,
             created_at: at,
-            updated_at: at
+            updated_at: at,
+            metadata: metadataOf(body.metadata)
           }
           yield* tx.transaction(Effect.zipRight(
             repo.insert(record, { maxPerAccount: limits.maxWebhooksPerAccount }),
@@ -169,7 +171,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
         })
 
       const list = (accountId: AccountId, query: PageQuery = {}) =>
-        Effect.map(repo.list(accountId, pageOf(query)), (found) => ({
+        Effect.map(Effect.flatMap(pageOf(query), (page) => repo.list(accountId, page)), (found) => ({
           webhooks: found.items.map(toWebhook),
           total: found.total,
           has_more: found.has_more
@@ -193,6 +195,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
           if (body.url !== undefined) changes.url = body.url
           if (body.events !== undefined) changes.events = body.events
           if (body.description !== undefined) changes.description = body.description
+          if (body.metadata !== undefined) changes.metadata = metadataPatchOf(body.metadata)
           if (body.active !== undefined) {
             changes.active = body.active
             // Whoever switches a webhook on or off decides its state; the engine's reason no longer holds.
@@ -202,6 +205,9 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
             const at = yield* now
             const updated = yield* repo.update(accountId, current.id, changes, at)
             if (Option.isNone(updated)) return yield* notFound(id)
+            // Counted after the merge, which this failure takes back with the rest of the transaction.
+            const tooMany = metadataCountProblem(updated.value.metadata)
+            if (tooMany !== undefined) return yield* invalidRequest([{ path: "metadata", message: tooMany }])
             yield* auditWebhook(audit, "webhook.updated", current, updated.value)
             if (!updated.value.active) yield* deliveries.cancelPendingForWebhook(current.id, at)
             if (body.recover_since !== undefined) yield* recovery.start(updated.value, body.recover_since)
@@ -255,7 +261,7 @@ export class Webhooks extends Context.Tag("@mzk/core/Webhooks")<Webhooks, {
       const listDeliveryAttempts = (accountId: AccountId, id: string, query: PageQuery = {}) =>
         Effect.gen(function*() {
           const webhook = yield* find(accountId, id)
-          const found = yield* deliveries.listAttempts(accountId, webhook.id, pageOf(query))
+          const found = yield* deliveries.listAttempts(accountId, webhook.id, yield* pageOf(query))
           return { attempts: found.items.map(toDeliveryAttempt), total: found.total, has_more: found.has_more }
         })
 

@@ -64,7 +64,7 @@ export interface Declaration {
 const KEYWORDS = new Set([
   "$ref", "$id", "type", "enum", "anyOf", "allOf", "properties", "required", "additionalProperties", "items", "prefixItems",
   "description", "title", "format", "pattern", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
-  "exclusiveMaximum", "minItems", "maxItems", "default", "example", "examples", TS, NON_EMPTY
+  "exclusiveMaximum", "minItems", "maxItems", "maxProperties", "propertyNames", "contentMediaType", "contentSchema", "default", "example", "examples", TS, NON_EMPTY
 ])
 
 const CONSTRAINTS = new Set(["pattern", "minLength", "maxLength", "minimum", "maximum", "description", "title"])

@@ -34,6 +34,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
   return [
     { name: "Timestamp", schema: c("Timestamp") },
     { name: "Scope", schema: c("Scope"), doc: "A permission an API key holds." },
+    { name: "Metadata", schema: c("Metadata") },
     { name: "EventType", schema: c("EventType") },
     {
       name: "SubscribableEventType",
@@ -43,7 +44,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     {
       name: "PageQuery",
       schema: query("/webhooks"),
-      doc: "A list's page: `limit` 1–100 (default 20), and the id of the last item of the previous page."
+      doc: "A list's page, newest first: `limit` 1–100 (default 20), and one cursor: `starting_after` the id of the last item of the previous page, or `ending_before` the id of the first item of the next one."
     },
     // API keys
     { name: "CreateKeyInput", schema: body("POST", "/keys") },
@@ -104,7 +105,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       doc: "An event as webhooks receive it; `data` depends on `type` (`@mzk/webhooks` types each one)."
     },
     { name: "EventList", schema: c("EventList") },
-    { name: "ListEventsQuery", schema: query("/events"), doc: "`events.list`: newest first; `starting_after` an event id moves on to older ones." },
+    { name: "ListEventsQuery", schema: query("/events"), doc: "`events.list`: newest first; `starting_after` an event id moves on to older ones, `ending_before` back to newer ones." },
     // Proofs
     {
       name: "ProofInputValue",
@@ -117,7 +118,7 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     { name: "ProofError", schema: property(document, c("Proof"), "error", "[nonNull]"), doc: "Why a proof failed." },
     { name: "Proof", schema: c("Proof") },
     { name: "ProofList", schema: c("ProofList") },
-    { name: "ListProofsQuery", schema: query("/proofs"), doc: "`proofs.list`: newest first, optionally only one status." },
+    { name: "ListProofsQuery", schema: query("/proofs"), doc: "`proofs.list`: newest first, optionally only one status; paged as `PageQuery`." },
     { name: "ProofBatch", schema: answer("POST", "/proofs/batch") },
     {
       name: "ProofBatchCancellation",
@@ -143,6 +144,18 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
       doc: "`circuits.create`: circom sources (`main`, plus every file it includes as `sources`), or prebuilt artifacts " +
         "(`wasm`, `zkey`, `sym`, optionally `r1cs` and `sample_inputs`). A file is any `UploadFile`; each of `sources` needs its name."
     },
+    // Verifications
+    { name: "ProvingSystem", schema: c("ProvingSystem") },
+    { name: "JsonObject", schema: c("JsonObject") },
+    {
+      name: "CreateVerificationInput",
+      schema: body("POST", "/verifications"),
+      doc: "`verifications.create`: a proof, its public signals and exactly one of `verification_key`, `verification_key_id` or `circuit`."
+    },
+    { name: "Verification", schema: c("Verification"), doc: "A verification's answer; `valid: false` is an answer, not an error." },
+    { name: "CreateVerificationKeyInput", schema: body("POST", "/verification-keys") },
+    { name: "VerificationKey", schema: c("VerificationKey"), doc: "A verification key registered once, named by id in `verifications.create`." },
+    { name: "VerificationKeyList", schema: c("VerificationKeyList") },
     // Audit log
     { name: "AuditAction", schema: c("AuditAction") },
     { name: "AuditValue", schema: c("AuditValue"), doc: "A field's value in an audit entry's `changes`." },
@@ -162,8 +175,12 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     {
       name: "AuditLogQuery",
       schema: query("/audit-log"),
-      doc: "`audit.list`: newest first; `starting_after` is the last id of the previous page; the filters narrow the log."
-    }
+      doc: "`audit.list`: newest first; `starting_after` is the last id of the previous page, `ending_before` the first id of the next one; the filters narrow the log."
+    },
+    // Usage
+    { name: "UsageWindow", schema: c("UsageWindow"), doc: "A rate-limit window now: its limit, what it has counted, what is left, when it resets." },
+    { name: "CircuitUsage", schema: c("CircuitUsage"), doc: "One circuit's settled proofs and their worker time, today and this month (UTC)." },
+    { name: "Usage", schema: c("Usage"), doc: "`usage.get`: the account's windows, today's proofs by status and its proving time." }
   ]
 }
 
@@ -195,6 +212,7 @@ const webhooksEvents = (document: Document): string => {
   const declarations: ReadonlyArray<Declaration> = [
     { name: "EventType", schema: c("EventType"), declaredElsewhere: true },
     { name: "Timestamp", schema: c("Timestamp") },
+    { name: "Metadata", schema: c("Metadata") },
     {
       name: "PublicInputs",
       schema: property(document, withData("proof.completed"), "data", "public_inputs"),

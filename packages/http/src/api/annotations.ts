@@ -62,3 +62,10 @@ export const idempotent = <Name extends string, Method extends HttpMethod, Path,
  * secret shown once that mzk stores nowhere else, such as a raw API key.
  */
 export class ReplayWithout extends Context.Tag("@mzk/http/ReplayWithout")<ReplayWithout, ReadonlyArray<string>>() {}
+
+/**
+ * Bracketed query parameters an endpoint takes besides its declared ones: `metadata` admits
+ * `metadata[<key>]=…`. Every other parameter an endpoint's query schema does not name is a 400
+ * naming it.
+ */
+export class QueryPrefixes extends Context.Tag("@mzk/http/QueryPrefixes")<QueryPrefixes, ReadonlyArray<string>>() {}

@@ -18,7 +18,7 @@ export class AuditGroup extends HttpApiGroup.make("audit")
         OpenApi.Description,
         "The account's audit log, newest first: every change of a key, webhook or circuit, with who made it (an API key, a session, " +
           "the `mzk` command line, or mzk itself), the request id, the client's IP address and user agent, and the fields it changed. " +
-          "Append-only; kept for the server's audit retention (365 days by default). `starting_after` pages on to older entries; " +
+          "Append-only; kept for the server's audit retention (365 days by default). `starting_after` pages on to older entries, `ending_before` back to newer ones; " +
           "`action`, `target_id` and `actor_id` filter."
       )
   )

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CircuitError, CircuitInput, CircuitName, CircuitStatus, ProvingSystem, Timestamp } from "@mzk/core"
+import { CircuitError, CircuitInput, CircuitName, CircuitStatus, MetadataField, MetadataInput, ProvingSystem, Timestamp } from "@mzk/core"
 import { Option, Schema } from "effect"
 import { Authentication, idempotent, requires } from "./annotations.js"
 import {
@@ -38,7 +38,8 @@ export const Circuit = Schema.Struct({
     description: "Every system a proof request may name for this circuit: an uploaded circuit has its one; a built-in circuit " +
       "may have keys for groth16, plonk and fflonk"
   }),
-  created_at: Timestamp
+  created_at: Timestamp,
+  metadata: MetadataField.annotations({ description: "Your own key-value pairs, set at upload; `{}` for built-in circuits" })
 }).annotations({ identifier: "Circuit" })
 
 export const CircuitWithKey = Schema.Struct({
@@ -66,6 +67,12 @@ export const CircuitUpload = HttpApiSchema.Multipart(
       description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs"
     }),
     description: Schema.optional(Schema.String.annotations({ description: "At most 1024 characters" })),
+    metadata: Schema.optional(
+      Schema.parseJson(MetadataInput).annotations({
+        description: "A JSON object of your own key-value pairs, as `metadata` on every other create (`{\"order\":\"1\"}`): " +
+          "at most 50 keys of at most 40 characters, string values of at most 500"
+      })
+    ),
     proving_system: Schema.optional(ProvingSystem.annotations({
       description: "Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on the server's " +
         "powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit ceremony). Prebuilt: the system the zkey " +
@@ -147,7 +154,7 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
     HttpApiEndpoint.get("list", "/circuits")
       .addSuccess(CircuitList)
       .pipe(requires("circuits:read"))
-      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, oldest first. " +
+      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, newest first. " +
           "Not public (it names the account's own circuits): it needs a key with `circuits:read`.")
   )
   .add(

@@ -29,6 +29,7 @@ import {
   SecretRotationInProgress,
   SetupUnavailable,
   StorageError,
+  VerificationKeyNotFound,
   WebhookInactive,
   WebhookLimitReached,
   WebhookNotFound
@@ -128,6 +129,12 @@ export const InsufficientScopeWire = wire(InsufficientScope, "insufficient_scope
 export const KeyNotFoundWire = wire(KeyNotFound, "key_not_found", 404, "No active key with this id in the account")
 export const WebhookNotFoundWire = wire(WebhookNotFound, "webhook_not_found", 404, "No webhook with this id in the account")
 export const ProofNotFoundWire = wire(ProofNotFound, "proof_not_found", 404, "No proof with this id in the account")
+export const VerificationKeyNotFoundWire = wire(
+  VerificationKeyNotFound,
+  "verification_key_not_found",
+  404,
+  "No registered verification key with this id in the account"
+)
 export const EventNotFoundWire = wire(EventNotFound, "event_not_found", 404, "No event with this id in the account (events are kept for the retention window, 30 days by default)")
 export const DeliveryNotFoundWire = wire(DeliveryNotFound, "delivery_not_found", 404, "No delivery with this id of this webhook")
 export const RecoveryNotFoundWire = wire(RecoveryNotFound, "recovery_not_found", 404, "No recovery with this id of this webhook")

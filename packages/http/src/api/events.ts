@@ -19,7 +19,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
         OpenApi.Description,
         "The account's events, newest first, as webhooks receive them (each type's `data` is in the `webhooks` section), " +
           "whether or not a webhook was subscribed: `type` (repeat it for several), `created_gte`, `created_lt`, and " +
-          "`starting_after` an event id to page on to older ones. Events are kept for the retention window (30 days by default)."
+          "`starting_after` an event id to page on to older ones (`ending_before` back to newer ones). Events are kept for the retention window (30 days by default)."
       )
   )
   .add(

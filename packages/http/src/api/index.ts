@@ -15,6 +15,8 @@ import { EventsGroup } from "./events.js"
 import { KeysGroup } from "./keys.js"
 import { describeAnnotations, describeWebhooks } from "./openapi.js"
 import { ProofsGroup } from "./proofs.js"
+import { UsageGroup } from "./usage.js"
+import { VerificationKeysGroup, VerificationsGroup } from "./verifications.js"
 import { WebhooksGroup } from "./webhooks.js"
 
 const Definition = HttpApi.make("mzk")
@@ -24,6 +26,9 @@ const Definition = HttpApi.make("mzk")
   .add(CircuitsGroup)
   .add(EventsGroup)
   .add(AuditGroup)
+  .add(UsageGroup)
+  .add(VerificationsGroup)
+  .add(VerificationKeysGroup)
   .prefix("/api/v1")
   .addError(InvalidRequestWire)
   .addError(NotFoundWire)
@@ -37,7 +42,7 @@ const Definition = HttpApi.make("mzk")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events, the audit log. Every error has the body " +
+    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events, the audit log, and verification of proofs made anywhere (Groth16, PLONK, FFLONK). Every error has the body " +
       "{\"error\": {\"code\", \"message\", \"request_id\"}}. A path parameter or query value holding a control character " +
       "(U+0000–U+001F, U+007F–U+009F, percent-encoded as `%00`) is 400 `invalid_request` with `details[].path` naming it, on every " +
       "endpoint. Timestamps are ISO 8601 UTC with milliseconds (`2026-11-22T10:00:00.000Z`) and must name a real date and time. " +
@@ -63,4 +68,6 @@ export * from "./events.js"
 export * from "./keys.js"
 export * from "./proofs.js"
 export * from "./upload.js"
+export * from "./usage.js"
+export * from "./verifications.js"
 export * from "./webhooks.js"

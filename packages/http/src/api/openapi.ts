@@ -12,7 +12,7 @@ import {
   Timestamp,
   UNSUBSCRIBABLE_EVENT_TYPES
 } from "@mzk/core"
-import { Context, Option, Schema } from "effect"
+import { Context, Option, Schema, SchemaAST as AST } from "effect"
 import { IdempotentEndpoint, MeteredEndpoint, RequiredScope } from "./annotations.js"
 
 const RATE_LIMIT_HEADERS = {
@@ -75,6 +75,33 @@ const withoutPlatformDecodeError = (spec: OpenApi.OpenAPISpec, operation: Operat
 }
 
 /**
+ * Query parameters named by a pattern, as `metadata[<key>]` (an index signature of the query's
+ * schema whose key is a template literal), which the platform leaves out of the document: each as
+ * one OpenAPI `deepObject` parameter (`metadata[order]=1&metadata[tier]=gold`), the standard form of
+ * bracketed keys, which generators and the client turn into an object.
+ */
+const bracketedParameters = (schema: Schema.Schema.All | undefined): Array<Record<string, unknown>> => {
+  if (schema === undefined) return []
+  let ast = schema.ast
+  while (ast._tag === "Refinement" || ast._tag === "Transformation") ast = ast._tag === "Refinement" ? ast.from : ast.from
+  if (ast._tag !== "TypeLiteral") return []
+  return ast.indexSignatures.flatMap((signature) => {
+    const parameter = signature.parameter
+    if (parameter._tag !== "TemplateLiteral" || !parameter.head.endsWith("[")) return []
+    const description = Option.getOrUndefined(AST.getDescriptionAnnotation(signature.type))
+    return [{
+      name: parameter.head.slice(0, -1),
+      in: "query",
+      required: false,
+      style: "deepObject",
+      explode: true,
+      ...(description === undefined ? {} : { description }),
+      schema: { type: "object", additionalProperties: { type: "string" } }
+    }]
+  })
+}
+
+/**
  * What mzk's annotations add to each operation of an API's OpenAPI document: its scope (as the
  * bearer requirement's role, OpenAPI's place for it, in `x-mzk-scope` and in its description) and,
  * where it is metered, the RateLimit response headers and `Retry-After` on 429; and the platform's
@@ -89,6 +116,8 @@ export const describeAnnotations = (api: HttpApi.HttpApi.Any) => (spec: OpenApi.
       const operation = (spec.paths[path] as Record<string, Operation> | undefined)?.[endpoint.method.toLowerCase()]
       if (operation === undefined) return
       withoutPlatformDecodeError(spec, operation)
+      const bracketed = bracketedParameters(Option.getOrUndefined(endpoint.urlParamsSchema))
+      if (bracketed.length > 0) operation.parameters = [...(operation.parameters ?? []), ...bracketed]
       Option.map(Context.getOption(mergedAnnotations, RequiredScope), (scope) => {
         operation.security = operation.security.map((requirement) =>
           Object.fromEntries(Object.keys(requirement).map((name) => [name, [scope]]))

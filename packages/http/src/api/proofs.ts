@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CreateProofBatchInput, CreateProofInput, ListProofsQuery, Proof, ProofBatch, ProofBatchCancellation, ProofVerification } from "@mzk/core"
 import { Schema } from "effect"
-import { Authentication, idempotent, metered, requires } from "./annotations.js"
+import { Authentication, idempotent, metered, QueryPrefixes, requires } from "./annotations.js"
 import { BatchNotFoundWire, CircuitNotReadyWire, ProofNotCancelableWire, ProofNotFoundWire, ProofNotReadyWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
@@ -70,7 +70,8 @@ export class ProofsGroup extends HttpApiGroup.make("proofs")
       .setUrlParams(ListProofsQuery)
       .addSuccess(ProofList)
       .pipe(requires("proofs:read"))
-      .annotate(OpenApi.Description, "The account's proofs, oldest first, optionally by `status`.")
+      .annotate(QueryPrefixes, ["metadata"])
+      .annotate(OpenApi.Description, "The account's proofs, newest first, optionally by `status` and by metadata: `metadata[<key>]=<value>` keeps the proofs whose metadata holds that pair (exact match; several pairs must all hold); `starting_after` pages on to older ones, `ending_before` back to newer ones.")
   )
   .add(
     HttpApiEndpoint.get("get")`/proofs/${proofId}`

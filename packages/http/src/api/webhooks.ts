@@ -74,7 +74,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .setUrlParams(ListWebhooksQuery)
       .addSuccess(WebhookList)
       .pipe(requires("webhooks:read"))
-      .annotate(OpenApi.Description, "List the account's webhooks, oldest first.")
+      .annotate(OpenApi.Description, "List the account's webhooks, newest first.")
   )
   .add(
     HttpApiEndpoint.get("get")`/webhooks/${webhookId}`
@@ -129,7 +129,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .pipe(requires("webhooks:read"))
       .annotate(
         OpenApi.Description,
-        "The webhook's delivery attempts, oldest first: event, delivery, attempt number, trigger, time, status code or error class, latency."
+        "The webhook's delivery attempts, newest first: event, delivery, attempt number, trigger, time, status code or error class, latency."
       )
   )
   .add(

@@ -80,6 +80,7 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
   const fields = {
     name: upload.name,
     ...(upload.description === undefined ? {} : { description: upload.description }),
+    ...(upload.metadata === undefined ? {} : { metadata: upload.metadata }),
     ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
   }
   if (circom.length > 0) {

@@ -1,13 +1,14 @@
 import { HttpApi, type HttpApiEndpoint, HttpApiError, HttpApiSchema } from "@effect/platform"
 import type { Scope } from "@mzk/core"
-import { Context, type Effect, Option, type ParseResult, Schema, type SchemaAST as AST } from "effect"
-import { Authentication, IdempotentEndpoint, MeteredEndpoint, ReplayWithout, RequiredScope } from "../api/annotations.js"
+import { Context, type Effect, Option, type ParseResult, Schema, SchemaAST as AST } from "effect"
+import { Authentication, IdempotentEndpoint, MeteredEndpoint, QueryPrefixes, ReplayWithout, RequiredScope } from "../api/annotations.js"
 import { wireErrorOf } from "../api/errors.js"
 import { isStagedFileAst, isUploadedFileAst } from "../api/upload.js"
 import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
 import { JSON_HEADERS, TEXT_HEADERS } from "../wire/message.js"
 import type { FormPartSpec, FormSpec } from "../wire/multipart.js"
 import { makeErrorEncoder, makeResponseBody, type ErrorEncoder } from "./encode.js"
+import type { QueryNames } from "./stages/queryParameters.js"
 
 export type Decode = (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
 
@@ -28,6 +29,8 @@ export interface CompiledEndpoint {
   readonly replayWithout: ReadonlyArray<string>
   readonly decodePath: Decode | undefined
   readonly decodeUrlParams: Decode | undefined
+  /** The query parameters it takes; any other is a 400. */
+  readonly query: QueryNames
   readonly decodePayload: Decode | undefined
   /**
    * Where the body is a `multipart/form-data` upload: its form and its size limit. Undefined for
@@ -65,6 +68,14 @@ const SERVED_MIDDLEWARE: ReadonlySet<unknown> = new Set([Authentication])
 
 const decoder = (schema: Option.Option<Schema.Schema.Any>): Decode | undefined =>
   Option.isSome(schema) ? (Schema.decodeUnknown(schema.value as Schema.Schema<unknown, unknown>) as Decode) : undefined
+
+/** The names a query schema takes, as they are sent (encoded), and the bracketed families the endpoint admits. */
+const queryNamesOf = (schema: Option.Option<Schema.Schema.Any>, prefixes: ReadonlyArray<string>): QueryNames => ({
+  names: new Set(
+    Option.isSome(schema) ? AST.getPropertySignatures(AST.encodedAST(schema.value.ast)).map((property) => String(property.name)) : []
+  ),
+  prefixes
+})
 
 const declaresTag = (errors: ReadonlyMap<number, { readonly ast: Option.Option<AST.AST> }>, tag: string) => {
   const has = (ast: AST.AST): boolean => wireErrorOf(ast)?.tag === tag || (ast._tag === "Union" && ast.types.some(has))
@@ -213,6 +224,7 @@ export const compileApi = (
         decodePath: decoder(e.pathSchema),
         // Every query parameter is one string; a repeated key arrives as an array and fails its schema.
         decodeUrlParams: decoder(e.urlParamsSchema),
+        query: queryNamesOf(e.urlParamsSchema, Option.getOrElse(Context.getOption(mergedAnnotations, QueryPrefixes), () => [])),
         decodePayload: decoder(e.payloadSchema),
         upload,
         successBody: successKind === "Text" ? (value) => value as string : makeResponseBody(e.successSchema),

@@ -2,6 +2,7 @@ import type { HttpApi } from "@effect/platform"
 import {
   type ApiKeys,
   type AuditLog,
+  type Verifications,
   type CircuitCompiler,
   Circuits,
   CircuitsConfig,
@@ -14,6 +15,7 @@ import {
   type SessionAuthenticator,
   Telemetry,
   type WebhookReplay,
+  type UsageReports,
   type Webhooks
 } from "@mzk/core"
 import { Effect } from "effect"
@@ -43,7 +45,9 @@ import { stamp } from "./stages/stamp.js"
 export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
-export type HttpServices = ApiKeys | Webhooks | WebhookReplay | Events | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency | AuditLog
+export type HttpServices =
+  ApiKeys | Webhooks | WebhookReplay | Events | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency | AuditLog | UsageReports
+  | Verifications
 
 /** A route beside the API's endpoints (documents, probes, metrics): its answer, or a declared error. */
 export interface StaticRoute {

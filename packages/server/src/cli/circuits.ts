@@ -1,13 +1,16 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { checkUpload, developmentSetupIsNative, prepareDevelopmentPtau } from "@mzk/circuits"
 import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG, type UploadSource } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
-import { MzkCore, noirCrsOf, prepareDevelopmentNoirCrs } from "../mzk.js"
+import { loadMzk, MzkCore } from "./lazy.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
-import { database } from "./database.js"
+import { database, wroteTo } from "./database.js"
 import { CommandFailed } from "./failures.js"
+import { repeatable } from "./settings.js"
+
+/** The circuits package, read when `circuits add` runs: `mzk --help` and other commands never load the compiler. */
+const loadCircuits = Effect.promise(() => import("@mzk/circuits"))
 
 const usage = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
 
@@ -70,12 +73,12 @@ interface Upload {
  * build, so they are not stored either. An upload whose includes do not check out is sent whole:
  * its build fails, saying where.
  */
-const reachable = (main: string, files: Record<string, Uint8Array>): Upload => {
+const reachable = (main: string, files: Record<string, Uint8Array>): Effect.Effect<Upload> => Effect.map(loadCircuits, ({ checkUpload }) => {
   const checked = checkUpload(main, files)
   if ("code" in checked) return { source: { kind: "circom", main, files }, ignored: [] }
   const kept: Record<string, Uint8Array> = Object.assign(Object.create(null), Object.fromEntries(checked.files))
   return { source: { kind: "circom", main: checked.main, files: kept }, ignored: checked.ignored }
-}
+})
 
 /**
  * The flags → what the core builds: a main circom file (at its file name) plus the circom files
@@ -108,7 +111,7 @@ const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.V
         files[path] = readFileSync(file)
       }
     }
-    return Effect.succeed(reachable(main, files))
+    return reachable(main, files)
   }
   if (Option.isSome(flags.wasm) && Option.isSome(flags.zkey) && Option.isSome(flags.sym)) {
     return Effect.succeed({
@@ -141,7 +144,8 @@ const record = (circuit: Circuit) => ({
   public_signals: circuit.public_signals,
   development_only: circuit.development_only,
   proving_system: circuit.proving_system,
-  created_at: circuit.created_at
+  created_at: circuit.created_at,
+  metadata: circuit.metadata
 })
 
 const failure = (circuit: Circuit) => {
@@ -170,7 +174,7 @@ const add = Command.make("add", {
   ),
   include: Options.directory("include", { exists: "yes" }).pipe(
     Options.withDescription("A directory of circom files the main file includes (repeatable); circomlib is always available"),
-    Options.repeated
+    repeatable
   ),
   wasm: Options.file("wasm", { exists: "yes" }).pipe(Options.withDescription("Prebuilt witness generator (circom --wasm)"), Options.optional),
   zkey: Options.file("zkey", { exists: "yes" }).pipe(Options.withDescription("Prebuilt Groth16 proving key (bn128)"), Options.optional),
@@ -202,6 +206,7 @@ const add = Command.make("add", {
       yield* say(`Left out ${ignored.length} file(s) under --include that ${source.kind === "circom" ? source.main : "the main file"} never includes: ${ignored.join(", ")}`)
     }
     const options = circuitsOptions(flags)
+    const { developmentSetupIsNative, prepareDevelopmentPtau } = yield* loadCircuits
     // Made (once) before the build starts, so making it does not count against the build's time limit.
     const universal = Option.isSome(flags.provingSystem) && (flags.provingSystem.value === "plonk" || flags.provingSystem.value === "fflonk")
     // PLONK/FFLONK always set up from a ptau, even where Groth16's development setup is native.
@@ -216,6 +221,7 @@ const add = Command.make("add", {
       }).pipe(Effect.either)
       if (made._tag === "Left") return yield* fail(`The development powers of tau could not be made: ${made.left.message}`)
     }
+    const { noirCrsOf, prepareDevelopmentNoirCrs } = yield* loadMzk
     const noir = noirCrsOf(options)
     if ((source.kind === "noir" || source.kind === "noir_program") && noir?.development === true) {
       const made = yield* prepareDevelopmentNoirCrs(noir).pipe(Effect.either)
@@ -243,6 +249,7 @@ const add = Command.make("add", {
       Effect.provide(id === null ? Layer.empty : Layer.discard(CircuitBuilds.only([id])))
     )
     if (flags.json) yield* Console.log(JSON.stringify(record(settled)))
+    yield* wroteTo(flags.database, flags.json)
     if (settled.status === "failed") return yield* fail(failure(settled))
     if (!flags.json) {
       yield* Console.log(
@@ -270,6 +277,7 @@ const remove = Command.make("remove", { name: Args.text({ name: "NAME" }), accou
     const removed = yield* (yield* Circuits).remove(account, name).pipe(auditedAs(CLI_ACTOR), Effect.either)
     if (removed._tag === "Left") return yield* fail(removed.left.message)
     yield* Console.log(`Removed circuit ${name}`)
+    yield* wroteTo(database)
   }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Remove an account's circuit (refused while proofs of it are queued or running)"))
 
 export const circuitsCommand = Command.make("circuits").pipe(

@@ -1,5 +1,6 @@
 import { HelpDoc, ValidationError } from "@effect/cli"
 import { Cause, Data } from "effect"
+import { nearest } from "./settings.js"
 
 /** A mistake on the command line (or in the environment or config file): exit code 2. */
 export class UsageError extends Data.TaggedError("UsageError")<{
@@ -74,12 +75,20 @@ const POSTGRES_REASONS: Record<string, string> = {
   ERR_INVALID_URL: "the URL is malformed"
 }
 
-/** What went wrong, as one line, and the exit code. `command` is the command's path (`serve`, `keys create`) for help hints. */
-export const describeFailure = (cause: Cause.Cause<unknown>, command: string): Failure => {
+/**
+ * What went wrong, as one line, and the exit code. `command` is the command's path (`serve`, `keys
+ * create`) for help hints; `flags` are that command's flags (`--port`), for "did you mean".
+ */
+export const describeFailure = (cause: Cause.Cause<unknown>, command: string, flags: ReadonlyArray<string> = []): Failure => {
   const error = Cause.squash(cause)
   const help = `mzk ${command === "" ? "" : `${command} `}--help shows the usage`
   if (ValidationError.isValidationError(error)) {
     const text = "error" in error ? oneLine(HelpDoc.toAnsiText(error.error)) : "invalid command line"
+    const unknown = /unknown argument: '(--[^'=]+)/.exec(text)?.[1]
+    const near = unknown === undefined ? undefined : nearest(unknown, flags)
+    if (unknown !== undefined) {
+      return { line: `mzk: unknown flag ${unknown}${near === undefined ? "" : `: did you mean ${near}?`} (${help})`, code: 2 }
+    }
     return { line: `mzk: ${text} (${help})`, code: 2 }
   }
   if (error instanceof UsageError) return { line: `mzk: ${error.message} (${error.hint ?? help})`, code: 2 }

@@ -1,11 +1,11 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Accounts, type AccountId, type ApiKey, ApiKeys, auditedAs, CLI_ACTOR, CreateKeyInput, decodeInput, Scope, SCOPES } from "@mzk/core"
 import { Console, Effect, Option, Redacted, Schema } from "effect"
-import { MzkCore } from "../mzk.js"
+import { MzkCore } from "./lazy.js"
 import { account } from "./circuits.js"
-import { database } from "./database.js"
+import { database, wroteTo } from "./database.js"
 import { CommandFailed, UsageError } from "./failures.js"
-import { option, settings } from "./settings.js"
+import { option, repeatable, settings } from "./settings.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of text"))
 
@@ -27,7 +27,7 @@ const create = Command.make("create", {
   scopes: Options.text("scope").pipe(
     Options.withPseudoName("scope"),
     Options.withDescription(`A scope the key holds, repeatable: ${SCOPES.join(", ")} (default: every scope)`),
-    Options.repeated,
+    repeatable,
     Options.mapEffect((scopes) => {
       const unknown = scopes.find((scope) => !isScope(scope))
       return unknown === undefined
@@ -57,6 +57,7 @@ const create = Command.make("create", {
     yield* Console.log(flags.json
       ? JSON.stringify({ ...record(created.api_key), key: raw })
       : `Key ${created.api_key.id} (${created.api_key.name}) for ${flags.account}: ${created.api_key.scopes.join(", ")}\n${raw}\nThe key is shown once; store it now.`)
+    yield* wroteTo(flags.database, flags.json)
   }).pipe(Effect.provide(MzkCore({ database: flags.database, limits: { maxActiveKeys: flags.maxActiveKeys } })))
 ).pipe(Command.withDescription("Create an API key for an account; the key is printed once"))
 
@@ -85,6 +86,7 @@ const revoke = Command.make("revoke", {
       Effect.catchTag("KeyNotFound", () => new CommandFailed({ message: `No active key ${flags.id} on ${flags.account}; mzk keys list --account ${flags.account} shows them` }))
     )
     yield* Console.log(`Revoked key ${flags.id}`)
+    yield* wroteTo(flags.database)
   }).pipe(Effect.provide(MzkCore({ database: flags.database })))
 ).pipe(Command.withDescription("Revoke an account's key, permanently"))
 

@@ -1,11 +1,11 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { parseBytes } from "@mzk/circuits"
+import { parseBytes } from "@mzk/circuits/bytes"
 import { DEFAULT_AUDIT_CONFIG, DEFAULT_CIRCUITS_CONFIG, DEFAULT_EVENTS_CONFIG, DEFAULT_LIMITS, DEFAULT_PROOFS_CONFIG, DEFAULT_WEBHOOK_CONFIG } from "@mzk/core"
-import { trustedProxiesProblem } from "@mzk/http"
+import { trustedProxiesProblem } from "@mzk/http/trusted-proxies"
 import { Config, Context, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { statSync } from "node:fs"
 import { availableParallelism } from "node:os"
-import { DEFAULT_DATABASE, type DatabaseTarget, parseDatabaseUrl } from "../database.js"
+import { DEFAULT_DATABASE, type DatabaseTarget, parseDatabaseUrl } from "../databaseTarget.js"
 
 /**
  * Every operator setting of mzk, in one table: each entry is a flag (`--proof-timeout`), the key
@@ -101,6 +101,8 @@ export interface Setting<A, Out = A> {
   readonly default: Out
   /** The default as the help shows it. */
   readonly shown: string
+  /** Other names of the flag (`--database-url` for `--database`). */
+  readonly aliases?: ReadonlyArray<string>
   /** On/off: `--flag` alone sets it. */
   readonly toggle?: boolean
   /** Never echoed in messages (a token). */
@@ -147,7 +149,8 @@ export const settings = {
   }),
   // Storage
   database: setting({
-    flag: "database", env: "MZK_DATABASE_URL", label: "url", schema: database, sentences: true,
+    // `--database-url` too: the name of its variable, MZK_DATABASE_URL.
+    flag: "database", aliases: ["database-url"], env: "MZK_DATABASE_URL", label: "url", schema: database, sentences: true,
     description: "sqlite:<path> or postgres://user:password@host:5432/db",
     default: Either.getOrThrow(parseDatabaseUrl(DEFAULT_DATABASE)), shown: DEFAULT_DATABASE
   }),
@@ -252,8 +255,15 @@ export const option = <A, Out>(setting: Setting<A, Out>): Options.Options<A | Ou
   const given: Options.Options<Option.Option<string>> = setting.toggle === true
     ? Options.boolean(setting.flag).pipe(Options.withDescription(describe(setting)), Options.map((on) => (on ? Option.some("true") : Option.none())))
     : Options.text(setting.flag).pipe(Options.withPseudoName(setting.label), Options.withDescription(describe(setting)), Options.optional)
-  return given.pipe(Options.mapEffect((flag) => resolve(setting, flag).pipe(Effect.mapError(usage))))
+  return (setting.aliases ?? []).reduce((options, alias) => Options.withAlias(options, alias), given).pipe(Options.mapEffect((flag) => resolve(setting, flag).pipe(Effect.mapError(usage))))
 }
+
+/**
+ * A flag given any number of times, none included, and shown as optional in the help
+ * (`[--scope scope]...`): `Options.repeated` alone shows it as if it were required.
+ */
+export const repeatable = <A>(options: Options.Options<A>): Options.Options<Array<A>> =>
+  options.pipe(Options.repeated, Options.optional, Options.map(Option.getOrElse((): Array<A> => [])))
 
 type Values<T> = { readonly [K in keyof T]: T[K] extends Setting<infer A, infer Out> ? A | Out : never }
 type OptionsOf<T> = { readonly [K in keyof T]: T[K] extends Setting<infer A, infer Out> ? Options.Options<A | Out> : never }
@@ -282,7 +292,7 @@ export const circuitsGroup = pick(
 )
 
 /** Edits (insert, delete, replace) from `a` to `b`: for "did you mean". */
-const distance = (a: string, b: string): number => {
+export const distance = (a: string, b: string): number => {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
@@ -292,6 +302,17 @@ const distance = (a: string, b: string): number => {
     previous = current
   }
   return previous[b.length]!
+}
+
+/** The name of `names` closest to `name`, if one is a likely typo of it (at most two edits). */
+export const nearest = (name: string, names: ReadonlyArray<string>): string | undefined => {
+  let best: string | undefined
+  let bestDistance = 3
+  for (const candidate of names) {
+    const d = distance(name, candidate)
+    if (d < bestDistance) [best, bestDistance] = [candidate, d]
+  }
+  return best
 }
 
 const ConfigFileJson = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) }))
@@ -313,8 +334,8 @@ export const parseConfigFile = (path: string, content: string): Either.Either<Co
   for (const [key, value] of Object.entries(parsed.right)) {
     const setting = byFlag.get(key)
     if (setting === undefined) {
-      const near = all.find((s) => distance(s.flag, key) <= 2)
-      return Either.left(`${path}: unknown setting "${key}"${near === undefined ? "" : `: did you mean "${near.flag}"?`}`)
+      const near = nearest(key, all.map((s) => s.flag))
+      return Either.left(`${path}: unknown setting "${key}"${near === undefined ? "" : `: did you mean "${near}"?`}`)
     }
     const text = String(value)
     const checked = Effect.runSync(Effect.either(decode(setting, text, `${path}: "${key}"`)))

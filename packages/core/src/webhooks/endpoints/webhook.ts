@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { AccountId, WebhookId } from "../../kernel/ids.js"
+import { type MetadataPatch, MetadataField, MetadataInput } from "../../kernel/metadata.js"
 import { pageQuery } from "../../kernel/paging.js"
 import { StoredText, TextWithoutControls } from "../../kernel/text.js"
 import { Timestamp } from "../../kernel/time.js"
@@ -28,7 +29,8 @@ export const Webhook = Schema.Struct({
       "signature with each live secret until then; null when the secret was never rotated, or the last rotation kept no overlap"
   }),
   created_at: Timestamp,
-  updated_at: Timestamp
+  updated_at: Timestamp,
+  metadata: MetadataField
 }).annotations({ identifier: "Webhook" })
 export type Webhook = typeof Webhook.Type
 
@@ -51,6 +53,8 @@ export interface WebhookChanges {
   readonly description?: string | null
   readonly active?: boolean
   readonly disabled_reason?: DisabledReason | null
+  /** Laid over the stored metadata in the same write: a key with null is deleted. */
+  readonly metadata?: MetadataPatch
 }
 
 export const toWebhook = (record: WebhookRecord): Webhook => ({
@@ -62,7 +66,8 @@ export const toWebhook = (record: WebhookRecord): Webhook => ({
   disabled_reason: record.disabled_reason,
   previous_secret_expires_at: record.previous_secret_expires_at,
   created_at: record.created_at,
-  updated_at: record.updated_at
+  updated_at: record.updated_at,
+  metadata: record.metadata
 })
 
 const WebhookUrlText = TextWithoutControls.pipe(
@@ -81,7 +86,8 @@ export const CreateWebhookInput = Schema.Struct({
   url: WebhookUrlText,
   events: WebhookEvents,
   description: Schema.optionalWith(Schema.NullOr(WebhookDescription), { exact: true }),
-  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "Default true" }), { exact: true })
+  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "Default true" }), { exact: true }),
+  metadata: Schema.optionalWith(MetadataInput, { exact: true })
 }).annotations({ identifier: "CreateWebhookInput" })
 export type CreateWebhookInput = typeof CreateWebhookInput.Type
 
@@ -98,6 +104,13 @@ export const UpdateWebhookInput = Schema.Struct({
     Timestamp.annotations({
       description: "With `active: true`: also re-queue the webhook's failed deliveries created since this time, " +
         "as `POST /webhooks/{id}/recover` does (within the event retention window)"
+    }),
+    { exact: true }
+  ),
+  metadata: Schema.optionalWith(
+    MetadataInput.annotations({
+      description: "Merged into the webhook's metadata: a key with a value is set, a key with \"\" is deleted, keys not sent " +
+        "are kept; at most 50 keys after the merge"
     }),
     { exact: true }
   )
@@ -141,5 +154,6 @@ export type RotateWebhookSecretInput = typeof RotateWebhookSecretInput.Type
 /** `data` of `webhook.test`: which webhook is tested, so a receiver shared by several can tell. */
 export const WebhookTestData = Schema.Struct({
   webhook_id: WebhookId,
-  message: Schema.String
+  message: Schema.String,
+  metadata: MetadataField.annotations({ description: "The tested webhook's metadata" })
 })

@@ -10,6 +10,7 @@ import { decodeForm, decodeJson, decodePath, decodeUrlParams } from "./decode.js
 import { handle } from "./handle.js"
 import { idempotency } from "./idempotency.js"
 import { idempotencyKey } from "./idempotencyKey.js"
+import { queryParameters } from "./queryParameters.js"
 import type { Recover } from "./recover.js"
 import { requireScope } from "./scope.js"
 
@@ -36,6 +37,7 @@ export const endpointStages = (endpoint: CompiledEndpoint, services: EndpointSer
     endpoint.idempotent ? idempotencyKey : undefined,
     upload !== undefined && scope !== undefined ? requireScope(scope) : undefined,
     controlCharacters,
+    queryParameters(endpoint.query),
     path === undefined ? undefined : decodePath(path),
     payload === undefined ? undefined : upload === undefined ? decodeJson(payload) : decodeForm(payload, upload, services.stageUpload),
     urlParams === undefined ? undefined : decodeUrlParams(urlParams),

@@ -1,0 +1,87 @@
+import { type ProvingSystem, unsupported, Verifier, VerifierInputInvalid } from "@mzk/core"
+import { Effect, Layer } from "effect"
+import * as snarkjs from "snarkjs"
+import { type PointCheck, pointChecks } from "../builder/zkeyPoints.mjs"
+import { fflonkModule } from "./fflonk.js"
+import { JsonReader } from "./fields.js"
+import { groth16 } from "./groth16.js"
+import { plonkModule } from "./plonk.js"
+import type { SystemModule } from "./system.js"
+
+/** The systems verified here, one module each; UltraHonk (bb.js) is to be added as one more. */
+export const VERIFIER_MODULES: ReadonlyArray<SystemModule> = [groth16, plonkModule, fflonkModule]
+
+interface Bn128 {
+  readonly G1: { fromObject(point: ReadonlyArray<bigint>): Uint8Array }
+  readonly G2: { fromObject(point: ReadonlyArray<ReadonlyArray<bigint>>): Uint8Array }
+}
+interface CurveChecks {
+  readonly curve: Bn128
+  readonly key: { readonly g1Problem: PointCheck; readonly g2Problem: PointCheck }
+  readonly proof: { readonly g1Problem: PointCheck; readonly g2Problem: PointCheck }
+}
+
+const { curves } = snarkjs as unknown as { readonly curves: { getCurveFromName(name: "bn128"): Promise<Bn128> } }
+
+/**
+ * The `Verifier` over snarkjs: per request, the system's module reads key, proof and signals
+ * field by field; only when all are well formed are their points put on ffjavascript's curve and
+ * checked (on the curve, G2 in its subgroup: `pointChecks`, shared with uploaded zkeys); only
+ * then does snarkjs verify. It runs on the calling thread: a verification costs milliseconds
+ * (docs/performance.md, "Verifying proofs made elsewhere").
+ */
+export const makeSnarkjsVerifier = (modules: ReadonlyArray<SystemModule> = VERIFIER_MODULES): Verifier["Type"] => {
+  const bySystem = new Map(modules.map((module) => [module.system, module]))
+  const systems = modules.map((module) => module.system)
+  let loaded: Promise<CurveChecks> | undefined
+  const curveChecks = () =>
+    loaded ??= curves.getCurveFromName("bn128").then((curve) => ({ curve, key: pointChecks(curve, "key"), proof: pointChecks(curve, "proof") }))
+
+  const moduleOf = (system: ProvingSystem) => {
+    const module = bySystem.get(system)
+    return module === undefined ? Effect.fail(unsupported(system, systems)) : Effect.succeed(module)
+  }
+
+  /** Fails with every problem noted so far; else the points checked, then with those problems. */
+  const settle = (reader: JsonReader) =>
+    Effect.gen(function*() {
+      if (reader.problems.length > 0) return yield* new VerifierInputInvalid({ details: reader.problems })
+      const { curve, key, proof } = yield* Effect.promise(curveChecks)
+      for (const point of reader.points) {
+        const checks = point.path.startsWith("proof") ? proof : key
+        const problem = point.group === "G1"
+          ? checks.g1Problem(curve.G1.fromObject(point.value.map(BigInt)))
+          : checks.g2Problem(curve.G2.fromObject(point.value.map((pair) => pair.map(BigInt))))
+        if (problem !== undefined) reader.problem(point.path, problem)
+      }
+      if (reader.problems.length > 0) return yield* new VerifierInputInvalid({ details: reader.problems })
+    })
+
+  const checkKey = (system: ProvingSystem, key: unknown) =>
+    Effect.gen(function*() {
+      const module = yield* moduleOf(system)
+      const reader = new JsonReader()
+      const nPublic = module.readKey(reader, key)
+      yield* settle(reader)
+      return { n_public: nPublic! }
+    })
+
+  const prepare = (system: ProvingSystem, key: unknown, proof: unknown, publicSignals: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const module = yield* moduleOf(system)
+      const reader = new JsonReader()
+      const nPublic = module.readKey(reader, key)
+      module.readProof(reader, proof)
+      if (nPublic !== undefined) reader.signals(publicSignals, nPublic)
+      yield* settle(reader)
+      // Inputs that passed every check and still make snarkjs throw prove nothing: not valid.
+      return Effect.tryPromise(() => module.verify(key, publicSignals, proof)).pipe(
+        Effect.catchAll((error) => Effect.as(Effect.logWarning(`${system} verification threw on checked inputs: ${String(error)}`), false))
+      )
+    })
+
+  return { systems, checkKey, prepare }
+}
+
+/** The snarkjs `Verifier` for the composition root. */
+export const SnarkjsVerifierLive: Layer.Layer<Verifier> = Layer.sync(Verifier, () => makeSnarkjsVerifier())

@@ -1,0 +1,13 @@
+import { Effect, Layer } from "effect"
+import type { MzkCore as EagerCore, MzkOptions } from "../mzk.js"
+
+/**
+ * The composition root, read when a command runs rather than when the CLI starts: `mzk --help`
+ * and a usage mistake never load the server, its drivers or the prover (docs/performance.md,
+ * "CLI start-up"). The modules come from the one root, mzk.ts; only their loading is deferred.
+ */
+export const loadMzk = Effect.promise(() => import("../mzk.js"))
+
+/** `MzkCore(options)`, loaded when the layer is built. */
+export const MzkCore = (options: MzkOptions): ReturnType<typeof EagerCore> =>
+  Layer.unwrapEffect(Effect.map(loadMzk, (mzk) => mzk.MzkCore(options)))
