@@ -7,7 +7,10 @@ import {
   CircuitCompilerLive,
   crsPoints,
   Groth16ProverLive,
+  makeSnarkjsVerifier,
   SnarkjsVerifierLive,
+  ultraHonkModule,
+  VERIFIER_MODULES,
   inspectPtau,
   developmentSetupIsNative,
   prepareDevelopmentPtau,
@@ -165,7 +168,12 @@ export const MzkCore = (options: MzkOptions) => {
         ? Layer.orDie(prover)
         : lazyProver(prover, options.proverThreads ?? availableParallelism())
     ),
-    Layer.provideMerge(options.verifier ?? SnarkjsVerifierLive),
+    Layer.provideMerge(
+      options.verifier ??
+        (noir === undefined
+          ? SnarkjsVerifierLive
+          : Layer.sync(Verifier, () => makeSnarkjsVerifier([...VERIFIER_MODULES, ultraHonkModule({ path: noir.path })])))
+    ),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
       ...(circuits.ptau === undefined ? {} : { ptau: circuits.ptau }),

@@ -1,7 +1,7 @@
 import { UltraHonkBackend } from "@aztec/bb.js"
 import { createEVM } from "@ethereumjs/evm"
 import { bytesToHex, hexToBytes } from "@ethereumjs/util"
-import { compileNoir, writeDevelopmentCrs } from "@mzk/circuits"
+import { compileNoir, noirWitness, writeDevelopmentCrs } from "@mzk/circuits"
 import { Accounts, ApiKeys } from "@mzk/core"
 import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
@@ -122,6 +122,33 @@ describe("a Noir program over a real port", () => {
         })
       expect(yield* bbVerifies([word(4n), word(7n)])).toBe(true)
       expect(yield* bbVerifies([word(4n), word(8n)])).toBe(false)
+
+      // POST /verifications: a proof mzk did not make (bb.js's UltraHonkBackend, keccak transcript,
+      // run by this test) against the circuit's published key; tampered and malformed inputs.
+      const foreign = yield* Effect.promise(async () => {
+        const backend = new UltraHonkBackend(compiled.program.bytecode, { threads: 1, crsPath: crsDir })
+        try {
+          return await backend.generateProof(await noirWitness(compiled.program, { x: "6", y: "5" }), { keccak: true })
+        } finally {
+          await backend.destroy()
+        }
+      })
+      const foreignBody = (signals: Array<string>, key: unknown = ready.verification_key) => ({
+        proving_system: "ultra_honk",
+        verification_key: key,
+        proof: { protocol: "ultra_honk", proof: bytesToHex(foreign.proof) },
+        public_signals: signals
+      })
+      const verifyForeign = (body: unknown) => Effect.promise(() => api.send("POST", "/api/v1/verifications", { body }))
+      const good = yield* verifyForeign(foreignBody(["5", "11"]))
+      expect([good.status, good.json.valid], JSON.stringify(good.json)).toEqual([200, true])
+      expect((yield* verifyForeign(foreignBody(["5", "12"]))).json.valid).toBe(false)
+      // A commitment moved off the curve: 400 naming the key, before bb.js reads it.
+      const vk = ready.verification_key.vk as string
+      const offCurve = yield* verifyForeign(foreignBody(["5", "11"], { ...ready.verification_key, vk: vk.slice(0, 2 + 64 * 2 - 2) + "07" + vk.slice(2 + 64 * 2) }))
+      expect([offCurve.status, offCurve.json.error.details?.[0]?.path]).toEqual([400, "verification_key.vk"])
+      const shortProof = yield* verifyForeign({ ...foreignBody(["5", "11"]), proof: { protocol: "ultra_honk", proof: "0x1234" } })
+      expect([shortProof.status, shortProof.json.error.details?.[0]?.path]).toEqual([400, "proof.proof"])
 
       const calldata = yield* Effect.promise(() => api.send("GET", `/api/v1/proofs/${proof.proof_id}/calldata`))
       expect(calldata.status).toBe(200)
