@@ -11,12 +11,21 @@ import {
 } from "@mzk/core"
 import { loadNativeProver, type NativeLoad } from "@mzk/prover-native"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
-import { statSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { ArtifactFiles } from "./artifacts/files.js"
 import { parseBytes } from "./bytes.js"
 import { BUILTIN_CIRCUITS, builtinCircuit } from "./catalog.js"
+import { wasmPages } from "./builder/compiler.js"
+import {
+  type NoirProgram,
+  proveUltraHonk,
+  publicSignalsDecimal,
+  UltraHonkError,
+  ultraHonkProofRecord,
+  verifyUltraHonkRecord
+} from "./noir/index.js"
 
 /**
  * Which Groth16 prover runs in the pool: `native` (@mzk/prover-native, C++), `snarkjs`
@@ -42,6 +51,18 @@ export interface Groth16ProverOptions {
    * Default: the thread's memory budget (`memoryBudgetBytes`).
    */
   readonly universalMemoryBytes?: number
+  /**
+   * The UltraHonk CRS directory Noir programs are proven against (the compiler's `noirCrs`); without
+   * it an `ultra_honk` proof fails with `internal` naming the setting.
+   */
+  readonly noirCrs?: string
+  /** UltraHonk proofs' own limit (bb.js proves them, in wasm). Default 120 s. */
+  readonly ultraHonkTimeout?: Duration.DurationInput
+  /**
+   * UltraHonk proofs' memory ceiling, bytes: Barretenberg's wasm memory may not grow past it (a
+   * proof that needs more fails). Default: the thread's memory budget (`memoryBudgetBytes`).
+   */
+  readonly ultraHonkMemoryBytes?: number
   /**
    * Built-in circuits every thread loads before the pool starts, so their first proofs are as
    * fast as the next ones (default: all of them). Any other circuit is loaded on its first proof.
@@ -487,8 +508,80 @@ export const makeGroth16Prover = (
       )
     )
 
-    return { capacity: poolSize, prove, verify, stats }
+    const ultraHonk = makeUltraHonkLane({
+      poolSize,
+      ...(options.noirCrs === undefined ? {} : { crs: options.noirCrs }),
+      timeout: Duration.decode(options.ultraHonkTimeout ?? "120 seconds"),
+      memoryBytes: options.ultraHonkMemoryBytes ?? memoryBudgetBytes,
+      files
+    })
+    return {
+      capacity: poolSize,
+      prove: (circuit, inputs) => circuit.proving_system === "ultra_honk" ? ultraHonk.prove(circuit, inputs) : prove(circuit, inputs),
+      verify: (circuit, proof, signals) =>
+        circuit.proving_system === "ultra_honk" ? ultraHonk.verify(circuit, proof, signals) : verify(circuit, proof, signals),
+      stats
+    }
   })
+
+/**
+ * UltraHonk proofs of Noir programs (bb.js): beside the snarkjs/native threads, with as many at
+ * once as the pool has threads, each under its own time limit and with Barretenberg's wasm memory
+ * capped. bb.js runs its wasm on a worker thread of its own; noir_js computes the witness here.
+ * A proof past its limit is abandoned (its result discarded), not killed: bb.js offers no way to
+ * stop one, so the memory cap is what bounds what an abandoned proof holds meanwhile.
+ */
+const makeUltraHonkLane = (options: {
+  readonly poolSize: number
+  readonly crs?: string
+  readonly timeout: Duration.Duration
+  readonly memoryBytes: number
+  readonly files: ArtifactFiles["Type"]
+}) => {
+  const permits = Effect.unsafeMakeSemaphore(options.poolSize)
+  const engine = { maxMemoryPages: wasmPages(options.memoryBytes) }
+  const crsOf = Effect.suspend(() =>
+    options.crs === undefined
+      ? Effect.fail(new ProverFailure({ code: "internal", message: "This prover has no UltraHonk CRS (--noir-crs) to prove Noir programs with" }))
+      : Effect.succeed({ path: options.crs }))
+  const run = <A>(what: string, f: () => Promise<A>, invalid: "invalid_inputs" | "internal") =>
+    permits.withPermits(1)(Effect.tryPromise({
+      try: f,
+      catch: (e) =>
+        new ProverFailure({
+          code: e instanceof UltraHonkError ? invalid : "internal",
+          message: e instanceof Error ? e.message : String(e)
+        })
+    }).pipe(Effect.timeoutFail({
+      duration: options.timeout,
+      onTimeout: () => new ProverFailure({ code: "timeout", message: `${what} exceeded ${Duration.format(options.timeout)}` })
+    })))
+  const prove = (circuit: Circuit, inputs: CircuitInputs): Effect.Effect<ProverOutput, ProverFailure> =>
+    Effect.gen(function*() {
+      const checked = checkInputs(circuit, inputs)
+      if (Either.isLeft(checked)) return yield* new ProverFailure({ code: "invalid_inputs", message: checked.left })
+      if (circuit.status !== "ready" || circuit.artifacts === null) {
+        return yield* new ProverFailure({ code: "internal", message: `Circuit ${circuit.name} is not ready (${circuit.status})` })
+      }
+      const crs = yield* crsOf
+      const path = yield* options.files.path(circuit.artifacts.wasm)
+      const program = yield* Effect.try({
+        try: () => JSON.parse(readFileSync(path, "utf8")) as NoirProgram,
+        catch: (e) => new ProverFailure({ code: "internal", message: `The program of ${circuit.name} cannot be read: ${String(e)}` })
+      })
+      const made = yield* run("Proof generation", () => proveUltraHonk(program, checked.right, crs, engine), "invalid_inputs")
+      return { proof: ultraHonkProofRecord(made.proof), public_signals: publicSignalsDecimal(made.publicInputs) }
+    })
+  const verify = (circuit: Circuit, proof: SnarkjsProof, signals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
+    Effect.gen(function*() {
+      const crs = yield* crsOf
+      // A proof or signals not even shaped as UltraHonk's are not a valid proof; a bad key is ours.
+      return yield* run("Verification", () => verifyUltraHonkRecord(circuit.verification_key, proof, signals, crs, engine), "internal").pipe(
+        Effect.catchIf((failure) => /^(proof|public_inputs|public_signals)/.test(failure.message), () => Effect.succeed(false))
+      )
+    })
+  return { prove, verify }
+}
 
 /**
  * The Groth16 prover as a scoped layer: threads start (warm, with the built-in circuits) when it

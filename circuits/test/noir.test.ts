@@ -24,7 +24,11 @@ import {
   UltraHonkError,
   ultraHonkSolidityVerifier,
   ultraHonkVerificationKey,
+  publicSignalsDecimal,
+  ultraHonkKeyRecord,
+  ultraHonkProofRecord,
   verifyUltraHonk,
+  verifyUltraHonkRecord,
   writeCrsFromPtau,
   writeDevelopmentCrs
 } from "../src/noir/index.js"
@@ -208,6 +212,19 @@ describe("UltraHonk", () => {
     await expect(verifyUltraHonk(vk, { ...proof, publicInputs: [field(r), field(81n)] }, crs)).rejects.toThrow(/public_inputs\[0\]/)
     // A proof for another number of public inputs is simply not valid.
     expect(await verifyUltraHonk(vk, { ...proof, publicInputs: [field(100n)] }, crs)).toBe(false)
+  }, 60_000)
+
+  it("verifies as mzk's records hold key and proof (JSON, decimal signals), naming a malformed field", async () => {
+    const key = ultraHonkKeyRecord(vk)
+    const record = ultraHonkProofRecord(proof.proof)
+    const signals = publicSignalsDecimal(proof.publicInputs)
+    expect(signals).toEqual(["100", "81"])
+    expect(await verifyUltraHonkRecord(key, record, signals, crs)).toBe(true)
+    expect(await verifyUltraHonkRecord(key, record, ["100", "82"], crs)).toBe(false)
+    await expect(verifyUltraHonkRecord({ protocol: "groth16" }, record, signals, crs)).rejects.toThrow(/^verification_key/)
+    await expect(verifyUltraHonkRecord(key, { ...record, proof: "0x12" }, signals, crs)).rejects.toThrow(/^proof/)
+    await expect(verifyUltraHonkRecord(key, { protocol: "plonk", curve: "bn128" }, signals, crs)).rejects.toThrow(/^proof/)
+    await expect(verifyUltraHonkRecord(key, record, ["100", "-1"], crs)).rejects.toThrow(/^public_signals\[1\]/)
   }, 60_000)
 
   it("proves against a development CRS made from a fresh τ", async () => {

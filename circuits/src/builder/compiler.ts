@@ -15,6 +15,18 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cause, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { open } from "node:fs/promises"
+import {
+  CrsError,
+  NoirAbiError,
+  noirCircuitInputs,
+  type NoirProgram,
+  noirPublicSignals,
+  UltraHonkError,
+  ultraHonkKeyBytes,
+  ultraHonkKeyRecord,
+  ultraHonkSetup,
+  ultraHonkSolidityVerifierForKey
+} from "../noir/index.js"
 import { missingPackages } from "../optionalPackages.mjs"
 import { renderVerifier } from "../solidity/verifier.js"
 import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
@@ -43,9 +55,17 @@ export interface CircuitCompilerOptions {
   readonly memoryBytes: number
   /** Where builds get their temp directories (default: the OS temp dir). */
   readonly workDir?: string
+  /**
+   * The UltraHonk CRS directory (`bn254_g1.dat`, `bn254_g2.dat`; see docs/proving-systems-noir.md):
+   * without it, uploads of Noir programs are refused (`setup_unavailable`).
+   */
+  readonly noirCrs?: string
+  /** The CRS was made here with a τ someone could have kept: Noir circuits are `development_only`. */
+  readonly noirCrsDevelopment?: boolean
 }
 
 const JOB = fileURLToPath(new URL("./buildJob.mjs", import.meta.url))
+const NOIR_JOB = fileURLToPath(new URL("./noirJob.mjs", import.meta.url))
 const MEMORY_POLL = Duration.millis(50)
 
 /** The power of a powers-of-tau file (and whether it is usable: bn128, prepared for phase 2), read from its header. */
@@ -67,6 +87,8 @@ type JobSpec =
   }
   | { readonly kind: "artifacts"; readonly system: SetupSystem | null }
   | { readonly kind: "devptau"; readonly power: number; readonly dir: string }
+  | { readonly kind: "noir"; readonly files: Readonly<Record<string, Uint8Array>> }
+  | { readonly kind: "acir"; readonly bytes: Uint8Array }
 
 interface JobSuccess {
   readonly ok: true
@@ -77,6 +99,8 @@ interface JobSuccess {
   readonly verification_key: unknown
   readonly proving_system?: SetupSystem
   readonly development_only: boolean
+  /** noirJob's answer: the compiled (or parsed) program. */
+  readonly program?: NoirProgram
 }
 interface JobFailure {
   readonly ok: false
@@ -113,7 +137,10 @@ const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
   Effect.acquireUseRelease(
     Effect.try({
       try: () =>
-        spawn(process.execPath, [`--max-old-space-size=${Math.max(16, Math.floor(options.memoryBytes / 2 ** 20))}`, JOB], {
+        spawn(process.execPath, [
+          `--max-old-space-size=${Math.max(16, Math.floor(options.memoryBytes / 2 ** 20))}`,
+          spec.kind === "noir" || spec.kind === "acir" ? NOIR_JOB : JOB
+        ], {
           cwd: dir,
           // The child compiles untrusted sources: give it none of the server's environment (secrets).
           env: { PATH: process.env["PATH"] ?? "" },
@@ -392,15 +419,114 @@ const total = <A>(effect: Effect.Effect<A, BuildFailure>): Effect.Effect<A, Buil
       Effect.fail(internal("the build failed unexpectedly; the server's log has the details"))
     )))
 
+/**
+ * Why a server without an UltraHonk CRS takes no Noir programs, and how its operator gives it one.
+ */
+export const NO_NOIR_CRS_MESSAGE =
+  "This server has no UltraHonk CRS, so it cannot prove Noir programs; nothing was stored. Its operator gives it one with " +
+  "--noir-crs DIR (env MZK_NOIR_CRS; a directory holding bn254_g1.dat and bn254_g2.dat, see docs/proving-systems-noir.md) or, " +
+  "for development only, --dev-ptau (a CRS made here); an application embedding mzk sets createMzk's circuits.noirCrs."
+
+/** Whether Noir programs can be built and proven under these options. */
+export const noirSetupOf = (options: Pick<CircuitCompilerOptions, "noirCrs" | "noirCrsDevelopment">): SourceSetup =>
+  options.noirCrs === undefined
+    ? { available: false, message: NO_NOIR_CRS_MESSAGE }
+    : { available: true, developmentOnly: options.noirCrsDevelopment ?? false }
+
+/** bb.js's wasm memory ceiling, in 64 KiB pages, for a byte budget. */
+export const wasmPages = (bytes: number) => Math.max(256, Math.min(65536, Math.floor(bytes / 65536)))
+
+/**
+ * A promise of the Noir engine under the build's time limit, its errors as the failure `code`
+ * (the engine's messages name the field or the shortfall and are safe to show the account).
+ */
+const noirStep = <A>(options: CircuitCompilerOptions, code: BuildFailure["code"], run: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: run,
+    catch: (e) =>
+      e instanceof CrsError
+        ? new BuildFailure({ code: "circuit_too_large", message: e.message })
+        : e instanceof NoirAbiError || e instanceof UltraHonkError
+        ? new BuildFailure({ code, message: e.message })
+        : internal(`the UltraHonk setup failed: ${e instanceof Error ? e.message : String(e)}`)
+  }).pipe(Effect.timeoutFail({
+    duration: Duration.millis(options.timeoutMs),
+    onTimeout: () => new BuildFailure({ code: "compile_timeout", message: `the build took longer than its limit of ${options.timeoutMs} ms and was stopped` })
+  }))
+
+/**
+ * A Noir program: compiled (sources) or parsed (a prebuilt program JSON) in the build child, the
+ * way circom is, then its verification key and gate count from bb.js against the CRS. The record's
+ * `wasm` is the program JSON and its `zkey` the verification key (see `CircuitArtifacts`).
+ */
+const buildNoir = (options: CircuitCompilerOptions, input: Extract<BuildInput, { kind: "noir" | "noir_program" }>) =>
+  Effect.gen(function*() {
+    const crsDir = options.noirCrs
+    if (crsDir === undefined) {
+      return yield* Effect.fail(internal(
+        "this process has no UltraHonk CRS, though the process that took the upload had one: give every process the same --noir-crs DIR"
+      ))
+    }
+    const prebuilt = input.kind === "noir_program"
+    const answer = yield* inTempDir(options, (dir) =>
+      runJob(dir, prebuilt ? { kind: "acir", bytes: input.program } : { kind: "noir", files: input.files }, options).pipe(
+        // The engine says `invalid_upload` for what is wrong with the files themselves.
+        Effect.mapError((failure) =>
+          (failure.code as string) === "invalid_upload"
+            ? new BuildFailure({ ...failure, code: prebuilt ? "invalid_artifacts" : "compile_error" })
+            : failure
+        )
+      ))
+    const program = answer.program
+    if (program === undefined) return yield* Effect.fail(internal("the Noir build returned no program"))
+    const code = prebuilt ? "invalid_artifacts" : "compile_error"
+    const inputs = yield* noirStep(options, code, async () => noirCircuitInputs(program.abi))
+    const publicSignals = yield* noirStep(options, code, async () => noirPublicSignals(program.abi))
+    const setup = yield* noirStep(options, code, () =>
+      ultraHonkSetup(program, { path: crsDir }, { maxMemoryPages: wasmPages(options.memoryBytes) }))
+    return {
+      wasm: new TextEncoder().encode(JSON.stringify(program)),
+      zkey: setup.vk,
+      r1cs: null,
+      sym: null,
+      constraints: setup.gates,
+      inputs,
+      public_signals: publicSignals,
+      verification_key: ultraHonkKeyRecord(setup.vk),
+      proving_system: "ultra_honk",
+      development_only: options.noirCrsDevelopment ?? false
+    } satisfies BuildOutput
+  })
+
+const isUltraHonkKey = (key: unknown) =>
+  typeof key === "object" && key !== null && (key as Record<string, unknown>)["protocol"] === "ultra_honk"
+
 export const makeCircuitCompiler = (options: CircuitCompilerOptions): typeof CircuitCompiler.Service =>
   CircuitCompiler.of({
     sourceSetup: sourceSetupOf(options),
-    build: (input) => total(input.kind === "circom" ? buildCircom(options, input) : checkArtifacts(options, input)),
+    noirSetup: noirSetupOf(options),
+    build: (input) =>
+      total(
+        input.kind === "circom"
+          ? buildCircom(options, input)
+          : input.kind === "artifacts"
+          ? checkArtifacts(options, input)
+          : buildNoir(options, input)
+      ),
     solidityVerifier: (verificationKey) =>
-      total(Effect.try({
-        try: () => renderVerifier(verificationKey),
-        catch: (e) => new BuildFailure({ code: "invalid_artifacts", message: e instanceof Error ? e.message : String(e) })
-      }))
+      total(
+        isUltraHonkKey(verificationKey)
+          ? options.noirCrs === undefined
+            ? Effect.fail(internal("this process has no UltraHonk CRS (--noir-crs) to render an UltraHonk verifier with"))
+            : noirStep(options, "invalid_artifacts", () =>
+              ultraHonkSolidityVerifierForKey(ultraHonkKeyBytes(verificationKey), { path: options.noirCrs! }, {
+                maxMemoryPages: wasmPages(options.memoryBytes)
+              }))
+          : Effect.try({
+            try: () => renderVerifier(verificationKey),
+            catch: (e) => new BuildFailure({ code: "invalid_artifacts", message: e instanceof Error ? e.message : String(e) })
+          })
+      )
   })
 
 /**

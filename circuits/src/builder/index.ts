@@ -4,7 +4,10 @@ export {
   developmentSetupIsNative,
   inspectPtau,
   makeCircuitCompiler,
-  prepareDevelopmentPtau
+  NO_NOIR_CRS_MESSAGE,
+  noirSetupOf,
+  prepareDevelopmentPtau,
+  wasmPages
 } from "./compiler.js"
 export { type CheckedUpload, checkUpload, type UploadProblem } from "./upload.js"
 export { renderGroth16Verifier } from "../solidity/verifier.js"

@@ -10,7 +10,19 @@ export {
   type UltraHonkOptions,
   type UltraHonkProof,
   UltraHonkError,
+  ultraHonkSetup,
   ultraHonkSolidityVerifier,
+  ultraHonkSolidityVerifierForKey,
   ultraHonkVerificationKey,
   verifyUltraHonk
 } from "./ultraHonk.js"
+export {
+  publicInputsHex,
+  publicSignalsDecimal,
+  ultraHonkKeyBytes,
+  ultraHonkKeyRecord,
+  type UltraHonkKeyRecord,
+  ultraHonkProofOf,
+  ultraHonkProofRecord,
+  verifyUltraHonkRecord
+} from "./records.js"

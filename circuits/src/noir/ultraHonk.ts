@@ -122,6 +122,18 @@ export const ultraHonkVerificationKey = (program: NoirProgram, crs: NoirCrs, opt
   return withApi(crs, options, circuitPoints(bytecode), (api) => api.acirWriteVkUltraKeccakHonk(bytecode, false))
 }
 
+/**
+ * What a build derives from a program: its UltraHonk (keccak) verification key and its gate count
+ * (before padding to the dyadic size the CRS must cover), with one Barretenberg instance.
+ */
+export const ultraHonkSetup = (program: NoirProgram, crs: NoirCrs, options: UltraHonkOptions = {}): Promise<{ vk: Uint8Array; gates: number }> => {
+  const bytecode = acir(program)
+  return withApi(crs, options, circuitPoints(bytecode), async (api) => {
+    const [total] = await api.acirGetCircuitSizes(bytecode, false, true)
+    return { vk: await api.acirWriteVkUltraKeccakHonk(bytecode, false), gates: total }
+  })
+}
+
 const BN254_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n
 const FIELD_HEX = /^0x[0-9a-fA-F]{64}$/
 
@@ -168,14 +180,30 @@ export const ultraHonkSolidityVerifier = (program: NoirProgram, crs: NoirCrs, op
   const bytecode = acir(program)
   return withApi(crs, options, circuitPoints(bytecode), async (api, bb, g2) => {
     const vk = await api.acirWriteVkUltraKeccakHonk(bytecode, false)
-    // Typed as a string, but bb.js 0.82.2 hands back the source's bytes.
-    const raw: unknown = await api.acirHonkSolidityVerifier(bytecode, new bb.RawBuffer(vk))
-    const ours = crsG2Words(g2)
-    let out = typeof raw === "string" ? raw : new TextDecoder().decode(raw as Uint8Array)
-    IGNITION_G2.forEach((word, i) => {
-      if (!out.includes(word)) throw new UltraHonkError("bb.js's verifier no longer carries the ignition [τ]₂ this code replaces")
-      out = out.replace(word, ours[i]!)
-    })
-    return out
+    return solidityOf(api, bb, vk, g2)
   })
+}
+
+/**
+ * The same contract from the verification key alone (what a circuit record keeps): bb.js 0.82.2
+ * renders it from the key, reading nothing of the program it is also handed, so an empty one is.
+ */
+export const ultraHonkSolidityVerifierForKey = (vk: Uint8Array, crs: NoirCrs, options: UltraHonkOptions = {}): Promise<string> =>
+  withApi(crs, options, async () => 1, async (api, bb, g2) => {
+    await api.acirVkAsFieldsUltraHonk(new bb.RawBuffer(vk)).catch(() => {
+      throw new UltraHonkError("verification_key: not an UltraHonk verification key")
+    })
+    return solidityOf(api, bb, vk, g2)
+  })
+
+const solidityOf = async (api: Api, bb: BbModule, vk: Uint8Array, g2: Uint8Array): Promise<string> => {
+  // Typed as a string, but bb.js 0.82.2 hands back the source's bytes.
+  const raw: unknown = await api.acirHonkSolidityVerifier(new Uint8Array(0), new bb.RawBuffer(vk))
+  const ours = crsG2Words(g2)
+  let out = typeof raw === "string" ? raw : new TextDecoder().decode(raw as Uint8Array)
+  IGNITION_G2.forEach((word, i) => {
+    if (!out.includes(word)) throw new UltraHonkError("bb.js's verifier no longer carries the ignition [τ]₂ this code replaces")
+    out = out.replace(word, ours[i]!)
+  })
+  return out
 }

@@ -8,7 +8,12 @@ import { groth16 } from "./groth16.js"
 import { plonkModule } from "./plonk.js"
 import type { SystemModule } from "./system.js"
 
-/** The systems verified here, one module each; UltraHonk (bb.js) is to be added as one more. */
+export { ultraHonkModule } from "./ultraHonk.js"
+
+/**
+ * The systems verified here, one module each; UltraHonk (bb.js) is one more where the server has
+ * an UltraHonk CRS (`ultraHonkModule(crs)`, added by the composition root).
+ */
 export const VERIFIER_MODULES: ReadonlyArray<SystemModule> = [groth16, plonkModule, fflonkModule]
 
 interface Bn128 {

@@ -171,7 +171,7 @@ const uploadForm = (upload: CircuitUpload): FormData => {
   for (const [part, file] of files) {
     if (file === undefined) continue
     if (Array.isArray(file)) for (const each of file as ReadonlyArray<NamedFile>) appendFile(form, part, each, undefined)
-    else appendFile(form, part, file as UploadFile, part === "main" ? "main.circom" : `circuit.${part}`)
+    else appendFile(form, part, file as UploadFile, part === "main" ? "main.circom" : part === "noir_program" ? "program.json" : `circuit.${part}`)
   }
   return form
 }

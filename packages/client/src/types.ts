@@ -446,7 +446,10 @@ export interface Proof {
   readonly public_inputs: {
     readonly [key: string]: string
   }
-  /** base64 of the snarkjs proof JSON */
+  /**
+   * base64 of the snarkjs proof JSON (`ultra_honk`: `{protocol, curve, proof}`, proof bb.js's proof
+   * bytes as 0x-hex, its public inputs apart, as `public_inputs`)
+   */
   readonly proof_blob: string | null
   readonly error: ProofError | null
   /**
@@ -555,6 +558,11 @@ export interface ProofCalldata {
     ReadonlyArray<string>,
     /** the public signals, in the circuit's `public_signals` order */
     ReadonlyArray<string>
+  ] | readonly [
+    /** the proof's bytes, 0x-hex */
+    string,
+    /** the public signals as bytes32 words, in the circuit's `public_signals` order */
+    ReadonlyArray<string>
   ]
   /** The ABI-encoded call (selector and arguments), ready to send to the verifier contract */
   readonly calldata: string
@@ -603,7 +611,10 @@ export interface Circuit {
   /** Why the build failed; `file` and `line` locate a compiler error */
   readonly error: CircuitError | null
   readonly description: string | null
-  /** R1CS constraints; null until the circuit is ready */
+  /**
+   * R1CS constraints (a Noir program: its UltraHonk gates before padding); null until the circuit
+   * is ready
+   */
   readonly constraints: number | null
   /** The input signals of `main`; an array input takes nested JSON arrays, outermost dimension first */
   readonly inputs: ReadonlyArray<CircuitInput>
@@ -630,7 +641,11 @@ export interface Circuit {
 }
 
 export interface CircuitWithKey extends Circuit {
-  /** The verification key of `proving_system` as snarkjs exports it; null until ready */
+  /**
+   * The verification key of `proving_system` as snarkjs exports it (`ultra_honk`: `{protocol,
+   * curve, vk}`, vk bb.js's key bytes as 0x-hex, what its UltraHonkBackend and HonkVerifier take);
+   * null until ready
+   */
   readonly verification_key: unknown
 }
 
@@ -653,7 +668,8 @@ export interface CircuitUpload {
    * Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on
    * the server's powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit
    * ceremony). Prebuilt: the system the zkey must be of (default: what its header says); a zkey of
-   * another system is 400. `ultra_honk` is for Noir programs (400 here)
+   * another system is 400. Noir programs (`noir_sources`, `noir_program`): `ultra_honk`, implied;
+   * any other is 400
    */
   readonly proving_system?: ProvingSystem
   /**
@@ -666,6 +682,17 @@ export interface CircuitUpload {
    * (`lib/util.circom`)
    */
   readonly sources?: ReadonlyArray<NamedFile>
+  /**
+   * A Noir program (proven with `ultra_honk`): its `Nargo.toml` and every `.nr` file under `src/`
+   * (`src/main.nr` and the modules it declares), repeated, each filename its path in the project. A
+   * `bin` package without `[dependencies]` (they would be fetched from the network)
+   */
+  readonly noir_sources?: ReadonlyArray<NamedFile>
+  /**
+   * A prebuilt Noir program (proven with `ultra_honk`): the JSON `nargo compile` writes
+   * (`target/<name>.json`), from noirc of the version the server names in a refusal
+   */
+  readonly noir_program?: UploadFile
   /** Prebuilt: the witness calculator circom wrote (`--wasm`) */
   readonly wasm?: UploadFile
   /**

@@ -466,6 +466,31 @@ describe("a server without a powers of tau", () => {
     expect([prebuilt.status, prebuilt.json.development_only]).toEqual([202, false])
     expect((await settled(bare, key, "prebuilt")).json.status).toBe("ready")
   })
+
+  it("a Noir program: 409 setup_unavailable without an UltraHonk CRS, after its parts are checked (400 naming the part)", async () => {
+    const { key } = await bare.newAccount()
+    const manifest = { name: "noir_sources", filename: "Nargo.toml", value: "[package]\nname = \"n\"\ntype = \"bin\"\n" }
+    const main = { name: "noir_sources", filename: "src/main.nr", value: "fn main(x: Field) { assert(x != 0); }\n" }
+    const refused = await bare.call("POST", "/api/v1/circuits", { token: key, ...multipart([{ name: "name", value: "noir" }, manifest, main]) })
+    expectEnvelope(refused, 409, "setup_unavailable")
+    expect(refused.json.error.message).toContain("--noir-crs")
+    expectEnvelope(await bare.call("GET", "/api/v1/circuits/noir", { token: key }), 404, "circuit_not_found")
+    const noManifest = await bare.call("POST", "/api/v1/circuits", { token: key, ...multipart([{ name: "name", value: "noir" }, main]) })
+    expectEnvelope(noManifest, 400, "invalid_request")
+    expect(detailPaths(noManifest)).toEqual(["noir_sources"])
+    const both = await bare.call("POST", "/api/v1/circuits", {
+      token: key,
+      ...multipart([{ name: "name", value: "noir" }, manifest, main, { name: "noir_program", filename: "p.json", value: "{}" }])
+    })
+    expectEnvelope(both, 400, "invalid_request")
+    expect(detailPaths(both)).toEqual(["noir_program"])
+    const escape = await bare.call("POST", "/api/v1/circuits", {
+      token: key,
+      ...multipart([{ name: "name", value: "noir" }, manifest, main, { name: "noir_sources", filename: "../x.nr", value: "" }])
+    })
+    expectEnvelope(escape, 400, "invalid_request")
+    expect(detailPaths(escape)).toEqual(["noir_sources.2"])
+  })
 })
 
 describe("upload limits", () => {

@@ -53,7 +53,8 @@ export interface CreateMzkOptions {
   /**
    * Accounts' circuits: the powers of tau, cache folder, limits (see `CircuitsOptions`). Without
    * `ptau` or `developmentPtau`, uploads of circom sources are refused (409 `setup_unavailable`);
-   * prebuilt ones are taken.
+   * prebuilt ones are taken. Noir programs need `noirCrs` (the UltraHonk CRS directory) or
+   * `developmentPtau` (a development CRS made beside it); without either they are refused alike.
    */
   readonly circuits?: CircuitsOptions | undefined
   /** Development only: accept http:// and non-public webhook URLs. */

@@ -5,12 +5,17 @@ import {
   ArtifactFilesLive,
   BuiltinCircuitsLive,
   CircuitCompilerLive,
+  crsPoints,
   Groth16ProverLive,
+  makeSnarkjsVerifier,
   SnarkjsVerifierLive,
+  ultraHonkModule,
+  VERIFIER_MODULES,
   inspectPtau,
   developmentSetupIsNative,
   prepareDevelopmentPtau,
-  type ProverEngine
+  type ProverEngine,
+  writeDevelopmentCrs
 } from "@mzk/circuits"
 import {
   AuditConfig,
@@ -42,6 +47,7 @@ import {
 import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener, TrustedProxies } from "@mzk/http"
 import { Context, Effect, Layer, Schema } from "effect"
 import { availableParallelism } from "node:os"
+import { join } from "node:path"
 import { type DatabaseTarget, storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
 import { NodeApiKeyHashing } from "./keyHashing.js"
@@ -60,6 +66,13 @@ export interface CircuitsOptions extends Partial<CircuitsConfigShape> {
    * build with it; the circuits are marked `development_only`.
    */
   readonly developmentPtau?: { readonly power: number; readonly dir: string } | undefined
+  /**
+   * The UltraHonk CRS directory Noir programs are proven against (`bn254_g1.dat`, `bn254_g2.dat`).
+   * Without it but with `developmentPtau`, a development CRS of 2^power + 1 points is made in
+   * `developmentPtau.dir/noir-crs` (its Noir circuits `development_only`); without either, Noir
+   * uploads are refused (`setup_unavailable`).
+   */
+  readonly noirCrs?: string | undefined
   /** Where artifacts read from the database are kept on local disk (default: the OS's temp dir). */
   readonly cacheDir?: string | undefined
   /** The prover threads' memory budget for loaded circuits (default MZK_PROVER_MEMORY, else 1 GiB per thread). */
@@ -140,8 +153,10 @@ export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: 
 export const MzkCore = (options: MzkOptions) => {
   const circuits = options.circuits ?? {}
   const proofs = over(DEFAULT_PROOFS_CONFIG, options.proofs)
+  const noir = noirCrsOf(circuits)
   const prover = options.prover ?? Groth16ProverLive({
     timeout: proofs.timeoutMs,
+    ...(noir === undefined ? {} : { noirCrs: noir.path }),
     ...(options.proverThreads === undefined ? {} : { poolSize: options.proverThreads }),
     ...(options.proverEngine === undefined ? {} : { engine: options.proverEngine }),
     ...(circuits.proverMemoryBytes === undefined ? {} : { memoryBudgetBytes: circuits.proverMemoryBytes })
@@ -153,11 +168,17 @@ export const MzkCore = (options: MzkOptions) => {
         ? Layer.orDie(prover)
         : lazyProver(prover, options.proverThreads ?? availableParallelism())
     ),
-    Layer.provideMerge(options.verifier ?? SnarkjsVerifierLive),
+    Layer.provideMerge(
+      options.verifier ??
+        (noir === undefined
+          ? SnarkjsVerifierLive
+          : Layer.sync(Verifier, () => makeSnarkjsVerifier([...VERIFIER_MODULES, ultraHonkModule({ path: noir.path })])))
+    ),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
       ...(circuits.ptau === undefined ? {} : { ptau: circuits.ptau }),
       ...(circuits.developmentPtau === undefined ? {} : { developmentPtau: circuits.developmentPtau }),
+      ...(noir === undefined ? {} : { noirCrs: noir.path, noirCrsDevelopment: noir.development }),
       timeoutMs: config.buildTimeoutMs,
       memoryBytes: config.buildMemoryBytes
     })),
@@ -188,8 +209,19 @@ const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
   return { ...config, leaseMs: Math.max(config.leaseMs, config.timeoutMs + 30_000) }
 }
 
+/**
+ * The UltraHonk CRS of these options: the operator's, or with a development ptau the development
+ * one kept beside it (made at start by `circuitsStartup`), or none.
+ */
+export const noirCrsOf = (circuits: CircuitsOptions): { readonly path: string; readonly development: boolean; readonly points: number } | undefined =>
+  circuits.noirCrs !== undefined
+    ? { path: circuits.noirCrs, development: false, points: 0 }
+    : circuits.developmentPtau !== undefined
+    ? { path: join(circuits.developmentPtau.dir, "noir-crs"), development: true, points: 2 ** circuits.developmentPtau.power + 1 }
+    : undefined
+
 /** The circuits settings over their defaults: only the limits and timings, not the build's files. */
-const circuitsConfig = ({ cacheDir: _c, developmentPtau: _d, proverMemoryBytes: _m, ptau: _p, ...limits }: CircuitsOptions): CircuitsConfigShape =>
+const circuitsConfig = ({ cacheDir: _c, developmentPtau: _d, noirCrs: _n, proverMemoryBytes: _m, ptau: _p, ...limits }: CircuitsOptions): CircuitsConfigShape =>
   over(DEFAULT_CIRCUITS_CONFIG, limits)
 
 /** The operator's ptau did not pass its check at start: not bn128, not prepared for phase 2, unreadable. */
@@ -224,7 +256,47 @@ const circuitsStartup = (circuits: CircuitsOptions = {}) =>
     } else {
       yield* Effect.logInfo("circuits: no powers of tau (--ptau or --dev-ptau); uploads of circom sources are refused (setup_unavailable), prebuilt uploads work")
     }
+    yield* noirStartup(circuits)
   }))
+
+/**
+ * The UltraHonk CRS checked at start (a missing or malformed one fails the start, not the first
+ * Noir proof), or the development one made in the background when it is not there yet.
+ */
+const noirStartup = (circuits: CircuitsOptions) =>
+  Effect.gen(function*() {
+    const noir = noirCrsOf(circuits)
+    if (noir === undefined) {
+      return yield* Effect.logInfo("circuits: no UltraHonk CRS (--noir-crs or --dev-ptau); uploads of Noir programs are refused (setup_unavailable)")
+    }
+    const points = Effect.try({ try: () => crsPoints({ path: noir.path }), catch: (e) => new PtauError({ message: `--noir-crs: ${e instanceof Error ? e.message : String(e)}` }) })
+    if (!noir.development) {
+      const have = yield* points
+      return yield* Effect.logInfo(`circuits: UltraHonk CRS ${noir.path} (${have} points: Noir programs up to ${2 ** Math.floor(Math.log2(have - 1))} gates)`)
+    }
+    yield* prepareDevelopmentNoirCrs(noir).pipe(
+      Effect.flatMap((have) =>
+        Effect.logWarning(`circuits: DEVELOPMENT UltraHonk CRS ${noir.path} (${have} points); Noir circuits built with it are development_only`)),
+      Effect.catchAll((e) => Effect.logError(`circuits: the development UltraHonk CRS could not be made: ${e.message}`)),
+      Effect.forkScoped
+    )
+  })
+
+/**
+ * The development UltraHonk CRS, made from a fresh τ (forgotten at once) when the directory does
+ * not hold enough points yet: what --dev-ptau gives Noir programs. Whoever runs the machine could
+ * have kept τ: development only. Its points.
+ */
+export const prepareDevelopmentNoirCrs = (noir: { readonly path: string; readonly points: number }): Effect.Effect<number, PtauError> =>
+  Effect.gen(function*() {
+    const have = yield* Effect.orElseSucceed(Effect.try(() => crsPoints({ path: noir.path })), () => 0)
+    if (have >= noir.points) return have
+    yield* Effect.tryPromise({
+      try: () => writeDevelopmentCrs(noir.path, noir.points),
+      catch: (e) => new PtauError({ message: `the development UltraHonk CRS could not be made at ${noir.path}: ${e instanceof Error ? e.message : String(e)}` })
+    })
+    return noir.points
+  })
 
 /** The background loops (`CoreLoops`) over Node's webhook transport. */
 export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>

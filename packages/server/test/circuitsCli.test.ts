@@ -49,6 +49,32 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
       expect(mzk("circuits", "list", "--account", account_id, "--database", database)).not.toContain("squares")
     }), 180_000)
 
+  it.scopedLive("add a Noir project folder: compiled and set up with a development CRS made first, development_only", () =>
+    Effect.gen(function*() {
+      const { database } = yield* tempSqlite("circuits-cli-noir")
+      const { account_id } = createAccount(database, "CLI Noir")
+      const dir = yield* tempDir("noir")
+      const project = join(dir, "sum")
+      mkdirSync(join(project, "src"), { recursive: true })
+      writeFileSync(join(project, "Nargo.toml"), `[package]\nname = "sum"\ntype = "bin"\nauthors = [""]\n\n[dependencies]\n`)
+      writeFileSync(join(project, "src", "main.nr"), "fn main(x: Field, y: pub Field) -> pub Field {\n    x + y\n}\n")
+      // What nargo leaves in a project folder is not uploaded.
+      mkdirSync(join(project, "target"))
+      writeFileSync(join(project, "target", "sum.json"), "not a program")
+      // Power 12: a development CRS of 2^12 + 1 points, what the program pads to.
+      const dev = ["--dev-ptau", "--dev-ptau-power", "12", "--dev-ptau-dir", join(dir, "ptau"), "--cache-dir", join(dir, "cache")]
+      const added = mzk("circuits", "add", "sum", "--account", account_id, "--noir", project, "--database", database, ...dev, "--json")
+      expect(JSON.parse(added)).toMatchObject({
+        name: "sum",
+        status: "ready",
+        development_only: true,
+        inputs: [{ name: "x", visibility: "private" }, { name: "y", visibility: "public" }],
+        public_signals: ["y", "return"]
+      })
+      const both = mzkFails("circuits", "add", "both", "--account", account_id, "--noir", project, "--circom", join(fixture, "main.circom"), "--database", database)
+      expect(both.output).toContain("--noir DIR")
+    }), 300_000)
+
   it.scopedLive("add prebuilt artifacts: checked before they are ready (a zkey of another circuit, sample inputs the circuit refuses)", () =>
     Effect.gen(function*() {
       const { database } = yield* tempSqlite("circuits-cli-prebuilt")

@@ -130,6 +130,10 @@ export const FakeCompiler = (options: FakeCompilerOptions = {}): Layer.Layer<Cir
       Effect.gen(function*() {
         const all = yield* Ref.getAndUpdate(calls, (list) => [...list, { index: list.length, input }])
         const call: FakeCompilerCall = { index: all.length, input }
+        // The fake builds circom-shaped uploads only; a Noir upload is the real compiler's to build.
+        if (input.kind === "noir" || input.kind === "noir_program") {
+          return yield* new BuildFailure({ code: "internal", message: "the fake compiler does not build Noir programs" })
+        }
         const file = input.kind === "circom" ? input.main : "sym"
         const source = text(input.kind === "circom" ? input.files[input.main]! : input.sym)
         const declared = parse(file, source)

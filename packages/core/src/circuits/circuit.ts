@@ -75,7 +75,12 @@ export type CircuitInput = typeof CircuitInput.Type
 /** bn128's scalar field modulus r: every signal of every circuit mzk proves lies in this field. */
 export const BN128_FIELD_MODULUS = "21888242871839275222246405745257275088548364400416034343698204186575808495617"
 
-/** The built artifacts of a ready circuit, by digest (`r1cs`/`sym` where the build has them). */
+/**
+ * The built artifacts of a ready circuit, by digest (`r1cs`/`sym` where the build has them). An
+ * `ultra_honk` circuit (a Noir program) has no witness wasm nor zkey: `wasm` is its program JSON
+ * (ABI and ACIR, what the prover executes) and `zkey` its UltraHonk verification key's bytes, so
+ * the prover finds them, and storage keeps them, the way it does every circuit's.
+ */
 export const CircuitArtifacts = Schema.Struct({
   wasm: Digest,
   zkey: Digest,
@@ -106,6 +111,16 @@ export const CircuitSource = Schema.Union(
     sample_inputs: Schema.optionalWith(Digest, { exact: true }),
     /** The system the upload named; absent when it named none (the zkey's header decides). */
     proving_system: Schema.optionalWith(ProvingSystem, { exact: true })
+  }),
+  /** A Noir project (`Nargo.toml` + the `.nr` files under `src/`), each file by its path in the upload; proven with UltraHonk. */
+  Schema.Struct({
+    kind: Schema.Literal("noir"),
+    files: Schema.Record({ key: Schema.String, value: Digest })
+  }),
+  /** A prebuilt Noir program (`nargo compile`'s `target/<name>.json`: ABI and ACIR); proven with UltraHonk. */
+  Schema.Struct({
+    kind: Schema.Literal("noir_program"),
+    program: Digest
   })
 )
 export type CircuitSource = typeof CircuitSource.Type
@@ -183,8 +198,10 @@ export const CircuitFailedData = Schema.Struct({
  */
 export const circuitDigests = (circuit: Pick<StoredCircuit, "source" | "artifacts">): ReadonlyArray<Digest> => {
   const { artifacts, source } = circuit
-  const digests = source.kind === "circom"
+  const digests = source.kind === "circom" || source.kind === "noir"
     ? Object.values(source.files)
+    : source.kind === "noir_program"
+    ? [source.program]
     : [source.wasm, source.zkey, source.sym, ...(source.r1cs === null ? [] : [source.r1cs]),
       ...(source.sample_inputs === undefined ? [] : [source.sample_inputs])]
   if (artifacts !== null) {

@@ -23,6 +23,16 @@ export const buildFileSize = (file: BuildFile): number => (file instanceof Uint8
 /** One build's input: what was uploaded, the large prebuilt artifacts as they are stored. */
 export type BuildInput =
   | {
+    /** A Noir project: `Nargo.toml` and the `.nr` files under `src/` by their paths in the upload. */
+    readonly kind: "noir"
+    readonly files: Readonly<Record<string, Uint8Array>>
+  }
+  | {
+    /** A prebuilt Noir program JSON (`nargo compile`'s output). */
+    readonly kind: "noir_program"
+    readonly program: Uint8Array
+  }
+  | {
     readonly kind: "circom"
     /** Path of the main file among `files`. */
     readonly main: string
@@ -59,8 +69,11 @@ export interface BuildOutput {
   readonly inputs: ReadonlyArray<CircuitInput>
   readonly public_signals: ReadonlyArray<string>
   readonly verification_key: unknown
-  /** The system the zkey is set up for (given back as asked, or read from a prebuilt zkey's header). */
-  readonly proving_system: SetupSystem
+  /**
+   * The system the zkey is set up for (given back as asked, or read from a prebuilt zkey's header);
+   * `ultra_honk` for a Noir program, whose `wasm` is the program JSON and `zkey` the verification key.
+   */
+  readonly proving_system: ProvingSystem
   readonly development_only: boolean
 }
 
@@ -89,7 +102,15 @@ export type SourceSetup =
 export class CircuitCompiler extends Context.Tag("@mzk/core/CircuitCompiler")<CircuitCompiler, {
   /** Known when the compiler is made, so an upload is refused, or marked `development_only`, when it arrives. */
   readonly sourceSetup: SourceSetup
+  /**
+   * Whether Noir programs can be proven here: they need the operator's UltraHonk CRS (absent: not
+   * available, uploads of Noir programs are refused as circom sources are without a ptau).
+   */
+  readonly noirSetup?: SourceSetup
   readonly build: (input: BuildInput) => Effect.Effect<BuildOutput, BuildFailure>
-  /** A Solidity contract that verifies proofs against this Groth16 verification key (snarkjs's template). */
+  /**
+   * A Solidity contract that verifies proofs against this verification key: snarkjs's template for
+   * its system, or bb.js's HonkVerifier for an UltraHonk key (`{ protocol: "ultra_honk", vk }`).
+   */
   readonly solidityVerifier: (verificationKey: unknown) => Effect.Effect<string, BuildFailure>
 }>() {}

@@ -45,8 +45,17 @@ export interface CreateCircuitInput {
  * `ultra_honk` (circom and snarkjs zkeys are not proven with it) and a prebuilt zkey whose header
  * names another system than the one asked for, naming the field.
  */
-const uploadSystem = (input: CreateCircuitInput): Effect.Effect<{ readonly system: SetupSystem; readonly source: UploadSource }, InvalidRequest> => {
+const uploadSystem = (input: CreateCircuitInput): Effect.Effect<{ readonly system: ProvingSystem; readonly source: UploadSource }, InvalidRequest> => {
   const asked = input.proving_system
+  if (input.source.kind === "noir" || input.source.kind === "noir_program") {
+    // A Noir program is proven with UltraHonk and nothing else here.
+    return asked === undefined || asked === "ultra_honk"
+      ? Effect.succeed({ system: "ultra_honk", source: input.source })
+      : Effect.fail(invalidRequest([{
+        path: "proving_system",
+        message: `a Noir program is proven with ultra_honk, not ${asked}; send ultra_honk or leave proving_system out`
+      }]))
+  }
   if (asked !== undefined && !(SETUP_SYSTEMS as ReadonlyArray<string>).includes(asked)) {
     return Effect.fail(invalidRequest([{
       path: "proving_system",
@@ -74,6 +83,9 @@ const uploadSystem = (input: CreateCircuitInput): Effect.Effect<{ readonly syste
     source: explicit === undefined ? input.source : { ...input.source, proving_system: explicit }
   })
 }
+
+/** Why a Noir upload is refused by a compiler that says nothing of Noir (one made before it could prove them). */
+const NO_NOIR_CRS_MESSAGE = "This server cannot prove Noir programs: it has no UltraHonk CRS (--noir-crs DIR); nothing was stored"
 
 /** The circuits `@mzk/circuits` ships, as records of owner `builtin`, visible to every account. */
 export class BuiltinCircuits extends Context.Tag("@mzk/core/BuiltinCircuits")<BuiltinCircuits, {
@@ -190,7 +202,12 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
           // storing anything, and the record says from the start what kind of setup it gets.
           const setup = compiler.sourceSetup
           if (input.source.kind === "circom" && !setup.available) return yield* new SetupUnavailable({ message: setup.message })
-          const developmentOnly = input.source.kind === "circom" && setup.available && setup.developmentOnly
+          const noir = input.source.kind === "noir" || input.source.kind === "noir_program"
+          const noirSetup = compiler.noirSetup ?? { available: false, message: NO_NOIR_CRS_MESSAGE }
+          if (noir && !noirSetup.available) return yield* new SetupUnavailable({ message: noirSetup.message })
+          const developmentOnly = noir
+            ? noirSetup.available && noirSetup.developmentOnly
+            : input.source.kind === "circom" && setup.available && setup.developmentOnly
           if (Option.isSome(builtins.get(fields.name))) return yield* builtinTaken(fields.name)
           // Checked again atomically by the insert; this only spares storing an upload bound to be refused.
           const existing = yield* repo.getByName(accountId, fields.name)

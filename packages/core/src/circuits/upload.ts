@@ -16,7 +16,7 @@ export type UploadedArtifact = Uint8Array | StagedArtifact
 
 /** What an upload holds: a build's input, with prebuilt artifacts possibly staged rather than in memory. */
 export type UploadSource =
-  | Extract<BuildInput, { readonly kind: "circom" }>
+  | Extract<BuildInput, { readonly kind: "circom" | "noir" | "noir_program" }>
   | {
     readonly kind: "artifacts"
     readonly wasm: UploadedArtifact
@@ -84,6 +84,20 @@ const sampleInputsProblem = (bytes: Uint8Array): string | undefined => {
  * (`uploadPathProblem`) and the main file one of the uploaded files; sample inputs a JSON object.
  */
 export const checkBuildInput = (source: UploadSource): Effect.Effect<void, InvalidRequest> => {
+  if (source.kind === "noir_program") return Effect.void
+  if (source.kind === "noir") {
+    const details = Object.keys(source.files).flatMap((path) => {
+      const problem = uploadPathProblem(path)
+      return problem === undefined ? [] : [{ path: "noir_sources", message: problem }]
+    })
+    if (details.length === 0 && !Object.hasOwn(source.files, "Nargo.toml")) {
+      details.push({ path: "noir_sources", message: "a Noir upload needs its Nargo.toml (a part whose filename is Nargo.toml)" })
+    }
+    if (details.length === 0 && !Object.hasOwn(source.files, "src/main.nr")) {
+      details.push({ path: "noir_sources", message: "a Noir upload needs src/main.nr, the program's entry point" })
+    }
+    return details.length === 0 ? Effect.void : Effect.fail(invalidRequest(details))
+  }
   if (source.kind !== "circom") {
     const problem = source.sample_inputs === undefined ? undefined : sampleInputsProblem(source.sample_inputs)
     return problem === undefined ? Effect.void : Effect.fail(invalidRequest([{ path: "sample_inputs", message: problem }]))
@@ -106,6 +120,15 @@ export const storeSource = (
   artifacts: ArtifactsRepo["Type"],
   source: UploadSource
 ): Effect.Effect<CircuitSource, StorageError> => {
+  if (source.kind === "noir_program") {
+    return Effect.map(artifacts.put(source.program), (program): CircuitSource => ({ kind: "noir_program", program }))
+  }
+  if (source.kind === "noir") {
+    return Effect.map(
+      Effect.forEach(Object.entries(source.files), ([path, bytes]) => Effect.map(artifacts.put(bytes), (digest) => [path, digest] as const)),
+      (entries): CircuitSource => ({ kind: "noir", files: Object.fromEntries(entries) as Record<string, Digest> })
+    )
+  }
   if (source.kind === "circom") {
     return Effect.map(
       Effect.forEach(Object.entries(source.files), ([path, bytes]) => Effect.map(artifacts.put(bytes), (digest) => [path, digest] as const)),
@@ -147,6 +170,15 @@ export const loadSource = <E>(
       found._tag === "Some"
         ? Effect.succeed<StoredBuildFile>({ digest, size: found.value.size, chunks: found.value.chunks })
         : Effect.fail(missing(digest)))
+  if (source.kind === "noir_program") {
+    return Effect.map(load(source.program), (program): BuildInput => ({ kind: "noir_program", program }))
+  }
+  if (source.kind === "noir") {
+    return Effect.map(
+      Effect.forEach(Object.entries(source.files), ([path, digest]) => Effect.map(load(digest), (bytes) => [path, bytes] as const)),
+      (entries): BuildInput => ({ kind: "noir", files: Object.fromEntries(entries) })
+    )
+  }
   if (source.kind === "circom") {
     return Effect.map(
       Effect.forEach(Object.entries(source.files), ([path, digest]) => Effect.map(load(digest), (bytes) => [path, bytes] as const)),

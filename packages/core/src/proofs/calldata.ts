@@ -19,6 +19,8 @@ export interface SolidityCalldata {
   readonly arguments:
     | readonly [a: Pair, b: readonly [Pair, Pair], c: Pair, publicSignals: ReadonlyArray<string>]
     | readonly [proof: ReadonlyArray<string>, publicSignals: ReadonlyArray<string>]
+    /** UltraHonk: the proof bytes and the public inputs as 32-byte words, 0x-hex as `cast` and ethers take them. */
+    | readonly [proof: string, publicInputs: ReadonlyArray<string>]
   /** `0x` + the 4-byte selector + the static ABI words, ready to send as a transaction's or `eth_call`'s data. */
   readonly calldata: string
 }
@@ -128,7 +130,28 @@ const encodeUniversal = (proof: SnarkjsProof, publicSignals: ReadonlyArray<strin
   }
 }
 
-/** The verifier call for a proof of any system mzk proves with snarkjs (groth16, plonk, fflonk). */
+/**
+ * The `verify(bytes proof, bytes32[] publicInputs)` call of bb.js's HonkVerifier: both arguments
+ * are dynamic, so the head holds their offsets, then the proof's length and bytes (padded to a
+ * word), then the inputs' count and words.
+ */
+const encodeUltraHonk = (proof: SnarkjsProof, publicSignals: ReadonlyArray<string>): SolidityCalldata => {
+  const bytes = proof["proof"]
+  if (typeof bytes !== "string" || !/^0x([0-9a-fA-F]{64})+$/.test(bytes)) refuse("proof is not whole 32-byte words of 0x-hex")
+  const data = bytes.slice(2).toLowerCase()
+  const signals = publicSignals.map((s, i) => canonical(s, BN128_R, `public_signals[${i}]`))
+  const signature = "verify(bytes,bytes32[])"
+  const proofLength = data.length / 2
+  const words = [64n, BigInt(64 + 32 + proofLength), BigInt(proofLength)].map(word).join("") + data +
+    [BigInt(signals.length), ...signals].map(word).join("")
+  return {
+    function: signature,
+    arguments: [`0x${data}`, signals.map((s) => `0x${word(s)}`)],
+    calldata: `0x${functionSelector(signature)}${words}`
+  }
+}
+
+/** The verifier call for a proof of any system mzk proves (groth16, plonk, fflonk with snarkjs; ultra_honk with bb.js). */
 export const proofCalldata = (
   proof: SnarkjsProof,
   publicSignals: ReadonlyArray<string>
@@ -141,6 +164,8 @@ export const proofCalldata = (
         case "plonk":
         case "fflonk":
           return encodeUniversal(proof, publicSignals)
+        case "ultra_honk":
+          return encodeUltraHonk(proof, publicSignals)
         default:
           return refuse(`the proof's protocol ${JSON.stringify(proof.protocol)} has no Solidity verifier here`)
       }

@@ -174,7 +174,10 @@ export const Proof = Schema.Struct({
   proving_system: ProvingSystem,
   status: ProofStatus,
   public_inputs: PublicInputs.annotations({ description: "Public signal names → decimal strings (field elements do not fit a JSON number)" }),
-  proof_blob: Schema.NullOr(Schema.String).annotations({ description: "base64 of the snarkjs proof JSON" }),
+  proof_blob: Schema.NullOr(Schema.String).annotations({
+    description: "base64 of the snarkjs proof JSON (`ultra_honk`: `{protocol, curve, proof}`, proof bb.js's proof bytes as " +
+      "0x-hex, its public inputs apart, as `public_inputs`)"
+  }),
   error: Schema.NullOr(ProofError),
   duration_ms: Schema.NullOr(Schema.Int).annotations({
     description: "Generation time: from the worker starting the proof (`started_at`) to its settling (`finished_at`), " +

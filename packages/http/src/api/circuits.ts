@@ -21,7 +21,7 @@ export const Circuit = Schema.Struct({
   status: CircuitStatus,
   error: Schema.NullOr(CircuitError).annotations({ description: "Why the build failed; `file` and `line` locate a compiler error" }),
   description: Schema.NullOr(Schema.String),
-  constraints: Schema.NullOr(Schema.Int).annotations({ description: "R1CS constraints; null until the circuit is ready" }),
+  constraints: Schema.NullOr(Schema.Int).annotations({ description: "R1CS constraints (a Noir program: its UltraHonk gates before padding); null until the circuit is ready" }),
   inputs: Schema.Array(CircuitInput).annotations({
     description: "The input signals of `main`; an array input takes nested JSON arrays, outermost dimension first"
   }),
@@ -45,7 +45,8 @@ export const Circuit = Schema.Struct({
 export const CircuitWithKey = Schema.Struct({
   ...Circuit.fields,
   verification_key: Schema.Unknown.annotations({
-    description: "The verification key of `proving_system` as snarkjs exports it; null until ready"
+    description: "The verification key of `proving_system` as snarkjs exports it (`ultra_honk`: `{protocol, curve, vk}`, vk " +
+      "bb.js's key bytes as 0x-hex, what its UltraHonkBackend and HonkVerifier take); null until ready"
   })
 }).annotations({ identifier: "CircuitWithKey" })
 
@@ -75,13 +76,24 @@ export const CircuitUpload = HttpApiSchema.Multipart(
     proving_system: Schema.optional(ProvingSystem.annotations({
       description: "Circom sources: the system to set up for, `groth16` (default: a fresh phase-2 contribution on the server's " +
         "powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit ceremony). Prebuilt: the system the zkey " +
-        "must be of (default: what its header says); a zkey of another system is 400. `ultra_honk` is for Noir programs (400 here)"
+        "must be of (default: what its header says); a zkey of another system is 400. Noir programs (`noir_sources`, `noir_program`): `ultra_honk`, implied; any other is 400"
     })),
     main: file("Circom sources: the main circuit file. Its filename is its path in the upload (`circuit.circom`)"),
     sources: Schema.optional(
       Schema.Array(UploadedFile).annotations({
         description: "Circom sources: every other file `main` includes, repeated; each filename its relative path (`lib/util.circom`)"
       })
+    ),
+    noir_sources: Schema.optional(
+      Schema.Array(UploadedFile).annotations({
+        description: "A Noir program (proven with `ultra_honk`): its `Nargo.toml` and every `.nr` file under `src/` " +
+          "(`src/main.nr` and the modules it declares), repeated, each filename its path in the project. A `bin` package " +
+          "without `[dependencies]` (they would be fetched from the network)"
+      })
+    ),
+    noir_program: file(
+      "A prebuilt Noir program (proven with `ultra_honk`): the JSON `nargo compile` writes (`target/<name>.json`), from " +
+        "noirc of the version the server names in a refusal"
     ),
     wasm: stagedFile("Prebuilt: the witness calculator circom wrote (`--wasm`)"),
     zkey: stagedFile("Prebuilt: the bn128 proving key (snarkjs `.zkey`) of groth16, plonk or fflonk; its header names the system"),
@@ -115,7 +127,11 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
         OpenApi.Description,
         "Upload a circuit as `multipart/form-data`: a `name` field (optionally `description`) and either circom sources " +
           "(the file part `main`, plus any files it includes as repeated `sources` parts, each filename its relative path) " +
-          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`). Only the files `main` " +
+          "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`), or a Noir program " +
+          "(`noir_sources`: `Nargo.toml` and `src/*.nr`, or `noir_program`: the program JSON nargo writes), compiled with " +
+          "noir_wasm and proven with UltraHonk (`proving_system` `ultra_honk`; its inputs are the program's parameters by " +
+          "name, its public signals its public parameters then its public return value). A Noir upload to a server without " +
+          "an UltraHonk CRS is 409 `setup_unavailable`. Only the files `main` " +
           "includes, directly or through other uploaded files, are compiled; any other `sources` part is ignored. Includes resolve " +
           "as circom resolves them: from the including file's folder among the uploaded files, then from circomlib " +
           "(`circomlib/circuits/…`); one that finds neither fails the build with `compile_error` at its file and line. Answers " +
@@ -172,7 +188,8 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
         OpenApi.Description,
         "A Solidity contract that verifies the circuit's proofs on chain (`verifyProof`, as `GET /proofs/{id}/calldata` " +
           "calls it): snarkjs's verifier of the circuit's `proving_system`, or of `?proving_system=` (one of its " +
-          "`proving_systems`; another is 400). Only for a ready circuit."
+          "`proving_systems`; another is 400); for a Noir program (`ultra_honk`), bb.js's HonkVerifier " +
+          "(`verify(bytes,bytes32[])`) with the server's CRS. Only for a ready circuit."
       )
   )
   .middleware(Authentication)

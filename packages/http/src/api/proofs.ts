@@ -29,7 +29,13 @@ export const ProofCalldata = Schema.Struct({
     Schema.Tuple(
       Schema.Array(Uint256).annotations({ description: "the proof's 24 words, in the order snarkjs's verifier reads them" }),
       Schema.Array(Uint256).annotations({ description: "the public signals, in the circuit's `public_signals` order" })
-    ).annotations({ description: "PLONK and FFLONK: the proof, the public signals" })
+    ).annotations({ description: "PLONK and FFLONK: the proof, the public signals" }),
+    Schema.Tuple(
+      Schema.String.pipe(Schema.pattern(/^0x[0-9a-f]*$/)).annotations({ description: "the proof's bytes, 0x-hex" }),
+      Schema.Array(Schema.String.pipe(Schema.pattern(/^0x[0-9a-f]{64}$/))).annotations({
+        description: "the public signals as bytes32 words, in the circuit's `public_signals` order"
+      })
+    ).annotations({ description: "UltraHonk: `verify(bytes,bytes32[])` of bb.js's HonkVerifier: the proof, the public inputs" })
   ),
   calldata: Schema.String.pipe(Schema.pattern(/^0x[0-9a-f]*$/)).annotations({
     description: "The ABI-encoded call (selector and arguments), ready to send to the verifier contract"

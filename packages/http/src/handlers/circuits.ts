@@ -21,6 +21,7 @@ import { implement } from "./handler.js"
 type Upload = typeof CircuitUpload.Type
 
 const CIRCOM_PARTS = ["main", "sources"] as const
+const NOIR_PARTS = ["noir_sources", "noir_program"] as const
 const PREBUILT_PARTS = ["wasm", "zkey", "sym", "r1cs", "sample_inputs"] as const
 const REQUIRED_PREBUILT = ["wasm", "zkey", "sym"] as const
 
@@ -30,9 +31,11 @@ const REQUIRED_PREBUILT = ["wasm", "zkey", "sym"] as const
  * where a part declares none). Anything else is most likely the wrong file in the wrong part.
  */
 const isText = (type: string) => type.startsWith("text/")
-const ACCEPTED: Record<(typeof CIRCOM_PARTS)[number] | (typeof PREBUILT_PARTS)[number], readonly [(type: string) => boolean, string]> = {
+const ACCEPTED: Record<(typeof CIRCOM_PARTS)[number] | (typeof NOIR_PARTS)[number] | (typeof PREBUILT_PARTS)[number], readonly [(type: string) => boolean, string]> = {
   main: [(type) => isText(type) || type === "application/octet-stream", "a text type or application/octet-stream"],
   sources: [(type) => isText(type) || type === "application/octet-stream", "a text type or application/octet-stream"],
+  noir_sources: [(type) => isText(type) || type === "application/octet-stream" || type === "application/toml", "a text type or application/octet-stream"],
+  noir_program: [(type) => ["application/json", "application/octet-stream", "text/plain"].includes(type), "application/json"],
   wasm: [(type) => ["application/wasm", "application/octet-stream", "text/plain"].includes(type), "application/wasm or application/octet-stream"],
   zkey: [(type) => ["application/octet-stream", "text/plain"].includes(type), "application/octet-stream"],
   sym: [(type) => ["application/octet-stream", "text/plain"].includes(type), "text/plain or application/octet-stream"],
@@ -56,6 +59,8 @@ const refuse = (message: string, details: ReadonlyArray<ErrorDetail>) => Effect.
 export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, InvalidRequest> => {
   const circom = CIRCOM_PARTS.filter((part) => upload[part] !== undefined)
   const prebuilt = PREBUILT_PARTS.filter((part) => upload[part] !== undefined)
+  const noir = NOIR_PARTS.filter((part) => upload[part] !== undefined)
+  if (noir.length > 0) return noirInputOf(upload, noir, [...circom, ...prebuilt])
   if (circom.length > 0 && prebuilt.length > 0) {
     return refuse(
       "An upload is either circom sources (main, sources) or prebuilt artifacts (wasm, zkey, sym, r1cs, sample_inputs), not both",
@@ -63,8 +68,8 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
     )
   }
   if (circom.length === 0 && prebuilt.length === 0) {
-    return refuse("The upload holds no circuit: send main (and its sources), or wasm, zkey and sym", [
-      { path: "main", message: "missing: the main circom file (or send the prebuilt wasm, zkey and sym)" }
+    return refuse("The upload holds no circuit: send main (and its sources), or wasm, zkey and sym, or a Noir program", [
+      { path: "main", message: "missing: the main circom file (or send the prebuilt wasm, zkey and sym, or noir_sources)" }
     ])
   }
   const details: Array<ErrorDetail> = []
@@ -113,6 +118,57 @@ export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, 
     ...(upload.sample_inputs === undefined ? {} : { sample_inputs: upload.sample_inputs.bytes })
   }
   return Effect.succeed({ ...fields, source })
+}
+
+/**
+ * A Noir upload (sources or a prebuilt program, not both, and nothing of circom's) as a build
+ * input, or 400 naming each part at fault.
+ */
+const noirInputOf = (
+  upload: Upload,
+  noir: ReadonlyArray<(typeof NOIR_PARTS)[number]>,
+  others: ReadonlyArray<string>
+): Effect.Effect<CreateCircuitInput, InvalidRequest> => {
+  if (others.length > 0) {
+    return refuse(
+      "A Noir upload (noir_sources or noir_program) cannot also hold circom sources or prebuilt circom artifacts",
+      others.map((part) => ({ path: part, message: `cannot be sent with ${noir.join(" and ")}` }))
+    )
+  }
+  if (noir.length > 1) {
+    return refuse("A Noir upload is its sources or its prebuilt program, not both", [
+      { path: "noir_program", message: "cannot be sent with noir_sources" }
+    ])
+  }
+  const details: Array<ErrorDetail> = []
+  // proving_system goes on to the core, which refuses anything but ultra_honk for a Noir program.
+  const fields = {
+    name: upload.name,
+    ...(upload.description === undefined ? {} : { description: upload.description }),
+    ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
+  }
+  const typed = (part: (typeof NOIR_PARTS)[number], path: string, file: UploadedFile) => {
+    const [accepts, accepted] = ACCEPTED[part]
+    if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })
+  }
+  if (upload.noir_program !== undefined) {
+    typed("noir_program", "noir_program", upload.noir_program)
+    if (details.length > 0) return refuse("The upload's Noir program is not acceptable", details)
+    return Effect.succeed({ ...fields, source: { kind: "noir_program", program: upload.noir_program.bytes } })
+  }
+  const files: Record<string, Uint8Array> = Object.create(null)
+  upload.noir_sources?.forEach((file, i) => {
+    const path = `noir_sources.${i}`
+    typed("noir_sources", path, file)
+    const problem = pathProblem(file.filename)
+    if (problem !== undefined) return void details.push({ path, message: problem })
+    if (Object.hasOwn(files, file.filename!)) {
+      return void details.push({ path, message: `the path ${JSON.stringify(file.filename)} is sent more than once` })
+    }
+    files[file.filename!] = file.bytes
+  })
+  if (details.length > 0) return refuse("The upload's Noir sources are not acceptable", details)
+  return Effect.succeed({ ...fields, source: { kind: "noir", files } })
 }
 
 const notFound = (name: string) =>

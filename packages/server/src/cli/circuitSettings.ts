@@ -11,6 +11,7 @@ export type CircuitSettings = SettingValues<typeof circuitsGroup>
 /** The parsed options as the composition root takes them. */
 export const circuitsOptions = (settings: CircuitSettings): CircuitsOptions => ({
   ptau: settings.ptau,
+  noirCrs: settings.noirCrs,
   developmentPtau: settings.devPtau ? { power: settings.devPtauPower, dir: settings.devPtauDir } : undefined,
   cacheDir: settings.cacheDir,
   proverMemoryBytes: settings.proverMemory,

@@ -1,9 +1,9 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG, type UploadSource } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
-import { MzkCore } from "./lazy.js"
+import { loadMzk, MzkCore } from "./lazy.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
 import { database, wroteTo } from "./database.js"
 import { CommandFailed } from "./failures.js"
@@ -29,7 +29,28 @@ const circomFilesUnder = (dir: string): Array<readonly [string, string]> =>
       return [relative(dir, path).split(sep).join("/"), path] as const
     })
 
+/**
+ * A Noir project folder as an upload: its `Nargo.toml` and every `.nr` file under `src/`, by their
+ * paths in the project (`target/` and anything else nargo does not compile stay behind).
+ */
+const noirProjectFiles = (dir: string): Record<string, Uint8Array> => {
+  const files: Record<string, Uint8Array> = Object.create(null)
+  const manifest = join(dir, "Nargo.toml")
+  if (existsSync(manifest)) files["Nargo.toml"] = readFileSync(manifest)
+  const src = join(dir, "src")
+  if (existsSync(src)) {
+    for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith(".nr")) continue
+      const path = join(entry.parentPath, entry.name)
+      files[relative(dir, path).split(sep).join("/")] = readFileSync(path)
+    }
+  }
+  return files
+}
+
 interface SourceFlags {
+  readonly noir: Option.Option<string>
+  readonly noirProgram: Option.Option<string>
   readonly circom: Option.Option<string>
   readonly include: ReadonlyArray<string>
   readonly wasm: Option.Option<string>
@@ -65,6 +86,16 @@ const reachable = (main: string, files: Record<string, Uint8Array>): Effect.Effe
  * that it includes, or the three prebuilt artifacts.
  */
 const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.ValidationError> => {
+  const circomFlags = [flags.circom, flags.wasm, flags.zkey, flags.sym, flags.r1cs, flags.sampleInputs]
+  if (Option.isSome(flags.noir) || Option.isSome(flags.noirProgram)) {
+    if (circomFlags.some(Option.isSome) || flags.include.length > 0 || (Option.isSome(flags.noir) && Option.isSome(flags.noirProgram))) {
+      return Effect.fail(usage("Give one of --noir DIR (a Noir project), --noir-program FILE, --circom or the prebuilt --wasm, --zkey and --sym"))
+    }
+    if (Option.isSome(flags.noirProgram)) {
+      return Effect.succeed({ source: { kind: "noir_program", program: readFileSync(flags.noirProgram.value) }, ignored: [] })
+    }
+    return Effect.succeed({ source: { kind: "noir", files: noirProjectFiles(Option.getOrThrow(flags.noir)) }, ignored: [] })
+  }
   if (Option.isSome(flags.circom)) {
     if ([flags.wasm, flags.zkey, flags.sym, flags.r1cs, flags.sampleInputs].some(Option.isSome)) {
       return Effect.fail(usage("Give either --circom (sources) or --wasm, --zkey and --sym (prebuilt artifacts), not both"))
@@ -95,7 +126,10 @@ const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.V
       ignored: []
     })
   }
-  return Effect.fail(usage("Give --circom main.circom [--include DIR …], or prebuilt --wasm F --zkey F --sym F [--r1cs F] [--sample-inputs F]"))
+  return Effect.fail(usage(
+    "Give --circom main.circom [--include DIR …], or prebuilt --wasm F --zkey F --sym F [--r1cs F] [--sample-inputs F], " +
+      "or a Noir program: --noir DIR (Nargo.toml + src/*.nr) or --noir-program FILE (nargo's target/<name>.json)"
+  ))
 }
 
 /** A circuit as `--json` prints it: the API's record, without its verification key. */
@@ -130,6 +164,14 @@ const add = Command.make("add", {
   account,
   database,
   circom: Options.file("circom", { exists: "yes" }).pipe(Options.withDescription("The main circuit file"), Options.optional),
+  noir: Options.directory("noir", { exists: "yes" }).pipe(
+    Options.withDescription("A Noir project folder (Nargo.toml and src/*.nr), compiled here and proven with UltraHonk"),
+    Options.optional
+  ),
+  noirProgram: Options.file("noir-program", { exists: "yes" }).pipe(
+    Options.withDescription("A prebuilt Noir program (nargo compile's target/<name>.json), proven with UltraHonk"),
+    Options.optional
+  ),
   include: Options.directory("include", { exists: "yes" }).pipe(
     Options.withDescription("A directory of circom files the main file includes (repeatable); circomlib is always available"),
     repeatable
@@ -145,10 +187,11 @@ const add = Command.make("add", {
     Options.optional
   ),
   description: Options.text("description").pipe(Options.optional),
-  provingSystem: Options.choice("proving-system", ["groth16", "plonk", "fflonk"] as const).pipe(
+  provingSystem: Options.choice("proving-system", ["groth16", "plonk", "fflonk", "ultra_honk"] as const).pipe(
     Options.withDescription(
       "Circom sources: set up for groth16 (default: a phase-2 contribution), plonk or fflonk (the powers of tau alone); " +
-        "prebuilt: the system the zkey must be of (default: its header decides)"
+        "prebuilt: the system the zkey must be of (default: its header decides); --noir and --noir-program: ultra_honk " +
+        "(implied; the only one they take)"
     ),
     Options.optional
   ),
@@ -165,7 +208,7 @@ const add = Command.make("add", {
     const options = circuitsOptions(flags)
     const { developmentSetupIsNative, prepareDevelopmentPtau } = yield* loadCircuits
     // Made (once) before the build starts, so making it does not count against the build's time limit.
-    const universal = Option.isSome(flags.provingSystem) && flags.provingSystem.value !== "groth16"
+    const universal = Option.isSome(flags.provingSystem) && (flags.provingSystem.value === "plonk" || flags.provingSystem.value === "fflonk")
     // PLONK/FFLONK always set up from a ptau, even where Groth16's development setup is native.
     if (
       source.kind === "circom" && options.ptau === undefined && options.developmentPtau !== undefined &&
@@ -177,6 +220,12 @@ const add = Command.make("add", {
         memoryBytes: options.buildMemoryBytes ?? DEFAULT_CIRCUITS_CONFIG.buildMemoryBytes
       }).pipe(Effect.either)
       if (made._tag === "Left") return yield* fail(`The development powers of tau could not be made: ${made.left.message}`)
+    }
+    const { noirCrsOf, prepareDevelopmentNoirCrs } = yield* loadMzk
+    const noir = noirCrsOf(options)
+    if ((source.kind === "noir" || source.kind === "noir_program") && noir?.development === true) {
+      const made = yield* prepareDevelopmentNoirCrs(noir).pipe(Effect.either)
+      if (made._tag === "Left") return yield* fail(made.left.message)
     }
     const accounts = yield* Accounts
     if (Option.isNone(yield* accounts.get(flags.account))) return yield* fail(`No account ${flags.account}; mzk accounts create makes one`)
@@ -204,7 +253,7 @@ const add = Command.make("add", {
     if (settled.status === "failed") return yield* fail(failure(settled))
     if (!flags.json) {
       yield* Console.log(
-        `Circuit ${settled.name} is ready: ${settled.constraints} constraints, public signals ${settled.public_signals.join(", ") || "(none)"}` +
+        `Circuit ${settled.name} is ready: ${settled.constraints} ${settled.proving_system === "ultra_honk" ? "gates (UltraHonk)" : "constraints"}, public signals ${settled.public_signals.join(", ") || "(none)"}` +
           (settled.development_only ? " (development-only setup: not for production)" : "")
       )
     }

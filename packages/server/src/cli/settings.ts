@@ -193,6 +193,10 @@ export const settings = {
   devPtau: setting({ flag: "dev-ptau", ...flag, description: "Development only: without --ptau, set circom uploads up from fresh local toxic waste (natively, any size; without the native addon, against a local powers of tau made once); such circuits are marked development_only", default: false }),
   devPtauPower: setting({ flag: "dev-ptau-power", ...int(1, 28), description: "Without the native addon only: the development powers of tau's power, circuits up to 2^power constraints (the native setup has no such cap)", default: 12 }),
   devPtauDir: setting({ flag: "dev-ptau-dir", label: "directory", schema: text("a directory"), description: "Without the native addon only: where the development powers of tau is kept", default: "./data/ptau" }),
+  noirCrs: optional({
+    flag: "noir-crs", label: "directory", schema: text("a directory"), shown: "none",
+    description: "The UltraHonk CRS Noir programs are proven against: a directory holding bn254_g1.dat and bn254_g2.dat (Aztec's ignition points, or made from your powers of tau; see docs/proving-systems-noir.md). Without it, Noir uploads are refused, except with --dev-ptau (a development CRS made in --dev-ptau-dir)"
+  }),
   cacheDir: setting({ flag: "cache-dir", label: "directory", schema: text("a directory"), description: "Where circuit artifacts read from the database are cached on local disk", default: "./data/cache" }),
   maxUploadSize: setting({ flag: "max-upload-size", label: "size", schema: size, description: "The largest circuit upload accepted", default: DEFAULT_CIRCUITS_CONFIG.maxUploadBytes, shown: "50MiB" }),
   maxCircuitsPerAccount: setting({ flag: "max-circuits-per-account", ...int(0), description: "Circuits an account may keep", default: DEFAULT_CIRCUITS_CONFIG.maxCircuitsPerAccount }),
@@ -283,7 +287,7 @@ export const coreGroup = pick(
   "maxActiveKeysPerAccount"
 )
 export const circuitsGroup = pick(
-  "ptau", "devPtau", "devPtauPower", "devPtauDir", "cacheDir", "proverMemory", "maxUploadSize", "maxCircuitsPerAccount",
+  "ptau", "noirCrs", "devPtau", "devPtauPower", "devPtauDir", "cacheDir", "proverMemory", "maxUploadSize", "maxCircuitsPerAccount",
   "maxCompilingPerAccount", "buildConcurrency", "buildTimeout", "buildMemory"
 )
 
