@@ -40,6 +40,8 @@ const RECORD_FIELDS = [
   "metadata",
   "name",
   "owner",
+  "proving_system",
+  "proving_systems",
   "public_signals",
   "status"
 ]

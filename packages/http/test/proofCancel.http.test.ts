@@ -38,7 +38,7 @@ afterAll(() => h.close())
 
 const PROOF_FIELDS = [
   "canceled_at", "circuit", "completed_at", "created_at", "deadline_at", "duration_ms", "error", "expires_at", "finished_at", "metadata",
-  "priority", "proof_blob", "proof_id", "proving_ms", "public_inputs", "queue_position", "queued_at", "started_at", "status", "type"
+  "priority", "proof_blob", "proof_id", "proving_ms", "proving_system", "public_inputs", "queue_position", "queued_at", "started_at", "status", "type"
 ]
 
 const statusOf = async (token: string, id: string) => (await h.call("GET", `/api/v1/proofs/${id}`, { token })).json.status as string

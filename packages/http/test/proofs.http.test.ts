@@ -25,6 +25,7 @@ const PROOF_FIELDS = [
   "proof_blob",
   "proof_id",
   "proving_ms",
+  "proving_system",
   "public_inputs",
   "queue_position",
   "queued_at",
