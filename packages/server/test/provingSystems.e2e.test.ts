@@ -7,13 +7,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
+import { callContract, compileContract, deployContract } from "../../../circuits/test/fixtures/evm.js"
 import { compileCircom, serverWithAccount, settle, snarkjsCli, uploadPrebuilt } from "./circuits.js"
 
 // PLONK and FFLONK through the HTTP API over a real port: circom sources uploaded with
 // `proving_system` are set up from the development ptau alone, proven in the prover pool, verified
 // by the API and by the snarkjs command line; the built-in multiplier is proven with each system;
-// every mismatch is a 400 naming the field. (The on-chain verifiers are checked in
-// circuits/test/systems.test.ts, where solc and the EVM are.)
+// every mismatch is a 400 naming the field; each circuit's verifier.sol, compiled by solc and run in
+// @ethereumjs/evm, accepts the API's calldata and refuses a tampered public signal.
 const MUL = `pragma circom 2.1.0;
 template Mul() {
   signal input a;
@@ -86,6 +87,17 @@ describe("proof systems over a real port", () => {
         const sol = yield* Effect.promise(() => api.send("GET", `/api/v1/circuits/${name}/verifier.sol`))
         expect(sol.status).toBe(200)
         expect(sol.text).toMatch(/function verifyProof/)
+        // On a chain: the API's verifier.sol, compiled by solc, accepts the API's calldata and refuses
+        // it with the public signal changed (33 → 34, the calldata's last word).
+        const contract = /contract (\w+)/.exec(sol.text)![1]!
+        const chain = yield* Effect.promise(() => deployContract(compileContract(sol.text, contract).bytecode))
+        const data: string = calldata.json.calldata
+        const accepted = yield* Effect.promise(() => callContract(chain, data))
+        expect([accepted.exceptionError, BigInt(accepted.returned)]).toEqual([undefined, 1n])
+        const tampered = `${data.slice(0, -64)}${(34n).toString(16).padStart(64, "0")}`
+        const refused = yield* Effect.promise(() => callContract(chain, tampered))
+        expect(refused.exceptionError === undefined && BigInt(refused.returned) === 1n).toBe(false)
+        console.log(`${contract}.verifyProof gas (${system}), the API's calldata: ${accepted.gas}`)
 
         // Another system of an uploaded circuit: 400 naming the field, nothing queued.
         const other = system === "plonk" ? "groth16" : "plonk"
