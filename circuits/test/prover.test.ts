@@ -192,7 +192,7 @@ describe("Proofs over the real prover", () => {
       expect(yield* Effect.promise(() => snarkjs.groth16.verify(vkeyOf("multiplier"), ["42"], proof))).toBe(true)
       expect((yield* proofs.verify(principal.account_id, value.proof_id)).valid).toBe(true)
       const events = (yield* (yield* EventsRepo).list(account.id, { limit: 10 })).items.map((e) => e.type)
-      expect(events).toEqual(["proof.completed", "proof.verified"])
+      expect(events).toEqual(["proof.verified", "proof.completed"])
     }).pipe(Effect.provide(ProofLoops.pipe(
       Layer.provideMerge(testCore(undefined, { prover: pool({ poolSize: 1, preload: ["multiplier"] }).pipe(Layer.orDie), builtins: BuiltinCircuitsLive })),
       Layer.provide(Layer.succeed(ProofsConfig, { ...DEFAULT_PROOFS_CONFIG, pollIntervalMs: 20 }))
