@@ -80,7 +80,13 @@ describe("compiling an API for the dispatcher", () => {
       "circuits.verifier": ["circuits:read", "-"],
       "events.list": ["events:read", "-"],
       "events.get": ["events:read", "-"],
-      "audit.list": ["audit:read", "-"]
+      "audit.list": ["audit:read", "-"],
+      "usage.get": ["proofs:read", "-"],
+      "verifications.create": ["proofs:verify", "metered"],
+      "verificationKeys.create": ["proofs:verify", "-"],
+      "verificationKeys.list": ["proofs:verify", "-"],
+      "verificationKeys.get": ["proofs:verify", "-"],
+      "verificationKeys.remove": ["proofs:verify", "-"]
     })
   })
 
