@@ -69,7 +69,8 @@ const setUp = (receiverOptions: ReceiverOptions = {}) =>
       Effect.promise(() =>
         eventually(async () => {
           const listed = await Effect.runPromise(call("GET", `/api/v1/webhooks/${webhookId}/deliveries`))
-          return listed.json.total === count ? listed.json.deliveries as Array<{ status_code: number }> : undefined
+          // The log lists newest first; the test reads it in the order the attempts were made.
+          return listed.json.total === count ? [...listed.json.deliveries as Array<{ status_code: number }>].reverse() : undefined
         }, 20_000))
     return { receiver, call, deliver, attemptsLogged }
   })
