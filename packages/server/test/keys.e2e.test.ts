@@ -19,7 +19,7 @@ describe("API keys over a real port, with the typed client", () => {
       expect(created.key).toMatch(/^mzk_/)
       expect(created.scopes).toEqual(["keys:read"])
       const listed = yield* client.keys.list()
-      expect(listed.keys.map((k) => k.name)).toEqual(["first", "from-client"])
+      expect(listed.keys.map((k) => k.name)).toEqual(["from-client", "first"])
       expect(JSON.stringify(listed)).not.toContain(created.key)
       yield* client.keys.revoke({ path: { id: created.id } })
       expect((yield* client.keys.list()).total).toBe(1)
