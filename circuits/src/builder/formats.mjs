@@ -137,11 +137,10 @@ export const curveName = (q) => (q === BN128_Q ? "bn128" : q === BLS12_381_Q ? "
 const ZKEY_PROTOCOLS = { 1: "groth16", 2: "plonk", 10: "fflonk" };
 
 /**
- * A PLONK or FFLONK zkey's counts: their headers open as Groth16's does (q, r, wires, public
- * signals, domain size), then the number of additions and of (PLONK) constraints. Their points are
- * checked by the build's proof of one witness, not one by one (the Groth16 checks do not apply).
+ * The opening every zkey header shares (Groth16, PLONK, FFLONK): q and r with their byte sizes,
+ * then `u32` reads the counts that follow; `offset()` is where the reader stands.
  */
-function readUniversalZkeyInfo(reader, sections, system) {
+function zkeyHeaderReader(reader, sections) {
   const s2 = only(sections, 2, "zkey");
   const h = reader.read(s2.start, s2.size);
   let o = 0;
@@ -151,14 +150,25 @@ function readUniversalZkeyInfo(reader, sections, system) {
     o += 4;
     return v;
   };
-  const n8q = u32();
-  if (o + n8q > h.length) throw new FormatError("zkey header too short");
-  const q = le(h, o, n8q);
-  o += n8q;
-  const n8r = u32();
-  if (o + n8r > h.length) throw new FormatError("zkey header too short");
-  const r = le(h, o, n8r);
-  o += n8r;
+  const field = () => {
+    const n8 = u32();
+    if (o + n8 > h.length) throw new FormatError("zkey header too short");
+    const value = le(h, o, n8);
+    o += n8;
+    return [n8, value];
+  };
+  const [n8q, q] = field();
+  const [n8r, r] = field();
+  return { size: s2.size, n8q, q, n8r, r, u32, offset: () => o };
+}
+
+/**
+ * A PLONK or FFLONK zkey's counts: their headers open as Groth16's does (q, r, wires, public
+ * signals, domain size), then the number of additions and of (PLONK) constraints. Their points are
+ * checked by the build's proof of one witness, not one by one (the Groth16 checks do not apply).
+ */
+function readUniversalZkeyInfo(reader, sections, system) {
+  const { q, r, u32 } = zkeyHeaderReader(reader, sections);
   if (q !== BN128_Q || r !== BN128_R) throw new FormatError(`the zkey is for curve ${curveName(q)}; mzk proves on bn128 only`);
   const nVars = u32();
   const nPublic = u32();
@@ -179,23 +189,8 @@ export function readZkeyInfo(bytes) {
   const system = ZKEY_PROTOCOLS[protocol];
   if (system === undefined) throw new FormatError(`the zkey is for protocol ${protocol}, not groth16, plonk or fflonk`);
   if (system !== "groth16") return readUniversalZkeyInfo(reader, sections, system);
-  const s2 = only(sections, 2, "zkey");
-  const h = reader.read(s2.start, s2.size);
-  let o = 0;
-  const u32 = () => {
-    if (o + 4 > h.length) throw new FormatError("zkey header too short");
-    const v = Number(le(h, o, 4));
-    o += 4;
-    return v;
-  };
-  const n8q = u32();
-  if (o + n8q > h.length) throw new FormatError("zkey header too short");
-  const q = le(h, o, n8q);
-  o += n8q;
-  const n8r = u32();
-  if (o + n8r > h.length) throw new FormatError("zkey header too short");
-  const r = le(h, o, n8r);
-  o += n8r;
+  const header = zkeyHeaderReader(reader, sections);
+  const { n8q, q, n8r, r, u32 } = header;
   const nVars = u32();
   const nPublic = u32();
   const domainSize = u32();
@@ -205,7 +200,7 @@ export function readZkeyInfo(bytes) {
   const sG1 = 2 * n8q;
   const sG2 = 4 * n8q;
   // alpha1, beta1, beta2, gamma2, delta1, delta2 follow the counts
-  if (s2.size !== o + 3 * sG1 + 3 * sG2) throw new FormatError("zkey header has the wrong size");
+  if (header.size !== header.offset() + 3 * sG1 + 3 * sG2) throw new FormatError("zkey header has the wrong size");
   if (nPublic + 1 > nVars) throw new FormatError("zkey header: more public signals than variables");
   if (domainSize === 0 || (domainSize & (domainSize - 1)) !== 0) throw new FormatError("zkey header: domain size is not a power of two");
   const expected = {
