@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
 import { callContract, compileContract, deployContract } from "../../../circuits/test/fixtures/evm.js"
+import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
 import { compileCircom, serverWithAccount, settle, snarkjsCli, uploadPrebuilt } from "./circuits.js"
 
 // PLONK and FFLONK through the HTTP API over a real port: circom sources uploaded with
@@ -15,15 +16,7 @@ import { compileCircom, serverWithAccount, settle, snarkjsCli, uploadPrebuilt } 
 // by the API and by the snarkjs command line; the built-in multiplier is proven with each system;
 // every mismatch is a 400 naming the field; each circuit's verifier.sol, compiled by solc and run in
 // @ethereumjs/evm, accepts the API's calldata and refuses a tampered public signal.
-const MUL = `pragma circom 2.1.0;
-template Mul() {
-  signal input a;
-  signal input b;
-  signal output c;
-  c <== a * b;
-}
-component main = Mul();
-`
+const MUL = MUL_SOURCE
 
 const upload = async (baseUrl: string, token: string, name: string, proving_system?: string) => {
   const form = new FormData()
