@@ -8,10 +8,11 @@
 // what makes `mzk --help` answer in a fraction of a second (docs/performance.md, "CLI start-up").
 //
 // What goes in: the workspace's own TypeScript (@mzk/*, through the `@mzk/source` condition, as
-// tsx would read it) and Effect's pure-JavaScript packages. What stays out, imported from where pnpm
-// installed it: every other package (drivers, native addons, snarkjs, circom2, prom-client), so a
-// native module or a package that reads files beside itself works as it does unbundled. The code is
-// split at each `import()`, so a command reads only the chunks it needs.
+// tsx would read it), Effect's pure-JavaScript packages and the few others a start reads (`BUNDLED`).
+// What stays out, imported from where pnpm installed it: every other package (drivers, native
+// addons, snarkjs, circom2, prom-client), so a native module or a package that reads files beside
+// itself works as it does unbundled. The code is split at each `import()`, so a command reads only
+// the chunks it needs.
 //
 // This bundle is for running mzk from this checkout; the published @mzk/server ships tsc's dist/.
 import { randomBytes } from "node:crypto"
@@ -29,10 +30,13 @@ const ENTRY = join(root, "packages", "server", "src", "cli.ts")
 
 /**
  * Bundled rather than imported from node_modules: pure JavaScript whose many small files are the
- * start-up cost. fast-check too: effect re-exports it whole (`export *`), which only a bundle can
- * leave out when unused.
+ * start-up cost (kysely's ESM build is over a hundred modules, yaml's dozens; @effect/cli imports
+ * yaml and toml at its start). fast-check too: effect re-exports it whole (`export *`), which only a
+ * bundle can leave out when unused. Packages with native addons, or that find files or workers
+ * beside themselves (snarkjs, circom2, the Noir packages), stay real imports.
  */
-const bundled = (name) => name === "effect" || name === "fast-check" || name.startsWith("@effect/") || (name.startsWith("@mzk/") && name !== "@mzk/prover-native")
+const BUNDLED = new Set(["effect", "fast-check", "pure-rand", "kysely", "yaml", "toml", "@noble/hashes", "proxy-addr", "ipaddr.js", "forwarded"])
+const bundled = (name) => BUNDLED.has(name) || name.startsWith("@effect/") || (name.startsWith("@mzk/") && name !== "@mzk/prover-native")
 const packageName = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
 const isBare = (specifier) => !/^(\.|\/|node:|[a-zA-Z]:)/.test(specifier)
 
@@ -56,6 +60,29 @@ const externals = {
       if (isBare(args.path) && !bundled(packageName(args.path))) return { path: pathToFileURL(resolved.path).href, external: true, sideEffects: false }
       return undefined
     })
+  }
+}
+
+/**
+ * @effect/cli reads config files in YAML, TOML and INI (`Options.file…`, which mzk does not use),
+ * and imports their parsers at its start: 150 KB of the start's JavaScript. Each is replaced by a
+ * module that loads the real parser, from where it was resolved, the first time it parses.
+ */
+const LAZY_PARSERS = /^(yaml|toml|ini)$/
+const lazyParsers = {
+  name: "mzk-lazy-parsers",
+  setup(build) {
+    build.onResolve({ filter: LAZY_PARSERS }, async (args) => {
+      if (args.pluginData?.mzkLazy === true) return undefined
+      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { mzkLazy: true, mzkResolving: true } })
+      if (resolved.errors.length > 0) return { errors: resolved.errors }
+      return { path: resolved.path, namespace: "mzk-lazy-parser" }
+    })
+    build.onLoad({ filter: /.*/, namespace: "mzk-lazy-parser" }, (args) => ({
+      // The path through a variable: a literal would be bundled again.
+      contents: `const path=${JSON.stringify(args.path)};let parser;export const parse=(...args)=>(parser??=require(path)).parse(...args);`,
+      loader: "js"
+    }))
   }
 }
 
@@ -98,12 +125,15 @@ export const bundle = async () => {
     minify: true,
     platform: "node",
     target: "node20",
+    // The CommonJS packages bundled (kysely's, yaml's dependencies) require Node's built-ins, which an
+    // ES module can only do through a require of its own.
+    banner: { js: "import{createRequire as __mzkRequire}from\"node:module\";const require=__mzkRequire(import.meta.url);" },
     conditions: ["@mzk/source"],
     // Stack traces (`--log-level debug`, scripts/mzk.mjs) name the sources.
     sourcemap: "linked",
     metafile: true,
     logLevel: "warning",
-    plugins: [externals, ownLocation]
+    plugins: [lazyParsers, externals, ownLocation]
   })
   writeFileSync(join(dir, "meta.json"), JSON.stringify(result.metafile))
   // What a change to makes this bundle stale: the workspace's files it read, and the lockfile (a dependency's version).

@@ -26,17 +26,12 @@ import { DeliveryWakeup } from "./webhooks/delivery/wakeup.js"
 import { RecoveryWakeup } from "./webhooks/recovery/wakeup.js"
 
 /**
- * Every core service, built over whatever storage, `Entropy`, `Prover`, `Verifier`, `BuiltinCircuits` and
- * `CircuitCompiler` (whose setup decides which uploads are taken) the caller provides. The one place core services are wired to each other; adapters are chosen by the
- * composition root, and the background loops (`ProofLoops`, `DeliveryEngine.layer`,
- * `CircuitBuilds.layer` with a `CircuitCompiler`) are built over this layer by whichever process
- * runs them.
+ * Accounts and their API keys, over what they record into (events, with the webhooks' fan-out,
+ * and the audit log) and the id maker: the part of the core that proves nothing, which is all that
+ * `mzk accounts create` and `mzk keys …` build, so they load neither circuits nor the prover.
+ * `CoreServices` is built over it, so both wire these services the same way.
  */
-export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLimits.layer, Webhooks.layer, Idempotency.layer,
-  Proofs.layer.pipe(Layer.provide(RateLimits.layer)), UsageReports.layer.pipe(Layer.provide(RateLimits.layer)),
-  Verifications.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
-  Layer.provideMerge(Circuits.layer),
-  Layer.provideMerge(WebhookReplay.layer),
+export const AccountServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer).pipe(
   Layer.provideMerge(Events.layer),
   // Who reacts to a recorded event, fixed here once: webhooks fan it out to deliveries in its transaction.
   Layer.provideMerge(EventSubscribers.layer(webhookEventSubscriber)),
@@ -46,14 +41,29 @@ export const CoreServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer, RateLi
   Layer.provideMerge(DeliveryWakeup.layer),
   // Shared by Webhooks and WebhookReplay (which start recoveries) and WebhookRecoveries (which runs them).
   Layer.provideMerge(RecoveryWakeup.layer),
+  // One id maker for every service, so ids made in order sort in order.
+  Layer.provideMerge(Ids.layer)
+)
+
+/**
+ * Every core service, built over whatever storage, `Entropy`, `Prover`, `Verifier`, `BuiltinCircuits` and
+ * `CircuitCompiler` (whose setup decides which uploads are taken) the caller provides. The one place core services are wired to each other; adapters are chosen by the
+ * composition root, and the background loops (`ProofLoops`, `DeliveryEngine.layer`,
+ * `CircuitBuilds.layer` with a `CircuitCompiler`) are built over this layer by whichever process
+ * runs them.
+ */
+export const CoreServices = Layer.mergeAll(RateLimits.layer, Webhooks.layer, Idempotency.layer,
+  Proofs.layer.pipe(Layer.provide(RateLimits.layer)), UsageReports.layer.pipe(Layer.provide(RateLimits.layer)),
+  Verifications.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
+  Layer.provideMerge(Circuits.layer),
+  Layer.provideMerge(WebhookReplay.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).
   Layer.provideMerge(ProofWakeup.layer),
   // Shared by Proofs (which nudges when it cancels a running proof) and the proof worker (which stops it).
   Layer.provideMerge(ProofCancelWakeup.layer),
   // Shared by Circuits (which nudges on uploads) and CircuitBuilds built over CoreServices (which listens).
   Layer.provideMerge(CircuitBuildWakeup.layer),
-  // One id maker for every service, so ids made in order sort in order.
-  Layer.provideMerge(Ids.layer)
+  Layer.provideMerge(AccountServices)
 )
 
 /**

@@ -7,15 +7,16 @@
  * CPU time (user + system) is printed beside: on a busy machine it is the closer to what the same
  * start takes on a quiet one.
  *
- * Rows: `node -e 0` (Node's own start, the floor), each command through the README's `pnpm -s mzk`
- * and through `node scripts/mzk.mjs` (the same bundle without pnpm: the difference is pnpm's own
- * start), and the bundle's making (what the root `postinstall` adds to `pnpm install`). With
- * `--tsx`, also `--help` read from the TypeScript sources through tsx, as `pnpm mzk` ran before.
+ * Rows: `node -e 0` (Node's own start, the floor), each command through the README's `./mzk` and
+ * through `pnpm -s mzk` (the same bundle behind pnpm: the difference is pnpm's own start), `--help`
+ * also as the first one after a new bundle (rendered by the CLI, then kept; later ones are printed
+ * from what was kept), and the bundle's making (what the root `postinstall` adds to `pnpm install`).
+ * With `--tsx`, also `--help` read from the TypeScript sources through tsx, as `pnpm mzk` ran before.
  *
  *   pnpm bench packages/server/bench/cli.ts [--runs 7] [--tsx]
  */
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -74,18 +75,23 @@ try {
     account_id: string
   }
   let n = 0
-  const mzk = (via: "pnpm" | "node", args: ReadonlyArray<string>) =>
-    via === "pnpm" ? ["pnpm", ["-s", "mzk", ...args]] as const : [process.execPath, ["scripts/mzk.mjs", ...args]] as const
+  const mzk = (via: "pnpm" | "sh", args: ReadonlyArray<string>) =>
+    via === "pnpm" ? ["pnpm", ["-s", "mzk", ...args]] as const : ["./mzk", args] as const
   const commands: ReadonlyArray<readonly [string, () => ReadonlyArray<string>]> = [
     ["--help", () => ["--help"]],
     ["accounts create", () => ["accounts", "create", "--name", `Bench ${++n}`, "--database", database, "--json"]],
     ["keys list", () => ["keys", "list", "--account", created.account_id, "--database", database]]
   ]
   measure("node -e 0", process.execPath, () => ["-e", "0"])
+  const current = JSON.parse(readFileSync(join(root, "node_modules", ".mzk-cli", "current.json"), "utf8")) as { dir: string }
+  measure("./mzk --help, first after a new bundle (rendered)", "./mzk", () => {
+    rmSync(join(root, "node_modules", ".mzk-cli", current.dir, "help"), { recursive: true, force: true })
+    return ["--help"]
+  })
   for (const [label, args] of commands) {
-    for (const via of ["pnpm", "node"] as const) {
+    for (const via of ["sh", "pnpm"] as const) {
       const [command] = mzk(via, [])
-      measure(`${via === "pnpm" ? "pnpm -s mzk" : "node scripts/mzk.mjs"} ${label}`, command, () => mzk(via, args())[1])
+      measure(`${via === "pnpm" ? "pnpm -s mzk" : "./mzk"} ${label}`, command, () => mzk(via, args())[1])
     }
   }
   if (values.tsx) {

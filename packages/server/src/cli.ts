@@ -20,7 +20,7 @@ import { describeFailure, stripAnsi, UsageError } from "./cli/failures.js"
 import { GLOBAL_OPTIONS, takeGlobals } from "./cli/globals.js"
 import { keysCommand } from "./cli/keys.js"
 import { verifyCommand } from "./cli/verify.js"
-import { loadMzk, MzkCore } from "./cli/lazy.js"
+import { loadMzk, MzkAccounts } from "./cli/lazy.js"
 import { coreGroup, coreOptions, LoadedConfigFile, optionsOf, parseConfigFile, serverGroup, settingsHelp, workerGroup } from "./cli/settings.js"
 
 /** The signal that stopped this process, for its last log line. */
@@ -121,7 +121,7 @@ const accountsCreate = Command.make("create", {
       ? JSON.stringify({ account_id: account.id, api_key: apiKey })
       : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)
     yield* wroteTo(database, json)
-  }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
+  }).pipe(Effect.provide(MzkAccounts({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
 
 const accounts = Command.make("accounts").pipe(
   Command.withDescription("Accounts: create"),

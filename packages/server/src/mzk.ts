@@ -18,39 +18,27 @@ import {
   writeDevelopmentCrs
 } from "@mzk/circuits"
 import {
-  AuditConfig,
   type AuditConfigShape,
   CircuitsConfig,
   type CircuitsConfigShape,
   CoreLoops,
   CoreServices,
-  DEFAULT_AUDIT_CONFIG,
   DEFAULT_CIRCUITS_CONFIG,
-  DEFAULT_LIMITS,
   DEFAULT_PROOFS_CONFIG,
-  DEFAULT_EVENTS_CONFIG,
-  EventsConfig,
   type EventsConfigShape,
-  Limits,
   type LimitsConfig,
   Prover,
   Verifier,
-  ProofsConfig,
   type ProofsConfigShape,
   SessionAuthenticator,
-  type Storage,
-  type StorageError,
-  WebhookConfig,
-  type WebhookConfigShape,
-  DEFAULT_WEBHOOK_CONFIG
+  type WebhookConfigShape
 } from "@mzk/core"
 import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener, TrustedProxies } from "@mzk/http"
 import { Context, Effect, Layer, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
-import { type DatabaseTarget, storageLayer } from "./database.js"
-import { NodeEntropy } from "./entropy.js"
-import { NodeApiKeyHashing } from "./keyHashing.js"
+import type { DatabaseTarget } from "./database.js"
+import { MzkFoundation, over } from "./foundation.js"
 import { MzkOperations, type OperationsOptions } from "./operations.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
@@ -122,11 +110,6 @@ export interface MzkOptions {
 }
 
 /** `partial` over `defaults`, its `undefined` values left out (a setting not given keeps its default). */
-const over = <A extends object>(defaults: A, partial: Partial<A> | undefined): A => ({
-  ...defaults,
-  ...Object.fromEntries(Object.entries(partial ?? {}).filter(([, value]) => value !== undefined))
-})
-
 /**
  * Builds `layer` the first time a proof is made or verified, in this layer's scope: commands that
  * never prove (`accounts create`, `migrate`, an API-only server) start no prover threads.
@@ -185,28 +168,14 @@ export const MzkCore = (options: MzkOptions) => {
     Layer.provideMerge(Layer.succeed(CircuitsConfig, config)),
     // Between the services and storage: they report to its Telemetry, and it reads the queue from storage.
     Layer.provideMerge(MzkOperations({ ...options.operations, prover: options.startProver ?? "lazy" })),
-    Layer.provideMerge(storageLayer(options.database) as Layer.Layer<Storage, StorageError>),
     Layer.provideMerge(NodeHostResolver()),
-    Layer.provideMerge(Layer.succeed(WebhookConfig, webhookConfig(options))),
-    Layer.provideMerge(Layer.succeed(ProofsConfig, proofs)),
-    Layer.provideMerge(Layer.succeed(EventsConfig, over(DEFAULT_EVENTS_CONFIG, options.events))),
-    Layer.provideMerge(Layer.succeed(AuditConfig, over(DEFAULT_AUDIT_CONFIG, options.audit))),
     Layer.provideMerge(Layer.succeed(TrustedProxies, options.trustProxy ?? [])),
-    Layer.provideMerge(Layer.succeed(Limits, over(DEFAULT_LIMITS, options.limits))),
-    Layer.provideMerge(NodeEntropy),
-    Layer.provideMerge(NodeApiKeyHashing),
-    Layer.provideMerge(options.sessions ?? SessionAuthenticator.none)
+    Layer.provideMerge(MzkFoundation(options))
   )
   // Many processes share a Postgres database: work one of them writes wakes the others' loops.
   return options.database.kind === "postgres"
     ? PostgresWakeups({ connectionString: options.database.url }).pipe(Layer.provideMerge(core))
     : core
-}
-
-const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
-  const config = over(DEFAULT_WEBHOOK_CONFIG, { ...options.webhooks, allowInsecureWebhooks: options.allowInsecureWebhooks ?? false })
-  // A claim must outlast an attempt plus its bookkeeping, or a slow attempt would be sent twice.
-  return { ...config, leaseMs: Math.max(config.leaseMs, config.timeoutMs + 30_000) }
 }
 
 /**

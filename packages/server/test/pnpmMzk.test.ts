@@ -1,16 +1,17 @@
 import { describePostgres, freshDatabaseUrl } from "@mzk/adapters-postgres/testing"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { freePort, root } from "./processes.js"
 
 /**
- * The CLI as the README runs it, `pnpm mzk …`: the bundle made at install (scripts/mzk.mjs, remade
- * first when a source changed, so these runs are of the code under test). Each command is a real
- * process; no timing is asserted here (packages/server/bench/cli.ts prints those).
+ * The CLI as the README runs it, `./mzk …` (or `pnpm mzk …`, the same after pnpm's start): the
+ * bundle made at install (scripts/mzk.mjs, remade first when a source changed, so these runs are of
+ * the code under test). Each command is a real process; no timing is asserted here
+ * (packages/server/bench/cli.ts prints those).
  */
 
 const dir = mkdtempSync(join(tmpdir(), "mzk-pnpm-"))
@@ -45,7 +46,7 @@ const start = (command: string, args: ReadonlyArray<string>, onOutput: (output: 
     })
   )
 }
-const mzk = (...args: ReadonlyArray<string>) => start(process.execPath, ["scripts/mzk.mjs", ...args])
+const mzk = (...args: ReadonlyArray<string>) => start("./mzk", args)
 
 describe("pnpm mzk: which database a command wrote to", () => {
   it("each write says its database (a SQLite file by its full path); --database-url is --database; reads say nothing", async () => {
@@ -120,6 +121,43 @@ describe("pnpm mzk: usage", () => {
     expect(usage(keys)).toContain("[(--database, --database-url url)]")
     expect(usage(circuits)).toContain("[--include directory...]")
     expect(usage(circuits)).toMatch(/^\$ add --account text /)
+  }, 300_000)
+})
+
+describe("./mzk: help", () => {
+  /** Where the current bundle keeps the help it has printed (scripts/mzk.mjs). */
+  const helpDir = () => {
+    const current = JSON.parse(readFileSync(join(root, "node_modules", ".mzk-cli", "current.json"), "utf8")) as { dir: string }
+    return join(root, "node_modules", ".mzk-cli", current.dir, "help")
+  }
+  const kept = () => (existsSync(helpDir()) ? readdirSync(helpDir()) : [])
+
+  it("a help is rendered once, kept beside the bundle, and printed from there afterwards", async () => {
+    // Any call first, so the bundle is current before its help folder is looked at.
+    await mzk("--version")
+    for (const file of kept()) rmSync(join(helpDir(), file))
+    const first = await mzk("migrate", "--help")
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout).toContain("Apply pending database migrations")
+    expect(kept()).toHaveLength(1)
+    const file = join(helpDir(), kept()[0]!)
+    expect(readFileSync(file, "utf8")).toBe(first.stdout)
+    const second = await mzk("migrate", "--help")
+    expect([second.code, second.stdout, second.stderr]).toEqual([0, first.stdout, ""])
+
+    // What is printed is what was kept: the CLI is not started again for it.
+    writeFileSync(file, "kept help\n")
+    expect((await mzk("migrate", "--help")).stdout).toBe("kept help\n")
+    rmSync(file)
+
+    // Other words are another help; anything beyond a command's name and --help runs the CLI.
+    const top = await mzk("--help")
+    expect(top.code).toBe(0)
+    expect(top.stdout).toContain("mzk COMMAND --help")
+    expect(kept()).toHaveLength(1)
+    const withFlag = await mzk("--log-level", "info", "--help")
+    expect(withFlag.code, withFlag.stderr).toBe(0)
+    expect(kept()).toHaveLength(1)
   }, 300_000)
 })
 

@@ -13,7 +13,7 @@ import { freePort, mzkProcess, root, serveProcess, tempSqlite } from "./processe
  * The README's walk-through, run as a reader runs it: the block after the marker, taken from
  * README.md as it is, by bash, against `mzk serve --allow-insecure-webhooks` in another process.
  * The block reads `MZK_PORT` and `HOOK_PORT` (so parallel runs do not collide on 8080 and 9000)
- * and, through `pnpm mzk`, `MZK_DATABASE_URL`.
+ * and, through `./mzk`, `MZK_DATABASE_URL`.
  *
  * On a fast machine the multiplier proof completes in milliseconds, before a reader could type the
  * next command, so a walk-through that forgot to wait would pass here and fail elsewhere (409:

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import type { MzkAccounts as EagerAccounts } from "../foundation.js"
 import type { MzkCore as EagerCore, MzkOptions } from "../mzk.js"
 
 /**
@@ -11,3 +12,10 @@ export const loadMzk = Effect.promise(() => import("../mzk.js"))
 /** `MzkCore(options)`, loaded when the layer is built. */
 export const MzkCore = (options: MzkOptions): ReturnType<typeof EagerCore> =>
   Layer.unwrapEffect(Effect.map(loadMzk, (mzk) => mzk.MzkCore(options)))
+
+/**
+ * `MzkAccounts(options)` (foundation.ts), loaded when the layer is built: the accounts and keys
+ * commands read the core's accounts and keys over storage, not the circuits, prover or HTTP stack.
+ */
+export const MzkAccounts = (options: MzkOptions): ReturnType<typeof EagerAccounts> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../foundation.js")), (foundation) => foundation.MzkAccounts(options)))
