@@ -1,5 +1,6 @@
-import { FakeCompilerCalls, testCore } from "@mzk/testkit"
-import { Effect, ManagedRuntime } from "effect"
+import { type AccountId, ArtifactsRepo, CircuitsRepo } from "@mzk/core"
+import { testCore } from "@mzk/testkit"
+import { Effect, ManagedRuntime, Option } from "effect"
 import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ArchiveEntry, lyingZip, tar, tarGz, tarGzBomb, zip } from "./archives.js"
@@ -41,54 +42,55 @@ const uploadArchive = async (target: Harness, token: string, upload: ArchiveUplo
   return { status: response.status, headers: response.headers, text, json: JSON.parse(text) }
 }
 
-/** The files the (fake) compiler was given for the account's last build. */
-const lastBuild = () => h.run(Effect.flatMap(FakeCompilerCalls, (calls) => calls)).then((calls) => calls.at(-1)!.input)
-
-const textOf = (files: Readonly<Record<string, Uint8Array>>) =>
-  Object.fromEntries(Object.entries(files).map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]))
+/** What storage holds of an account's circuit's sources: its main file and its files by path, as text. */
+const stored = (account: AccountId, name: string) =>
+  h.run(Effect.gen(function*() {
+    const circuit = Option.getOrThrow(yield* (yield* CircuitsRepo).getByName(account, name))
+    const source = circuit.source
+    if (source.kind !== "circom") return { kind: source.kind }
+    const files: Record<string, string> = {}
+    for (const [path, digest] of Object.entries(source.files)) {
+      files[path] = new TextDecoder().decode(Option.getOrThrow(yield* (yield* ArtifactsRepo).get(digest)))
+    }
+    return { kind: source.kind, main: source.main, files }
+  }))
 
 const messages = (reply: { json: any }) => (reply.json.error.details as Array<{ path: string; message: string }>).map((d) => `${d.path}: ${d.message}`)
 
 describe("POST /api/v1/circuits with an archive (multipart `archive` + `main`)", () => {
   it("a zip and a gzip'd tar become the same files a part per file makes, built as such", async () => {
-    const { key } = await h.newAccount()
+    const { account, key } = await h.newAccount()
     for (const [name, archive, filename] of [["zipped", zip(SOURCES), "sources.zip"], ["tarred", tarGz(SOURCES), "sources.tar.gz"]] as const) {
       const reply = await uploadArchive(h, key, { name, archive, filename, main: "sum.circom" })
       expect(reply.status, reply.text).toBe(202)
       expect(reply.json).toMatchObject({ name, status: "compiling" })
       expect((await settled(h, key, name)).json).toMatchObject({ status: "ready", public_signals: ["z", "y"] })
-      const input = await lastBuild()
-      expect(input.kind).toBe("circom")
-      if (input.kind !== "circom") return
-      expect(input.main).toBe("sum.circom")
-      expect(textOf(input.files)).toEqual({ "sum.circom": SUM_MAIN, "lib/mul.circom": MUL })
+      expect(await stored(account, name)).toEqual({ kind: "circom", main: "sum.circom", files: { "sum.circom": SUM_MAIN, "lib/mul.circom": MUL } })
     }
   })
 
   it("the format is read from the bytes, not the filename; folders are skipped and a leading ./ dropped", async () => {
-    const { key } = await h.newAccount()
+    const { account, key } = await h.newAccount()
     const dotted = tarGz([{ path: "./", type: "Directory" }, { path: "./lib/", type: "Directory" }, ...SOURCES.map((e) => ({ ...e, path: `./${e.path}` }))])
     const reply = await uploadArchive(h, key, { name: "misnamed", archive: dotted, filename: "sources.zip", main: "sum.circom" })
     expect(reply.status, reply.text).toBe(202)
-    await settled(h, key, "misnamed")
-    const input = await lastBuild()
-    expect(input.kind === "circom" && Object.keys(input.files).sort()).toEqual(["lib/mul.circom", "sum.circom"])
+    expect(Object.keys((await stored(account, "misnamed")).files ?? {}).sort()).toEqual(["lib/mul.circom", "sum.circom"])
   })
 
   it("one top-level folder: kept when main names the path with it, dropped when main names it inside the folder", async () => {
-    const { key } = await h.newAccount()
+    const { account, key } = await h.newAccount()
     const nested = zip(SOURCES.map((e) => ({ ...e, path: `mycircuit/${e.path}` })))
     expect((await uploadArchive(h, key, { name: "kept", archive: nested, main: "mycircuit/sum.circom" })).status).toBe(202)
-    await settled(h, key, "kept")
-    const kept = await lastBuild()
-    expect(kept.kind === "circom" && [kept.main, Object.keys(kept.files).sort()]).toEqual(["mycircuit/sum.circom", ["mycircuit/lib/mul.circom", "mycircuit/sum.circom"]])
+    const kept = await stored(account, "kept")
+    expect([kept.main, Object.keys(kept.files ?? {}).sort()]).toEqual(["mycircuit/sum.circom", ["mycircuit/lib/mul.circom", "mycircuit/sum.circom"]])
+    expect((await settled(h, key, "kept")).json.status).toBe("ready")
 
     // GitHub's tarballs: owner-repo-<sha>/…, whose folder name nobody knows in advance.
     const github = tarGz(SOURCES.map((e) => ({ ...e, path: `acme-circuits-1a2b3c4/${e.path}` })))
     expect((await uploadArchive(h, key, { name: "stripped", archive: github, main: "sum.circom" })).status).toBe(202)
-    await settled(h, key, "stripped")
-    const stripped = await lastBuild()
-    expect(stripped.kind === "circom" && [stripped.main, Object.keys(stripped.files).sort()]).toEqual(["sum.circom", ["lib/mul.circom", "sum.circom"]])
+    const stripped = await stored(account, "stripped")
+    expect([stripped.main, Object.keys(stripped.files ?? {}).sort()]).toEqual(["sum.circom", ["lib/mul.circom", "sum.circom"]])
+    expect((await settled(h, key, "stripped")).json.status).toBe("ready")
   })
 
   it("without main, an archive with Nargo.toml at its root is a Noir project (409 here, a server without an UltraHonk CRS)", async () => {

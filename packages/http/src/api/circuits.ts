@@ -12,6 +12,7 @@ import {
   SetupUnavailableWire,
   UploadTooLargeWire
 } from "./errors.js"
+import { MAX_UPLOAD_FILES } from "../wire/archive.js"
 import { StagedFile, UploadedFile } from "./upload.js"
 
 /** A circuit as clients see it: never its artifacts' digests nor its sources. */
@@ -51,9 +52,6 @@ export const CircuitWithKey = Schema.Struct({
 }).annotations({ identifier: "CircuitWithKey" })
 
 export const CircuitList = Schema.Struct({ circuits: Schema.Array(Circuit) }).annotations({ identifier: "CircuitList" })
-
-/** The most parts an upload may have, and so the most files an archive may hold. */
-export const MAX_UPLOAD_PARTS = 1000
 
 const file = (description: string) => Schema.optional(UploadedFile.annotations({ description }))
 
@@ -96,7 +94,7 @@ export const CircuitUpload = HttpApiSchema.Multipart(
     archive: file(
       "Sources as one archive instead of `main` and `sources` (or `noir_sources`): a `.zip` or a gzip'd tar (`.tar.gz`, " +
         "`.tgz`), told apart by its first bytes. Its regular files are the upload's files, under the same rules as parts: " +
-        "at most " + String(MAX_UPLOAD_PARTS) + " files, the upload limit on their total once uncompressed, relative paths " +
+        "at most " + String(MAX_UPLOAD_FILES) + " files, the upload limit on their total once uncompressed, relative paths " +
         "(a leading `./` is dropped), no links, devices or repeated paths; folders are skipped. `main` names the main " +
         "circom file in it; without `main`, an archive with `Nargo.toml` at its root is a Noir project (its `Nargo.toml` " +
         "and `src/**/*.nr` are kept). Where every file lies in one top-level folder (`tar czf c.tgz mycircuit/`, GitHub's " +
@@ -125,7 +123,7 @@ export const CircuitUpload = HttpApiSchema.Multipart(
         "was computed from). The build proves it with the zkey and verifies the proof; without it the all-zero input is tried"
     )
   }),
-  { maxParts: Option.some(MAX_UPLOAD_PARTS), maxFieldSize: 64 * 1024 }
+  { maxParts: Option.some(MAX_UPLOAD_FILES), maxFieldSize: 64 * 1024 }
 )
 
 const circuitName = HttpApiSchema.param("name", Schema.String)

@@ -15,9 +15,9 @@ import {
   uploadPathProblem
 } from "@mzk/core"
 import { Effect, Either, Option } from "effect"
-import { type CircuitUpload, MAX_UPLOAD_PARTS } from "../api/circuits.js"
+import type { CircuitUpload } from "../api/circuits.js"
 import type { StagedFile, UploadedFile } from "../api/upload.js"
-import { type ArchiveLimits, archiveSource, readArchive } from "../wire/archive.js"
+import { type ArchiveLimits, archiveSource, MAX_UPLOAD_FILES, readArchive } from "../wire/archive.js"
 import { implement } from "./handler.js"
 
 type Upload = typeof CircuitUpload.Type
@@ -221,7 +221,7 @@ export const CircuitsHandlers = Effect.gen(function*() {
   const compiler = yield* CircuitCompiler
   const { maxUploadBytes } = yield* CircuitsConfig
   // An archive's files are held to what the same files sent as parts would be.
-  const archiveLimits: ArchiveLimits = { maxBytes: maxUploadBytes, maxFiles: MAX_UPLOAD_PARTS }
+  const archiveLimits: ArchiveLimits = { maxBytes: maxUploadBytes, maxFiles: MAX_UPLOAD_FILES }
   const find = (accountId: AccountId, name: string) =>
     Effect.flatMap(circuits.get(accountId, name), Option.match({ onNone: () => Effect.fail(notFound(name)), onSome: Effect.succeed }))
   return implement("circuits", {

@@ -12,6 +12,9 @@ import yauzl from "yauzl"
  * module (path rules, storage, the build) is shared.
  */
 
+/** The most parts an upload may have (its form's limit), and so the most files an archive may hold. */
+export const MAX_UPLOAD_FILES = 1000
+
 /** What an archive may hold: the limits of the upload it replaces. */
 export interface ArchiveLimits {
   /** The most its files may hold together, uncompressed: the upload size limit. */
