@@ -4,7 +4,7 @@ import { Effect, ManagedRuntime, Option } from "effect"
 import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ArchiveEntry, lyingZip, tar, tarGz, tarGzBomb, zip } from "./archives.js"
-import { circomParts, detailPaths, type Harness, settled, SUM_MAIN } from "./helpers.js"
+import { detailPaths, type Harness, settled, SUM_MAIN } from "./helpers.js"
 import { coreWithBuilds, expectEnvelope, harnessOver, makeHarness } from "./support.js"
 
 const MUL = "pragma circom 2.1.6;\ntemplate Mul() { signal input a; signal input b; signal output c; c <== a * b; }\n"
