@@ -6,20 +6,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
 import { DEV_PTAU_POWER } from "./circuits.js"
-import { createAccount, mzk } from "./processes.js"
+import { createAccount, mzk, mzkFails } from "./processes.js"
 
 const fixture = fileURLToPath(new URL("./fixtures/circuits/bounded_squares/", import.meta.url))
-
-/** `mzk …` that is expected to fail: its exit status and what it printed. */
-const mzkFails = (...args: Array<string>) => {
-  try {
-    mzk(...args)
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string }
-    return { status: failed.status, output: `${failed.stdout}${failed.stderr}` }
-  }
-  throw new Error(`mzk ${args.join(" ")} succeeded`)
-}
 
 describe("mzk circuits add --archive FILE --main PATH", () => {
   it("builds the archive's sources by the API's rules, and refuses what an upload would refuse", () => {
