@@ -654,7 +654,8 @@ export interface CircuitList {
 }
 
 /**
- * `circuits.create`: circom sources (`main`, plus every file it includes as `sources`), or prebuilt
+ * `circuits.create`: circom sources (`main`, plus every file it includes as `sources`, or one
+ * `archive`, a .zip or .tar.gz, with `main` the path of the main file in it, a string), or prebuilt
  * artifacts (`wasm`, `zkey`, `sym`, optionally `r1cs` and `sample_inputs`). A file is any
  * `UploadFile`; each of `sources` needs its name.
  */

@@ -150,12 +150,13 @@ const UNIX_KINDS: ReadonlyMap<number, EntryKind> = new Map([
   [0o010000, "device or pipe"],
   [0o140000, "device or pipe"]
 ])
-const MADE_ON_UNIX = 3
+/** Hosts whose zips keep a Unix mode there (APPNOTE 4.4.2.2): Unix, and OS X (Darwin). */
+const UNIX_HOSTS: ReadonlySet<number> = new Set([3, 19])
 const DOS_DIRECTORY = 0x10
 
 const zipKind = (entry: yauzl.Entry, name: string): EntryKind => {
   const mode = (entry.externalFileAttributes >>> 16) & S_IFMT
-  if (entry.versionMadeBy >>> 8 === MADE_ON_UNIX && mode !== 0) return UNIX_KINDS.get(mode) ?? "unsupported entry"
+  if (UNIX_HOSTS.has(entry.versionMadeBy >>> 8) && mode !== 0) return UNIX_KINDS.get(mode) ?? "unsupported entry"
   return name.endsWith("/") || (entry.externalFileAttributes & DOS_DIRECTORY) !== 0 ? "folder" : "file"
 }
 
