@@ -1,5 +1,5 @@
 import { expect, it } from "@effect/vitest"
-import { createClient, MzkApiError } from "@mzk/client"
+import { createClient, MzkApiError, type Proof } from "@mzk/client"
 import { Effect } from "effect"
 import { describe } from "vitest"
 import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
@@ -23,7 +23,7 @@ describe("circuits.create with an archive, against a real server", () => {
         circuit = yield* run(() => mzk.circuits.get("mul"))
       }
       expect(circuit).toMatchObject({ status: "ready", public_signals: ["c"] })
-      let proof = yield* run(() => mzk.proofs.create({ type: "mul", inputs: { a: 3, b: 11 } }))
+      let proof: Proof = yield* run(() => mzk.proofs.create({ type: "mul", inputs: { a: 3, b: 11 } }))
       while (proof.status === "queued" || proof.status === "running") {
         yield* Effect.sleep("200 millis")
         proof = yield* run(() => mzk.proofs.get(proof.proof_id))
