@@ -106,6 +106,15 @@ async function resolvePtau(job) {
   );
 }
 
+/**
+ * Tells the parent how the development ptau is coming along, and waits until the message is sent,
+ * so it is logged (by the parent, which has the server's logger and clock) before the next step
+ * keeps this process busy for minutes.
+ */
+function progress(event) {
+  return new Promise((resolve) => process.send({ progress: event }, () => resolve()));
+}
+
 // One local contribution: whoever runs this host could forge proofs, hence development only. Made
 // under a unique temp name and renamed into place, so concurrent builds never read half a file.
 async function makeDevelopmentPtau(power, dir, file) {
@@ -114,12 +123,21 @@ async function makeDevelopmentPtau(power, dir, file) {
   const p0 = path.join(dir, `.dev_pot${power}_${tag}_0.ptau`);
   const p1 = path.join(dir, `.dev_pot${power}_${tag}_1.ptau`);
   const p2 = path.join(dir, `.dev_pot${power}_${tag}_final.ptau`);
+  const steps = [
+    ["new accumulator", (curve) => snarkjs.powersOfTau.newAccumulator(curve, power, p0)],
+    ["contribution", () => snarkjs.powersOfTau.contribute(p0, p1, "mzk development ptau", randomBytes(32).toString("hex"))],
+    ["prepare phase 2", () => snarkjs.powersOfTau.preparePhase2(p1, p2)],
+  ];
   try {
+    await progress({ event: "start", power, file, steps: steps.length });
     const curve = await snarkjs.curves.getCurveFromName("bn128");
-    await snarkjs.powersOfTau.newAccumulator(curve, power, p0);
-    await snarkjs.powersOfTau.contribute(p0, p1, "mzk development ptau", randomBytes(32).toString("hex"));
-    await snarkjs.powersOfTau.preparePhase2(p1, p2);
+    for (const [index, [step, run]] of steps.entries()) {
+      await progress({ event: "step", step, index: index + 1, of: steps.length, state: "started" });
+      await run(curve);
+      await progress({ event: "step", step, index: index + 1, of: steps.length, state: "finished" });
+    }
     fs.renameSync(p2, file);
+    await progress({ event: "done", power, file, bytes: fs.statSync(file).size });
   } finally {
     for (const f of [p0, p1, p2]) fs.rmSync(f, { force: true });
   }

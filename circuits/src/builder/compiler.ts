@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Cause, Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { Cause, Duration, Effect, Layer, Runtime, Schedule, Stream } from "effect"
 import { open } from "node:fs/promises"
 import {
   CrsError,
@@ -31,6 +31,7 @@ import { missingPackages } from "../optionalPackages.mjs"
 import { renderVerifier } from "../solidity/verifier.js"
 import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
 import { readPtauHeader } from "./formats.mjs"
+import { makePtauProgressLog, progressOf } from "./ptauProgress.js"
 import { checkUpload } from "./upload.js"
 
 export interface CircuitCompilerOptions {
@@ -149,7 +150,9 @@ const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
         }),
       catch: (e) => internal(`cannot start the build process: ${String(e)}`)
     }),
-    (child) => {
+    (child) => Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      // The child reports progress while it makes a development ptau; logged here, in order, as it comes.
+      const logProgress = makePtauProgressLog()
       let stderr = ""
       child.stderr?.on("data", (chunk: Buffer) => {
         stderr = (stderr + chunk.toString("utf8")).slice(-8192)
@@ -157,6 +160,8 @@ const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
       const outcome = Effect.async<JobSuccess, BuildFailure>((resume) => {
         let answer: JobSuccess | JobFailure | null = null
         child.on("message", (message) => {
+          const progress = progressOf(message)
+          if (progress !== undefined) return Runtime.runSync(runtime)(logProgress(progress))
           answer = message as JobSuccess | JobFailure
         })
         child.on("error", (e) => resume(Effect.fail(internal(`build process error: ${e.message}`))))
@@ -211,7 +216,7 @@ const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
           onTimeout: () => new BuildFailure({ code: "compile_timeout", message: `the build took longer than its limit of ${options.timeoutMs} ms and was stopped` })
         })
       )
-    },
+    }),
     (child) => Effect.sync(() => {
       if (alive(child)) child.kill("SIGKILL")
     })

@@ -161,17 +161,23 @@ const appendFile = (form: FormData, part: string, file: UploadFile, fallback: st
 /** The upload's text fields; every other part of `CircuitUpload` (generated from the API's form) is a file. */
 const TEXT_PARTS = ["name", "description", "metadata"] as const
 
+/** The filename a file part gets when the caller gives none (the server reads an archive's format from its bytes). */
+const FALLBACK_NAMES: Readonly<Record<string, string>> = { main: "main.circom", noir_program: "program.json", archive: "sources.archive" }
+
 const uploadForm = (upload: CircuitUpload): FormData => {
   const form = new FormData()
   form.append("name", upload.name)
   if (upload.description !== undefined) form.append("description", upload.description)
   if (upload.metadata !== undefined) form.append("metadata", upload.metadata)
+  // With an archive, `main` is no file but the main file's path inside it: a text field.
+  const mainIsPath = upload.archive !== undefined && typeof upload.main === "string"
+  if (mainIsPath) form.append("main", upload.main as string)
   const files: ReadonlyArray<readonly [string, UploadFile | ReadonlyArray<NamedFile> | undefined]> = Object.entries(upload)
-    .filter(([part]) => !(TEXT_PARTS as ReadonlyArray<string>).includes(part))
+    .filter(([part]) => !(TEXT_PARTS as ReadonlyArray<string>).includes(part) && !(mainIsPath && part === "main"))
   for (const [part, file] of files) {
     if (file === undefined) continue
     if (Array.isArray(file)) for (const each of file as ReadonlyArray<NamedFile>) appendFile(form, part, each, undefined)
-    else appendFile(form, part, file as UploadFile, part === "main" ? "main.circom" : part === "noir_program" ? "program.json" : `circuit.${part}`)
+    else appendFile(form, part, file as UploadFile, FALLBACK_NAMES[part] ?? `circuit.${part}`)
   }
   return form
 }

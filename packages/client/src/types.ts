@@ -654,7 +654,8 @@ export interface CircuitList {
 }
 
 /**
- * `circuits.create`: circom sources (`main`, plus every file it includes as `sources`), or prebuilt
+ * `circuits.create`: circom sources (`main`, plus every file it includes as `sources`, or one
+ * `archive`, a .zip or .tar.gz, with `main` the path of the main file in it, a string), or prebuilt
  * artifacts (`wasm`, `zkey`, `sym`, optionally `r1cs` and `sample_inputs`). A file is any
  * `UploadFile`; each of `sources` needs its name.
  */
@@ -673,8 +674,9 @@ export interface CircuitUpload {
    */
   readonly proving_system?: ProvingSystem
   /**
-   * Circom sources: the main circuit file. Its filename is its path in the upload
-   * (`circuit.circom`)
+   * Circom sources: the main circuit file, its filename its path in the upload (`circuit.circom`).
+   * With `archive`: a text field (no filename) naming the main file's path inside the archive
+   * (`circuits/main.circom`)
    */
   readonly main?: UploadFile
   /**
@@ -682,6 +684,18 @@ export interface CircuitUpload {
    * (`lib/util.circom`)
    */
   readonly sources?: ReadonlyArray<NamedFile>
+  /**
+   * Sources as one archive instead of `main` and `sources` (or `noir_sources`): a `.zip` or a
+   * gzip'd tar (`.tar.gz`, `.tgz`), told apart by its first bytes. Its regular files are the
+   * upload's files, under the same rules as parts: at most 1000 files, the upload limit on their
+   * total once uncompressed, relative paths (a leading `./` is dropped), no links, devices or
+   * repeated paths; folders are skipped. `main` names the main circom file in it; without `main`,
+   * an archive with `Nargo.toml` at its root is a Noir project (its `Nargo.toml` and `src/**\/*.nr`
+   * are kept). Where every file lies in one top-level folder (`tar czf c.tgz mycircuit/`, GitHub's
+   * tarballs), `main` (or `Nargo.toml`) may be named inside it, and then that folder is dropped
+   * from every path
+   */
+  readonly archive?: UploadFile
   /**
    * A Noir program (proven with `ultra_honk`): its `Nargo.toml` and every `.nr` file under `src/`
    * (`src/main.nr` and the modules it declares), repeated, each filename its path in the project. A

@@ -77,6 +77,18 @@ describe("requests", () => {
     expect(() => createClient({ baseUrl: "https://x", apiKey: "" })).toThrow(TypeError)
   })
 
+  it("uploads an archive with main as a text field naming the path in it", async () => {
+    const { client, sent } = recording(() => Response.json({ name: "a" }, { status: 202 }))
+    await client.circuits.create({ name: "a", archive: new Uint8Array([0x1f, 0x8b, 8]), main: "circuits/main.circom" })
+    await client.circuits.create({ name: "b", archive: new File([new Uint8Array([0x50, 0x4b])], "src.zip"), main: "main.circom" })
+    const [bytes, file] = sent.map((s) => s.init.body as FormData)
+    // A field, not a file part: the server reads it as the main file's path in the archive.
+    expect(bytes!.get("main")).toBe("circuits/main.circom")
+    const archive = bytes!.get("archive") as File
+    expect([archive.name, archive.type, [...new Uint8Array(await archive.arrayBuffer())]]).toEqual(["sources.archive", "application/octet-stream", [0x1f, 0x8b, 8]])
+    expect([(file!.get("archive") as File).name, file!.get("main")]).toEqual(["src.zip", "main.circom"])
+  })
+
   it("uploads a circuit as multipart: names, text and bytes, Files keep their own name", async () => {
     const { client, sent } = recording(() => Response.json({ name: "c" }, { status: 202 }))
     await client.circuits.create({

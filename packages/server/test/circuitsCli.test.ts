@@ -6,20 +6,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
 import { compileCircom, type CompiledCircuit, DEV_PTAU_POWER, settle, tempDir } from "./circuits.js"
-import { createAccount, mzk, serveProcess, tempSqlite } from "./processes.js"
+import { createAccount, mzk, mzkFails, serveProcess, tempSqlite } from "./processes.js"
 
 const fixture = fileURLToPath(new URL("./fixtures/circuits/bounded_squares/", import.meta.url))
-
-/** `mzk …` that is expected to fail: its exit status and what it printed. */
-const mzkFails = (...args: Array<string>) => {
-  try {
-    mzk(...args)
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string }
-    return { status: failed.status, output: `${failed.stdout}${failed.stderr}` }
-  }
-  throw new Error(`mzk ${args.join(" ")} succeeded`)
-}
 
 describe("mzk circuits (the operator's way to add a circuit)", () => {
   it.scopedLive("add from circom sources builds it at once; serve proves it; list and remove", () =>

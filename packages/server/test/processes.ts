@@ -27,6 +27,17 @@ export const freePort = () =>
 /** Runs one `mzk` command to its end; its standard output. */
 export const mzk = (...args: Array<string>) => execFileSync(process.execPath, [...CLI, ...args], { cwd: root, encoding: "utf8" })
 
+/** `mzk …` that is expected to fail: its exit status and what it printed. */
+export const mzkFails = (...args: Array<string>) => {
+  try {
+    mzk(...args)
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string }
+    return { status: failed.status, output: `${failed.stdout}${failed.stderr}` }
+  }
+  throw new Error(`mzk ${args.join(" ")} succeeded`)
+}
+
 /** `mzk accounts create --json` on `database`: the account and its first key. */
 export const createAccount = (database: string, name: string) =>
   JSON.parse(mzk("accounts", "create", "--name", name, "--database", database, "--json")) as { account_id: string; api_key: string }

@@ -192,7 +192,9 @@ export const withFiles = (document: Document, form: JsonSchema, file: string, na
       if (part.type === "array" && part.items !== undefined && part.items !== false && isFile(part.items)) {
         return [name, { type: "array", items: { [TS]: namedFile }, ...description }]
       }
-      return [name, isFile(part) ? { [TS]: file, ...description } : part]
+      // A file or a text field (`main`: a path in the `archive`): the file type, whose content may be a string.
+      const fileOrText = part.anyOf !== undefined && part.anyOf.some(isFile) && part.anyOf.every((member) => isFile(member) || deref(document, member).type === "string")
+      return [name, isFile(part) || fileOrText ? { [TS]: file, ...description } : part]
     }))
   }
 }

@@ -141,8 +141,9 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     {
       name: "CircuitUpload",
       schema: withFiles(document, body("POST", "/circuits"), "UploadFile", "NamedFile"),
-      doc: "`circuits.create`: circom sources (`main`, plus every file it includes as `sources`), or prebuilt artifacts " +
-        "(`wasm`, `zkey`, `sym`, optionally `r1cs` and `sample_inputs`). A file is any `UploadFile`; each of `sources` needs its name."
+      doc: "`circuits.create`: circom sources (`main`, plus every file it includes as `sources`, or one `archive`, a .zip or " +
+        ".tar.gz, with `main` the path of the main file in it, a string), or prebuilt artifacts (`wasm`, `zkey`, `sym`, " +
+        "optionally `r1cs` and `sample_inputs`). A file is any `UploadFile`; each of `sources` needs its name."
     },
     // Verifications
     { name: "ProvingSystem", schema: c("ProvingSystem") },

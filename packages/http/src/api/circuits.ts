@@ -12,6 +12,7 @@ import {
   SetupUnavailableWire,
   UploadTooLargeWire
 } from "./errors.js"
+import { MAX_UPLOAD_FILES } from "../wire/archive.js"
 import { StagedFile, UploadedFile } from "./upload.js"
 
 /** A circuit as clients see it: never its artifacts' digests nor its sources. */
@@ -58,8 +59,9 @@ const file = (description: string) => Schema.optional(UploadedFile.annotations({
 const stagedFile = (description: string) => Schema.optional(StagedFile.annotations({ description }))
 
 /**
- * `POST /circuits`: circom sources (`main` + `sources`) or prebuilt artifacts (`wasm` + `zkey` +
- * `sym`, `r1cs` and `sample_inputs` optional).
+ * `POST /circuits`: circom sources (`main` + `sources`, or an `archive` with `main` naming a path
+ * in it), a Noir program, or prebuilt artifacts (`wasm` + `zkey` + `sym`, `r1cs` and
+ * `sample_inputs` optional).
  */
 export const CircuitUpload = HttpApiSchema.Multipart(
   Schema.Struct({
@@ -78,11 +80,25 @@ export const CircuitUpload = HttpApiSchema.Multipart(
         "powers of tau), `plonk` or `fflonk` (the powers of tau alone, no per-circuit ceremony). Prebuilt: the system the zkey " +
         "must be of (default: what its header says); a zkey of another system is 400. Noir programs (`noir_sources`, `noir_program`): `ultra_honk`, implied; any other is 400"
     })),
-    main: file("Circom sources: the main circuit file. Its filename is its path in the upload (`circuit.circom`)"),
+    main: Schema.optional(
+      Schema.Union(UploadedFile, Schema.String).annotations({
+        description: "Circom sources: the main circuit file, its filename its path in the upload (`circuit.circom`). With " +
+          "`archive`: a text field (no filename) naming the main file's path inside the archive (`circuits/main.circom`)"
+      })
+    ),
     sources: Schema.optional(
       Schema.Array(UploadedFile).annotations({
         description: "Circom sources: every other file `main` includes, repeated; each filename its relative path (`lib/util.circom`)"
       })
+    ),
+    archive: file(
+      "Sources as one archive instead of `main` and `sources` (or `noir_sources`): a `.zip` or a gzip'd tar (`.tar.gz`, " +
+        "`.tgz`), told apart by its first bytes. Its regular files are the upload's files, under the same rules as parts: " +
+        "at most " + String(MAX_UPLOAD_FILES) + " files, the upload limit on their total once uncompressed, relative paths " +
+        "(a leading `./` is dropped), no links, devices or repeated paths; folders are skipped. `main` names the main " +
+        "circom file in it; without `main`, an archive with `Nargo.toml` at its root is a Noir project (its `Nargo.toml` " +
+        "and `src/**/*.nr` are kept). Where every file lies in one top-level folder (`tar czf c.tgz mycircuit/`, GitHub's " +
+        "tarballs), `main` (or `Nargo.toml`) may be named inside it, and then that folder is dropped from every path"
     ),
     noir_sources: Schema.optional(
       Schema.Array(UploadedFile).annotations({
@@ -107,7 +123,7 @@ export const CircuitUpload = HttpApiSchema.Multipart(
         "was computed from). The build proves it with the zkey and verifies the proof; without it the all-zero input is tried"
     )
   }),
-  { maxParts: Option.some(1000), maxFieldSize: 64 * 1024 }
+  { maxParts: Option.some(MAX_UPLOAD_FILES), maxFieldSize: 64 * 1024 }
 )
 
 const circuitName = HttpApiSchema.param("name", Schema.String)
@@ -126,7 +142,8 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
       .annotate(
         OpenApi.Description,
         "Upload a circuit as `multipart/form-data`: a `name` field (optionally `description`) and either circom sources " +
-          "(the file part `main`, plus any files it includes as repeated `sources` parts, each filename its relative path) " +
+          "(the file part `main`, plus any files it includes as repeated `sources` parts, each filename its relative path, " +
+          "or all of them as one `archive`, a .zip or .tar.gz, with the text field `main` naming the main file's path in it) " +
           "or prebuilt artifacts (`wasm`, `zkey` and `sym`, optionally `r1cs` and `sample_inputs`), or a Noir program " +
           "(`noir_sources`: `Nargo.toml` and `src/*.nr`, or `noir_program`: the program JSON nargo writes), compiled with " +
           "noir_wasm and proven with UltraHonk (`proving_system` `ultra_honk`; its inputs are the program's parameters by " +

@@ -5,6 +5,7 @@ import {
   CircuitNotFound,
   CircuitNotReady,
   Circuits,
+  CircuitsConfig,
   type CreateCircuitInput,
   type ErrorDetail,
   InternalError,
@@ -16,6 +17,7 @@ import {
 import { Effect, Either, Option } from "effect"
 import type { CircuitUpload } from "../api/circuits.js"
 import type { StagedFile, UploadedFile } from "../api/upload.js"
+import { type ArchiveLimits, archiveSource, MAX_UPLOAD_FILES, readArchive } from "../wire/archive.js"
 import { implement } from "./handler.js"
 
 type Upload = typeof CircuitUpload.Type
@@ -51,12 +53,52 @@ const pathProblem = (filename: string | undefined): string | undefined =>
 
 const refuse = (message: string, details: ReadonlyArray<ErrorDetail>) => Effect.fail(new InvalidRequest({ message, details }))
 
+/** The parts an archive stands in for, besides `main`, which names the main file in it. */
+const NOT_WITH_ARCHIVE = ["sources", ...NOIR_PARTS, ...PREBUILT_PARTS] as const
+
+/**
+ * An archive upload (`archive`, with `main` as a text field naming a path in it, or a Noir project
+ * without) as a build input: its files are what separate parts would have been, so the same
+ * rules and everything after this apply; or 400 naming the part, and the archive's entry, at fault.
+ */
+const archiveInputOf = (upload: Upload, archive: UploadedFile, limits: ArchiveLimits): Effect.Effect<CreateCircuitInput, InvalidRequest> => {
+  const others = NOT_WITH_ARCHIVE.filter((part) => upload[part] !== undefined)
+  if (others.length > 0) {
+    return refuse(
+      "An archive holds the upload's sources: it cannot be sent with sources, Noir parts or prebuilt artifacts",
+      others.map((part) => ({ path: part, message: "cannot be sent with archive" }))
+    )
+  }
+  const main = upload.main
+  if (main !== undefined && typeof main !== "string") {
+    return refuse("With an archive, main names the main file inside it", [
+      { path: "main", message: "with archive, a text field (no filename) naming the main file's path inside the archive" }
+    ])
+  }
+  const fields = {
+    name: upload.name,
+    ...(upload.description === undefined ? {} : { description: upload.description }),
+    ...(upload.metadata === undefined ? {} : { metadata: upload.metadata }),
+    ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
+  }
+  return readArchive(archive.bytes, limits).pipe(
+    Effect.flatMap((files) => archiveSource(files, main)),
+    Effect.map((source) => ({ ...fields, source }))
+  )
+}
+
 /**
  * The upload's parts as a build input, or 400 `invalid_request` naming each part at fault: one kind
- * (circom sources or prebuilt artifacts) with its required parts, each of an acceptable media type,
- * sources under distinct, relative paths.
+ * (circom sources, an archive of them, or prebuilt artifacts) with its required parts, each of an
+ * acceptable media type, sources under distinct, relative paths.
  */
-export const buildInputOf = (upload: Upload): Effect.Effect<CreateCircuitInput, InvalidRequest> => {
+export const buildInputOf = (upload: Upload, limits: ArchiveLimits): Effect.Effect<CreateCircuitInput, InvalidRequest> => {
+  if (upload.archive !== undefined) return archiveInputOf(upload, upload.archive, limits)
+  if (typeof upload.main === "string") {
+    return refuse("main is the main circom file", [
+      { path: "main", message: "a file part: send it with a filename (a text field main names a path in an archive, with archive)" }
+    ])
+  }
   const circom = CIRCOM_PARTS.filter((part) => upload[part] !== undefined)
   const prebuilt = PREBUILT_PARTS.filter((part) => upload[part] !== undefined)
   const noir = NOIR_PARTS.filter((part) => upload[part] !== undefined)
@@ -177,10 +219,13 @@ const notFound = (name: string) =>
 export const CircuitsHandlers = Effect.gen(function*() {
   const circuits = yield* Circuits
   const compiler = yield* CircuitCompiler
+  const { maxUploadBytes } = yield* CircuitsConfig
+  // An archive's files are held to what the same files sent as parts would be.
+  const archiveLimits: ArchiveLimits = { maxBytes: maxUploadBytes, maxFiles: MAX_UPLOAD_FILES }
   const find = (accountId: AccountId, name: string) =>
     Effect.flatMap(circuits.get(accountId, name), Option.match({ onNone: () => Effect.fail(notFound(name)), onSome: Effect.succeed }))
   return implement("circuits", {
-    create: ({ payload, principal }) => Effect.flatMap(buildInputOf(payload), (input) => circuits.create(principal.account_id, input)),
+    create: ({ payload, principal }) => Effect.flatMap(buildInputOf(payload, archiveLimits), (input) => circuits.create(principal.account_id, input)),
     list: ({ principal }) => Effect.map(circuits.list(principal.account_id), (list) => ({ circuits: list })),
     get: ({ path, principal }) => find(principal.account_id, path.name),
     remove: ({ path, principal }) => circuits.remove(principal.account_id, path.name),

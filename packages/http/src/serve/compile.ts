@@ -105,13 +105,17 @@ const formOf = (ast: AST.AST, limits: NonNullable<ReturnType<typeof HttpApiSchem
     const type = withoutUndefined(property.type)
     const repeated = type._tag === "TupleType" && type.elements.length === 0 && type.rest.length === 1
     const item = repeated ? withoutUndefined((type as AST.TupleType).rest[0]!.type) : type
+    // `UploadedFile | string`: a file, or a text field (one part, either way).
+    const orText = item._tag === "Union" && item.types.length === 2 && item.types.some(isUploadedFileAst) &&
+      item.types.some((type) => !isUploadedFileAst(type) && type._tag !== "Declaration")
     const staged = isStagedFileAst(item)
-    const file = staged || isUploadedFileAst(item)
+    const file = staged || orText || isUploadedFileAst(item)
     if (!file && item._tag === "Declaration") {
       throw `its form part ${String(property.name)} is a file of another kind than UploadedFile or StagedFile`
     }
     if (staged && repeated) throw `its form part ${String(property.name)} is a repeated StagedFile; staged parts are sent once`
-    parts.set(String(property.name), staged ? { file, repeated, staged } : { file, repeated })
+    if (orText && repeated) throw `its form part ${String(property.name)} is a repeated file-or-text part; such a part is sent once`
+    parts.set(String(property.name), staged ? { file, repeated, staged } : orText ? { file, repeated, orText } : { file, repeated })
   }
   const maxFieldSize = limits.maxFieldSize === undefined ? DEFAULT_MAX_FIELD_BYTES : Number(limits.maxFieldSize)
   return {

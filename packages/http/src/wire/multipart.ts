@@ -23,6 +23,8 @@ export interface StagedFormFile {
 export interface FormPartSpec {
   readonly file: boolean
   readonly repeated: boolean
+  /** A file part that may be sent as a text field instead (`main`: a file, or with `archive` a path in it). */
+  readonly orText?: boolean
   /** A file handed to the parser's `stage` as it streams in, instead of kept as bytes. */
   readonly staged?: boolean
 }
@@ -114,7 +116,9 @@ export const makeFormParser = (contentType: string, spec: FormSpec, stage?: Stag
     if (failure !== undefined) return
     const declared = spec.parts.get(name)
     if (declared === undefined) return fail(unknown(name))
-    if (declared.file) return fail(refusal("A file is sent as a form field", [{ path: name, message: "a file part: send it with a filename" }]))
+    if (declared.file && declared.orText !== true) {
+      return fail(refusal("A file is sent as a form field", [{ path: name, message: "a file part: send it with a filename" }]))
+    }
     if (info.valueTruncated) {
       return fail(refusal("A form field is too long", [{ path: name, message: `a form field holds at most ${spec.maxFieldBytes} bytes` }]))
     }

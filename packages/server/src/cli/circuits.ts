@@ -9,6 +9,26 @@ import { database, wroteTo } from "./database.js"
 import { CommandFailed } from "./failures.js"
 import { repeatable } from "./settings.js"
 
+/** The archive reader the API uses, read only when `circuits add --archive` runs. */
+const loadArchives = Effect.promise(() => import("@mzk/http/archive"))
+
+/**
+ * `--archive FILE [--main PATH]`: the archive read by the API's own rules (its files as an upload's,
+ * `--main` a path in it, a Noir project without), then, for circom sources, only what main includes.
+ */
+const archiveInput = (file: string, main: string | undefined, maxBytes: number): Effect.Effect<Upload, ValidationError.ValidationError> =>
+  Effect.gen(function*() {
+    const { archiveSource, MAX_UPLOAD_FILES, readArchive } = yield* loadArchives
+    const source = yield* readArchive(readFileSync(file), { maxBytes, maxFiles: MAX_UPLOAD_FILES }).pipe(
+      Effect.flatMap((archive) => archiveSource(archive, main)),
+      Effect.mapError((refused) =>
+        usage(`--archive ${file}: ${refused.message}: ${(refused.details ?? []).map((d) => `${d.path === "main" ? "--main" : d.path}: ${d.message}`).join("; ")}`))
+    )
+    if (source.kind === "noir") return { source: { kind: "noir", files: source.files }, ignored: [] }
+    const files: Record<string, Uint8Array> = Object.assign(Object.create(null), source.files)
+    return yield* reachable(source.main, files)
+  })
+
 /** The circuits package, read when `circuits add` runs: `mzk --help` and other commands never load the compiler. */
 const loadCircuits = Effect.promise(() => import("@mzk/circuits"))
 
@@ -49,6 +69,9 @@ const noirProjectFiles = (dir: string): Record<string, Uint8Array> => {
 }
 
 interface SourceFlags {
+  readonly archive: Option.Option<string>
+  readonly main: Option.Option<string>
+  readonly maxUploadSize: number
   readonly noir: Option.Option<string>
   readonly noirProgram: Option.Option<string>
   readonly circom: Option.Option<string>
@@ -87,6 +110,13 @@ const reachable = (main: string, files: Record<string, Uint8Array>): Effect.Effe
  */
 const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.ValidationError> => {
   const circomFlags = [flags.circom, flags.wasm, flags.zkey, flags.sym, flags.r1cs, flags.sampleInputs]
+  if (Option.isSome(flags.archive)) {
+    if ([...circomFlags, flags.noir, flags.noirProgram].some(Option.isSome) || flags.include.length > 0) {
+      return Effect.fail(usage("Give --archive FILE (with --main PATH, the main file inside it) alone: not with --circom, --include, --noir or prebuilt files"))
+    }
+    return archiveInput(flags.archive.value, Option.getOrUndefined(flags.main), flags.maxUploadSize)
+  }
+  if (Option.isSome(flags.main)) return Effect.fail(usage("--main names the main circom file inside --archive FILE; give --archive too"))
   if (Option.isSome(flags.noir) || Option.isSome(flags.noirProgram)) {
     if (circomFlags.some(Option.isSome) || flags.include.length > 0 || (Option.isSome(flags.noir) && Option.isSome(flags.noirProgram))) {
       return Effect.fail(usage("Give one of --noir DIR (a Noir project), --noir-program FILE, --circom or the prebuilt --wasm, --zkey and --sym"))
@@ -170,6 +200,17 @@ const add = Command.make("add", {
   ),
   noirProgram: Options.file("noir-program", { exists: "yes" }).pipe(
     Options.withDescription("A prebuilt Noir program (nargo compile's target/<name>.json), proven with UltraHonk"),
+    Options.optional
+  ),
+  archive: Options.file("archive", { exists: "yes" }).pipe(
+    Options.withDescription(
+      "The sources as one .zip or .tar.gz, read as the API reads an upload's archive: with --main, circom sources; " +
+        "without, a Noir project (Nargo.toml at its root)"
+    ),
+    Options.optional
+  ),
+  main: Options.text("main").pipe(
+    Options.withDescription("With --archive: the main circom file's path inside the archive (circuits/main.circom)"),
     Options.optional
   ),
   include: Options.directory("include", { exists: "yes" }).pipe(
