@@ -438,8 +438,14 @@ export interface ProofError {
 
 export interface Proof {
   readonly proof_id: string
+  /** The `type` as the request sent it: `name` or `name@N` */
   readonly type: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly proving_system: ProvingSystem
   readonly status: ProofStatus
   /** Public signal names → decimal strings (field elements do not fit a JSON number) */
@@ -529,6 +535,11 @@ export interface ProofBatchCancellation {
 export interface ProofVerification {
   readonly proof_id: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly proving_system: ProvingSystem
   readonly valid: boolean
   readonly verified_at: Timestamp
@@ -605,6 +616,17 @@ export interface CircuitInput {
 export interface Circuit {
   /** The circuit's name: the `type` of its proofs */
   readonly name: string
+  /**
+   * Which upload of `name` this is: 1, 2, … in the order the account uploaded them, never reused (a
+   * removed version keeps its number). `name@version` names exactly it, as a proof's `type` or in a
+   * path; built-in circuits: 1
+   */
+  readonly version: number
+  /**
+   * The version's own id (`circuit_…`), the cursor of `GET /circuits/{name}/versions`; null for a
+   * built-in circuit
+   */
+  readonly id: string | null
   /** `builtin`, or the id of the account that uploaded it */
   readonly owner: string
   readonly status: CircuitStatus
@@ -650,6 +672,7 @@ export interface CircuitWithKey extends Circuit {
 }
 
 export interface CircuitList {
+  /** The built-in circuits, then each of the account's names at its newest version */
   readonly circuits: ReadonlyArray<Circuit>
 }
 

@@ -144,6 +144,7 @@ describe("prebuilt uploads over a real port", () => {
         const circuit: StoredCircuit = {
           id: yield* (yield* Ids).make("circuit"),
           name: "accepted_before",
+          version: 1,
           owner: account,
           proving_system: "groth16",
           proving_systems: ["groth16"],

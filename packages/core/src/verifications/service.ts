@@ -137,7 +137,7 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
           const verified_at = yield* now
           const own = yield* proofs.findByDigest(accountId, proofDigest(input.proof, input.public_signals))
           if (Option.isSome(own)) {
-            yield* events.record(accountId, "proof.verified", { proof_id: own.value.id, circuit: own.value.circuit, proving_system: own.value.proving_system, valid, verified_at, metadata: own.value.metadata })
+            yield* events.record(accountId, "proof.verified", { proof_id: own.value.id, circuit: own.value.circuit, circuit_version: own.value.circuit_version, proving_system: own.value.proving_system, valid, verified_at, metadata: own.value.metadata })
           }
           return {
             valid,
