@@ -676,6 +676,28 @@ export interface CircuitList {
   readonly circuits: ReadonlyArray<Circuit>
 }
 
+export interface CircuitVersionList {
+  /** Live versions of the name, newest (highest `version`) first */
+  readonly versions: ReadonlyArray<Circuit>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+/**
+ * `circuits.versions`: newest version first; `starting_after` a version's id moves on to older
+ * ones, `ending_before` back to newer ones.
+ */
+export interface ListCircuitVersionsQuery {
+  readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
+  readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
+}
+
 /**
  * `circuits.create`: circom sources (`main`, plus every file it includes as `sources`), or prebuilt
  * artifacts (`wasm`, `zkey`, `sym`, optionally `r1cs` and `sample_inputs`). A file is any

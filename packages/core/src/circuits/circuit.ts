@@ -35,7 +35,7 @@ export const parseCircuitRef = (ref: string): CircuitRef => {
 export const formatCircuitRef = (ref: CircuitRef): string => (ref.version === null ? ref.name : `${ref.name}@${ref.version}`)
 
 /** `GET /circuits/{name}/versions`'s query: a page, its cursors circuit ids (each version has its own). */
-export const ListCircuitVersionsQuery = pageQuery(CircuitId).annotations({ identifier: "ListCircuitVersionsQuery" })
+export const ListCircuitVersionsQuery = Schema.Struct(pageQuery(CircuitId).fields)
 export type ListCircuitVersionsQuery = typeof ListCircuitVersionsQuery.Type
 
 /** SHA-256 of an artifact's bytes, lowercase hex: the key artifacts are stored and cached under. */
