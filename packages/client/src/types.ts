@@ -623,7 +623,7 @@ export interface Circuit {
    */
   readonly version: number
   /**
-   * The version's own id (`circuit_…`), the cursor of `GET /circuits/{name}/versions`; null for a
+   * The version's own id (`cir_…`), the cursor of `GET /circuits/{name}/versions`; null for a
    * built-in circuit
    */
   readonly id: string | null

@@ -33,7 +33,7 @@ export const Circuit = Schema.Struct({
       "version keeps its number). `name@version` names exactly it, as a proof's `type` or in a path; built-in circuits: 1"
   }),
   id: Schema.NullOr(CircuitId).annotations({
-    description: "The version's own id (`circuit_…`), the cursor of `GET /circuits/{name}/versions`; null for a built-in circuit"
+    description: "The version's own id (`cir_…`), the cursor of `GET /circuits/{name}/versions`; null for a built-in circuit"
   }),
   owner: Schema.String.annotations({ description: "`builtin`, or the id of the account that uploaded it" }),
   status: CircuitStatus,
