@@ -782,7 +782,7 @@ export interface CreateVerificationInput {
   readonly verification_key_id?: string
   /**
    * A circuit the account can prove with (its own, ready, or a built-in one): its verification key
-   * is used
+   * is used. As a proof's `type`: `name` is its newest ready version, `name@N` exactly version N
    */
   readonly circuit?: string
   readonly proof: JsonObject

@@ -107,7 +107,8 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
           }
           if (input.circuit !== undefined) {
             const name = input.circuit
-            const found = yield* circuits.get(accountId, name)
+            // As a proof's `type` names it: `name` the newest ready version, `name@N` exactly N.
+            const found = yield* circuits.forRequest(accountId, name)
             if (Option.isNone(found)) return yield* refuse({ path: "circuit", message: `no circuit ${JSON.stringify(name)} in this account or built in` })
             const circuit = found.value
             if (circuit.status !== "ready") {
