@@ -704,7 +704,10 @@ export interface ListCircuitVersionsQuery {
  * `UploadFile`; each of `sources` needs its name.
  */
 export interface CircuitUpload {
-  /** 1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs */
+  /**
+   * 1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs. A name the account
+   * already has gets its next version
+   */
   readonly name: string
   /** At most 1024 characters */
   readonly description?: string

@@ -90,7 +90,8 @@ const stagedFile = (description: string) => Schema.optional(StagedFile.annotatio
 export const CircuitUpload = HttpApiSchema.Multipart(
   Schema.Struct({
     name: Schema.propertySignature(CircuitName).annotations({
-      description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs"
+      description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs. A name the account already " +
+        "has gets its next version"
     }),
     description: Schema.optional(Schema.String.annotations({ description: "At most 1024 characters" })),
     metadata: Schema.optional(
