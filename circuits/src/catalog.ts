@@ -99,6 +99,7 @@ export const BUILTIN_CIRCUITS: ReadonlyArray<Circuit> = file.circuits.map((c): C
   const groth16: Circuit = {
     id: null,
     name: c.name,
+    version: 1,
     owner: "builtin",
     status: "ready",
     error: null,

@@ -100,6 +100,8 @@ export interface ProofsTable {
   type: string
   circuit: string
   circuit_id: string | null
+  /** The circuit's version when the proof was created (1 for a built-in circuit). */
+  circuit_version: ColumnType<number, number | undefined, number>
   proving_system: ColumnType<string, string | undefined, string>
   status: string
   inputs: string | null
@@ -140,6 +142,8 @@ export interface CircuitsTable {
   id: string
   account_id: string
   name: string
+  /** 1, 2, … per account and name, in upload order; never reused (removed rows keep theirs). */
+  version: number
   status: string
   error: string | null
   description: string | null

@@ -38,7 +38,8 @@ const RELEASED = [
   "0015_proving_systems",
   "0016_verification_keys",
   "0017_metadata",
-  "0019_proof_scheduling"
+  "0019_proof_scheduling",
+  "0020_circuit_versions"
 ]
 
 describe("migrations, one file each", () => {
@@ -106,6 +107,39 @@ describe("SQLite store", () => {
       expect(keys.map((k) => [k.id, JSON.parse(k.scopes)])).toEqual([["key_1", [...old, "circuits:read"]], ["key_2", ["proofs:read", "circuits:read"]]])
       const proofs = yield* conn.query((db) => db.selectFrom("proofs").select(["id", "circuit_id"]).execute())
       expect(proofs).toEqual([{ id: "proof_1", circuit_id: null }])
+    }))
+
+  it.scoped("0020_circuit_versions numbers each name's rows in upload order (a removed and re-uploaded name: 1, 2) and gives proofs their circuit's", () =>
+    Effect.gen(function*() {
+      const { at, conn } = yield* atKeyExpiry
+      expect((yield* migrate(conn, "0019_proof_scheduling")).applied).toContain("0019_proof_scheduling")
+      const circuit = (id: string, name: string, removed: boolean) => ({
+        id, account_id: "acct_1", name, status: "ready", error: null, description: null, constraints: 1, inputs: "[]",
+        public_signals: "[]", verification_key: null, development_only: 0, field_modulus: "1", artifacts: null,
+        source: "{}", lease_expires_at: null, attempts: 1, created_at: at, updated_at: at, removed_at: removed ? at : null
+      })
+      yield* conn.query(async (db) => {
+        await db.insertInto("circuits").values([
+          circuit("circuit_01", "squares", true),
+          circuit("circuit_02", "other", false),
+          circuit("circuit_03", "squares", false)
+        ] as never).execute()
+        await db.insertInto("proofs").values(["circuit_01", "circuit_03", null].map((circuitId, i) => ({
+          id: `proof_${i}`, account_id: "acct_1", batch_id: null, type: circuitId === null ? "multiplier" : "squares",
+          circuit: circuitId === null ? "multiplier" : "squares", circuit_id: circuitId, status: "completed", inputs: null,
+          public_inputs: "{}", proof_blob: null, error: null, duration_ms: 1, attempts: 1, lease_expires_at: null, created_at: at,
+          started_at: at, completed_at: at, expires_at: null
+        })) as never).execute()
+      })
+      expect((yield* migrate(conn)).applied).toEqual(["0020_circuit_versions"])
+      const circuits = yield* conn.query((db) => db.selectFrom("circuits").select(["id", "version"]).orderBy("id").execute())
+      expect(circuits).toEqual([{ id: "circuit_01", version: 1 }, { id: "circuit_02", version: 1 }, { id: "circuit_03", version: 2 }])
+      const proofs = yield* conn.query((db) => db.selectFrom("proofs").select(["id", "circuit_version"]).orderBy("id").execute())
+      expect(proofs).toEqual([{ id: "proof_0", circuit_version: 1 }, { id: "proof_1", circuit_version: 2 }, { id: "proof_2", circuit_version: 1 }])
+      // Both live rows of a name may now coexist; a version may not be given twice.
+      const again = yield* conn.query((db) => db.insertInto("circuits").values({ ...circuit("circuit_04", "squares", false), version: 2 } as never).execute())
+        .pipe(Effect.either)
+      expect(again._tag).toBe("Left")
     }))
 
   it.scoped("0009 gives existing proofs no canceled_at, and a batch's proofs are read through its index", () =>

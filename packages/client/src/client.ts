@@ -9,6 +9,7 @@ import type {
   Circuit,
   CircuitList,
   CircuitUpload,
+  CircuitVersionList,
   CircuitWithKey,
   CreateKeyInput,
   CreateProofBatchInput,
@@ -23,6 +24,7 @@ import type {
   DeliveryAttemptList,
   Event,
   EventList,
+  ListCircuitVersionsQuery,
   ListEventsQuery,
   ListProofsQuery,
   PageQuery,
@@ -324,7 +326,7 @@ export const createClient = (options: ClientOptions) => {
   }
   // Every parameter given is sent, the page's first: the query types are generated from the API's,
   // so a parameter the server adds reaches the query string without a change here.
-  const page = (query: ListEventsQuery | ListProofsQuery | AuditLogQuery | PageQuery = {}): Query => ({
+  const page = (query: ListEventsQuery | ListProofsQuery | AuditLogQuery | ListCircuitVersionsQuery | PageQuery = {}): Query => ({
     limit: undefined,
     starting_after: undefined,
     ending_before: undefined,
@@ -428,11 +430,22 @@ export const createClient = (options: ClientOptions) => {
     circuits: {
       /** Uploads a circuit (202, `compiling`); it ends `ready` or `failed`, announced by `circuit.ready`/`circuit.failed`. */
       create: async (upload: CircuitUpload, create: CreateOptions = {}) => json<Circuit>(circuits.create, { form: uploadForm(upload), ...create }),
+      /** The built-in circuits, then each of the account's names at its newest version. */
       list: () => json<CircuitList>(circuits.list),
-      /** With its verification key. */
+      /** With its verification key: `name` is the newest version (whatever its status), `name@2` exactly version 2. */
       get: (name: string) => json<CircuitWithKey>(circuits.get, { params: { name } }),
+      /**
+       * Every live version of a name, newest first; a Promise of one page, and `for await` over
+       * every version (each page's cursor is a version's `id`).
+       */
+      versions: (name: string, query: ListCircuitVersionsQuery = {}): PagedList<CircuitVersionList, Circuit> =>
+        paged((q) => json<CircuitVersionList>(circuits.versions, { params: { name }, query: page(q) }), query, (p) => p.versions, (c) => c.id ?? ""),
+      /**
+       * `name@2` removes version 2; `name` every version of the name. Rejects with 409
+       * `circuit_in_use` while a proof of a version it would remove is queued or running.
+       */
       remove: (name: string) => none(circuits.remove, { params: { name } }),
-      /** The Solidity source of a contract that verifies the circuit's proofs on chain. */
+      /** The Solidity source of a contract that verifies the circuit's proofs on chain (`name` or `name@N`). */
       verifier: (name: string) => text(circuits.verifier, { params: { name } })
     },
     events: {

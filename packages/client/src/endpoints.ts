@@ -47,6 +47,7 @@ export const ENDPOINTS = {
     create: { method: "POST", path: "/circuits" },
     list: { method: "GET", path: "/circuits" },
     get: { method: "GET", path: "/circuits/:name" },
+    versions: { method: "GET", path: "/circuits/:name/versions" },
     remove: { method: "DELETE", path: "/circuits/:name" },
     verifier: { method: "GET", path: "/circuits/:name/verifier.sol" }
   },

@@ -438,8 +438,14 @@ export interface ProofError {
 
 export interface Proof {
   readonly proof_id: string
+  /** The `type` as the request sent it: `name` or `name@N` */
   readonly type: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly proving_system: ProvingSystem
   readonly status: ProofStatus
   /** Public signal names → decimal strings (field elements do not fit a JSON number) */
@@ -529,6 +535,11 @@ export interface ProofBatchCancellation {
 export interface ProofVerification {
   readonly proof_id: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly proving_system: ProvingSystem
   readonly valid: boolean
   readonly verified_at: Timestamp
@@ -605,6 +616,17 @@ export interface CircuitInput {
 export interface Circuit {
   /** The circuit's name: the `type` of its proofs */
   readonly name: string
+  /**
+   * Which upload of `name` this is: 1, 2, … in the order the account uploaded them, never reused (a
+   * removed version keeps its number). `name@version` names exactly it, as a proof's `type` or in a
+   * path; built-in circuits: 1
+   */
+  readonly version: number
+  /**
+   * The version's own id (`cir_…`), the cursor of `GET /circuits/{name}/versions`; null for a
+   * built-in circuit
+   */
+  readonly id: string | null
   /** `builtin`, or the id of the account that uploaded it */
   readonly owner: string
   readonly status: CircuitStatus
@@ -650,7 +672,30 @@ export interface CircuitWithKey extends Circuit {
 }
 
 export interface CircuitList {
+  /** The built-in circuits, then each of the account's names at its newest version */
   readonly circuits: ReadonlyArray<Circuit>
+}
+
+export interface CircuitVersionList {
+  /** Live versions of the name, newest (highest `version`) first */
+  readonly versions: ReadonlyArray<Circuit>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+/**
+ * `circuits.versions`: newest version first; `starting_after` a version's id moves on to older
+ * ones, `ending_before` back to newer ones.
+ */
+export interface ListCircuitVersionsQuery {
+  readonly limit?: number
+  /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
+  readonly starting_after?: string
+  /**
+   * A cursor: the page of items just before this id in the list (newer ones), still newest first.
+   * Not with `starting_after`.
+   */
+  readonly ending_before?: string
 }
 
 /**
@@ -660,7 +705,10 @@ export interface CircuitList {
  * `UploadFile`; each of `sources` needs its name.
  */
 export interface CircuitUpload {
-  /** 1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs */
+  /**
+   * 1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs. A name the account
+   * already has gets its next version
+   */
   readonly name: string
   /** At most 1024 characters */
   readonly description?: string
@@ -751,7 +799,7 @@ export interface CreateVerificationInput {
   readonly verification_key_id?: string
   /**
    * A circuit the account can prove with (its own, ready, or a built-in one): its verification key
-   * is used
+   * is used. As a proof's `type`: `name` is its newest ready version, `name@N` exactly version N
    */
   readonly circuit?: string
   readonly proof: JsonObject

@@ -98,6 +98,7 @@ describe("@mzk/client and @mzk/webhooks against a real server", () => {
       expect(event.data).toEqual({
         proof_id: proof.proof_id,
         circuit: "multiplier",
+        circuit_version: 1,
         proving_system: "groth16",
         status: "completed",
         proof_blob: completed.proof_blob,

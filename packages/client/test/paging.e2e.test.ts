@@ -2,6 +2,9 @@ import { expect, it } from "@effect/vitest"
 import { createClient, MzkApiError } from "@mzk/client"
 import { Accounts, ApiKeys } from "@mzk/core"
 import { Effect, Redacted } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe } from "vitest"
 import { startServer } from "../../server/test/realServer.js"
 
@@ -72,5 +75,51 @@ describe("@mzk/client pages automatically against a real server", () => {
       const failed = yield* run(() => collect(client.proofs.list({ limit: 2, starting_after: proofs[0]!, ending_before: proofs[1]! })).then(() => undefined, (e: unknown) => e))
       expect(failed).toBeInstanceOf(MzkApiError)
       expect((failed as MzkApiError).code).toBe("invalid_request")
+    }), 60_000)
+  it.scopedLive("circuits.versions walks every version of a name, newest first; get and remove take name@N", () =>
+    Effect.gen(function*() {
+      const ptau = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "mzk-client-versions-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      // No build loop: uploads stay compiling, which versions need not wait for.
+      const { baseUrl, context } = yield* startServer({
+        circuits: { developmentPtau: { power: 8, dir: ptau }, cacheDir: join(ptau, "cache"), maxCompilingPerAccount: 10 }
+      })
+      const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "Versions" })).pipe(Effect.provide(context))
+      const key = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { name: "bootstrap" })).pipe(Effect.provide(context))
+      let requests = 0
+      const client = createClient({
+        baseUrl,
+        apiKey: Redacted.value(key.secret),
+        fetch: (url, init) => {
+          requests++
+          return globalThis.fetch(url, init)
+        }
+      })
+      const run = <A>(f: () => Promise<A>) => Effect.promise(f)
+      const main = "pragma circom 2.1.6;\ntemplate T() { signal input a; }\ncomponent main = T();\n"
+      const uploaded: Array<number> = []
+      for (let i = 0; i < 5; i++) uploaded.push((yield* run(() => client.circuits.create({ name: "evolving", main }))).version)
+      expect(uploaded).toEqual([1, 2, 3, 4, 5])
+
+      requests = 0
+      const all = yield* run(() => collect(client.circuits.versions("evolving", { limit: 2 })))
+      expect(all.map((c) => c.version)).toEqual([5, 4, 3, 2, 1])
+      expect(requests).toBe(3)
+      const page = yield* run(() => client.circuits.versions("evolving", { limit: 2 }))
+      expect([page.versions.map((c) => c.version), page.total, page.has_more]).toEqual([[5, 4], 5, true])
+      const newer = yield* run(() => collect(client.circuits.versions("evolving", { limit: 1, ending_before: all[3]!.id! })))
+      expect(newer.map((c) => c.version)).toEqual([3, 4, 5])
+
+      expect((yield* run(() => client.circuits.get("evolving@2"))).id).toBe(all[3]!.id)
+      expect((yield* run(() => client.circuits.get("evolving"))).version).toBe(5)
+      yield* run(() => client.circuits.remove("evolving@2"))
+      expect((yield* run(() => collect(client.circuits.versions("evolving")))).map((c) => c.version)).toEqual([5, 4, 3, 1])
+      const gone = yield* run(() => client.circuits.get("evolving@2").then(() => undefined, (e: unknown) => e))
+      expect(gone).toBeInstanceOf(MzkApiError)
+      expect([(gone as MzkApiError).status, (gone as MzkApiError).code]).toEqual([404, "circuit_not_found"])
+      const unknown = yield* run(() => collect(client.circuits.versions("nothing")).then(() => undefined, (e: unknown) => e))
+      expect((unknown as MzkApiError).code).toBe("circuit_not_found")
     }), 60_000)
 })

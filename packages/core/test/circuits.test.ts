@@ -115,7 +115,7 @@ describe("Circuits: uploads", () => {
       expect(yield* (yield* ArtifactsRepo).get(sha256(bytesOf(SUM)))).toEqual(Option.some(bytesOf(SUM)))
     }).pipe(Effect.provide(testCore())))
 
-  it.effect("refusals: a built-in name or a live name is taken, a bad name, description or main file is invalid, and nothing is stored", () =>
+  it.effect("refusals: a built-in name is taken, a bad name, description or main file is invalid, and nothing is stored", () =>
     Effect.gen(function*() {
       const circuits = yield* Circuits
       const artifacts = yield* ArtifactsRepo
@@ -123,7 +123,7 @@ describe("Circuits: uploads", () => {
       yield* upload(account, "sum")
       const cases: ReadonlyArray<[Effect.Effect<unknown, { readonly _tag: string; readonly message: string }, Circuits>, string, RegExp | string]> = [
         [upload(account, "multiplier", "// a\ncomponent main = M();"), "CircuitNameTaken", /built-in circuit/],
-        [upload(account, "sum", "// b\ncomponent main = M();"), "CircuitNameTaken", /already has a circuit named "sum"/],
+        [upload(account, "multiplier@1", "// b\ncomponent main = M();"), "InvalidRequest", "name"],
         [upload(account, "bad name!", "// c\ncomponent main = M();"), "InvalidRequest", "name"],
         [upload(account, "x".repeat(65), "// c\ncomponent main = M();"), "InvalidRequest", "name"],
         [upload(account, "described", "// d\ncomponent main = M();", "nul\u0000"), "InvalidRequest", "description"],
@@ -156,7 +156,9 @@ describe("Circuits: uploads", () => {
       yield* advance("100 millis")
       const full = yield* Effect.flip(upload(account, "three", "// 3\ncomponent main = M();"))
       expect(full._tag).toBe("CircuitLimitReached")
-      expect(full.message).toMatch(/at most 2 circuits \(the circuits-per-account limit\)/)
+      expect(full.message).toMatch(/at most 2 circuits, every live version counted \(the circuits-per-account limit\)/)
+      // A new version of a name is one more circuit too.
+      expect((yield* Effect.flip(upload(account, "one", "// 1b\ncomponent main = M();")))._tag).toBe("CircuitLimitReached")
       expect((yield* (yield* Circuits).list(account)).filter((c) => c.owner !== "builtin").map((c) => [c.name, c.status]))
         .toEqual([["two", "ready"], ["one", "ready"]])
     }).pipe(Effect.provide(withBuilds({ maxCircuitsPerAccount: 2, maxCompilingPerAccount: 1 }))))
@@ -192,7 +194,7 @@ describe("Circuits: the trusted setup is known at upload", () => {
 })
 
 describe("Circuits: a failed circuit's name", () => {
-  it.effect("is taken by the next upload, which replaces the failed circuit (audited as removed, replaced_by the new one); a live one's is not", () =>
+  it.effect("is taken by the next upload, which replaces the failed newest version (audited as removed, replaced_by the new one) with the next number; a live one's makes one more version", () =>
     Effect.gen(function*() {
       const circuits = yield* Circuits
       const account = yield* newAccount
@@ -200,7 +202,7 @@ describe("Circuits: a failed circuit's name", () => {
       yield* advance("100 millis")
       expect(Option.map(yield* circuits.get(account, "sum"), (c) => c.status)).toEqual(Option.some("failed"))
       const fixed = yield* upload(account, "sum")
-      expect(fixed).toMatchObject({ status: "compiling", error: null })
+      expect(fixed).toMatchObject({ status: "compiling", error: null, version: 2 })
       expect(fixed.id).not.toBe(failed.id)
       expect((yield* circuits.list(account)).filter((c) => c.name === "sum").map((c) => c.id)).toEqual([fixed.id])
       // The failed record stays readable by id (as removed circuits do), never by name.
@@ -211,11 +213,13 @@ describe("Circuits: a failed circuit's name", () => {
         ["circuit.removed", failed.id, [{ field: "replaced_by", from: null, to: fixed.id }]],
         ["circuit.created", failed.id, null]
       ])
-      // Compiling, then ready: the name is taken.
-      expect((yield* Effect.flip(upload(account, "sum")))._tag).toBe("CircuitNameTaken")
+      // Compiling, then ready: an upload is one more version, and replaces nothing.
       yield* advance("100 millis")
-      expect((yield* Effect.flip(upload(account, "sum")))._tag).toBe("CircuitNameTaken")
-      expect(Option.map(yield* circuits.get(account, "sum"), (c) => [c.id, c.status])).toEqual(Option.some([fixed.id, "ready"]))
+      const third = yield* upload(account, "sum", `${SUM}// third\n`)
+      expect(third.version).toBe(3)
+      expect(Option.map(yield* circuits.get(account, "sum@2"), (c) => [c.id, c.status])).toEqual(Option.some([fixed.id, "ready"]))
+      expect(Option.map(yield* circuits.get(account, "sum"), (c) => [c.id, c.status])).toEqual(Option.some([third.id, "compiling"]))
+      expect(yield* circuits.get(account, "sum@1")).toEqual(Option.none())
     }).pipe(Effect.provide(withBuilds())))
 })
 
@@ -246,7 +250,7 @@ describe("Circuits: the build loop on TestClock", () => {
       expect(Option.map(yield* artifacts.get(ready.artifacts!.wasm), (b) => new TextDecoder().decode(b).startsWith("fake-wasm"))).toEqual(Option.some(true))
       const [event, ...more] = yield* eventsOf(account, "circuit.ready")
       expect(more).toEqual([])
-      expect(event?.data).toEqual({ name: "sum", status: "ready", proving_system: "groth16", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z", metadata: {} })
+      expect(event?.data).toEqual({ name: "sum", version: 1, status: "ready", proving_system: "groth16", constraints: 3, development_only: false, created_at: "1970-01-01T00:00:00.000Z", metadata: {} })
       expect(yield* eventsOf(account, "circuit.failed")).toEqual([])
     }).pipe(Effect.provide(withBuilds())))
 
@@ -264,8 +268,8 @@ describe("Circuits: the build loop on TestClock", () => {
       expect(escaping.error).toMatchObject({ code: "include_outside_upload", file: "main.circom", line: 1 })
       const failed = yield* eventsOf(account, "circuit.failed")
       expect(failed.map((e) => e.data).sort((x, y) => String(x.name).localeCompare(String(y.name)))).toEqual([
-        { name: "broken", status: "failed", error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} },
-        { name: "escaping", status: "failed", error: escaping.error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} }
+        { name: "broken", version: 1, status: "failed", error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} },
+        { name: "escaping", version: 1, status: "failed", error: escaping.error, created_at: "1970-01-01T00:00:00.000Z", metadata: {} }
       ])
     }).pipe(Effect.provide(withBuilds({ buildConcurrency: 2 }))))
 
@@ -374,6 +378,54 @@ describe("Circuits: proofs of accounts' circuits", () => {
       expect(done).toMatchObject({ status: "completed", public_inputs: { out: "6", "x[0][0]": "2", "x[1][0]": "3" } })
       expect((yield* proofs.verify(principal.account_id, queued.proof_id)).valid).toBe(true)
     }).pipe(Effect.provide(withBuilds())))
+
+  it.effect("versions: `name` proves with the newest ready version while a newer one builds, `name@N` with exactly N; versions list and remove one", () =>
+    Effect.gen(function*() {
+      const proofs = yield* Proofs
+      const circuits = yield* Circuits
+      const account = yield* newAccount
+      const inputs = { a: 1, x: [[2], [3]] }
+      expect((yield* upload(account, "sum")).version).toBe(1)
+      yield* advance("100 millis")
+      // Version 2 takes 20 s to build: meanwhile "sum" is version 1.
+      expect((yield* upload(account, "sum", `${SUM}// fake:duration 20000\n`)).version).toBe(2)
+      yield* settle
+      const first = yield* proofs.create(account, { type: "sum", inputs })
+      expect(first).toMatchObject({ type: "sum", circuit: "sum", circuit_version: 1 })
+      const pinned = yield* proofs.create(account, { type: "sum@1", inputs })
+      expect(pinned).toMatchObject({ type: "sum@1", circuit: "sum", circuit_version: 1 })
+      const building = yield* Effect.flip(proofs.create(account, { type: "sum@2", inputs }))
+      expect(building).toMatchObject({ _tag: "CircuitNotReady", message: expect.stringMatching(/"sum@2" is still compiling/) })
+      const unknown = yield* Effect.flip(proofs.create(account, { type: "sum@9", inputs }))
+      expect(unknown).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "type", message: "unknown proof type \"sum@9\"" }] })
+      expect(yield* proofs.create(account, { type: "multiplier@1", inputs: { a: 2, b: 3 } })).toMatchObject({ circuit: "multiplier", circuit_version: 1 })
+      expect((yield* Effect.flip(proofs.create(account, { type: "multiplier@2", inputs: { a: 2, b: 3 } })))._tag).toBe("InvalidRequest")
+      // `get` of the name shows the newest, compiling; the list shows each name once, at its newest.
+      expect(Option.map(yield* circuits.get(account, "sum"), (c) => [c.version, c.status])).toEqual(Option.some([2, "compiling"]))
+      expect((yield* circuits.list(account)).filter((c) => c.name === "sum").map((c) => c.version)).toEqual([2])
+      yield* advance("21 seconds")
+      expect((yield* proofs.create(account, { type: "sum", inputs })).circuit_version).toBe(2)
+      yield* advance("100 millis")
+      const completed = (yield* eventsOf(account, "proof.completed")).map((e) => [e.data.proof_id, e.data.circuit_version])
+      expect(completed).toContainEqual([first.proof_id, 1])
+      expect((yield* eventsOf(account, "circuit.ready")).map((e) => e.data.version)).toEqual([1, 2])
+
+      const listed = yield* circuits.versions(account, "sum", {})
+      expect([listed.items.map((c) => c.version), listed.total, listed.has_more]).toEqual([[2, 1], 2, false])
+      const older = yield* circuits.versions(account, "sum", { limit: 1, starting_after: listed.items[0]!.id! })
+      expect([older.items.map((c) => c.version), older.has_more]).toEqual([[1], false])
+      expect(yield* Effect.flip(circuits.versions(account, "sum@1", {}))).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "name" }] })
+      expect((yield* Effect.flip(circuits.versions(account, "nothing", {})))._tag).toBe("CircuitNotFound")
+      expect((yield* circuits.versions(account, "multiplier", {})).items.map((c) => [c.name, c.version])).toEqual([["multiplier", 1]])
+
+      yield* circuits.remove(account, "sum@1")
+      expect(yield* circuits.get(account, "sum@1")).toEqual(Option.none())
+      expect((yield* circuits.versions(account, "sum", {})).items.map((c) => c.version)).toEqual([2])
+      expect(yield* Effect.flip(circuits.remove(account, "sum@1"))).toMatchObject({ _tag: "CircuitNotFound", message: expect.stringMatching(/"sum@1"/) })
+      expect((yield* Effect.flip(circuits.remove(account, "multiplier@1")))._tag).toBe("CircuitInUse")
+      // A proof of the removed version still verifies with its own key.
+      expect((yield* proofs.verify(account, first.proof_id))).toMatchObject({ valid: true, circuit_version: 1 })
+    }).pipe(Effect.provide(withBuilds({ maxCompilingPerAccount: 2 }))))
 
   it.effect("inputs are checked against the circuit's dimensions, each problem by path", () =>
     Effect.gen(function*() {

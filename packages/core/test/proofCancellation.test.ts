@@ -116,6 +116,7 @@ describe("Proof cancellation on TestClock", () => {
       expect(event?.data).toEqual({
         proof_id: queued.proof_id,
         circuit: "multiplier",
+        circuit_version: 1,
         status: "canceled",
         canceled_at: "1970-01-01T00:00:07.000Z",
         created_at: queued.created_at,

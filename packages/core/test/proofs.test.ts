@@ -241,6 +241,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       expect(event?.data).toEqual({
         proof_id: queued.proof_id,
         circuit: "multiplier",
+        circuit_version: 1,
         proving_system: "groth16",
         status: "completed",
         proof_blob: done.proof_blob,
@@ -310,6 +311,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       expect(event?.data).toEqual({
         proof_id: value.proof_id,
         circuit: "range",
+        circuit_version: 1,
         proving_system: "groth16",
         status: "failed",
         error: failed.error,
@@ -440,7 +442,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
       yield* settle
       yield* advance("100 millis")
       const { value: verification, rate_limits } = yield* metered(proofs.verify(principal.account_id, value.proof_id))
-      expect(verification).toEqual({ proof_id: value.proof_id, circuit: "multiplier", proving_system: "groth16", valid: true, verified_at: "1970-01-01T00:00:00.100Z", metadata: {} })
+      expect(verification).toEqual({ proof_id: value.proof_id, circuit: "multiplier", circuit_version: 1, proving_system: "groth16", valid: true, verified_at: "1970-01-01T00:00:00.100Z", metadata: {} })
       expect(rate_limits.map((w) => w.policy)).toEqual(["daily"])
       const [event] = ofType(yield* eventsOf(principal.account_id), "proof.verified")
       expect(event?.data).toEqual(verification)

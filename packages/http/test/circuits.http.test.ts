@@ -36,6 +36,7 @@ const RECORD_FIELDS = [
   "description",
   "development_only",
   "error",
+  "id",
   "inputs",
   "metadata",
   "name",
@@ -43,7 +44,8 @@ const RECORD_FIELDS = [
   "proving_system",
   "proving_systems",
   "public_signals",
-  "status"
+  "status",
+  "version"
 ]
 
 /** Every queued proof completed straight in storage (no proof worker runs here) with a proof of the right shape. */
@@ -232,25 +234,34 @@ describe("POST /api/v1/circuits (multipart/form-data)", () => {
     expectEnvelope(await h.call("POST", "/api/v1/keys", { token: key, ...multipart([{ name: "name", value: "k" }]) }), 415, "unsupported_media_type")
   })
 
-  it("409 circuit_name_taken for a live name of the account or a built-in name; another account may use it", async () => {
+  it("a live name of the account makes its next version; 409 circuit_name_taken for a built-in name; another account starts at 1", async () => {
     const { key } = await h.newAccount()
-    await uploadCircuit(h, key, circomParts("mine"))
-    expectEnvelope(await upload(key, circomParts("mine")), 409, "circuit_name_taken")
+    expect((await uploadCircuit(h, key, circomParts("mine"))).version).toBe(1)
+    const again = await upload(key, circomParts("mine"))
+    expect([again.status, again.json.version]).toEqual([202, 2])
     expectEnvelope(await upload(key, circomParts("multiplier")), 409, "circuit_name_taken")
     const other = await h.newAccount("Other")
-    expect((await upload(other.key, circomParts("mine"))).status).toBe(202)
+    const theirs = await upload(other.key, circomParts("mine"))
+    expect([theirs.status, theirs.json.version]).toEqual([202, 1])
   })
 
-  it("a failed circuit's name is free again: of 6 concurrent uploads of it, one replaces the failed circuit, the others are 409", async () => {
+  it("a failed newest version is replaced: of 6 concurrent uploads of its name, each accepted one is a new version, the failed one removed", async () => {
     const { key } = await h.newAccount()
     await uploadCircuit(h, key, circomParts("retry", `${SUM_MAIN}// fake:fail compile_error syntax error\n`))
     expect((await settled(h, key, "retry")).json.status).toBe("failed")
     const replies = await Promise.all(Array.from({ length: 6 }, () => upload(key, circomParts("retry"))))
-    expect(replies.map((r) => r.status).sort()).toEqual([202, 409, 409, 409, 409, 409])
-    for (const refused of replies.filter((r) => r.status === 409)) expectEnvelope(refused, 409, "circuit_name_taken")
-    expect((await settled(h, key, "retry")).json).toMatchObject({ status: "ready", error: null })
+    const accepted = replies.filter((r) => r.status === 202)
+    // Those over the account's compiling limit are refused as such, not for the name.
+    for (const refused of replies.filter((r) => r.status !== 202)) expectEnvelope(refused, 409, "compilation_limit_reached")
+    const numbers = accepted.map((r) => r.json.version as number).sort((a, b) => a - b)
+    expect(numbers).toEqual(Array.from({ length: accepted.length }, (_, i) => i + 2))
+    expect((await settled(h, key, "retry")).json).toMatchObject({ status: "ready", error: null, version: numbers.at(-1) })
     const own = (await h.call("GET", "/api/v1/circuits", { token: key })).json.circuits.filter((c: { owner: string }) => c.owner !== "builtin")
     expect(own.map((c: { name: string; status: string }) => [c.name, c.status])).toEqual([["retry", "ready"]])
+    // The failed version 1 is gone; the accepted ones are all live.
+    const versions = (await h.call("GET", "/api/v1/circuits/retry/versions", { token: key })).json.versions
+    expect(versions.map((c: { version: number }) => c.version)).toEqual([...numbers].reverse())
+    expectEnvelope(await h.call("GET", "/api/v1/circuits/retry@1", { token: key }), 404, "circuit_not_found")
   })
 
   it("401 before the body is read, 403 without circuits:write", async () => {
@@ -296,7 +307,8 @@ describe("GET /api/v1/circuits and /circuits/:name", () => {
     expect(range.status).toBe(200)
     expect(range.json).toMatchObject({ name: "range", owner: "builtin" })
     expect("verification_key" in range.json).toBe(true)
-    for (const field of ["id", "artifacts", "field_modulus", "updated_at", "source", "type", "circuit", "version"]) {
+    expect(range.json).toMatchObject({ id: null, version: 1 })
+    for (const field of ["artifacts", "field_modulus", "updated_at", "source", "type", "circuit"]) {
       expect(field in range.json, field).toBe(false)
     }
     for (const name of ["sudoku", "MULTIPLIER", "%20", "private-one"]) {

@@ -76,6 +76,7 @@ describe("compiling an API for the dispatcher", () => {
       "circuits.create": ["circuits:write", "-"],
       "circuits.list": ["circuits:read", "-"],
       "circuits.get": ["circuits:read", "-"],
+      "circuits.versions": ["circuits:read", "-"],
       "circuits.remove": ["circuits:write", "-"],
       "circuits.verifier": ["circuits:read", "-"],
       "events.list": ["events:read", "-"],

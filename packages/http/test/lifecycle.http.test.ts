@@ -38,7 +38,7 @@ describe("proofs past queued", () => {
 
     const verified = await h.call("GET", `/api/v1/proofs/${id}/verify`, { token: key })
     expect(verified.status).toBe(200)
-    expect(Object.keys(verified.json).sort()).toEqual(["circuit", "metadata", "proof_id", "proving_system", "valid", "verified_at"])
+    expect(Object.keys(verified.json).sort()).toEqual(["circuit", "circuit_version", "metadata", "proof_id", "proving_system", "valid", "verified_at"])
     expect(verified.json).toMatchObject({ proof_id: id, circuit: "multiplier", valid: true })
     expect(verified.json.verified_at).toMatch(ISO)
     expect(verified.headers.get("ratelimit-policy")).toBe(`"key";q=60;w=60, "daily";q=5000;w=86400`)

@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 const PROOF_FIELDS = [
-  "canceled_at", "circuit", "completed_at", "created_at", "deadline_at", "duration_ms", "error", "expires_at", "finished_at", "metadata",
+  "canceled_at", "circuit", "circuit_version", "completed_at", "created_at", "deadline_at", "duration_ms", "error", "expires_at", "finished_at", "metadata",
   "priority", "proof_blob", "proof_id", "proving_ms", "proving_system", "public_inputs", "queue_position", "queued_at", "started_at", "status", "type"
 ]
 
@@ -91,7 +91,7 @@ describe("POST /api/v1/proofs/:id/cancel", () => {
     const stored = await h.run(Effect.flatMap(ProofsRepo, (r) => r.get(account, queued as never)))
     expect(stored._tag === "Some" && stored.value.inputs).toBeNull()
     expect(await proofEvents(account, "proof.canceled")).toEqual([
-      { proof_id: queued, circuit: "multiplier", status: "canceled", canceled_at: reply.json.canceled_at, created_at: reply.json.created_at, metadata: {} }
+      { proof_id: queued, circuit: "multiplier", circuit_version: 1, status: "canceled", canceled_at: reply.json.canceled_at, created_at: reply.json.created_at, metadata: {} }
     ])
     // 3 of the 6 a day were charged and one given back: 4 more fit, the fifth is refused.
     for (let i = 0; i < 4; i++) expect((await h.call("POST", "/api/v1/proofs", { token: key, body: MULTIPLIER })).status).toBe(202)

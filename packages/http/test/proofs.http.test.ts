@@ -13,6 +13,7 @@ const POLICY = `"key";q=60;w=60, "daily";q=5000;w=86400`
 const PROOF_FIELDS = [
   "canceled_at",
   "circuit",
+  "circuit_version",
   "completed_at",
   "created_at",
   "deadline_at",

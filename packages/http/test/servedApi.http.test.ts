@@ -182,7 +182,7 @@ const expectDocumented = (op: Operation, reply: Reply, probe: string) => {
 
 describe("the served API against its OpenAPI document", () => {
   it("documents every operation of the API", () => {
-    expect(operations().length).toBe(39)
+    expect(operations().length).toBe(40)
   })
 
   it("answers every documented operation, however it is asked, with a status the document lists for it", async () => {
@@ -239,7 +239,7 @@ describe("the served API against its OpenAPI document", () => {
       expect(op.statuses.includes("429"), label).toBe(op.metered)
     }
     const scoped = operations().filter((op) => op.scope !== undefined).map((op) => `${op.method} ${op.template}`)
-    expect(scoped.length).toBe(39)
+    expect(scoped.length).toBe(40)
     expect(operations().filter((op) => op.metered).map((op) => `${op.method} ${op.template}`).sort()).toEqual([
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",

@@ -36,7 +36,7 @@ const stats = (samples: Array<number>) => {
 
 const row = (account: AccountId, status: ProofRecord["status"]) =>
   Effect.map(makeId("proof"), (id): ProofRecord => ({
-    id, account_id: account, batch_id: null, type: "multiplier", circuit: "multiplier", circuit_id: null, proving_system: "groth16", status,
+    id, account_id: account, batch_id: null, type: "multiplier", circuit: "multiplier", circuit_id: null, circuit_version: 1, proving_system: "groth16", status,
     inputs: status === "completed" ? null : { a: "3", b: "11" }, public_inputs: { c: "33" },
     proof_blob: status === "completed" ? "eyJwaV9hIjpbXX0=" : null, error: null, duration_ms: status === "completed" ? 100 : null, proving_ms: null, priority: "normal", deadline_at: null,
     attempts: status === "completed" ? 1 : 0, lease_expires_at: null, created_at: AT, started_at: null,

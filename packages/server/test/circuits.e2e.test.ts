@@ -118,7 +118,7 @@ describe("an account's own circuit over a real port", () => {
       expect((yield* Effect.promise(() => api.send("GET", "/api/v1/circuits/syntax"))).status).toBe(404)
     }), 180_000)
 
-  it.scopedLive("refusals: names taken, still compiling, other accounts' circuits, scopes, upload size", () =>
+  it.scopedLive("refusals: built-in names taken, still compiling, other accounts' circuits, scopes, upload size", () =>
     Effect.gen(function*() {
       // No build loop in this server: uploads stay `compiling`.
       const { baseUrl, keyOf } = yield* serverWithAccount({ workers: false, maxUploadBytes: 64 * 1024 })
@@ -128,8 +128,9 @@ describe("an account's own circuit over a real port", () => {
       const otherApi = makeHttpClient(baseUrl, { token: other.token })
 
       expect((yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "mine"))).status).toBe(202)
+      // The account's own name again is its next version, not a refusal.
       const again = yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "mine"))
-      expect([again.status, again.json.error.code]).toEqual([409, "circuit_name_taken"])
+      expect([again.status, again.json.version]).toEqual([202, 2])
       const builtin = yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "multiplier"))
       expect([builtin.status, builtin.json.error.code]).toEqual([409, "circuit_name_taken"])
       const badName = yield* Effect.promise(() => uploadCircuit(baseUrl, owner.token, "no spaces"))

@@ -24,7 +24,7 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
         "--database", database, ...dev, "--dev-ptau-dir", ptauDir, "--json"
       )
       expect(JSON.parse(added)).toMatchObject({ name: "squares", owner: account_id, status: "ready", constraints: 51, development_only: true })
-      expect(mzk("circuits", "list", "--account", account_id, "--database", database)).toMatch(/squares\s+ready\s+51/)
+      expect(mzk("circuits", "list", "--account", account_id, "--database", database)).toMatch(/squares\s+v1\s+ready\s+51/)
 
       const server = yield* serveProcess(database, { args: ["--cache-dir", join(ptauDir, "serve-cache")] })
       const api = server.client(api_key)
@@ -80,8 +80,20 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
       expect(mzkFails(...add("refused", multiplier, "--sample-inputs", join(dir, "refused.json"))).output).toMatch(/invalid_artifacts.*sample inputs.*Assert Failed/)
       writeFileSync(join(dir, "input.json"), JSON.stringify({ a: 3, b: 11 }))
       expect(JSON.parse(mzk(...add("mult", multiplier, "--sample-inputs", join(dir, "input.json"), "--json")))).toMatchObject({
-        name: "mult", status: "ready", constraints: 3, development_only: false
+        name: "mult", version: 1, status: "ready", constraints: 3, development_only: false
       })
+      // The same name again is its next version; the list shows the newest; remove takes NAME@N or NAME.
+      const again = mzk(...add("mult", multiplier, "--sample-inputs", join(dir, "input.json")))
+      expect(again).toMatch(/Added mult@2: version 2 of mult/)
+      expect(again).toMatch(/Circuit mult version 2 is ready: 3 constraints/)
+      const listed = mzk("circuits", "list", "--account", account_id, "--database", database)
+      expect(listed).toMatch(/mult\s+v2\s+ready\s+3/)
+      expect(listed).not.toMatch(/mult\s+v1/)
+      expect(mzk("circuits", "remove", "mult@1", "--account", account_id, "--database", database)).toMatch(/Removed circuit mult@1/)
+      expect(mzkFails("circuits", "remove", "mult@1", "--account", account_id, "--database", database).output).toMatch(/No circuit "mult@1"/)
+      expect(mzk("circuits", "list", "--account", account_id, "--database", database)).toMatch(/mult\s+v2\s+ready/)
+      mzk("circuits", "remove", "mult", "--account", account_id, "--database", database)
+      expect(mzk("circuits", "list", "--account", account_id, "--database", database)).not.toMatch(/mult\s/)
     }), 180_000)
 
   it("--include sends only the files main.circom includes: a stray file in the folder is left out, and the command says so", () => {
@@ -99,7 +111,7 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
           "circuits", "add", "squares", "--account", account_id, "--circom", join(dir, "circuit", "main.circom"), "--include", join(dir, "circuit"),
           "--database", database, "--dev-ptau", "--dev-ptau-power", String(DEV_PTAU_POWER), "--dev-ptau-dir", dir
         )
-        expect(added).toMatch(/Circuit squares is ready: 51 constraints/)
+        expect(added).toMatch(/Circuit squares version 1 is ready: 51 constraints/)
         expect(added).toMatch(/main\.circom never includes.*old\/scratch\.circom.*test_square\.circom|main\.circom never includes.*test_square\.circom.*old\/scratch\.circom/s)
       } finally {
         rmSync(dir, { recursive: true, force: true })

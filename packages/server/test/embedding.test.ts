@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { actingFor, type AccountId, ApiKeys, metered, Proofs } from "@mzk/core"
+import { actingFor, type AccountId, ApiKeys, Circuits, metered, Proofs } from "@mzk/core"
 import { apiPath, mountedPath } from "@mzk/http"
 import { Effect, Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -119,6 +119,33 @@ describe("createMzk", () => {
       expect(usage.proofs_today.queued).toBe(4)
     } finally {
       await mzk.stop()
+    }
+  })
+
+  it("circuit versions in process, as over HTTP: the runtime's Circuits takes name@N, lists and removes versions", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mzk-embed-versions-"))
+    const mzk = await createMzk({
+      database: "sqlite::memory:",
+      workers: false,
+      circuits: { developmentPtau: { power: 8, dir }, cacheDir: join(dir, "cache") }
+    })
+    try {
+      const { account_id, api_key } = await mzk.createAccount({ name: "Versions" })
+      const account = account_id as AccountId
+      const main = new TextEncoder().encode("pragma circom 2.1.6;\ntemplate T() { signal input a; }\ncomponent main = T();\n")
+      const upload = Effect.flatMap(Circuits, (c) => c.create(account, { name: "sq", source: { kind: "circom", main: "main.circom", files: { "main.circom": main } } }))
+      expect((await mzk.runtime.runPromise(upload)).version).toBe(1)
+      expect((await mzk.runtime.runPromise(upload)).version).toBe(2)
+      const versions = await mzk.runtime.runPromise(Effect.flatMap(Circuits, (c) => c.versions(account, "sq", {})))
+      expect(versions.items.map((c) => c.version)).toEqual([2, 1])
+      const overHttp = await nextRoute(mzk.fetch, api_key)("GET", "/api/v1/circuits/sq@1")
+      expect([overHttp.status, overHttp.json.version]).toEqual([200, 1])
+      await mzk.runtime.runPromise(Effect.flatMap(Circuits, (c) => c.remove(account, "sq@1")))
+      const left = await nextRoute(mzk.fetch, api_key)("GET", "/api/v1/circuits/sq/versions")
+      expect(left.json.versions.map((c: { version: number }) => c.version)).toEqual([2])
+    } finally {
+      await mzk.stop()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

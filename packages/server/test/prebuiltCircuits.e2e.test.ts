@@ -144,6 +144,7 @@ describe("prebuilt uploads over a real port", () => {
         const circuit: StoredCircuit = {
           id: yield* (yield* Ids).make("circuit"),
           name: "accepted_before",
+          version: 1,
           owner: account,
           proving_system: "groth16",
           proving_systems: ["groth16"],
@@ -167,7 +168,7 @@ describe("prebuilt uploads over a real port", () => {
           attempts: 1,
           metadata: {}
         }
-        expect(yield* (yield* CircuitsRepo).insert(circuit, { maxCircuits: 100, maxCompiling: 100 })).toEqual(Either.right({ replaced: null }))
+        expect(yield* (yield* CircuitsRepo).insert(circuit, { maxCircuits: 100, maxCompiling: 100 })).toEqual(Either.right({ version: 1, replaced: null }))
       }).pipe(Effect.provide(context))
       const principal: Principal = { account_id: account, scopes: SCOPES, via: { kind: "session" } }
       const dailyRemaining = Effect.flatMap(RateLimits, (r) => r.admitProofRequest(principal.account_id, { proofs: 0 })).pipe(

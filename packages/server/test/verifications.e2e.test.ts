@@ -105,6 +105,10 @@ describe("POST /verifications over a real port", () => {
       const byCircuit = yield* verify({ proving_system: "groth16", circuit: "multiplier", proof: foreign.groth16.proof, public_signals: foreign.groth16.signals })
       expect(byCircuit.json).toMatchObject({ valid: true, circuit: "multiplier", proof_id: null })
       yield* refused({ proving_system: "groth16", circuit: "no-such", proof: foreign.groth16.proof, public_signals: foreign.groth16.signals }, "circuit")
+      // A version named as a proof's type names it: built-in circuits have version 1 only.
+      const byVersion = yield* verify({ proving_system: "groth16", circuit: "multiplier@1", proof: foreign.groth16.proof, public_signals: foreign.groth16.signals })
+      expect(byVersion.json).toMatchObject({ valid: true, circuit: "multiplier" })
+      yield* refused({ proving_system: "groth16", circuit: "multiplier@2", proof: foreign.groth16.proof, public_signals: foreign.groth16.signals }, "circuit")
 
       // Foreign proofs recorded nothing; the account's own proof, sent back, is named and recorded.
       expect((yield* call("GET", "/api/v1/events?type=proof.verified")).json.total).toBe(0)

@@ -65,6 +65,7 @@ const circuitRecord = (owner: AccountId, overrides: Partial<StoredCircuit> = {})
     const record: StoredCircuit = {
       id,
       name: `circuit-${id.slice(-8)}`,
+      version: 1,
       owner,
       status: "compiling",
       error: null,
@@ -98,8 +99,9 @@ const circuitRecord = (owner: AccountId, overrides: Partial<StoredCircuit> = {})
 export const inserted = (owner: AccountId, overrides: Partial<StoredCircuit> = {}) =>
   Effect.gen(function*() {
     const record = yield* circuitRecord(owner, overrides)
-    expect(yield* (yield* CircuitsRepo).insert(record, ROOMY)).toEqual(Either.right({ replaced: null }))
-    return record
+    const result = yield* (yield* CircuitsRepo).insert(record, ROOMY)
+    expect(Either.map(result, (r) => r.replaced)).toEqual(Either.right(null))
+    return { ...record, version: Either.getOrThrow(result).version }
   })
 
 const buildOf = (wasm: Digest, zkey: Digest): CircuitBuild => ({
@@ -137,6 +139,7 @@ const proofOf = (account: AccountId, circuit: StoredCircuit, status: ProofRecord
       type: circuit.name,
       circuit: circuit.name,
       circuit_id: circuit.id,
+      circuit_version: circuit.version,
       proving_system: "groth16",
       status,
       inputs: status === "queued" || status === "running" ? { a: "1" } : null,
@@ -319,22 +322,24 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect([back.items, back.has_more]).toEqual([[second], false])
     }), timeout)
 
-  it.effect("circuits: insert refuses a live name, then the circuit limit, then the compiling limit", () =>
+  it.effect("circuits: insert refuses at the circuit limit, then the compiling limit", () =>
     Effect.gen(function*() {
       const repo = yield* CircuitsRepo
       const account = yield* freshAccount
       const a = yield* inserted(account)
-      expect(yield* repo.insert(yield* circuitRecord(account, { name: a.name }), ROOMY)).toEqual(Either.left("name_taken"))
       expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 1, maxCompiling: 10 })).toEqual(Either.left("circuit_limit"))
+      // Every live version counts: a new version of the same name too.
+      expect(yield* repo.insert(yield* circuitRecord(account, { name: a.name }), { maxCircuits: 1, maxCompiling: 10 }))
+        .toEqual(Either.left("circuit_limit"))
       expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Either.left("compilation_limit"))
       // Settled circuits do not count as compiling.
       const [claimed] = (yield* claimBuilds(T0, 1000, FOREVER)).filter((c) => c.id === a.id)
       yield* repo.fail(a.id, claimed!.attempts, { code: "compile_error", message: "x" }, T30)
-      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Either.right({ replaced: null }))
+      expect(yield* repo.insert(yield* circuitRecord(account), { maxCircuits: 10, maxCompiling: 1 })).toEqual(Either.right({ version: 1, replaced: null }))
       expect((yield* repo.list(account, { limit: 10 })).total).toBe(2)
     }), timeout)
 
-  it.effect("circuits: limits hold under concurrency (20 uploads, room for 5; 10 compiling, room for 2; one name, 8 tries)", () =>
+  it.effect("circuits: limits hold under concurrency (20 uploads, room for 5; 10 compiling, room for 2); one name, 8 at once: versions 1 to 8", () =>
     Effect.gen(function*() {
       const repo = yield* CircuitsRepo
       const tryAll = (records: ReadonlyArray<StoredCircuit>, limits: { maxCircuits: number; maxCompiling: number }) =>
@@ -351,23 +356,31 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
 
       const named = yield* freshAccount
       const eight = yield* Effect.all(Array.from({ length: 8 }, () => circuitRecord(named, { name: "same" })))
-      expect(count(yield* tryAll(eight, ROOMY))).toEqual({ ok: 1, name_taken: 7 })
-      expect((yield* repo.list(named, { limit: 100 })).items.map((c) => c.name)).toEqual(["same"])
+      const results = yield* tryAll(eight, ROOMY)
+      expect(count(results)).toEqual({ ok: 8 })
+      expect(results.map((r) => Either.getOrThrow(r).version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      // The list shows the name once, at its newest version; every version is live.
+      expect((yield* repo.list(named, { limit: 100 })).items.map((c) => [c.name, c.version])).toEqual([["same", 8]])
+      expect((yield* repo.listVersions(named, "same", { limit: 100 })).items.map((c) => c.version)).toEqual([8, 7, 6, 5, 4, 3, 2, 1])
     }), timeout)
 
-  it.effect("circuits: a removed circuit frees its name, stays readable by id, and leaves listings", () =>
+  it.effect("circuits: a removed circuit stays readable by id and leaves listings; its name's next upload takes a new number", () =>
     Effect.gen(function*() {
       const repo = yield* CircuitsRepo
       const account = yield* freshAccount
       const old = yield* inserted(account, { name: "reused" })
-      expect(yield* repo.remove(account, "reused", T30)).toHaveProperty("removed")
+      expect(yield* repo.remove(account, "reused", "all", T30)).toHaveProperty("removed")
       expect(yield* repo.getByName(account, "reused")).toEqual(Option.none())
       expect(Option.map(yield* repo.getById(old.id), (c) => c.id)).toEqual(Option.some(old.id))
-      expect(yield* repo.remove(account, "reused", T30)).toBe("not_found")
+      expect(yield* repo.remove(account, "reused", "all", T30)).toBe("not_found")
       // Removed circuits count against no limit.
-      const fresh = yield* circuitRecord(account, { name: "reused" })
-      expect(yield* repo.insert(fresh, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Either.right({ replaced: null }))
+      // A number is never given again: proofs of the removed version name it.
+      const upload = yield* circuitRecord(account, { name: "reused" })
+      expect(yield* repo.insert(upload, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Either.right({ version: 2, replaced: null }))
+      const fresh = { ...upload, version: 2 }
       expect(yield* repo.getByName(account, "reused")).toEqual(Option.some(fresh))
+      expect(yield* repo.getByName(account, "reused", 1)).toEqual(Option.none())
+      expect(Option.map(yield* repo.getById(old.id), (c) => c.version)).toEqual(Option.some(1))
       expect((yield* repo.list(account, { limit: 10 })).items).toEqual([fresh])
     }), timeout)
 
@@ -389,22 +402,26 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
         source: { ...failed.source, zkey: yield* artifacts.put(yield* uniqueBytes("corrected zkey")) }
       })
       // The failed circuit gives its place too: one circuit may replace it where the account may hold one.
-      expect(yield* repo.insert(corrected, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Either.right({ replaced: failed.id }))
-      expect(yield* repo.getByName(account, "retry")).toEqual(Option.some(corrected))
-      expect((yield* repo.list(account, { limit: 10 })).items).toEqual([corrected])
+      // It still takes the next number: version 1 stays the failed one's, which its audit names.
+      expect(yield* repo.insert(corrected, { maxCircuits: 1, maxCompiling: 1 })).toEqual(Either.right({ version: 2, replaced: failed.id }))
+      expect(yield* repo.getByName(account, "retry")).toEqual(Option.some({ ...corrected, version: 2 }))
+      expect((yield* repo.list(account, { limit: 10 })).items).toEqual([{ ...corrected, version: 2 }])
       expect(Option.map(yield* repo.getById(failed.id), (c) => [c.status, c.error?.line])).toEqual(Option.some(["failed", 2]))
       expect(Option.isSome(yield* artifacts.get(failed.source.wasm))).toBe(true)
       expect(Option.isSome(yield* artifacts.get(failed.source.sym))).toBe(true)
       expect(yield* artifacts.get(failed.source.zkey)).toEqual(Option.none())
       // The replacement builds like any upload; the replaced row is never claimed again.
       expect((yield* claimBuilds(T60, 5, T90)).map((c) => c.id)).toEqual([corrected.id])
-      // Only a failed circuit is replaced: a compiling or ready one keeps its name.
-      expect(yield* repo.insert(yield* circuitRecord(account, { name: "retry" }), ROOMY)).toEqual(Either.left("name_taken"))
-      expect(yield* repo.remove(account, "retry", T90)).toEqual({ removed: corrected.id })
+      // Only a failed newest version is replaced: after a compiling one, an upload is one more version.
+      const third = yield* circuitRecord(account, { name: "retry" })
+      expect(yield* repo.insert(third, ROOMY)).toEqual(Either.right({ version: 3, replaced: null }))
+      expect(yield* repo.remove(account, "retry", "all", T90)).toEqual({
+        removed: [{ id: corrected.id, version: 2 }, { id: third.id, version: 3 }]
+      })
       expect(Option.map(yield* repo.getById(failed.id), (c) => c.id)).toEqual(Option.some(failed.id))
     }), timeout)
 
-  it.effect("circuits: concurrent uploads of a failed circuit's name: one replaces it, the others find the name taken", () =>
+  it.effect("circuits: concurrent uploads of a failed circuit's name: one replaces it, every one gets its own version", () =>
     Effect.gen(function*() {
       yield* isolate
       const repo = yield* CircuitsRepo
@@ -414,10 +431,79 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       yield* repo.fail(failed.id, claimed!.attempts, { code: "compile_error", message: "x" }, T30)
       const eight = yield* Effect.all(Array.from({ length: 8 }, () => circuitRecord(account, { name: "contested", created_at: T60 })))
       const results = yield* Effect.all(eight.map((r) => repo.insert(r, ROOMY)), { concurrency: "unbounded" })
-      expect(count(results)).toEqual({ ok: 1, name_taken: 7 })
-      expect(results.filter(Either.isRight).map((r) => r.right)).toEqual([{ replaced: failed.id }])
+      expect(count(results)).toEqual({ ok: 8 })
+      const rights = results.map((r) => Either.getOrThrow(r))
+      expect(rights.filter((r) => r.replaced !== null).map((r) => r.replaced)).toEqual([failed.id])
+      expect(rights.map((r) => r.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9])
       const live = (yield* repo.list(account, { limit: 100 })).items
-      expect(live.map((c) => [c.name, c.status])).toEqual([["contested", "compiling"]])
+      expect(live.map((c) => [c.name, c.status, c.version])).toEqual([["contested", "compiling", 9]])
+      const versions = (yield* repo.listVersions(account, "contested", { limit: 100 })).items
+      expect(versions.map((c) => c.version)).toEqual([9, 8, 7, 6, 5, 4, 3, 2])
+    }), timeout)
+
+  it.effect("circuits: versions: getByName picks the newest, the newest ready or one number; listVersions pages newest first both ways", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const account = yield* freshAccount
+      const v1 = yield* inserted(account, { name: "evolving" })
+      const v2 = yield* inserted(account, { name: "evolving" })
+      const v3 = yield* inserted(account, { name: "evolving" })
+      expect([v1.version, v2.version, v3.version]).toEqual([1, 2, 3])
+      const other = yield* freshAccount
+      expect((yield* inserted(other, { name: "evolving" })).version).toBe(1)
+      expect(Option.map(yield* repo.getByName(account, "evolving"), (c) => c.id)).toEqual(Option.some(v3.id))
+      expect(Option.map(yield* repo.getByName(account, "evolving", 2), (c) => c.id)).toEqual(Option.some(v2.id))
+      expect(yield* repo.getByName(account, "evolving", 9)).toEqual(Option.none())
+      expect(yield* repo.getByName(account, "evolving", "newest_ready")).toEqual(Option.none())
+      // v1 becomes ready, v2 fails: the newest ready is v1 while v3 compiles.
+      const claimed = (yield* repo.claimBuilds({ now: T0, leaseUntil: FOREVER, limit: 1000, only: [v1.id, v2.id] }))
+      const attempt = (id: string) => claimed.find((c) => c.id === id)!.attempts
+      yield* repo.complete(v1.id, attempt(v1.id), buildOf(v1.source.kind === "artifacts" ? v1.source.wasm : ("" as Digest), yield* (yield* ArtifactsRepo).put(yield* uniqueBytes("built zkey"))))
+      yield* repo.fail(v2.id, attempt(v2.id), { code: "compile_error", message: "x" }, T30)
+      expect(Option.map(yield* repo.getByName(account, "evolving", "newest_ready"), (c) => c.version)).toEqual(Option.some(1))
+      expect(Option.map(yield* repo.getByName(account, "evolving"), (c) => c.version)).toEqual(Option.some(3))
+
+      const first = yield* repo.listVersions(account, "evolving", { limit: 2 })
+      expect([first.items.map((c) => c.version), first.total, first.has_more]).toEqual([[3, 2], 3, true])
+      const next = yield* repo.listVersions(account, "evolving", { limit: 2, startingAfter: first.items[1]!.id })
+      expect([next.items.map((c) => c.version), next.has_more]).toEqual([[1], false])
+      const back = yield* repo.listVersions(account, "evolving", { limit: 1, endingBefore: next.items[0]!.id })
+      expect([back.items.map((c) => c.version), back.has_more]).toEqual([[2], true])
+      const top = yield* repo.listVersions(account, "evolving", { limit: 5, endingBefore: v1.id })
+      expect([top.items.map((c) => c.version), top.has_more]).toEqual([[3, 2], false])
+      // A cursor that is no version of the name (another account's circuit) finds nothing.
+      const foreign = (yield* repo.getByName(other, "evolving")).pipe(Option.getOrThrow)
+      expect((yield* repo.listVersions(account, "evolving", { limit: 5, startingAfter: foreign.id })).items).toEqual([])
+      expect((yield* repo.listVersions(account, "no-such-name", { limit: 5 })).total).toBe(0)
+    }), timeout)
+
+  it.effect("circuits: remove one version or all of a name; a version in use is refused alone, and refuses removing all", () =>
+    Effect.gen(function*() {
+      const repo = yield* CircuitsRepo
+      const proofs = yield* ProofsRepo
+      const account = yield* freshAccount
+      const v1 = yield* inserted(account, { name: "layered" })
+      const v2 = yield* inserted(account, { name: "layered" })
+      const v3 = yield* inserted(account, { name: "layered" })
+      const queued = yield* proofOf(account, v2, "queued")
+      expect(yield* repo.remove(account, "layered", 2, T30)).toBe("in_use")
+      expect(yield* repo.remove(account, "layered", "all", T30)).toBe("in_use")
+      expect((yield* repo.listVersions(account, "layered", { limit: 10 })).total).toBe(3)
+      // Another version of the same name is not held by v2's proof.
+      expect(yield* repo.remove(account, "layered", 3, T30)).toEqual({ removed: [{ id: v3.id, version: 3 }] })
+      expect(yield* repo.remove(account, "layered", 3, T30)).toBe("not_found")
+      expect(yield* repo.remove(account, "layered", 7, T30)).toBe("not_found")
+      // The newest is now v2; the list shows it.
+      expect((yield* repo.list(account, { limit: 10 })).items.map((c) => c.version)).toEqual([2])
+      yield* proofs.cancel(account, { proof: queued.id }, { canceled_at: T30, expires_at: T90 })
+      expect(yield* repo.remove(account, "layered", "all", T60)).toEqual({
+        removed: [{ id: v1.id, version: 1 }, { id: v2.id, version: 2 }]
+      })
+      expect((yield* repo.list(account, { limit: 10 })).items).toEqual([])
+      expect(yield* repo.remove(account, "layered", "all", T60)).toBe("not_found")
+      // Removed versions keep their rows and numbers; the next upload is version 4.
+      expect(Option.map(yield* repo.getById(v2.id), (c) => c.version)).toEqual(Option.some(2))
+      expect((yield* inserted(account, { name: "layered" })).version).toBe(4)
     }), timeout)
 
   it.effect("circuits: holdLive names the circuits removed since, in the order asked, and holds the live ones without change", () =>
@@ -427,7 +513,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const account = yield* freshAccount
       const kept = yield* inserted(account, { name: "kept" })
       const gone = yield* inserted(account, { name: "gone" })
-      expect(yield* repo.remove(account, "gone", T30)).toEqual({ removed: gone.id })
+      expect(yield* repo.remove(account, "gone", "all", T30)).toEqual({ removed: [{ id: gone.id, version: 1 }] })
       expect(yield* repo.holdLive([gone.id, kept.id, gone.id])).toEqual([gone.id, gone.id])
       expect(yield* tx.transaction(repo.holdLive([kept.id]))).toEqual([])
       expect(yield* repo.holdLive([])).toEqual([])
@@ -440,17 +526,17 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const proofs = yield* ProofsRepo
       const account = yield* freshAccount
       const circuit = yield* inserted(account)
-      expect(yield* repo.remove(yield* freshAccount, circuit.name, T30)).toBe("not_found")
-      expect(yield* repo.remove(account, "no-such-circuit", T30)).toBe("not_found")
+      expect(yield* repo.remove(yield* freshAccount, circuit.name, "all", T30)).toBe("not_found")
+      expect(yield* repo.remove(account, "no-such-circuit", "all", T30)).toBe("not_found")
       yield* proofOf(account, circuit, "completed")
       const proof = yield* proofOf(account, circuit, "queued")
-      expect(yield* repo.remove(account, circuit.name, T30)).toBe("in_use")
+      expect(yield* repo.remove(account, circuit.name, "all", T30)).toBe("in_use")
       const [running] = (yield* proofs.claimNext({ now: T0, leaseUntil: FOREVER, maxRunningPerAccount: 1000, limit: 1000 }))
         .filter((p) => p.id === proof.id)
       expect(running?.status).toBe("running")
-      expect(yield* repo.remove(account, circuit.name, T30)).toBe("in_use")
+      expect(yield* repo.remove(account, circuit.name, "all", T30)).toBe("in_use")
       yield* proofs.complete(proof.id, running!.attempts, { proof_blob: "e30=", public_inputs: {}, duration_ms: 1, completed_at: T30, expires_at: T90 })
-      expect(yield* repo.remove(account, circuit.name, T30)).toEqual({ removed: circuit.id })
+      expect(yield* repo.remove(account, circuit.name, "all", T30)).toEqual({ removed: [{ id: circuit.id, version: 1 }] })
     }), timeout)
 
   it.effect("circuits: remove deletes the artifacts no live circuit refers to, and keeps shared ones", () =>
@@ -469,13 +555,13 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
           sym: yield* artifacts.put(yield* uniqueBytes("other sym"))
         }
       })
-      expect(yield* repo.remove(account, removed.name, T30)).toHaveProperty("removed")
+      expect(yield* repo.remove(account, removed.name, "all", T30)).toHaveProperty("removed")
       expect(Option.isSome(yield* artifacts.get(removed.source.wasm))).toBe(true)
       expect(yield* artifacts.get(removed.source.zkey)).toEqual(Option.none())
       expect(yield* artifacts.get(removed.source.sym)).toEqual(Option.none())
       // The same bytes can be stored again afterwards.
       expect(Option.isSome(yield* artifacts.get(yield* artifacts.put(bytesOf("reput"))))).toBe(true)
-      expect(yield* repo.remove(other, sharing.name, T30)).toHaveProperty("removed")
+      expect(yield* repo.remove(other, sharing.name, "all", T30)).toHaveProperty("removed")
       expect(yield* artifacts.get(removed.source.wasm)).toEqual(Option.none())
     }), timeout)
 
@@ -490,7 +576,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const circuit = yield* inserted(account, { source: { ...plain.source, sample_inputs } })
       expect(Option.map(yield* repo.getById(circuit.id), (c) => c.source)).toEqual(Option.some(circuit.source))
       expect(Option.isSome(yield* artifacts.get(sample_inputs))).toBe(true)
-      expect(yield* repo.remove(account, circuit.name, T30)).toHaveProperty("removed")
+      expect(yield* repo.remove(account, circuit.name, "all", T30)).toHaveProperty("removed")
       expect(yield* artifacts.get(sample_inputs)).toEqual(Option.none())
     }), timeout)
 
@@ -505,7 +591,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const wasm = yield* artifacts.put(yield* uniqueBytes("built wasm"))
       const zkey = yield* artifacts.put(yield* uniqueBytes("built zkey"))
       expect(Option.isSome(yield* repo.complete(circuit.id, claimed!.attempts, buildOf(wasm, zkey)))).toBe(true)
-      expect(yield* repo.remove(account, circuit.name, T60)).toHaveProperty("removed")
+      expect(yield* repo.remove(account, circuit.name, "all", T60)).toHaveProperty("removed")
       expect(yield* artifacts.get(wasm)).toEqual(Option.none())
       expect(yield* artifacts.get(zkey)).toEqual(Option.none())
     }), timeout)
@@ -553,7 +639,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       const account = yield* freshAccount
       const circuit = yield* inserted(account)
       const gone = yield* inserted(account)
-      expect(yield* repo.remove(account, gone.name, T0)).toHaveProperty("removed")
+      expect(yield* repo.remove(account, gone.name, "all", T0)).toHaveProperty("removed")
       const [first] = yield* claimBuilds(T0, 5, T60)
       expect([first?.id, first?.attempts]).toEqual([circuit.id, 1])
       expect(yield* claimBuilds(T30, 5)).toEqual([])
@@ -597,7 +683,7 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       expect(yield* repo.getById(released.id)).toEqual(Option.some({ ...released, lease_expires_at: null, attempts: 0 }))
       expect(yield* repo.release(released.id, 1)).toBe(false)
       // A build of a circuit removed meanwhile cannot settle.
-      expect(yield* repo.remove(account, removed.name, T30)).toHaveProperty("removed")
+      expect(yield* repo.remove(account, removed.name, "all", T30)).toHaveProperty("removed")
       expect(yield* repo.fail(removed.id, 1, error, T30)).toEqual(Option.none())
       expect(yield* repo.release(removed.id, 1)).toBe(false)
       expect((yield* claimBuilds(T30, 5)).map((c) => c.id)).toEqual([released.id])

@@ -21,6 +21,7 @@ export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord
       type: "range",
       circuit: "range",
       circuit_id: null,
+      circuit_version: 1,
       status: "queued",
       inputs: { value: "5", min: "1", max: "9", list: ["1", "0"] },
       public_inputs: { min: "1", max: "9" },

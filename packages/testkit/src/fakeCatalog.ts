@@ -18,6 +18,7 @@ const builtin = (
 ): Circuit => ({
   ...fields,
   id: null,
+  version: 1,
   owner: "builtin",
   status: "ready",
   error: null,

@@ -99,6 +99,11 @@ export interface CircuitError {
 export interface ProofCompletedData {
   readonly proof_id: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly status: "completed"
   readonly proof_blob: string
@@ -112,6 +117,11 @@ export interface ProofCompletedData {
 export interface ProofFailedData {
   readonly proof_id: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly status: "failed"
   readonly error: ProofError
@@ -125,6 +135,11 @@ export interface ProofFailedData {
 export interface ProofExpiredData {
   readonly proof_id: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly status: "expired"
   readonly created_at: Timestamp
   readonly expired_at: Timestamp
@@ -135,6 +150,11 @@ export interface ProofExpiredData {
 export interface ProofVerifiedData {
   readonly proof_id: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly valid: boolean
   readonly verified_at: Timestamp
@@ -145,6 +165,11 @@ export interface ProofVerifiedData {
 export interface ProofCanceledData {
   readonly proof_id: string
   readonly circuit: string
+  /**
+   * Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a
+   * built-in circuit
+   */
+  readonly circuit_version: number
   readonly status: "canceled"
   readonly canceled_at: Timestamp
   readonly created_at: Timestamp
@@ -183,6 +208,8 @@ export interface KeyRolledData {
 /** The `data` of a `circuit.ready` event. */
 export interface CircuitReadyData {
   readonly name: string
+  /** Which version of `name` was built (`name@version` proves with exactly it) */
+  readonly version: number
   readonly status: "ready"
   readonly proving_system: "groth16" | "plonk" | "fflonk" | "ultra_honk"
   readonly constraints: number
@@ -194,6 +221,8 @@ export interface CircuitReadyData {
 /** The `data` of a `circuit.failed` event. */
 export interface CircuitFailedData {
   readonly name: string
+  /** Which version of `name` failed to build */
+  readonly version: number
   readonly status: "failed"
   readonly error: CircuitError
   readonly created_at: Timestamp

@@ -18,6 +18,7 @@ import { migration as m0015 } from "./0015_proving_systems.js"
 import { migration as m0016 } from "./0016_verification_keys.js"
 import { migration as m0017 } from "./0017_metadata.js"
 import { migration as m0019 } from "./0019_proof_scheduling.js"
+import { migration as m0020 } from "./0020_circuit_versions.js"
 
 /**
  * Every migration, in the order they run. A name is recorded in every database that ran it, so a
@@ -42,7 +43,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: (diale
   ["0015_proving_systems", m0015],
   ["0016_verification_keys", m0016],
   ["0017_metadata", m0017],
-  ["0019_proof_scheduling", m0019]
+  ["0019_proof_scheduling", m0019],
+  ["0020_circuit_versions", m0020]
 ]
 
 /** The migrations in the dialect's column types, by name, as Kysely's migrator takes them. */

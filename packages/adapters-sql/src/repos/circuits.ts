@@ -3,6 +3,7 @@ import {
   type CircuitId,
   type CircuitInsertRefusal,
   CircuitsRepo,
+  type CircuitVersionPick,
   type Digest,
   type ProvingSystem,
   type StoredCircuit,
@@ -10,7 +11,7 @@ import {
 } from "@mzk/core"
 import { Effect, Either, Option } from "effect"
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from "kysely"
-import type { SqlConnection } from "../connection.js"
+import type { Executor, SqlConnection } from "../connection.js"
 import type { CircuitsTable, Database } from "../schema.js"
 import { page } from "./paging.js"
 
@@ -21,6 +22,7 @@ const toStored = (row: Selectable<CircuitsTable>): StoredCircuit =>
   ({
     id: row.id,
     name: row.name,
+    version: row.version,
     owner: row.account_id,
     status: row.status,
     error: parsed(row.error),
@@ -47,6 +49,7 @@ const toRow = (circuit: StoredCircuit): Insertable<CircuitsTable> => ({
   id: circuit.id,
   account_id: circuit.owner,
   name: circuit.name,
+  version: circuit.version,
   status: circuit.status,
   error: json(circuit.error),
   description: circuit.description,
@@ -74,6 +77,10 @@ const claimable = (now: Timestamp) => (eb: ExpressionBuilder<Database, "circuits
     eb("removed_at", "is", null),
     eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)])
   ])
+
+/** The live versions of an account's name. */
+const liveVersions = (db: Executor, owner: string, name: string) =>
+  db.selectFrom("circuits").where("account_id", "=", owner).where("name", "=", name).where("removed_at", "is", null)
 
 export const sqlCircuits = (conn: SqlConnection) => {
   const { dialect } = conn
@@ -136,32 +143,44 @@ export const sqlCircuits = (conn: SqlConnection) => {
       conn.transaction(Effect.gen(function*() {
         yield* dialect.lockAccounts(conn, [circuit.owner])
         const live = yield* conn.rows((db) =>
-          db.selectFrom("circuits").select(["id", "name", "status"]).where("account_id", "=", circuit.owner).where("removed_at", "is", null)
+          db.selectFrom("circuits").select(["id", "name", "version", "status"]).where("account_id", "=", circuit.owner)
+            .where("removed_at", "is", null)
         )
-        const named = live.find((c) => c.name === circuit.name)
-        // A failed circuit gives its name and its place to the upload that replaces it.
-        const replaced = named?.status === "failed" ? named.id : null
+        // The newest live version; a failed one gives its place to the upload that corrects it.
+        const newest = live.filter((c) => c.name === circuit.name).reduce<(typeof live)[number] | undefined>(
+          (found, c) => (found === undefined || c.version > found.version ? c : found),
+          undefined
+        )
+        const replaced = newest?.status === "failed" ? newest.id : null
         const staying = live.filter((c) => c.id !== replaced)
-        const refusal: CircuitInsertRefusal | undefined = named !== undefined && replaced === null
-          ? "name_taken"
-          : staying.length >= maxCircuits
+        const refusal: CircuitInsertRefusal | undefined = staying.length >= maxCircuits
           ? "circuit_limit"
           : staying.filter((c) => c.status === "compiling").length >= maxCompiling
           ? "compilation_limit"
           : undefined
         if (refusal !== undefined) return Either.left(refusal)
-        // Hidden first, for the unique live name; its artifacts released last, once the new
-        // circuit refers to those it shares with it (a corrected upload shares most of its files).
+        // Every version the name ever had counts, removed ones too: proofs name them. The account
+        // is held, so no other insert numbers in between (the unique index is the backstop).
+        const [highest] = yield* conn.rows((db) =>
+          db.selectFrom("circuits").select((eb) => eb.fn.max("version").as("version"))
+            .where("account_id", "=", circuit.owner).where("name", "=", circuit.name)
+        )
+        const version = Number(highest?.version ?? 0) + 1
+        // Its artifacts released last, once the new circuit refers to those it shares with the
+        // failed one (a corrected upload shares most of its files).
         if (replaced !== null) yield* hide(replaced, circuit.created_at)
-        yield* conn.execute((db) => db.insertInto("circuits").values(toRow(circuit)))
+        yield* conn.execute((db) => db.insertInto("circuits").values(toRow({ ...circuit, version })))
         yield* refer(circuit.id, circuitDigests(circuit))
         if (replaced !== null) yield* release(replaced)
         if (circuit.status === "compiling") yield* dialect.announce(conn, "circuits")
-        return Either.right({ replaced: replaced as CircuitId | null })
+        return Either.right({ version, replaced: replaced as CircuitId | null })
       })),
-    getByName: (owner, name) =>
+    getByName: (owner, name, pick: CircuitVersionPick = "newest") =>
       conn.first((db) =>
-        db.selectFrom("circuits").selectAll().where("account_id", "=", owner).where("name", "=", name).where("removed_at", "is", null)
+        liveVersions(db, owner, name)
+          .$if(typeof pick === "number", (q) => q.where("version", "=", pick as number))
+          .$if(pick === "newest_ready", (q) => q.where("status", "=", "ready"))
+          .selectAll().orderBy("version", "desc").limit(1)
       ).pipe(Effect.map(Option.map(toStored))),
     getById: (id) => conn.first((db) => db.selectFrom("circuits").selectAll().where("id", "=", id)).pipe(Effect.map(Option.map(toStored))),
     holdLive: (ids) =>
@@ -177,23 +196,54 @@ export const sqlCircuits = (conn: SqlConnection) => {
           }
         ),
     list: (owner, request) =>
-      page(conn, request, (db) => db.selectFrom("circuits").where("account_id", "=", owner).where("removed_at", "is", null), toStored),
-    remove: (owner, name, now) =>
+      page(conn, request, (db) =>
+        db.selectFrom("circuits").where("account_id", "=", owner).where("removed_at", "is", null)
+          // Each name's newest live version only: no live version of the name above it.
+          .where(({ exists, not, selectFrom }) =>
+            not(exists(
+              selectFrom("circuits as newer").select("newer.id")
+                .whereRef("newer.account_id", "=", "circuits.account_id").whereRef("newer.name", "=", "circuits.name")
+                .whereRef("newer.version", ">", "circuits.version").where("newer.removed_at", "is", null)
+            ))
+          ), toStored),
+    listVersions: (owner, name, request) =>
+      Effect.gen(function*() {
+        // Highest version first; a cursor (a circuit id) stands for its version.
+        const backwards = request.endingBefore !== undefined
+        const cursor = request.startingAfter ?? request.endingBefore
+        const rows = yield* conn.rows((db) =>
+          liveVersions(db, owner, name).selectAll()
+            .$if(cursor !== undefined, (q) =>
+              q.where(
+                "version",
+                backwards ? ">" : "<",
+                (eb) => eb.selectFrom("circuits as at").select("at.version").where("at.id", "=", cursor!)
+                  .where("at.account_id", "=", owner).where("at.name", "=", name)
+              ))
+            .orderBy("version", backwards ? "asc" : "desc").limit(request.limit + 1)
+        )
+        const [counted] = yield* conn.rows((db) => liveVersions(db, owner, name).select((eb) => eb.fn.countAll<number | string>().as("total")))
+        const kept = rows.slice(0, request.limit)
+        if (backwards) kept.reverse()
+        return { items: kept.map(toStored), total: Number(counted?.total ?? 0), has_more: rows.length > request.limit }
+      }),
+    remove: (owner, name, which, now) =>
       conn.transaction(Effect.gen(function*() {
         // Held until the removal commits: a build settling or a second removal waits for it.
-        const found = yield* conn.first((db) =>
-          db.selectFrom("circuits").select("id").where("account_id", "=", owner).where("name", "=", name).where("removed_at", "is", null)
-            .$call(dialect.lockRows)
+        const found = yield* conn.rows((db) =>
+          liveVersions(db, owner, name).select(["id", "version"])
+            .$if(which !== "all", (q) => q.where("version", "=", which as number))
+            .orderBy("id").$call(dialect.lockRows)
         )
-        if (Option.isNone(found)) return "not_found" as const
-        const id = found.value.id
+        if (found.length === 0) return "not_found" as const
+        const ids = found.map((row) => row.id)
         const busy = yield* conn.first((db) =>
-          db.selectFrom("proofs").select("id").where("circuit_id", "=", id).where("status", "in", ["queued", "running"]).limit(1)
+          db.selectFrom("proofs").select("id").where("circuit_id", "in", ids).where("status", "in", ["queued", "running"]).limit(1)
         )
         if (Option.isSome(busy)) return "in_use" as const
-        yield* hide(id, now)
-        yield* release(id)
-        return { removed: id as CircuitId }
+        for (const id of ids) yield* hide(id, now)
+        for (const id of ids) yield* release(id)
+        return { removed: found.map((row) => ({ id: row.id as CircuitId, version: row.version })) }
       })),
     claimBuilds: ({ leaseUntil, limit, now, only }) =>
       limit <= 0 || only?.length === 0

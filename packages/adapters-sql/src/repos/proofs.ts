@@ -46,7 +46,7 @@ const byExpiry = (a: ProofRecord, b: ProofRecord) =>
 
 /** Every column of `proofs`, for the statement that inserts one whole row. */
 const PROOF_COLUMNS = [
-  "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "proving_system", "status", "inputs", "public_inputs", "proof_blob", "error",
+  "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "circuit_version", "proving_system", "status", "inputs", "public_inputs", "proof_blob", "error",
   "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at",
   "proving_ms", "priority_rank", "deadline_at",
   "proof_digest",

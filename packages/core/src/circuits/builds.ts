@@ -82,6 +82,7 @@ const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
           if (Option.isNone(settled)) return yield* new ClaimLost()
           yield* events.record(circuit.owner, "circuit.ready", {
             name: circuit.name,
+            version: circuit.version,
             status: "ready",
             proving_system: out.proving_system,
             constraints: out.constraints,
@@ -98,6 +99,7 @@ const makeCircuitBuilds = (only?: ReadonlyArray<CircuitId>) =>
           if (Option.isNone(settled)) return
           yield* events.record(circuit.owner, "circuit.failed", {
             name: circuit.name,
+            version: circuit.version,
             status: "failed",
             error,
             created_at: circuit.created_at,

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { AccountId, CircuitId } from "../kernel/ids.js"
 import { type Metadata, MetadataField } from "../kernel/metadata.js"
+import { pageQuery } from "../kernel/paging.js"
 import { ProvingSystem } from "../kernel/provingSystem.js"
 import { Timestamp } from "../kernel/time.js"
 
@@ -11,6 +12,31 @@ export const CircuitName = Schema.String.pipe(
   }),
   Schema.annotations({ identifier: "CircuitName" })
 )
+
+/**
+ * A reference to a circuit, as a proof's `type` and a path's `{name}` carry it: `name` (which
+ * version depends on the use: the newest ready one to prove with, the newest to show) or
+ * `name@N`, exactly version N (a positive integer). Names cannot hold `@`, so the split is
+ * unambiguous; anything after an `@` that is not such a number leaves the whole reference a name,
+ * which no circuit has (an unknown circuit, as any other).
+ */
+export interface CircuitRef {
+  readonly name: string
+  readonly version: number | null
+}
+
+/** The one parser of circuit references, used by every way in (HTTP paths, proof types, the CLI, createMzk). */
+export const parseCircuitRef = (ref: string): CircuitRef => {
+  const match = /^(.+)@([1-9][0-9]{0,8})$/.exec(ref)
+  return match === null ? { name: ref, version: null } : { name: match[1]!, version: Number(match[2]) }
+}
+
+/** `name@N`, or the bare name when no version was named: how messages name what was asked for. */
+export const formatCircuitRef = (ref: CircuitRef): string => (ref.version === null ? ref.name : `${ref.name}@${ref.version}`)
+
+/** `GET /circuits/{name}/versions`'s query: a page, its cursors circuit ids (each version has its own). */
+export const ListCircuitVersionsQuery = Schema.Struct(pageQuery(CircuitId).fields)
+export type ListCircuitVersionsQuery = typeof ListCircuitVersionsQuery.Type
 
 /** SHA-256 of an artifact's bytes, lowercase hex: the key artifacts are stored and cached under. */
 export const Digest = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/), Schema.brand("Digest"))
@@ -134,6 +160,11 @@ export type CircuitSource = typeof CircuitSource.Type
 export interface Circuit {
   readonly id: CircuitId | null
   readonly name: string
+  /**
+   * Which upload of `name` in its account this is: 1, 2, … in the order they were accepted, never
+   * reused (removed versions keep their number, since proofs name them). Built-in circuits: 1.
+   */
+  readonly version: number
   readonly owner: "builtin" | AccountId
   readonly status: CircuitStatus
   readonly error: CircuitError | null
@@ -175,6 +206,7 @@ export interface StoredCircuit extends Circuit {
 /** `data` of `circuit.ready`: the build succeeded and proofs of the circuit may be requested. */
 export const CircuitReadyData = Schema.Struct({
   name: Schema.String,
+  version: Schema.Int.annotations({ description: "Which version of `name` was built (`name@version` proves with exactly it)" }),
   status: Schema.Literal("ready"),
   proving_system: ProvingSystem,
   constraints: Schema.Int,
@@ -186,6 +218,7 @@ export const CircuitReadyData = Schema.Struct({
 /** `data` of `circuit.failed`: the build ended with `error`; the upload must be fixed and sent again. */
 export const CircuitFailedData = Schema.Struct({
   name: Schema.String,
+  version: Schema.Int.annotations({ description: "Which version of `name` failed to build" }),
   status: Schema.Literal("failed"),
   error: CircuitError,
   created_at: Timestamp,
@@ -216,6 +249,7 @@ export const circuitDigests = (circuit: Pick<StoredCircuit, "source" | "artifact
 export const toCircuit = (stored: Circuit): Circuit => ({
   id: stored.id,
   name: stored.name,
+  version: stored.version,
   owner: stored.owner,
   status: stored.status,
   error: stored.error,

@@ -5,6 +5,7 @@ export interface CircuitsConfigShape {
   /** A multipart upload larger than this is refused (413 `upload_too_large`). */
   readonly maxUploadBytes: number
   /** Live circuits per account (409 `circuit_limit_reached`). */
+  /** Live circuits an account may keep, every live version of a name counted (each holds its artifacts). */
   readonly maxCircuitsPerAccount: number
   /** An account's circuits `compiling` at once (409 `compilation_limit_reached`). */
   readonly maxCompilingPerAccount: number

@@ -20,32 +20,48 @@ export interface CircuitBuild {
   readonly updated_at: Timestamp
 }
 
-/** Why `insert` refused: the name is taken, or one of the account's limits is reached. */
-export type CircuitInsertRefusal = "name_taken" | "circuit_limit" | "compilation_limit"
+/** Why `insert` refused: one of the account's limits is reached. */
+export type CircuitInsertRefusal = "circuit_limit" | "compilation_limit"
+
+/** Which live version of a name: exactly version N, the newest one whatever its status, or the newest `ready` one. */
+export type CircuitVersionPick = number | "newest" | "newest_ready"
+
+/** What `remove` removes: one live version, or every live version of the name. */
+export type CircuitRemoval = number | "all"
 
 /**
  * Accounts' circuits and their compile-job queue: one table, rows move `compiling → ready |
  * failed`. Like proofs, a build is claimed with a lease (Postgres: `FOR UPDATE SKIP LOCKED`), so
  * several workers share a database, a build runs once while its lease holds, and a worker that
- * dies mid-build has its job taken over when the lease lapses. Removed circuits stay as rows
- * (hidden, their name free again) so proofs made with them still verify.
+ * dies mid-build has its job taken over when the lease lapses. A name has versions, one row each,
+ * numbered per account and name (unique on account, name and version). Removed circuits stay as
+ * rows (hidden, their number never given again) so proofs made with them still verify.
  */
 export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<CircuitsRepo, {
   /**
-   * Inserts a `compiling` circuit, atomically with its checks: refused when the account already has
-   * a live (not removed) circuit of that name that is not `failed`, `maxCircuits` live circuits, or
-   * `maxCompiling` of them `compiling`. A live `failed` circuit of that name is replaced: removed
-   * as of the new one's `created_at` (its row kept, as `remove` keeps it; its artifacts deleted
-   * unless another live circuit, the new one included, refers to them), and its id returned. The
-   * checks hold under concurrency and across processes: of concurrent uploads of a failed
-   * circuit's name, one replaces it.
+   * Inserts a `compiling` circuit as the next version of its name (1 + the highest version the name
+   * ever had in the account, removed ones included; the record's own `version` is not read),
+   * atomically with its checks: refused when the account has `maxCircuits` live circuits (every
+   * live version counts), or `maxCompiling` of them `compiling`. When the name's newest live
+   * version is `failed`, it is replaced: removed as of the new one's `created_at` (its row kept, as
+   * `remove` keeps it; its artifacts deleted unless another live circuit, the new one included,
+   * refers to them), and its id returned. The checks and the numbering hold under concurrency and
+   * across processes: concurrent uploads of one name get distinct versions, and of concurrent
+   * uploads after a failed version, one replaces it.
    */
   readonly insert: (
     circuit: StoredCircuit,
     limits: { readonly maxCircuits: number; readonly maxCompiling: number }
-  ) => Effect.Effect<Either.Either<{ readonly replaced: CircuitId | null }, CircuitInsertRefusal>, StorageError>
-  /** The account's live circuit of that name. */
-  readonly getByName: (owner: AccountId, name: string) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
+  ) => Effect.Effect<
+    Either.Either<{ readonly version: number; readonly replaced: CircuitId | null }, CircuitInsertRefusal>,
+    StorageError
+  >
+  /** The account's live version of that name that `pick` names (default: the newest). */
+  readonly getByName: (
+    owner: AccountId,
+    name: string,
+    pick?: CircuitVersionPick
+  ) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
   /** Any circuit by id, removed ones included (a proof's verification needs its key). */
   readonly getById: (id: CircuitId) => Effect.Effect<Option.Option<StoredCircuit>, StorageError>
   /**
@@ -54,18 +70,28 @@ export class CircuitsRepo extends Context.Tag("@mzk/core/CircuitsRepo")<Circuits
    * whose artifacts were deleted meanwhile.
    */
   readonly holdLive: (ids: ReadonlyArray<CircuitId>) => Effect.Effect<ReadonlyArray<CircuitId>, StorageError>
-  /** The account's live circuits in id order. */
+  /** The newest live version of each of the account's names, newest first (id order). */
   readonly list: (owner: AccountId, page: Page) => Effect.Effect<PageOf<StoredCircuit>, StorageError>
   /**
-   * Removes a live circuit unless proofs of it are `queued` or `running` (checked in the same
-   * transaction as the removal): `{ removed: id }`, `in_use`, or `not_found`. The row stays,
-   * hidden; its artifacts are deleted unless another live circuit shares them.
+   * The live versions of one name, newest (highest version) first; a page's cursors are circuit
+   * ids, and a cursor that is no live version of the name gives an empty page.
+   */
+  readonly listVersions: (owner: AccountId, name: string, page: Page) => Effect.Effect<PageOf<StoredCircuit>, StorageError>
+  /**
+   * Removes one live version of a name, or every live version, unless proofs of any of them are
+   * `queued` or `running` (checked in the same transaction as the removal; then nothing is
+   * removed): `{ removed }` (what was removed, ids and versions), `in_use`, or `not_found` (no such
+   * live version). The rows stay, hidden; their artifacts are deleted unless a live circuit shares them.
    */
   readonly remove: (
     owner: AccountId,
     name: string,
+    which: CircuitRemoval,
     now: Timestamp
-  ) => Effect.Effect<{ readonly removed: CircuitId } | "in_use" | "not_found", StorageError>
+  ) => Effect.Effect<
+    { readonly removed: ReadonlyArray<{ readonly id: CircuitId; readonly version: number }> } | "in_use" | "not_found",
+    StorageError
+  >
   /**
    * Claims up to `limit` builds: `compiling` circuits with no lease or a lapsed one, oldest first.
    * A claimed row gets `lease_expires_at = leaseUntil` and `attempts + 1`. Concurrent calls never

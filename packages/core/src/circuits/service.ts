@@ -11,12 +11,22 @@ import {
 } from "../kernel/errors.js"
 import { invalidRequest } from "../kernel/decode.js"
 import { type AccountId, type CircuitId, Ids } from "../kernel/ids.js"
+import { type PageOf, pageOf } from "../kernel/paging.js"
 import { type Metadata, metadataOf } from "../kernel/metadata.js"
 import type { ProvingSystem } from "../kernel/provingSystem.js"
 import { now } from "../kernel/time.js"
 import { Transactor } from "../kernel/transaction.js"
 import { AuditLog } from "../audit/service.js"
-import { BN128_FIELD_MODULUS, type Circuit, type StoredCircuit, toCircuit } from "./circuit.js"
+import {
+  BN128_FIELD_MODULUS,
+  type Circuit,
+  type CircuitRef,
+  formatCircuitRef,
+  type ListCircuitVersionsQuery,
+  parseCircuitRef,
+  type StoredCircuit,
+  toCircuit
+} from "./circuit.js"
 import { HEAD_BYTES } from "./artifactStreams.js"
 import { CircuitCompiler, SETUP_SYSTEMS, type SetupSystem } from "./compiler.js"
 import { zkeyProofSystem } from "./zkeyHeader.js"
@@ -120,13 +130,10 @@ const refusalError = (
   limits: { readonly maxCircuits: number; readonly maxCompiling: number }
 ) => {
   switch (refusal) {
-    case "name_taken":
-      return new CircuitNameTaken({
-        message: `This account already has a circuit named ${JSON.stringify(name)} (compiling or ready); remove it first or choose another name`
-      })
     case "circuit_limit":
       return new CircuitLimitReached({
-        message: `An account may hold at most ${limits.maxCircuits} circuits (the circuits-per-account limit); remove one first`
+        message: `An account may hold at most ${limits.maxCircuits} circuits, every live version counted (the circuits-per-account ` +
+          `limit); remove one first (DELETE /circuits/${name}@N removes one version)`
       })
     case "compilation_limit":
       return new CompilationLimitReached({
@@ -142,8 +149,9 @@ const refusalError = (
  */
 export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
   /**
-   * Stores an upload as a `compiling` circuit, replacing a `failed` one of the same name. Circom
-   * sources are refused (`SetupUnavailable`) where the compiler has no setup for them.
+   * Stores an upload as a `compiling` circuit: the next version of its name (1 for a new name),
+   * replacing the name's newest version when that one `failed`. Circom sources are refused
+   * (`SetupUnavailable`) where the compiler has no setup for them; built-in names (`CircuitNameTaken`).
    */
   readonly create: (
     accountId: AccountId,
@@ -152,10 +160,32 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
     Circuit,
     InvalidRequest | SetupUnavailable | CircuitNameTaken | CircuitLimitReached | CompilationLimitReached | StorageError
   >
-  /** The built-in circuits, then the account's live ones in creation order. */
+  /**
+   * The built-in circuits, then the newest live version of each of the account's names, newest
+   * first. A whole list, unpaged: the circuits-per-account limit bounds it.
+   */
   readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<Circuit>, StorageError>
-  /** A circuit the account can see by name: a built-in one, or its own live one. */
-  readonly get: (accountId: AccountId, name: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
+  /**
+   * A circuit the account can see by reference (`parseCircuitRef`): a built-in one (`name` or
+   * `name@1`), or its own live one, `name@N` exactly that version and `name` the newest whatever
+   * its status (what a user who just uploaded it wants to see).
+   */
+  readonly get: (accountId: AccountId, ref: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
+  /**
+   * The circuit a proof request's `type` names: `name@N` exactly that version (ready or not; the
+   * caller refuses one that is not), `name` the newest `ready` version, or when none is ready the
+   * newest (not ready, so refused as such).
+   */
+  readonly forRequest: (accountId: AccountId, type: string) => Effect.Effect<Option.Option<Circuit>, StorageError>
+  /**
+   * Every live version of one of the account's names, newest first, paged (a built-in name: its
+   * one version). A name the account has no live version of (or a reference with `@N`) is refused.
+   */
+  readonly versions: (
+    accountId: AccountId,
+    name: string,
+    query: ListCircuitVersionsQuery
+  ) => Effect.Effect<PageOf<Circuit>, CircuitNotFound | InvalidRequest | StorageError>
   /**
    * The circuit a proof was made with, as its system proves it: built-in by name when `id` is null,
    * else by id (removed ones too).
@@ -168,8 +198,12 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
   readonly stageUpload: ArtifactsRepo["Type"]["stage"]
   /** A circuit as `system` proves it (a built-in one's key for that system); none when it has no key for it. */
   readonly asSystem: (circuit: Circuit, system: ProvingSystem) => Option.Option<Circuit>
-  /** Removes the account's circuit; built-in circuits and circuits with queued or running proofs are refused. */
-  readonly remove: (accountId: AccountId, name: string) => Effect.Effect<void, CircuitNotFound | CircuitInUse | StorageError>
+  /**
+   * Removes one version of the account's circuit (`name@N`), or every version of the name (`name`);
+   * refused for built-in circuits, and while proofs of a version it would remove are queued or
+   * running (then nothing is removed).
+   */
+  readonly remove: (accountId: AccountId, ref: string) => Effect.Effect<void, CircuitNotFound | CircuitInUse | StorageError>
 }>() {
   static readonly layer = Layer.effect(
     this,
@@ -209,9 +243,6 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
             ? noirSetup.available && noirSetup.developmentOnly
             : input.source.kind === "circom" && setup.available && setup.developmentOnly
           if (Option.isSome(builtins.get(fields.name))) return yield* builtinTaken(fields.name)
-          // Checked again atomically by the insert; this only spares storing an upload bound to be refused.
-          const existing = yield* repo.getByName(accountId, fields.name)
-          if (Option.isSome(existing) && existing.value.status !== "failed") return yield* refusalError("name_taken", fields.name, limits)
           const id = yield* ids.make("circuit")
           const at = yield* now
           // The upload's artifacts and the row commit together: a refused upload leaves nothing stored.
@@ -219,6 +250,8 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
             const record: StoredCircuit = {
               id,
               name: fields.name,
+              // Numbered by the insert, which alone sees every version the name had.
+              version: 0,
               owner: accountId,
               status: "compiling",
               error: null,
@@ -241,8 +274,8 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
             }
             const inserted = yield* repo.insert(record, limits)
             if (Either.isLeft(inserted)) return yield* refusalError(inserted.left, fields.name, limits)
-            // A failed circuit's name is taken by the upload that corrects it: the failed one is removed.
-            const { replaced } = inserted.right
+            // A failed newest version is replaced by the upload that corrects it: the failed one is removed.
+            const { replaced, version } = inserted.right
             if (replaced !== null) {
               yield* audit.record(accountId, "circuit.removed", { type: "circuit", id: replaced, name: fields.name }, [
                 { field: "replaced_by", from: null, to: id }
@@ -250,7 +283,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
             }
             yield* audit.record(accountId, "circuit.created", { type: "circuit", id, name: fields.name })
             yield* tx.afterCommit(wakeup.notify)
-            return record
+            return { ...record, version }
           }))
           return toCircuit(stored)
         })
@@ -268,27 +301,73 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
           return [...builtins.list, ...own]
         })
 
-      const get = (accountId: AccountId, name: string) => {
-        const builtin = builtins.get(name)
-        return Option.isSome(builtin) ? Effect.succeed(builtin) : Effect.map(repo.getByName(accountId, name), Option.map(toCircuit))
+      /** A built-in circuit the reference names (`name` or `name@1`: built-in circuits have one version). */
+      const builtinOf = (ref: CircuitRef) => (ref.version === null || ref.version === 1 ? builtins.get(ref.name) : Option.none())
+
+      const get = (accountId: AccountId, reference: string) => {
+        const ref = parseCircuitRef(reference)
+        if (Option.isSome(builtins.get(ref.name))) return Effect.succeed(builtinOf(ref))
+        return Effect.map(repo.getByName(accountId, ref.name, ref.version ?? "newest"), Option.map(toCircuit))
       }
+
+      const forRequest = (accountId: AccountId, type: string) => {
+        const ref = parseCircuitRef(type)
+        if (Option.isSome(builtins.get(ref.name))) return Effect.succeed(builtinOf(ref))
+        if (ref.version !== null) return Effect.map(repo.getByName(accountId, ref.name, ref.version), Option.map(toCircuit))
+        return Effect.flatMap(repo.getByName(accountId, ref.name, "newest_ready"), (ready) =>
+          Option.isSome(ready)
+            ? Effect.succeed(Option.some(toCircuit(ready.value)))
+            : Effect.map(repo.getByName(accountId, ref.name, "newest"), Option.map(toCircuit)))
+      }
+
+      const notFound = (ref: string) => new CircuitNotFound({ message: `No circuit ${JSON.stringify(ref)} in this account` })
+
+      const versions = (accountId: AccountId, name: string, query: ListCircuitVersionsQuery) =>
+        Effect.gen(function*() {
+          const page = yield* pageOf(query)
+          const ref = parseCircuitRef(name)
+          if (ref.version !== null) {
+            return yield* invalidRequest([{
+              path: "name",
+              message: `lists every version of a name: send ${JSON.stringify(ref.name)}, without @${ref.version}`
+            }])
+          }
+          const builtin = builtins.get(name)
+          if (Option.isSome(builtin)) {
+            const first = page.startingAfter === undefined && page.endingBefore === undefined
+            return { items: first ? [builtin.value] : [], total: 1, has_more: false }
+          }
+          const found = yield* repo.listVersions(accountId, name, page)
+          // A name without a live version is unknown (a page past the last one is merely empty).
+          if (found.total === 0) return yield* notFound(name)
+          return { ...found, items: found.items.map(toCircuit) }
+        })
 
       const forProof = (id: CircuitId | null, name: string, system: ProvingSystem) =>
         id === null
           ? Effect.succeed(builtins.forSystem(name, system))
           : Effect.map(repo.getById(id), (found) => Option.flatMap(Option.map(found, toCircuit), (circuit) => ownForSystem(circuit, system)))
 
-      const remove = (accountId: AccountId, name: string) =>
+      const remove = (accountId: AccountId, reference: string) =>
         Effect.gen(function*() {
-          if (Option.isSome(builtins.get(name))) {
+          const ref = parseCircuitRef(reference)
+          const { name } = ref
+          if (Option.isSome(builtinOf(ref))) {
             return yield* new CircuitInUse({ message: `${JSON.stringify(name)} is a built-in circuit; built-in circuits cannot be removed` })
           }
-          const outcome = yield* tx.transaction(Effect.tap(repo.remove(accountId, name, yield* now), (outcome) =>
-            typeof outcome === "object" ? audit.record(accountId, "circuit.removed", { type: "circuit", id: outcome.removed, name }) : Effect.void))
-          if (outcome === "not_found") return yield* new CircuitNotFound({ message: `No circuit ${JSON.stringify(name)} in this account` })
+          const outcome = yield* tx.transaction(Effect.tap(repo.remove(accountId, name, ref.version ?? "all", yield* now), (outcome) =>
+            typeof outcome === "object"
+              ? Effect.forEach(outcome.removed, ({ id }) => audit.record(accountId, "circuit.removed", { type: "circuit", id, name }), {
+                discard: true
+              })
+              : Effect.void))
+          if (outcome === "not_found") return yield* notFound(formatCircuitRef(ref))
           if (outcome === "in_use") {
             return yield* new CircuitInUse({
-              message: `Circuit ${JSON.stringify(name)} has queued or running proofs; remove it once they have finished`
+              message: ref.version === null
+                ? `Circuit ${JSON.stringify(name)} has queued or running proofs of one of its versions; nothing was removed: ` +
+                  `remove it once they have finished`
+                : `Circuit ${JSON.stringify(formatCircuitRef(ref))} has queued or running proofs; remove it once they have finished`
             })
           }
         })
@@ -296,7 +375,7 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
       const asSystem = (circuit: Circuit, system: ProvingSystem) =>
         circuit.owner === "builtin" ? builtins.forSystem(circuit.name, system) : ownForSystem(circuit, system)
 
-      return { create, list, get, forProof, asSystem, remove, stageUpload: artifacts.stage }
+      return { create, list, get, forRequest, versions, forProof, asSystem, remove, stageUpload: artifacts.stage }
     })
   )
 }

@@ -167,10 +167,16 @@ export type CircuitInputValue = string | ReadonlyArray<CircuitInputValue>
 /** Circuit input signals after validation, by name. */
 export type CircuitInputs = Readonly<Record<string, CircuitInputValue>>
 
+/** Which version of `circuit` a proof was (to be) made with: what `name@N` names; 1 for a built-in circuit. */
+export const CircuitVersion = Schema.Int.annotations({
+  description: "Which version of `circuit` the proof was made with (`circuit@circuit_version`); 1 for a built-in circuit"
+})
+
 export const Proof = Schema.Struct({
   proof_id: ProofId,
-  type: Schema.String,
+  type: Schema.String.annotations({ description: "The `type` as the request sent it: `name` or `name@N`" }),
   circuit: Schema.String,
+  circuit_version: CircuitVersion,
   proving_system: ProvingSystem,
   status: ProofStatus,
   public_inputs: PublicInputs.annotations({ description: "Public signal names → decimal strings (field elements do not fit a JSON number)" }),
@@ -211,6 +217,7 @@ export type Proof = typeof Proof.Type
 export const ProofCompletedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  circuit_version: CircuitVersion,
   proving_system: ProvingSystem,
   status: Schema.Literal("completed"),
   proof_blob: Schema.String,
@@ -222,6 +229,7 @@ export const ProofCompletedData = Schema.Struct({
 export const ProofFailedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  circuit_version: CircuitVersion,
   proving_system: ProvingSystem,
   status: Schema.Literal("failed"),
   error: ProofError,
@@ -233,6 +241,7 @@ export const ProofFailedData = Schema.Struct({
 export const ProofExpiredData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  circuit_version: CircuitVersion,
   status: Schema.Literal("expired"),
   created_at: Timestamp,
   expired_at: Timestamp,
@@ -241,6 +250,7 @@ export const ProofExpiredData = Schema.Struct({
 export const ProofCanceledData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  circuit_version: CircuitVersion,
   status: Schema.Literal("canceled"),
   canceled_at: Timestamp,
   created_at: Timestamp,
@@ -249,6 +259,7 @@ export const ProofCanceledData = Schema.Struct({
 export const ProofVerifiedData = Schema.Struct({
   proof_id: ProofId,
   circuit: Schema.String,
+  circuit_version: CircuitVersion,
   proving_system: ProvingSystem,
   valid: Schema.Boolean,
   verified_at: Timestamp,
@@ -272,6 +283,8 @@ export interface ProofRecord {
    * is removed, so the proof still verifies against its key (a new circuit may reuse the name).
    */
   readonly circuit_id: CircuitId | null
+  /** The circuit's version (`circuit@circuit_version`), copied from it when the proof is created; 1 for a built-in one. */
+  readonly circuit_version: number
   /** The system the proof is (to be) made with: the circuit's own, or one a built-in circuit also has. */
   readonly proving_system: ProvingSystem
   readonly status: ProofStatus
@@ -304,6 +317,7 @@ export const toProof = (record: ProofRecord, queuePosition: number | null = null
   proof_id: record.id,
   type: record.type,
   circuit: record.circuit,
+  circuit_version: record.circuit_version,
   proving_system: record.proving_system,
   status: record.status,
   public_inputs: record.public_inputs,

@@ -58,6 +58,8 @@ const isBatchId = Schema.is(BatchId)
 
 /** A request's validated inputs and circuit, with how it is to be scheduled. */
 interface AcceptedRequest extends ValidatedProofRequest {
+  /** The request's `type`, as sent (`name` or `name@N`). */
+  readonly type: string
   readonly priority: ProofPriority
   readonly timeout_ms: number | null
 }
@@ -68,13 +70,15 @@ type Checked =
   | { readonly _tag: "unready"; readonly circuit: Circuit }
   | { readonly _tag: "valid"; readonly request: AcceptedRequest }
 
-/** A circuit of the account's own that cannot be proven yet, or ever. */
-const notReady = (circuit: Circuit) =>
-  new CircuitNotReady({
+/** A circuit of the account's own that cannot be proven yet, or ever (named as `name@N`: a name's versions differ). */
+const notReady = (circuit: Circuit) => {
+  const named = JSON.stringify(`${circuit.name}@${circuit.version}`)
+  return new CircuitNotReady({
     message: circuit.status === "compiling"
-      ? `Circuit ${JSON.stringify(circuit.name)} is still compiling; request proofs once it is ready (the circuit.ready event)`
-      : `Circuit ${JSON.stringify(circuit.name)} failed to build (${circuit.error?.code ?? "internal"}); fix the upload and add it again`
+      ? `Circuit ${named} is still compiling; request proofs once it is ready (the circuit.ready event)`
+      : `Circuit ${named} failed to build (${circuit.error?.code ?? "internal"}); fix the upload and add it again`
   })
+}
 
 /**
  * The proof API: requests are validated against the circuit their `type` names (a built-in one or
@@ -135,10 +139,13 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
       const ids = yield* Ids
       const telemetry = yield* Telemetry
 
-      /** The circuit `type` names for the account: a built-in one at once, else its own from storage. */
+      /**
+       * The circuit `type` names for the account: a built-in one at once, else its own from storage
+       * (`name@N` that version, `name` its newest ready one; see `Circuits.forRequest`).
+       */
       const lookup = (accountId: AccountId, type: string) => {
         const builtin = builtins.get(type)
-        return Option.isSome(builtin) ? Effect.succeed(builtin) : circuits.get(accountId, type)
+        return Option.isSome(builtin) ? Effect.succeed(builtin) : circuits.forRequest(accountId, type)
       }
 
       /**
@@ -161,7 +168,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           onLeft: (details): Checked => ({ _tag: "invalid", details }),
           onRight: (valid): Checked => ({
             _tag: "valid",
-            request: { ...valid, circuit, proving_system: system.right, priority: input.priority ?? DEFAULT_PROOF_PRIORITY, timeout_ms: input.timeout_ms ?? null }
+            request: { ...valid, type: input.type, circuit, proving_system: system.right, priority: input.priority ?? DEFAULT_PROOF_PRIORITY, timeout_ms: input.timeout_ms ?? null }
           })
         })
       }
@@ -173,9 +180,11 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           id,
           account_id: accountId,
           batch_id: batchId,
-          type: request.circuit.name,
+          // As the request named it (`name@2`); the circuit and version it resolved to are beside it.
+          type: request.type,
           circuit: request.circuit.name,
           circuit_id: request.circuit.id,
+          circuit_version: request.circuit.version,
           proving_system: request.proving_system,
           status: "queued",
           inputs: request.inputs,
@@ -334,6 +343,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           const verification: ProofVerification = {
             proof_id: record.id,
             circuit: record.circuit,
+            circuit_version: record.circuit_version,
             proving_system: record.proving_system,
             valid,
             verified_at: yield* now,
@@ -370,6 +380,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             yield* events.record(accountId, "proof.canceled", {
               proof_id: row.id,
               circuit: row.circuit,
+              circuit_version: row.circuit_version,
               status: "canceled",
               canceled_at,
               created_at: row.created_at,

@@ -32,6 +32,7 @@ export const sweepExpiredProofs = Effect.gen(function*() {
         yield* events.record(row.account_id, "proof.expired", {
           proof_id: row.id,
           circuit: row.circuit,
+          circuit_version: row.circuit_version,
           status: "expired",
           created_at: row.created_at,
           expired_at: at,
@@ -76,6 +77,7 @@ export const sweepOverdueProofs = Effect.gen(function*() {
         yield* events.record(row.account_id, "proof.failed", {
           proof_id: row.id,
           circuit: row.circuit,
+          circuit_version: row.circuit_version,
           proving_system: row.proving_system,
           status: "failed",
           error: overdueError,

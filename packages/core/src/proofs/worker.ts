@@ -79,14 +79,14 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
               })
               : Either.left<ProofError>({ code: "internal", message: "The prover returned an unexpected number of public signals" })
           })
-          const { id: proof_id, circuit, created_at, metadata, proving_system } = record
+          const { id: proof_id, circuit, circuit_version, created_at, metadata, proving_system } = record
           if (Either.isRight(outcome)) {
             const { proof_blob, proof_digest, public_inputs } = outcome.right
             return yield* settleWith(
               repo.complete(record.id, record.attempts, { proof_blob, proof_digest, public_inputs, duration_ms, proving_ms, completed_at, expires_at }),
               () =>
                 events.record(record.account_id, "proof.completed", {
-                  proof_id, circuit, proving_system, status: "completed", proof_blob, public_inputs, duration_ms, created_at, metadata
+                  proof_id, circuit, circuit_version, proving_system, status: "completed", proof_blob, public_inputs, duration_ms, created_at, metadata
                 })
             )
           }
@@ -97,7 +97,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
               Effect.zipRight(
                 isRefundedFailure(error.code) ? rateLimits.refundProofs(record.account_id, [created_at]) : Effect.void,
                 events.record(record.account_id, "proof.failed", {
-                  proof_id, circuit, proving_system, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at, metadata
+                  proof_id, circuit, circuit_version, proving_system, status: "failed", error, public_inputs: failed.public_inputs, duration_ms, created_at, metadata
                 })
               )
           )

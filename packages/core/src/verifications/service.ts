@@ -107,7 +107,8 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
           }
           if (input.circuit !== undefined) {
             const name = input.circuit
-            const found = yield* circuits.get(accountId, name)
+            // As a proof's `type` names it: `name` the newest ready version, `name@N` exactly N.
+            const found = yield* circuits.forRequest(accountId, name)
             if (Option.isNone(found)) return yield* refuse({ path: "circuit", message: `no circuit ${JSON.stringify(name)} in this account or built in` })
             const circuit = found.value
             if (circuit.status !== "ready") {
@@ -137,7 +138,7 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
           const verified_at = yield* now
           const own = yield* proofs.findByDigest(accountId, proofDigest(input.proof, input.public_signals))
           if (Option.isSome(own)) {
-            yield* events.record(accountId, "proof.verified", { proof_id: own.value.id, circuit: own.value.circuit, proving_system: own.value.proving_system, valid, verified_at, metadata: own.value.metadata })
+            yield* events.record(accountId, "proof.verified", { proof_id: own.value.id, circuit: own.value.circuit, circuit_version: own.value.circuit_version, proving_system: own.value.proving_system, valid, verified_at, metadata: own.value.metadata })
           }
           return {
             valid,

@@ -69,7 +69,8 @@ export const CreateVerificationInput = Schema.Struct({
   verification_key: Schema.optionalWith(JsonObject, { exact: true }),
   verification_key_id: Schema.optionalWith(Schema.String, { exact: true }),
   circuit: Schema.optionalWith(Schema.String, { exact: true }).annotations({
-    description: "A circuit the account can prove with (its own, ready, or a built-in one): its verification key is used"
+    description: "A circuit the account can prove with (its own, ready, or a built-in one): its verification key is used. " +
+      "As a proof's `type`: `name` is its newest ready version, `name@N` exactly version N"
   }),
   proof: JsonObject,
   public_signals: Schema.Array(DecimalString).pipe(Schema.maxItems(10_000)).annotations({

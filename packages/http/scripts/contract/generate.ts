@@ -138,6 +138,12 @@ const clientDeclarations = (document: Document): ReadonlyArray<Declaration> => {
     { name: "Circuit", schema: c("Circuit") },
     { name: "CircuitWithKey", schema: c("CircuitWithKey"), extends: "Circuit" },
     { name: "CircuitList", schema: c("CircuitList") },
+    { name: "CircuitVersionList", schema: c("CircuitVersionList") },
+    {
+      name: "ListCircuitVersionsQuery",
+      schema: query("/circuits/{name}/versions"),
+      doc: "`circuits.versions`: newest version first; `starting_after` a version's id moves on to older ones, `ending_before` back to newer ones."
+    },
     {
       name: "CircuitUpload",
       schema: withFiles(document, body("POST", "/circuits"), "UploadFile", "NamedFile"),

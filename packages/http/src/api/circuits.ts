@@ -1,5 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CircuitError, CircuitInput, CircuitName, CircuitStatus, MetadataField, MetadataInput, ProvingSystem, Timestamp } from "@mzk/core"
+import {
+  CircuitError,
+  CircuitId,
+  CircuitInput,
+  CircuitName,
+  CircuitStatus,
+  ListCircuitVersionsQuery,
+  MetadataField,
+  MetadataInput,
+  ProvingSystem,
+  Timestamp
+} from "@mzk/core"
 import { Option, Schema } from "effect"
 import { Authentication, idempotent, requires } from "./annotations.js"
 import {
@@ -18,6 +29,13 @@ import { StagedFile, UploadedFile } from "./upload.js"
 /** A circuit as clients see it: never its artifacts' digests nor its sources. */
 export const Circuit = Schema.Struct({
   name: Schema.String.annotations({ description: "The circuit's name: the `type` of its proofs" }),
+  version: Schema.Int.annotations({
+    description: "Which upload of `name` this is: 1, 2, … in the order the account uploaded them, never reused (a removed " +
+      "version keeps its number). `name@version` names exactly it, as a proof's `type` or in a path; built-in circuits: 1"
+  }),
+  id: Schema.NullOr(CircuitId).annotations({
+    description: "The version's own id (`cir_…`), the cursor of `GET /circuits/{name}/versions`; null for a built-in circuit"
+  }),
   owner: Schema.String.annotations({ description: "`builtin`, or the id of the account that uploaded it" }),
   status: CircuitStatus,
   error: Schema.NullOr(CircuitError).annotations({ description: "Why the build failed; `file` and `line` locate a compiler error" }),
@@ -51,7 +69,15 @@ export const CircuitWithKey = Schema.Struct({
   })
 }).annotations({ identifier: "CircuitWithKey" })
 
-export const CircuitList = Schema.Struct({ circuits: Schema.Array(Circuit) }).annotations({ identifier: "CircuitList" })
+export const CircuitList = Schema.Struct({
+  circuits: Schema.Array(Circuit).annotations({ description: "The built-in circuits, then each of the account's names at its newest version" })
+}).annotations({ identifier: "CircuitList" })
+
+export const CircuitVersionList = Schema.Struct({
+  versions: Schema.Array(Circuit).annotations({ description: "Live versions of the name, newest (highest `version`) first" }),
+  total: Schema.Int,
+  has_more: Schema.Boolean
+}).annotations({ identifier: "CircuitVersionList" })
 
 const file = (description: string) => Schema.optional(UploadedFile.annotations({ description }))
 
@@ -66,7 +92,8 @@ const stagedFile = (description: string) => Schema.optional(StagedFile.annotatio
 export const CircuitUpload = HttpApiSchema.Multipart(
   Schema.Struct({
     name: Schema.propertySignature(CircuitName).annotations({
-      description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs"
+      description: "1 to 64 letters, digits, `_` or `-`: the `type` of the circuit's proofs. A name the account already " +
+        "has gets its next version"
     }),
     description: Schema.optional(Schema.String.annotations({ description: "At most 1024 characters" })),
     metadata: Schema.optional(
@@ -126,7 +153,15 @@ export const CircuitUpload = HttpApiSchema.Multipart(
   { maxParts: Option.some(MAX_UPLOAD_FILES), maxFieldSize: 64 * 1024 }
 )
 
-const circuitName = HttpApiSchema.param("name", Schema.String)
+/** A path's circuit: `name` or `name@N` (version N), as a proof's `type`. */
+const circuitName = HttpApiSchema.param(
+  "name",
+  Schema.String.annotations({
+    description: "The circuit's name, or `name@N` for exactly its version N (a positive integer; names cannot hold `@`)"
+  })
+)
+/** A name alone: every version of it. */
+const bareName = HttpApiSchema.param("name", Schema.String.annotations({ description: "The circuit's name, without `@N`" }))
 
 export class CircuitsGroup extends HttpApiGroup.make("circuits")
   .add(
@@ -153,8 +188,12 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
           "as circom resolves them: from the including file's folder among the uploaded files, then from circomlib " +
           "(`circomlib/circuits/…`); one that finds neither fails the build with `compile_error` at its file and line. Answers " +
           "202 with the circuit `compiling` (`development_only` already says whether the server's setup is a development one); " +
-          "the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. A `failed` circuit's " +
-          "name is free: uploading it again replaces the failed one. Circom sources sent to a server without a powers of tau " +
+          "the build ends `ready` or `failed`, announced by the `circuit.ready` or `circuit.failed` event. Uploading a name the " +
+          "account already has makes its next version (`version` 1, 2, …; a number is never reused, removed versions included); " +
+          "the earlier versions stay live, and `type: \"name\"` proves with the newest ready one until the new one is. When the " +
+          "name's newest version `failed`, the upload replaces it (the failed version is removed) and still takes the next " +
+          "number. Every live version counts against the circuits-per-account limit (409 `circuit_limit_reached`). Built-in " +
+          "names are 409 `circuit_name_taken`. Circom sources sent to a server without a powers of tau " +
           "are 409 `setup_unavailable`, with nothing stored. " +
           "Prebuilt parts are stored as they arrive, so the upload limit (413 `upload_too_large`) is what bounds their size: " +
           "a key of 2^20 constraints (0.5–0.7 GB) needs a server whose limit allows it. " +
@@ -171,8 +210,9 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
     HttpApiEndpoint.get("list", "/circuits")
       .addSuccess(CircuitList)
       .pipe(requires("circuits:read"))
-      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, newest first. " +
-          "Not public (it names the account's own circuits): it needs a key with `circuits:read`.")
+      .annotate(OpenApi.Description, "The circuits the account can prove with: the built-in ones, then its own, newest first, " +
+          "each name once, at its newest version (`GET /circuits/{name}/versions` lists the others). A whole list, not paged: the " +
+          "circuits-per-account limit bounds it. Not public (it names the account's own circuits): it needs a key with `circuits:read`.")
   )
   .add(
     HttpApiEndpoint.get("get")`/circuits/${circuitName}`
@@ -180,7 +220,22 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
       .addError(CircuitNotFoundWire)
       .pipe(requires("circuits:read"))
       .annotate(OpenApi.Description, "One circuit by name, with its verification key: whoever the account gives that key to can verify its proofs " +
-          "offline, without this server or a key.")
+          "offline, without this server or a key. `{name}` is the newest version, whatever its status (so the build of what was " +
+          "just uploaded shows); `{name}@N` exactly version N (404 `circuit_not_found` naming `name@N` when there is no such " +
+          "live version). Built-in circuits have version 1.")
+  )
+  .add(
+    HttpApiEndpoint.get("versions")`/circuits/${bareName}/versions`
+      .setUrlParams(ListCircuitVersionsQuery)
+      .addSuccess(CircuitVersionList)
+      .addError(CircuitNotFoundWire)
+      .pipe(requires("circuits:read"))
+      .annotate(
+        OpenApi.Description,
+        "Every live version of one of the account's circuits, newest first, paged as every list: `limit`, `starting_after` " +
+          "(older versions) or `ending_before` (newer ones), each cursor a version's `id`. A built-in circuit has its one " +
+          "version. 404 `circuit_not_found` when the account has no live version of the name; `{name}@N` here is 400."
+      )
   )
   .add(
     HttpApiEndpoint.del("remove")`/circuits/${circuitName}`
@@ -190,8 +245,10 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
       .pipe(requires("circuits:write"))
       .annotate(
         OpenApi.Description,
-        "Remove one of the account's circuits; its name is free again. Refused while proofs of it are queued or running; " +
-          "built-in circuits cannot be removed. Its proofs stay verifiable."
+        "Remove one version of the account's circuit (`{name}@N`), or every version of the name (`{name}`). Refused with " +
+          "409 `circuit_in_use` while proofs of a version it would remove are queued or running (removing the name then " +
+          "removes nothing); built-in circuits cannot be removed. Removed versions' proofs stay verifiable, and their numbers " +
+          "are never given to a later upload."
       )
   )
   .add(
@@ -206,7 +263,8 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
         "A Solidity contract that verifies the circuit's proofs on chain (`verifyProof`, as `GET /proofs/{id}/calldata` " +
           "calls it): snarkjs's verifier of the circuit's `proving_system`, or of `?proving_system=` (one of its " +
           "`proving_systems`; another is 400); for a Noir program (`ultra_honk`), bb.js's HonkVerifier " +
-          "(`verify(bytes,bytes32[])`) with the server's CRS. Only for a ready circuit."
+          "(`verify(bytes,bytes32[])`) with the server's CRS. Only for a ready circuit: `{name}` is the newest version, " +
+          "`{name}@N` version N (each version has its own key)."
       )
   )
   .middleware(Authentication)

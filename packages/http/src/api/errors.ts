@@ -170,7 +170,12 @@ export const ProofNotCancelableWire = wire(
   "The proof has settled (completed, failed, canceled or expired); only queued or running proofs can be canceled"
 )
 export const CircuitNotFoundWire = wire(CircuitNotFound, "circuit_not_found", 404, "No circuit of this name among the built-in ones and the account's")
-export const CircuitNameTakenWire = wire(CircuitNameTaken, "circuit_name_taken", 409, "The account, or the built-in circuits, already have a circuit of this name")
+export const CircuitNameTakenWire = wire(
+  CircuitNameTaken,
+  "circuit_name_taken",
+  409,
+  "A built-in circuit has this name (an account's own name is not refused: an upload of it is its next version)"
+)
 export const CircuitLimitReachedWire = wire(CircuitLimitReached, "circuit_limit_reached", 409, "The account already has as many circuits as it may hold")
 export const CompilationLimitReachedWire = wire(
   CompilationLimitReached,

@@ -214,7 +214,7 @@ const noirInputOf = (
 }
 
 const notFound = (name: string) =>
-  new CircuitNotFound({ message: `No circuit named ${JSON.stringify(name)}; GET /api/v1/circuits lists the ones this account can use` })
+  new CircuitNotFound({ message: `No circuit ${JSON.stringify(name)}; GET /api/v1/circuits lists the ones this account can use` })
 
 export const CircuitsHandlers = Effect.gen(function*() {
   const circuits = yield* Circuits
@@ -228,6 +228,12 @@ export const CircuitsHandlers = Effect.gen(function*() {
     create: ({ payload, principal }) => Effect.flatMap(buildInputOf(payload, archiveLimits), (input) => circuits.create(principal.account_id, input)),
     list: ({ principal }) => Effect.map(circuits.list(principal.account_id), (list) => ({ circuits: list })),
     get: ({ path, principal }) => find(principal.account_id, path.name),
+    versions: ({ path, principal, urlParams }) =>
+      Effect.map(circuits.versions(principal.account_id, path.name, urlParams), (page) => ({
+        versions: page.items,
+        total: page.total,
+        has_more: page.has_more
+      })),
     remove: ({ path, principal }) => circuits.remove(principal.account_id, path.name),
     verifier: ({ path, principal, urlParams }) =>
       Effect.gen(function*() {

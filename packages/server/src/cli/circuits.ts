@@ -165,6 +165,7 @@ const buildInput = (flags: SourceFlags): Effect.Effect<Upload, ValidationError.V
 /** A circuit as `--json` prints it: the API's record, without its verification key. */
 const record = (circuit: Circuit) => ({
   name: circuit.name,
+  version: circuit.version,
   owner: circuit.owner,
   status: circuit.status,
   error: circuit.error,
@@ -190,7 +191,9 @@ const failure = (circuit: Circuit) => {
 const fail = (line: string) => Effect.fail(new CommandFailed({ message: line }))
 
 const add = Command.make("add", {
-  name: Args.text({ name: "NAME" }).pipe(Args.withDescription("The circuit's name: the `type` of its proofs")),
+  name: Args.text({ name: "NAME" }).pipe(
+    Args.withDescription("The circuit's name: the `type` of its proofs. A name the account has already gets its next version")
+  ),
   account,
   database,
   circom: Options.file("circom", { exists: "yes" }).pipe(Options.withDescription("The main circuit file"), Options.optional),
@@ -281,9 +284,11 @@ const add = Command.make("add", {
     // Built here, with this command's settings, and nothing else of the database's queue (a
     // server's worker on the same database may take it first: either way it settles).
     const id = created.right.id
-    const settled = yield* circuits.get(flags.account, flags.name).pipe(
+    const named = `${created.right.name}@${created.right.version}`
+    if (created.right.version > 1 && !flags.json) yield* Console.log(`Added ${named}: version ${created.right.version} of ${created.right.name}`)
+    const settled = yield* circuits.get(flags.account, named).pipe(
       Effect.flatMap(Option.match({
-        onNone: () => Effect.dieMessage(`Circuit ${flags.name} disappeared while building`),
+        onNone: () => Effect.dieMessage(`Circuit ${named} disappeared while building`),
         onSome: (circuit) => circuit.status === "compiling" ? Effect.fail("compiling" as const) : Effect.succeed(circuit)
       })),
       Effect.retry({ while: (e) => e === "compiling", schedule: Schedule.spaced(Duration.millis(200)) }),
@@ -294,7 +299,7 @@ const add = Command.make("add", {
     if (settled.status === "failed") return yield* fail(failure(settled))
     if (!flags.json) {
       yield* Console.log(
-        `Circuit ${settled.name} is ready: ${settled.constraints} ${settled.proving_system === "ultra_honk" ? "gates (UltraHonk)" : "constraints"}, public signals ${settled.public_signals.join(", ") || "(none)"}` +
+        `Circuit ${settled.name} version ${settled.version} is ready: ${settled.constraints} ${settled.proving_system === "ultra_honk" ? "gates (UltraHonk)" : "constraints"}, public signals ${settled.public_signals.join(", ") || "(none)"}` +
           (settled.development_only ? " (development-only setup: not for production)" : "")
       )
     }
@@ -308,18 +313,31 @@ const list = Command.make("list", {
   Effect.gen(function*() {
     const circuits = yield* (yield* Circuits).list(account)
     if (json) return yield* Console.log(JSON.stringify(circuits.map(record)))
-    const rows = circuits.map((c) => [c.name, c.status, c.constraints === null ? "-" : String(c.constraints), c.owner === "builtin" ? "builtin" : "account"])
-    const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length), 4))
-    for (const row of rows) yield* Console.log(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]! + 2) : cell)).join(""))
+    // Each name at its newest version (the others stay live: remove NAME@N removes one).
+    const rows = circuits.map((c) => [
+      c.name,
+      `v${c.version}`,
+      c.status,
+      c.constraints === null ? "-" : String(c.constraints),
+      c.owner === "builtin" ? "builtin" : "account"
+    ])
+    const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((row) => row[i]!.length), 4))
+    for (const row of rows) yield* Console.log(row.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]! + 2) : cell)).join(""))
   }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("List the circuits an account can prove with"))
 
-const remove = Command.make("remove", { name: Args.text({ name: "NAME" }), account, database }, ({ account, database, name }) =>
+const remove = Command.make("remove", {
+  name: Args.text({ name: "NAME" }).pipe(Args.withDescription("NAME removes every version of the circuit; NAME@N only version N")),
+  account,
+  database
+}, ({ account, database, name }) =>
   Effect.gen(function*() {
     const removed = yield* (yield* Circuits).remove(account, name).pipe(auditedAs(CLI_ACTOR), Effect.either)
     if (removed._tag === "Left") return yield* fail(removed.left.message)
     yield* Console.log(`Removed circuit ${name}`)
     yield* wroteTo(database)
-  }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("Remove an account's circuit (refused while proofs of it are queued or running)"))
+  }).pipe(Effect.provide(MzkCore({ database })))).pipe(
+    Command.withDescription("Remove an account's circuit, every version (NAME) or one (NAME@N); refused while proofs of it are queued or running")
+  )
 
 export const circuitsCommand = Command.make("circuits").pipe(
   Command.withDescription("Accounts' own circuits: add, list, remove"),

@@ -199,7 +199,7 @@ export const settings = {
   }),
   cacheDir: setting({ flag: "cache-dir", label: "directory", schema: text("a directory"), description: "Where circuit artifacts read from the database are cached on local disk", default: "./data/cache" }),
   maxUploadSize: setting({ flag: "max-upload-size", label: "size", schema: size, description: "The largest circuit upload accepted", default: DEFAULT_CIRCUITS_CONFIG.maxUploadBytes, shown: "50MiB" }),
-  maxCircuitsPerAccount: setting({ flag: "max-circuits-per-account", ...int(0), description: "Circuits an account may keep", default: DEFAULT_CIRCUITS_CONFIG.maxCircuitsPerAccount }),
+  maxCircuitsPerAccount: setting({ flag: "max-circuits-per-account", ...int(0), description: "Circuits an account may keep, every live version counted (each holds its artifacts)", default: DEFAULT_CIRCUITS_CONFIG.maxCircuitsPerAccount }),
   maxCompilingPerAccount: setting({ flag: "max-compiling-per-account", ...int(1), description: "An account's circuits building at once", default: DEFAULT_CIRCUITS_CONFIG.maxCompilingPerAccount }),
   buildConcurrency: setting({ flag: "build-concurrency", ...int(1), description: "Circuit builds this process runs at once", default: DEFAULT_CIRCUITS_CONFIG.buildConcurrency }),
   buildTimeout: setting({ flag: "build-timeout", label: "duration", schema: duration, description: "How long a circuit build may take before it fails with compile_timeout", default: DEFAULT_CIRCUITS_CONFIG.buildTimeoutMs }),
