@@ -25,7 +25,7 @@ describe("mzk circuits add --archive FILE --main PATH", () => {
 
       // main named inside the archive's one folder (squares/main.circom is main.circom).
       const added = mzk(...add("squares", "--archive", join(dir, "squares.tgz"), "--main", "main.circom"))
-      expect(added).toMatch(/Circuit squares is ready: 51 constraints/)
+      expect(added).toMatch(/Circuit squares version 1 is ready: 51 constraints/)
       expect(added).toMatch(/never includes.*notes\.circom/)
 
       symlinkSync("main.circom", join(dir, "squares", "link.circom"))
