@@ -109,7 +109,6 @@ export interface MzkOptions {
   readonly trustProxy?: ReadonlyArray<string> | undefined
 }
 
-/** `partial` over `defaults`, its `undefined` values left out (a setting not given keeps its default). */
 /**
  * Builds `layer` the first time a proof is made or verified, in this layer's scope: commands that
  * never prove (`accounts create`, `migrate`, an API-only server) start no prover threads.
