@@ -85,7 +85,7 @@ export interface ServeProcess extends MzkProcess {
 
 /**
  * `mzk serve --port <port> --database <database> …args`, answering requests when this returns
- * (a slow machine may take seconds to start it), and killed with SIGKILL when the scope closes if
+ * (a slow, loaded machine may take tens of seconds to start it: up to a minute is waited for), and killed with SIGKILL when the scope closes if
  * it still runs.
  */
 export const serveProcess = (
@@ -97,6 +97,6 @@ export const serveProcess = (
     const server = yield* mzkProcess(["serve", "--port", String(port), "--database", database, ...(options.args ?? [])])
     const baseUrl = `http://127.0.0.1:${port}`
     const probe = makeHttpClient(baseUrl, { keepAlive: false, timeoutMs: 2_000 })
-    yield* Effect.promise(() => eventually(() => probe.send("GET", "/api/v1/openapi.json").then(() => true), options.upWithinMs ?? 30_000, 50))
+    yield* Effect.promise(() => eventually(() => probe.send("GET", "/api/v1/openapi.json").then(() => true), options.upWithinMs ?? 60_000, 50))
     return { ...server, baseUrl, client: (token) => makeHttpClient(baseUrl, token === undefined ? {} : { token }) }
   })
