@@ -9,12 +9,13 @@ import {
   type SnarkjsProof,
   validateCircuitInputs
 } from "@mzk/core"
-import { loadNativeProver, type NativeLoad } from "@mzk/prover-native"
+import { loadNativeProver } from "@mzk/prover-native"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
 import { readFileSync, statSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { ArtifactFiles } from "./artifacts/files.js"
+import { chooseEngine, type ProverEngine, ProverEngineConfig } from "./engine.js"
 import { parseBytes } from "./bytes.js"
 import { BUILTIN_CIRCUITS, builtinCircuit } from "./catalog.js"
 import { wasmPages } from "./builder/compiler.js"
@@ -27,12 +28,7 @@ import {
   verifyUltraHonkRecord
 } from "./noir/index.js"
 
-/**
- * Which Groth16 prover runs in the pool: `native` (@mzk/prover-native, C++), `snarkjs`
- * (WebAssembly), or `auto`: native when its addon loaded, snarkjs otherwise. Witnesses are always
- * computed by the circuits' own (circom) WebAssembly.
- */
-export type ProverEngine = "auto" | "native" | "snarkjs"
+export { chooseEngine, type EngineChoice, type ProverEngine, ProverEngineConfig } from "./engine.js"
 
 export interface Groth16ProverOptions {
   /** Prover threads; each proves one proof at a time. Default: the core count. */
@@ -156,23 +152,6 @@ export const UNIVERSAL_MEMORY_FACTOR = 4
 
 const WORKER_URL = new URL("./proverWorker.mjs", import.meta.url)
 
-/** The engine chosen for a pool, and the sentence that says why (logged at start). */
-export interface EngineChoice {
-  readonly engine: "native" | "snarkjs"
-  readonly kernel?: string
-  readonly why: string
-}
-
-/**
- * Resolves the requested engine against what loaded: `native` without the addon is an error,
- * `auto` falls back to snarkjs with the reason.
- */
-export const chooseEngine = (requested: ProverEngine, native: NativeLoad): Either.Either<EngineChoice, string> => {
-  if (requested === "snarkjs") return Either.right({ engine: "snarkjs", why: "requested" })
-  if (native.ok) return Either.right({ engine: "native", kernel: native.addon.kernel, why: requested === "native" ? "requested" : "addon loaded" })
-  if (requested === "native") return Either.left(`The native prover was requested but is unavailable: ${native.reason}`)
-  return Either.right({ engine: "snarkjs", why: `native prover unavailable: ${native.reason}` })
-}
 
 /** MZK_PROVER_PRIORITY: the prover threads' CPU priority. */
 export const ProverPriorityConfig: Config.Config<ProverPriority> = Config.literal("normal", "low", "idle")("MZK_PROVER_PRIORITY").pipe(
@@ -194,10 +173,6 @@ export const ProverMemoryConfig: Config.Config<number> = Config.string("MZK_PROV
   Config.withDefault(DEFAULT_PROVER_MEMORY_BYTES)
 )
 
-/** MZK_PROVER_ENGINE, read through Effect's Config (the environment by default). */
-export const ProverEngineConfig: Config.Config<ProverEngine> = Config.literal("auto", "native", "snarkjs")("MZK_PROVER_ENGINE").pipe(
-  Config.withDefault<ProverEngine>("auto")
-)
 
 /** One prover thread. It runs one job at a time; the pool hands it out exclusively. */
 class Slot {

@@ -1,34 +1,125 @@
-// The snarkjs Verifier's checks before any pairing: a G2 point on the twist but outside the
-// r-order subgroup, in a key or a proof, is a VerifierInputInvalid naming its field (snarkjs
-// itself checks G1 points on the curve, not G2 subgroup membership).
+// The Verifier's checks before any pairing: a G2 point on the twist but outside the r-order
+// subgroup, in a key or a proof, is a VerifierInputInvalid naming its field (snarkjs itself checks
+// G1 points on the curve, not G2 subgroup membership); with snarkjs's modules and with Groth16
+// verified natively. The native Groth16 module answers as snarkjs's does: on real proofs and every
+// changed signal, on keys and proofs made from random scalars and their mutations, and on a valid
+// proof for a degenerate key (α₁ at infinity) that the addon will not prepare, which snarkjs then
+// verifies.
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { loadNativeProver } from "@mzk/prover-native"
 import { Effect } from "effect"
+import fc from "fast-check"
 import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"
-import { twistPoints } from "../../packages/prover-native/test/zkeyFixture.js"
-import { makeSnarkjsVerifier } from "../src/verify/index.js"
+import { type F2, G1, mod, type Point, R } from "../../packages/prover-native/test/reference.js"
+import { g1, g2, twistPoints } from "../../packages/prover-native/test/zkeyFixture.js"
+import { groth16, nativeGroth16 } from "../src/verify/groth16.js"
+import { makeVerifier, VERIFIER_MODULES, verifierModules } from "../src/verify/index.js"
 
 const file = (name: string) => new URL(`../build/multiplier/${name}`, import.meta.url)
 const key = JSON.parse(readFileSync(file("verification_key.json"), "utf8"))
 const point = twistPoints(1, 100n)[0]!
 const offSubgroup = [[point.x[0].toString(), point.x[1].toString()], [point.y[0].toString(), point.y[1].toString()], ["1", "0"]]
+const native = loadNativeProver()
+const addon = native.ok ? native.addon : undefined
 
 afterAll(async () => {
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
 })
 
-describe("the snarkjs Verifier's input checks", () => {
-  it.live("refuses a G2 point outside the subgroup in a key or a proof, naming it; verifies the untouched proof", () =>
-    Effect.gen(function*() {
-      const { proof, publicSignals } = yield* Effect.promise(() => snarkjs.groth16.fullProve({ a: 3, b: 11 }, file("multiplier.wasm").pathname, file("multiplier.zkey").pathname))
-      const verifier = makeSnarkjsVerifier()
-      expect(yield* Effect.flatten(verifier.prepare("groth16", key, proof, publicSignals))).toBe(true)
+const g1Json = (p: Point<bigint>) => (p === null ? ["0", "1", "0"] : [p.x.toString(), p.y.toString(), "1"])
+const g2Json = (p: Point<F2>) =>
+  p === null
+    ? [["0", "0"], ["1", "0"], ["0", "0"]]
+    : [[p.x[0].toString(), p.x[1].toString()], [p.y[0].toString(), p.y[1].toString()], ["1", "0"]]
+const inverse = (k: bigint) => {
+  let [r0, r1, s0, s1] = [R, mod(k, R), 0n, 1n]
+  while (r1 !== 0n) {
+    const q = r0 / r1
+    ;[r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1]
+  }
+  return mod(s0, R)
+}
 
-      const badKey = yield* Effect.flip(verifier.checkKey("groth16", { ...key, vk_delta_2: offSubgroup }))
-      expect(badKey.details).toEqual([{ path: "verification_key.vk_delta_2", message: expect.stringContaining("not in the r-order subgroup") }])
-      const badProof = yield* Effect.flip(verifier.prepare("groth16", key, { ...proof, pi_b: offSubgroup }, publicSignals))
-      expect(badProof.details).toEqual([{ path: "proof.pi_b", message: expect.stringContaining("not in the r-order subgroup G2 (corrupt or crafted proof)") }])
-      const unsupported = yield* Effect.flip(verifier.checkKey("ultra_honk", key))
-      expect(unsupported.details[0]!.path).toBe("proving_system")
-    }), 120_000)
+/**
+ * A key and a valid proof from scalars (α = a·G1, β = b·G2, …): the Groth16 equation holds when
+ * πa·πb = a·b + x·g + πc·d (mod r), x = ic₀ + Σ sᵢ·icᵢ₊₁, so πc is solved for. `a = 0` puts α₁ at
+ * infinity.
+ */
+const instance = (a: bigint, [b, g, d, pa, pb, ic0]: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>) => {
+  const ic = [ic0!, ...signals.map((_, i) => mod(ic0! * BigInt(i + 3) + 1n, R))]
+  const x = mod(ic.slice(1).reduce((acc, k, i) => acc + k * signals[i]!, ic[0]!), R)
+  const pc = mod((pa! * pb! - a * b! - x * g!) * inverse(d!), R)
+  return {
+    key: {
+      protocol: "groth16",
+      curve: "bn128",
+      nPublic: signals.length,
+      vk_alpha_1: g1Json(a === 0n ? null : g1(a)),
+      vk_beta_2: g2Json(g2(b!)),
+      vk_gamma_2: g2Json(g2(g!)),
+      vk_delta_2: g2Json(g2(d!)),
+      IC: ic.map((k) => g1Json(g1(k)))
+    },
+    proof: { pi_a: g1Json(g1(pa!)), pi_b: g2Json(g2(pb!)), pi_c: g1Json(g1(pc)), protocol: "groth16", curve: "bn128" },
+    signals: signals.map(String),
+    pa: pa!
+  }
+}
+
+const moduleSets = [
+  ["snarkjs's modules", VERIFIER_MODULES],
+  ...(addon === undefined ? [] : [["Groth16 natively", verifierModules({ engine: "native" })] as const])
+] as const
+
+for (const [name, modules] of moduleSets) {
+  describe(`the Verifier's input checks (${name})`, () => {
+    it.live("refuses a G2 point outside the subgroup in a key or a proof, naming it; verifies the untouched proof, not a changed signal", () =>
+      Effect.gen(function*() {
+        const { proof, publicSignals } = yield* Effect.promise(() => snarkjs.groth16.fullProve({ a: 3, b: 11 }, file("multiplier.wasm").pathname, file("multiplier.zkey").pathname))
+        const verifier = makeVerifier(modules)
+        expect(yield* Effect.flatten(verifier.prepare("groth16", key, proof, publicSignals))).toBe(true)
+        expect(yield* Effect.flatten(verifier.prepare("groth16", key, proof, ["34"]))).toBe(false)
+
+        const badKey = yield* Effect.flip(verifier.checkKey("groth16", { ...key, vk_delta_2: offSubgroup }))
+        expect(badKey.details).toEqual([{ path: "verification_key.vk_delta_2", message: expect.stringContaining("not in the r-order subgroup") }])
+        const badProof = yield* Effect.flip(verifier.prepare("groth16", key, { ...proof, pi_b: offSubgroup }, publicSignals))
+        expect(badProof.details).toEqual([{ path: "proof.pi_b", message: expect.stringContaining("not in the r-order subgroup G2 (corrupt or crafted proof)") }])
+        const unsupported = yield* Effect.flip(verifier.checkKey("ultra_honk", key))
+        expect(unsupported.details[0]!.path).toBe("proving_system")
+      }), 120_000)
+  })
+}
+
+describe.skipIf(addon === undefined)("Groth16 verified natively answers as snarkjs does", () => {
+  const modules = verifierModules({ engine: "native" })
+  const both = (k: unknown, signals: ReadonlyArray<string>, p: unknown) =>
+    Promise.all([groth16.verify(k, signals, p), nativeGroth16(addon!).verify(k, signals, p)])
+
+  it("the verifier of engine native or auto verifies Groth16 natively; of engine snarkjs, with snarkjs", () => {
+    expect(modules[0]!.verify).not.toBe(groth16.verify)
+    expect(verifierModules({ engine: "auto" })[0]!.verify).not.toBe(groth16.verify)
+    expect(verifierModules({ engine: "snarkjs" })[0]).toBe(groth16)
+  })
+
+  it("keys and proofs from random scalars: both accept the valid proof, both refuse a changed signal and a moved πa", async () => {
+    const scalar = fc.bigInt({ min: 1n, max: R - 1n })
+    await fc.assert(
+      fc.asyncProperty(fc.array(scalar, { minLength: 6, maxLength: 6 }), scalar, fc.array(fc.bigInt({ min: 0n, max: R - 1n }), { maxLength: 3 }), async (seed, a, signals) => {
+        const { key: k, proof, signals: s, pa } = instance(a, seed, signals)
+        expect(await both(k, s, proof)).toEqual([true, true])
+        if (s.length > 0) expect(await both(k, [mod(BigInt(s[0]!) + 1n, R).toString(), ...s.slice(1)], proof)).toEqual([false, false])
+        expect(await both(k, s, { ...proof, pi_a: g1Json(G1.add(g1(pa), G1.generator)) })).toEqual([false, false])
+      }),
+      { numRuns: 4 }
+    )
+  }, 120_000)
+
+  it("a valid proof for a key with α₁ at infinity, which the addon will not prepare, is left to snarkjs: valid (the Verifier's checks refuse such a key first)", async () => {
+    const { key: k, proof, signals } = instance(0n, [5n, 7n, 11n, 13n, 17n, 19n], [42n])
+    expect(() => addon!.prepareVerifyingKey(k as never)).toThrow(/infinity/)
+    expect(await both(k, signals, proof)).toEqual([true, true])
+    const refused = await Effect.runPromise(Effect.flip(makeVerifier(modules).checkKey("groth16", k)))
+    expect(refused.details).toEqual([{ path: "verification_key.vk_alpha_1", message: expect.stringContaining("must be an affine point") }])
+  }, 60_000)
 })

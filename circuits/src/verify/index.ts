@@ -1,20 +1,41 @@
 import { type ProvingSystem, unsupported, Verifier, VerifierInputInvalid } from "@mzk/core"
+import { loadNativeProver } from "@mzk/prover-native"
 import { Effect, Layer } from "effect"
 import * as snarkjs from "snarkjs"
 import { type PointCheck, pointChecks } from "../builder/zkeyPoints.mjs"
+import { type ProverEngine, ProverEngineConfig } from "../engine.js"
 import { fflonkModule } from "./fflonk.js"
 import { JsonReader } from "./fields.js"
-import { groth16 } from "./groth16.js"
+import { groth16, nativeGroth16 } from "./groth16.js"
 import { plonkModule } from "./plonk.js"
 import type { SystemModule } from "./system.js"
+import { ultraHonkModule } from "./ultraHonk.js"
 
-export { ultraHonkModule } from "./ultraHonk.js"
+export { ultraHonkModule }
 
-/**
- * The systems verified here, one module each; UltraHonk (bb.js) is one more where the server has
- * an UltraHonk CRS (`ultraHonkModule(crs)`, added by the composition root).
- */
+/** The systems verified here with snarkjs, one module each. */
 export const VERIFIER_MODULES: ReadonlyArray<SystemModule> = [groth16, plonkModule, fflonkModule]
+
+export interface VerifierOptions {
+  /**
+   * The prover's engine, which Groth16's verification follows: natively unless `snarkjs` is asked
+   * for or the addon did not load (then snarkjs). Default: MZK_PROVER_ENGINE, else `auto`.
+   */
+  readonly engine?: ProverEngine | undefined
+  /** An UltraHonk CRS (`bb.js`): with it, UltraHonk is verified too. */
+  readonly noirCrs?: string | undefined
+}
+
+/** The modules a verifier with these options dispatches to. */
+export const verifierModules = (options: VerifierOptions = {}): ReadonlyArray<SystemModule> => {
+  const native = options.engine === "snarkjs" ? undefined : loadNativeProver()
+  return [
+    native?.ok === true ? nativeGroth16(native.addon) : groth16,
+    plonkModule,
+    fflonkModule,
+    ...(options.noirCrs === undefined ? [] : [ultraHonkModule({ path: options.noirCrs })])
+  ]
+}
 
 interface Bn128 {
   readonly G1: { fromObject(point: ReadonlyArray<bigint>): Uint8Array }
@@ -39,13 +60,13 @@ export const releaseVerifierThreads = async (): Promise<void> => {
 }
 
 /**
- * The `Verifier` over snarkjs: per request, the system's module reads key, proof and signals
+ * The `Verifier` over these modules: per request, the system's module reads key, proof and signals
  * field by field; only when all are well formed are their points put on ffjavascript's curve and
  * checked (on the curve, G2 in its subgroup: `pointChecks`, shared with uploaded zkeys); only
- * then does snarkjs verify. It runs on the calling thread: a verification costs milliseconds
- * (docs/performance.md, "Verifying proofs made elsewhere").
+ * then does the module verify (snarkjs, or the native addon for Groth16). It runs on the calling
+ * thread: a verification costs milliseconds (docs/performance.md, "Verifying proofs made elsewhere").
  */
-export const makeSnarkjsVerifier = (modules: ReadonlyArray<SystemModule> = VERIFIER_MODULES): Verifier["Type"] => {
+export const makeVerifier = (modules: ReadonlyArray<SystemModule> = VERIFIER_MODULES): Verifier["Type"] => {
   const bySystem = new Map(modules.map((module) => [module.system, module]))
   const systems = modules.map((module) => module.system)
   let loaded: Promise<CurveChecks> | undefined
@@ -98,5 +119,15 @@ export const makeSnarkjsVerifier = (modules: ReadonlyArray<SystemModule> = VERIF
   return { systems, checkKey, prepare }
 }
 
-/** The snarkjs `Verifier` for the composition root. */
-export const SnarkjsVerifierLive: Layer.Layer<Verifier> = Layer.sync(Verifier, () => makeSnarkjsVerifier())
+/**
+ * The `Verifier` for the composition root. A bad MZK_PROVER_ENGINE is the prover's to report (it
+ * refuses to start); verification then follows `auto`.
+ */
+export const VerifierLive = (options: VerifierOptions = {}): Layer.Layer<Verifier> =>
+  Layer.effect(
+    Verifier,
+    Effect.gen(function*() {
+      const engine = options.engine ?? (yield* ProverEngineConfig.pipe(Effect.orElseSucceed((): ProverEngine => "auto")))
+      return makeVerifier(verifierModules({ ...options, engine }))
+    })
+  )

@@ -2,7 +2,7 @@ import type { ProvingSystem } from "@mzk/core"
 import type { JsonReader } from "./fields.js"
 
 /**
- * One proving system's verification, in its own format: what `SnarkjsVerifier` dispatches to by
+ * One proving system's verification, in its own format: what `makeVerifier` dispatches to by
  * `proving_system`. Adding a system is one such module listed in `index.ts`. `readKey` and
  * `readProof` note every problem (paths from `verification_key` and `proof`) and the points met;
  * `verify` runs only on inputs they passed, whose points were checked on the curve.

@@ -7,14 +7,11 @@ import {
   CircuitCompilerLive,
   crsPoints,
   Groth16ProverLive,
-  makeSnarkjsVerifier,
-  SnarkjsVerifierLive,
-  ultraHonkModule,
-  VERIFIER_MODULES,
   inspectPtau,
   developmentSetupIsNative,
   prepareDevelopmentPtau,
   type ProverEngine,
+  VerifierLive,
   writeDevelopmentCrs
 } from "@mzk/circuits"
 import {
@@ -76,7 +73,7 @@ export interface MzkOptions {
    * loaded and snarkjs otherwise, started on first use.
    */
   readonly prover?: Layer.Layer<Prover, unknown>
-  /** Verification of proofs made elsewhere (`POST /verifications`); default snarkjs's (`SnarkjsVerifierLive`). */
+  /** Verification of proofs made elsewhere (`POST /verifications`); default `VerifierLive` (Groth16 with the prover's engine, PLONK and FFLONK with snarkjs, UltraHonk where a CRS is set). */
   readonly verifier?: Layer.Layer<Verifier>
   /** The default pool's engine; absent: MZK_PROVER_ENGINE, else `auto` (native where it loaded). */
   readonly proverEngine?: ProverEngine | undefined
@@ -150,12 +147,7 @@ export const MzkCore = (options: MzkOptions) => {
         ? Layer.orDie(prover)
         : lazyProver(prover, options.proverThreads ?? availableParallelism())
     ),
-    Layer.provideMerge(
-      options.verifier ??
-        (noir === undefined
-          ? SnarkjsVerifierLive
-          : Layer.sync(Verifier, () => makeSnarkjsVerifier([...VERIFIER_MODULES, ultraHonkModule({ path: noir.path })])))
-    ),
+    Layer.provideMerge(options.verifier ?? VerifierLive({ engine: options.proverEngine, noirCrs: noir?.path })),
     Layer.provideMerge(BuiltinCircuitsLive),
     Layer.provideMerge(CircuitCompilerLive({
       ...(circuits.ptau === undefined ? {} : { ptau: circuits.ptau }),

@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { type ProvingSystem, PROVING_SYSTEMS } from "@mzk/core"
+import { type ProvingSystem, PROVING_SYSTEMS, Verifier } from "@mzk/core"
 import { Console, Effect } from "effect"
 import { readFile } from "node:fs/promises"
 import { CommandFailed, UsageError } from "./failures.js"
@@ -39,8 +39,9 @@ export const verifyCommand = Command.make("verify", {
     if (!Array.isArray(signals) || !signals.every((s) => typeof s === "string")) {
       return yield* new UsageError({ message: `--public ${flags.publicSignals}: must be a JSON array of decimal strings` })
     }
-    const { makeSnarkjsVerifier, releaseVerifierThreads } = yield* loadVerifier
-    const valid = yield* makeSnarkjsVerifier().prepare(flags.provingSystem as ProvingSystem, key, proof, signals).pipe(
+    const { releaseVerifierThreads, VerifierLive } = yield* loadVerifier
+    const verifier = yield* Effect.provide(Verifier, VerifierLive())
+    const valid = yield* verifier.prepare(flags.provingSystem as ProvingSystem, key, proof, signals).pipe(
       Effect.mapError((invalid) => new UsageError({
         message: invalid.details.map((d) => `${d.path}: ${d.message}`).join("; "),
         hint: "the files must be what snarkjs writes for this proving system"
