@@ -19,6 +19,7 @@ import { chooseEngine, type ProverEngine, ProverEngineConfig } from "./engine.js
 import { parseBytes } from "./bytes.js"
 import { BUILTIN_CIRCUITS, builtinCircuit } from "./catalog.js"
 import { wasmPages } from "./builder/compiler.js"
+import { snarkjsThreadData } from "./snarkjsDeps.mjs"
 import {
   type NoirProgram,
   proveUltraHonk,
@@ -358,12 +359,7 @@ export const makeGroth16Prover = (
       tableCacheDir: files.tableCacheDir,
       // Native: the first thread to load a key builds its tables (the others wait and share them).
       loadThreads: cores,
-      // ffjavascript imports the `web-worker` package, which assumes that every non-main thread is
-      // one it started and, on import, loads `workerData.mod` as the thread's script. Give it an
-      // empty module so it does nothing.
-      mod: "data:text/javascript,",
-      type: "module",
-      name: "mzk-prover",
+      ...snarkjsThreadData("mzk-prover"),
       singleThreadedCurve: true,
       preload
     }

@@ -8,3 +8,10 @@ import { pathToFileURL } from "node:url"
 const fromSnarkjs = createRequire(createRequire(import.meta.url).resolve("snarkjs"))
 
 export const snarkjsDependency = (name) => import(pathToFileURL(join(dirname(fromSnarkjs.resolve(name)), "..", "main.js")).href)
+
+/**
+ * The workerData a thread that loads snarkjs needs: ffjavascript imports the `web-worker` package,
+ * which assumes every non-main thread is one it started and, on import, loads `workerData.mod` as
+ * the thread's script. This gives it an empty module, so it does nothing.
+ */
+export const snarkjsThreadData = (name) => ({ mod: "data:text/javascript,", type: "module", name })

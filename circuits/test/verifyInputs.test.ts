@@ -13,8 +13,9 @@ import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"
 import { type F2, G1, mod, type Point, R } from "../../packages/prover-native/test/reference.js"
 import { g1, g2, twistPoints } from "../../packages/prover-native/test/zkeyFixture.js"
-import { groth16, nativeGroth16 } from "../src/verify/groth16.js"
+import { groth16 } from "../src/verify/groth16.js"
 import { makeVerifier, VERIFIER_MODULES, verifierModules } from "../src/verify/index.js"
+import { makeVerifyThread } from "../src/verify/thread.js"
 
 const file = (name: string) => new URL(`../build/multiplier/${name}`, import.meta.url)
 const key = JSON.parse(readFileSync(file("verification_key.json"), "utf8"))
@@ -23,7 +24,11 @@ const offSubgroup = [[point.x[0].toString(), point.x[1].toString()], [point.y[0]
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined
 
+const nativeThread = makeVerifyThread({ native: true })
+const snarkjsThread = makeVerifyThread({ native: false })
+
 afterAll(async () => {
+  await Promise.all([nativeThread.close(), snarkjsThread.close()])
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
 })
 
@@ -69,7 +74,7 @@ const instance = (a: bigint, [b, g, d, pa, pb, ic0]: ReadonlyArray<bigint>, sign
 
 const moduleSets = [
   ["snarkjs's modules", VERIFIER_MODULES],
-  ...(addon === undefined ? [] : [["Groth16 natively", verifierModules({ engine: "native" })] as const])
+  ["the verification thread, Groth16 native", verifierModules(nativeThread)]
 ] as const
 
 for (const [name, modules] of moduleSets) {
@@ -91,15 +96,16 @@ for (const [name, modules] of moduleSets) {
   })
 }
 
-describe.skipIf(addon === undefined)("Groth16 verified natively answers as snarkjs does", () => {
-  const modules = verifierModules({ engine: "native" })
-  const both = (k: unknown, signals: ReadonlyArray<string>, p: unknown) =>
-    Promise.all([groth16.verify(k, signals, p), nativeGroth16(addon!).verify(k, signals, p)])
+describe.skipIf(addon === undefined)("Groth16 verified natively on the verification thread answers as snarkjs does", () => {
+  const both = async (k: unknown, signals: ReadonlyArray<string>, p: unknown) => {
+    const [bySnarkjs, onThread] = await Promise.all([groth16.verify(k, signals, p), nativeThread.verify("groth16", k, signals, p)])
+    return [bySnarkjs, onThread.valid, onThread.by] as const
+  }
 
-  it("the verifier of engine native or auto verifies Groth16 natively; of engine snarkjs, with snarkjs", () => {
-    expect(modules[0]!.verify).not.toBe(groth16.verify)
-    expect(verifierModules({ engine: "auto" })[0]!.verify).not.toBe(groth16.verify)
-    expect(verifierModules({ engine: "snarkjs" })[0]).toBe(groth16)
+  it("a thread started without native verifies Groth16 with snarkjs", async () => {
+    const { key: k, proof, signals } = instance(3n, [5n, 7n, 11n, 13n, 17n, 19n], [42n])
+    expect(await snarkjsThread.verify("groth16", k, signals, proof)).toEqual({ valid: true, by: "snarkjs" })
+    expect(await nativeThread.verify("groth16", k, signals, proof)).toEqual({ valid: true, by: "native" })
   })
 
   it("keys and proofs from random scalars: both accept the valid proof, both refuse a changed signal and a moved πa", async () => {
@@ -107,9 +113,9 @@ describe.skipIf(addon === undefined)("Groth16 verified natively answers as snark
     await fc.assert(
       fc.asyncProperty(fc.array(scalar, { minLength: 6, maxLength: 6 }), scalar, fc.array(fc.bigInt({ min: 0n, max: R - 1n }), { maxLength: 3 }), async (seed, a, signals) => {
         const { key: k, proof, signals: s, pa } = instance(a, seed, signals)
-        expect(await both(k, s, proof)).toEqual([true, true])
-        if (s.length > 0) expect(await both(k, [mod(BigInt(s[0]!) + 1n, R).toString(), ...s.slice(1)], proof)).toEqual([false, false])
-        expect(await both(k, s, { ...proof, pi_a: g1Json(G1.add(g1(pa), G1.generator)) })).toEqual([false, false])
+        expect(await both(k, s, proof)).toEqual([true, true, "native"])
+        if (s.length > 0) expect(await both(k, [mod(BigInt(s[0]!) + 1n, R).toString(), ...s.slice(1)], proof)).toEqual([false, false, "native"])
+        expect(await both(k, s, { ...proof, pi_a: g1Json(G1.add(g1(pa), G1.generator)) })).toEqual([false, false, "native"])
       }),
       { numRuns: 4 }
     )
@@ -118,8 +124,8 @@ describe.skipIf(addon === undefined)("Groth16 verified natively answers as snark
   it("a valid proof for a key with α₁ at infinity, which the addon will not prepare, is left to snarkjs: valid (the Verifier's checks refuse such a key first)", async () => {
     const { key: k, proof, signals } = instance(0n, [5n, 7n, 11n, 13n, 17n, 19n], [42n])
     expect(() => addon!.prepareVerifyingKey(k as never)).toThrow(/infinity/)
-    expect(await both(k, signals, proof)).toEqual([true, true])
-    const refused = await Effect.runPromise(Effect.flip(makeVerifier(modules).checkKey("groth16", k)))
+    expect(await both(k, signals, proof)).toEqual([true, true, "snarkjs"])
+    const refused = await Effect.runPromise(Effect.flip(makeVerifier(verifierModules(nativeThread)).checkKey("groth16", k)))
     expect(refused.details).toEqual([{ path: "verification_key.vk_alpha_1", message: expect.stringContaining("must be an affine point") }])
   }, 60_000)
 })

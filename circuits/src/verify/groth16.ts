@@ -1,4 +1,3 @@
-import type { Groth16Proof, Groth16VerificationKey, NativeProverAddon } from "@mzk/prover-native"
 import * as snarkjs from "snarkjs"
 import { MAX_PUBLIC, type SystemModule } from "./system.js"
 
@@ -29,24 +28,3 @@ export const groth16: SystemModule = {
   },
   verify: (key, publicSignals, proof) => snarkjs.groth16.verify(key, publicSignals, proof)
 }
-
-/**
- * Groth16 verified by the native addon: the key prepared, then one final exponentiation for the
- * four pairings, about 2 ms on the calling thread where snarkjs's verify takes about 20
- * (docs/performance.md, "Verifying proofs made elsewhere"); the addon's verifier is checked
- * against snarkjs on random inputs and real proofs. A key the addon will not prepare although the
- * checks before passed it (α₁, β₂, γ₂ or δ₂ at infinity: degenerate, never a setup's) is left to
- * snarkjs, so the two answer alike for every input.
- */
-export const nativeGroth16 = (addon: NativeProverAddon): SystemModule => ({
-  ...groth16,
-  verify: (key, publicSignals, proof) => {
-    let prepared: ReturnType<NativeProverAddon["prepareVerifyingKey"]>
-    try {
-      prepared = addon.prepareVerifyingKey(key as Groth16VerificationKey)
-    } catch {
-      return groth16.verify(key, publicSignals, proof)
-    }
-    return Promise.resolve(addon.verifyGroth16(prepared, proof as Groth16Proof, publicSignals))
-  }
-})

@@ -1,14 +1,14 @@
 import { type ProvingSystem, unsupported, Verifier, VerifierInputInvalid } from "@mzk/core"
-import { loadNativeProver } from "@mzk/prover-native"
 import { Effect, Layer } from "effect"
 import * as snarkjs from "snarkjs"
 import { type PointCheck, pointChecks } from "../builder/zkeyPoints.mjs"
 import { type ProverEngine, ProverEngineConfig } from "../engine.js"
 import { fflonkModule } from "./fflonk.js"
 import { JsonReader } from "./fields.js"
-import { groth16, nativeGroth16 } from "./groth16.js"
+import { groth16 } from "./groth16.js"
 import { plonkModule } from "./plonk.js"
 import type { SystemModule } from "./system.js"
+import { makeVerifyThread, onThread, type VerifyThread } from "./thread.js"
 import { ultraHonkModule } from "./ultraHonk.js"
 
 export { ultraHonkModule }
@@ -19,23 +19,22 @@ export const VERIFIER_MODULES: ReadonlyArray<SystemModule> = [groth16, plonkModu
 export interface VerifierOptions {
   /**
    * The prover's engine, which Groth16's verification follows: natively unless `snarkjs` is asked
-   * for or the addon did not load (then snarkjs). Default: MZK_PROVER_ENGINE, else `auto`.
+   * for or the addon does not load (then snarkjs). Default: MZK_PROVER_ENGINE, else `auto`.
    */
   readonly engine?: ProverEngine | undefined
   /** An UltraHonk CRS (`bb.js`): with it, UltraHonk is verified too. */
   readonly noirCrs?: string | undefined
 }
 
-/** The modules a verifier with these options dispatches to. */
-export const verifierModules = (options: VerifierOptions = {}): ReadonlyArray<SystemModule> => {
-  const native = options.engine === "snarkjs" ? undefined : loadNativeProver()
-  return [
-    native?.ok === true ? nativeGroth16(native.addon) : groth16,
-    plonkModule,
-    fflonkModule,
-    ...(options.noirCrs === undefined ? [] : [ultraHonkModule({ path: options.noirCrs })])
-  ]
-}
+/**
+ * The modules a verifier dispatches to: Groth16, PLONK and FFLONK verified on `thread` (which
+ * verifies Groth16 natively where it was started to), UltraHonk (bb.js, its own threads) where a
+ * CRS is given.
+ */
+export const verifierModules = (thread: VerifyThread, noirCrs?: string): ReadonlyArray<SystemModule> => [
+  ...VERIFIER_MODULES.map((module) => onThread(module, thread)),
+  ...(noirCrs === undefined ? [] : [ultraHonkModule({ path: noirCrs })])
+]
 
 interface Bn128 {
   readonly G1: { fromObject(point: ReadonlyArray<bigint>): Uint8Array }
@@ -63,8 +62,8 @@ export const releaseVerifierThreads = async (): Promise<void> => {
  * The `Verifier` over these modules: per request, the system's module reads key, proof and signals
  * field by field; only when all are well formed are their points put on ffjavascript's curve and
  * checked (on the curve, G2 in its subgroup: `pointChecks`, shared with uploaded zkeys); only
- * then does the module verify (snarkjs, or the native addon for Groth16). It runs on the calling
- * thread: a verification costs milliseconds (docs/performance.md, "Verifying proofs made elsewhere").
+ * then does the module verify (snarkjs on the calling thread, or `VerifierLive`'s thread):
+ * docs/performance.md, "Verifying proofs made elsewhere".
  */
 export const makeVerifier = (modules: ReadonlyArray<SystemModule> = VERIFIER_MODULES): Verifier["Type"] => {
   const bySystem = new Map(modules.map((module) => [module.system, module]))
@@ -120,14 +119,19 @@ export const makeVerifier = (modules: ReadonlyArray<SystemModule> = VERIFIER_MOD
 }
 
 /**
- * The `Verifier` for the composition root. A bad MZK_PROVER_ENGINE is the prover's to report (it
- * refuses to start); verification then follows `auto`.
+ * The `Verifier` for the composition root: verification runs on a thread of its own (stopped
+ * with the layer), Groth16 natively there unless the engine is snarkjs. A bad MZK_PROVER_ENGINE is the
+ * prover's to report (it refuses to start); verification then follows `auto`.
  */
 export const VerifierLive = (options: VerifierOptions = {}): Layer.Layer<Verifier> =>
-  Layer.effect(
+  Layer.scoped(
     Verifier,
     Effect.gen(function*() {
       const engine = options.engine ?? (yield* ProverEngineConfig.pipe(Effect.orElseSucceed((): ProverEngine => "auto")))
-      return makeVerifier(verifierModules({ ...options, engine }))
+      const thread = yield* Effect.acquireRelease(
+        Effect.sync(() => makeVerifyThread({ native: engine !== "snarkjs" })),
+        (thread) => Effect.promise(thread.close)
+      )
+      return makeVerifier(verifierModules(thread, options.noirCrs))
     })
   )

@@ -40,13 +40,13 @@ export const verifyCommand = Command.make("verify", {
       return yield* new UsageError({ message: `--public ${flags.publicSignals}: must be a JSON array of decimal strings` })
     }
     const { releaseVerifierThreads, VerifierLive } = yield* loadVerifier
-    const verifier = yield* Effect.provide(Verifier, VerifierLive())
-    const valid = yield* verifier.prepare(flags.provingSystem as ProvingSystem, key, proof, signals).pipe(
+    const valid = yield* Effect.flatMap(Verifier, (verifier) => verifier.prepare(flags.provingSystem as ProvingSystem, key, proof, signals)).pipe(
       Effect.mapError((invalid) => new UsageError({
         message: invalid.details.map((d) => `${d.path}: ${d.message}`).join("; "),
         hint: "the files must be what snarkjs writes for this proving system"
       })),
       Effect.flatten,
+      Effect.provide(VerifierLive()),
       // snarkjs's curve keeps worker threads alive: this process is done with them.
       Effect.ensuring(Effect.promise(releaseVerifierThreads))
     )
