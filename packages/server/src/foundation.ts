@@ -9,6 +9,7 @@ import {
   EventsConfig,
   Limits,
   ProofsConfig,
+  type ProofsConfigShape,
   SessionAuthenticator,
   WebhookConfig,
   type WebhookConfigShape
@@ -25,6 +26,9 @@ export const over = <A extends object>(defaults: A, partial: Partial<A> | undefi
   ...Object.fromEntries(Object.entries(partial ?? {}).filter(([, value]) => value !== undefined))
 })
 
+/** The proofs' settings: ProofsConfig here, and the prover's per-proof limit in the composition root. */
+export const proofsConfigOf = (options: MzkOptions): ProofsConfigShape => over(DEFAULT_PROOFS_CONFIG, options.proofs)
+
 const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
   const config = over(DEFAULT_WEBHOOK_CONFIG, { ...options.webhooks, allowInsecureWebhooks: options.allowInsecureWebhooks ?? false })
   // A claim must outlast an attempt plus its bookkeeping, or a slow attempt would be sent twice.
@@ -40,7 +44,7 @@ const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
 export const MzkFoundation = (options: MzkOptions) =>
   storageLayer(options.database).pipe(
     Layer.provideMerge(Layer.succeed(WebhookConfig, webhookConfig(options))),
-    Layer.provideMerge(Layer.succeed(ProofsConfig, over(DEFAULT_PROOFS_CONFIG, options.proofs))),
+    Layer.provideMerge(Layer.succeed(ProofsConfig, proofsConfigOf(options))),
     Layer.provideMerge(Layer.succeed(EventsConfig, over(DEFAULT_EVENTS_CONFIG, options.events))),
     Layer.provideMerge(Layer.succeed(AuditConfig, over(DEFAULT_AUDIT_CONFIG, options.audit))),
     Layer.provideMerge(Layer.succeed(Limits, over(DEFAULT_LIMITS, options.limits))),

@@ -21,7 +21,6 @@ import {
   CoreLoops,
   CoreServices,
   DEFAULT_CIRCUITS_CONFIG,
-  DEFAULT_PROOFS_CONFIG,
   type EventsConfigShape,
   type LimitsConfig,
   Prover,
@@ -35,7 +34,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import type { DatabaseTarget } from "./database.js"
-import { MzkFoundation, over } from "./foundation.js"
+import { MzkFoundation, over, proofsConfigOf } from "./foundation.js"
 import { MzkOperations, type OperationsOptions } from "./operations.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
@@ -131,7 +130,7 @@ export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: 
  */
 export const MzkCore = (options: MzkOptions) => {
   const circuits = options.circuits ?? {}
-  const proofs = over(DEFAULT_PROOFS_CONFIG, options.proofs)
+  const proofs = proofsConfigOf(options)
   const noir = noirCrsOf(circuits)
   const prover = options.prover ?? Groth16ProverLive({
     timeout: proofs.timeoutMs,
