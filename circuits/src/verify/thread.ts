@@ -37,9 +37,10 @@ type Reply =
   | { readonly id: number; readonly valid: boolean; readonly by: VerifiedBy }
   | { readonly id: number; readonly error: string }
 
-/** A started thread, and what was asked of it before it said it listens. */
+/** A started thread: what it holds, and what was asked of it before it said it listens. */
 interface Started {
   readonly worker: Worker
+  readonly pending: Map<number, Pending>
   queued: Array<unknown> | undefined
 }
 
@@ -51,16 +52,15 @@ export interface VerifyThreadOptions {
 export const makeVerifyThread = (options: VerifyThreadOptions): VerifyThread => {
   let thread: Started | undefined
   let nextId = 0
-  const pending = new Map<number, Pending>()
-
-  const failAll = (error: Error) => {
-    for (const waiting of pending.values()) waiting.reject(error)
-    pending.clear()
-  }
 
   const start = () => {
     const worker = new Worker(THREAD_URL, { workerData: { ...snarkjsThreadData("mzk-verify"), native: options.native } })
-    const started: Started = { worker, queued: [] }
+    const pending = new Map<number, Pending>()
+    const started: Started = { worker, pending, queued: [] }
+    const failAll = (error: Error) => {
+      for (const waiting of pending.values()) waiting.reject(error)
+      pending.clear()
+    }
     worker.on("message", (reply: Reply) => {
       if ("ready" in reply) {
         for (const message of started.queued ?? []) worker.postMessage(message)
@@ -74,7 +74,11 @@ export const makeVerifyThread = (options: VerifyThreadOptions): VerifyThread => 
       if ("error" in reply) waiting.reject(new Error(reply.error))
       else waiting.resolve({ valid: reply.valid, by: reply.by })
     })
-    worker.on("error", (error) => failAll(error))
+    // After either, the next verification starts a new thread.
+    worker.on("error", (error) => {
+      if (thread === started) thread = undefined
+      failAll(error)
+    })
     worker.on("exit", (code) => {
       if (thread === started) thread = undefined
       failAll(new Error(`the verification thread stopped (exit code ${code})`))
@@ -87,7 +91,7 @@ export const makeVerifyThread = (options: VerifyThreadOptions): VerifyThread => 
       new Promise((resolve, reject) => {
         const current = (thread ??= start())
         const id = nextId++
-        pending.set(id, { resolve, reject })
+        current.pending.set(id, { resolve, reject })
         current.worker.ref()
         const message = { id, system, key, publicSignals, proof }
         if (current.queued !== undefined) current.queued.push(message)
