@@ -11,6 +11,7 @@ import { createHash } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { parentPort, workerData } from "node:worker_threads"
 import { snarkjsDependency } from "./snarkjsDeps.mjs"
+import { makeVerifyingKeys } from "./verifyingKeys.mjs"
 import { WASM_PAGE, withMemoryCeiling } from "./wasmMemory.mjs"
 import * as snarkjs from "snarkjs"
 
@@ -169,29 +170,9 @@ const firstLine = (text) => (text.split("\n").find((l) => l.trim() !== "")?.trim
 
 // Verification: on the native engine, the addon's verifier (one final exponentiation, about 1 ms
 // instead of snarkjs's 14); snarkjs otherwise (MZK_PROVER_ENGINE=snarkjs, or no addon). Prepared keys
-// are kept per thread by content (the SHA-256 of the key's JSON), the least recently used dropped
-// past VERIFYING_KEYS; a key the addon refuses (a point off its curve, a bad shape) verifies nothing.
+// are kept per thread (verifyingKeys.mjs), up to 64; a key the addon refuses verifies nothing.
 const nativeVerifier = workerData.engine === "native" ? addon : undefined
-const VERIFYING_KEYS = 64
-const verifyingKeys = new Map()
-const verifyingKeyOf = (vkey) => {
-  const id = createHash("sha256").update(JSON.stringify(vkey) ?? "").digest("hex")
-  let key
-  if (verifyingKeys.has(id)) {
-    key = verifyingKeys.get(id)
-    verifyingKeys.delete(id)
-  } else {
-    try {
-      key = nativeVerifier.prepareVerifyingKey(vkey)
-    } catch (error) {
-      if (error?.code !== "MZK_INVALID_INPUT") throw error
-      key = undefined
-    }
-    if (verifyingKeys.size >= VERIFYING_KEYS) verifyingKeys.delete(verifyingKeys.keys().next().value)
-  }
-  verifyingKeys.set(id, key)
-  return key
-}
+const verifyingKeyOf = nativeVerifier === undefined ? undefined : makeVerifyingKeys(nativeVerifier, 64)
 
 // snarkjs's PLONK/FFLONK verifiers log a failed check as an error; a false answer says it.
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }

@@ -121,6 +121,17 @@ describe.skipIf(addon === undefined)("Groth16 verified natively on the verificat
     )
   }, 120_000)
 
+  it("more keys than the thread keeps prepared (8), in turn and again: each proof verifies under its own key only", async () => {
+    const made = Array.from({ length: 12 }, (_, i) => instance(BigInt(i + 2), [3n, 5n + BigInt(i), 7n, 11n, 13n + BigInt(i), 17n], [BigInt(i)]))
+    for (let round = 0; round < 2; round++) {
+      for (const [i, { key: k, proof, signals }] of made.entries()) {
+        expect(await nativeThread.verify("groth16", k, signals, proof)).toEqual({ valid: true, by: "native" })
+        const other = made[(i + 1) % made.length]!
+        expect(await nativeThread.verify("groth16", other.key, signals, proof)).toEqual({ valid: false, by: "native" })
+      }
+    }
+  }, 120_000)
+
   it("a valid proof for a key with α₁ at infinity, which the addon will not prepare, is left to snarkjs: valid (the Verifier's checks refuse such a key first)", async () => {
     const { key: k, proof, signals } = instance(0n, [5n, 7n, 11n, 13n, 17n, 19n], [42n])
     expect(() => addon!.prepareVerifyingKey(k as never)).toThrow(/infinity/)
