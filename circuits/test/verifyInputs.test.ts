@@ -11,8 +11,9 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"
-import { type F2, G1, mod, type Point, R } from "../../packages/prover-native/test/reference.js"
-import { g1, g2, twistPoints } from "../../packages/prover-native/test/zkeyFixture.js"
+import { g1Json, groth16Instance } from "../../packages/prover-native/test/groth16Fixture.js"
+import { G1, mod, R } from "../../packages/prover-native/test/reference.js"
+import { g1, twistPoints } from "../../packages/prover-native/test/zkeyFixture.js"
 import { groth16 } from "../src/verify/groth16.js"
 import { makeVerifier, VERIFIER_MODULES, verifierModules } from "../src/verify/index.js"
 import { makeVerifyThread } from "../src/verify/thread.js"
@@ -32,44 +33,10 @@ afterAll(async () => {
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
 })
 
-const g1Json = (p: Point<bigint>) => (p === null ? ["0", "1", "0"] : [p.x.toString(), p.y.toString(), "1"])
-const g2Json = (p: Point<F2>) =>
-  p === null
-    ? [["0", "0"], ["1", "0"], ["0", "0"]]
-    : [[p.x[0].toString(), p.x[1].toString()], [p.y[0].toString(), p.y[1].toString()], ["1", "0"]]
-const inverse = (k: bigint) => {
-  let [r0, r1, s0, s1] = [R, mod(k, R), 0n, 1n]
-  while (r1 !== 0n) {
-    const q = r0 / r1
-    ;[r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1]
-  }
-  return mod(s0, R)
-}
-
-/**
- * A key and a valid proof from scalars (α = a·G1, β = b·G2, …): the Groth16 equation holds when
- * πa·πb = a·b + x·g + πc·d (mod r), x = ic₀ + Σ sᵢ·icᵢ₊₁, so πc is solved for. `a = 0` puts α₁ at
- * infinity.
- */
-const instance = (a: bigint, [b, g, d, pa, pb, ic0]: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>) => {
-  const ic = [ic0!, ...signals.map((_, i) => mod(ic0! * BigInt(i + 3) + 1n, R))]
-  const x = mod(ic.slice(1).reduce((acc, k, i) => acc + k * signals[i]!, ic[0]!), R)
-  const pc = mod((pa! * pb! - a * b! - x * g!) * inverse(d!), R)
-  return {
-    key: {
-      protocol: "groth16",
-      curve: "bn128",
-      nPublic: signals.length,
-      vk_alpha_1: g1Json(a === 0n ? null : g1(a)),
-      vk_beta_2: g2Json(g2(b!)),
-      vk_gamma_2: g2Json(g2(g!)),
-      vk_delta_2: g2Json(g2(d!)),
-      IC: ic.map((k) => g1Json(g1(k)))
-    },
-    proof: { pi_a: g1Json(g1(pa!)), pi_b: g2Json(g2(pb!)), pi_c: g1Json(g1(pc)), protocol: "groth16", curve: "bn128" },
-    signals: signals.map(String),
-    pa: pa!
-  }
+/** A key and a valid proof from scalars; `a = 0` puts α₁ at infinity. */
+const instance = (a: bigint, seed: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>) => {
+  const { vkey, proof, publicSignals, pa } = groth16Instance([a, ...seed], signals)
+  return { key: vkey, proof, signals: publicSignals, pa }
 }
 
 const moduleSets = [

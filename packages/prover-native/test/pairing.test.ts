@@ -10,51 +10,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
 import fc from "fast-check"
 import { concat, encodeG1, encodeG2, type F2, G1, G2, le, mod, type Point, Q, R } from "./reference.js"
+import { g1Json, g2Json, groth16Instance } from "./groth16Fixture.js"
 import { g1, g2, TORSION, twistPoints } from "./zkeyFixture.js"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined
 
 const scalar = fc.bigInt({ min: 1n, max: R - 1n })
-
-/** snarkjs's JSON form of points: decimal strings, projective z = 1. */
-const g1Json = (p: Point<bigint>) => (p === null ? ["0", "1", "0"] : [p.x.toString(), p.y.toString(), "1"])
-const g2Json = (p: Point<F2>) =>
-  p === null
-    ? [["0", "0"], ["1", "0"], ["0", "0"]]
-    : [[p.x[0].toString(), p.x[1].toString()], [p.y[0].toString(), p.y[1].toString()], ["1", "0"]]
-
-/**
- * A verification key and a valid proof for it, made from scalars: with α = a·G1, β = b·G2, …, the
- * Groth16 equation e(A, B) = e(α, β)·e(vk_x, γ)·e(C, δ) holds when πa·πb = a·b + x·g + πc·d (mod r),
- * x = ic₀ + Σ sᵢ·icᵢ₊₁, so πc is solved for.
- */
-const instance = (seed: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>) => {
-  const [a, b, g, d, pa, pb] = seed as [bigint, bigint, bigint, bigint, bigint, bigint]
-  const ic = [seed[6]!, ...signals.map((_, i) => mod(seed[6]! * BigInt(i + 7) + 5n, R))]
-  const x = mod(ic.slice(1).reduce((acc, k, i) => acc + k * signals[i]!, ic[0]!), R)
-  const pc = mod((pa * pb - a * b - x * g) * inverseModR(d), R)
-  const vkey = {
-    protocol: "groth16" as const,
-    curve: "bn128" as const,
-    nPublic: signals.length,
-    vk_alpha_1: g1Json(g1(a)),
-    vk_beta_2: g2Json(g2(b)),
-    vk_gamma_2: g2Json(g2(g)),
-    vk_delta_2: g2Json(g2(d)),
-    IC: ic.map((k) => g1Json(g1(k)))
-  }
-  const proof = { pi_a: g1Json(g1(pa)), pi_b: g2Json(g2(pb)), pi_c: g1Json(g1(pc)), protocol: "groth16", curve: "bn128" }
-  return { vkey, proof, publicSignals: signals.map(String), pa, pb, pc }
-}
-const inverseModR = (k: bigint) => {
-  let [r0, r1, s0, s1] = [R, mod(k, R), 0n, 1n]
-  while (r1 !== 0n) {
-    const q = r0 / r1
-    ;[r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1]
-  }
-  return mod(s0, R)
-}
 
 describe.skipIf(addon === undefined)("the BN254 pairing", () => {
   for (const kernel of addon?.kernels ?? []) {
@@ -115,7 +77,7 @@ describe.skipIf(addon === undefined)("verifyGroth16", () => {
       it("accepts a valid proof and refuses every mutation of it", () => {
         fc.assert(
           fc.property(seedArb, signalsArb, (seed, signals) => {
-            const { vkey, proof, publicSignals, pa, pb, pc } = instance(seed, signals)
+            const { vkey, proof, publicSignals, pa, pb, pc } = groth16Instance(seed, signals)
             const key = addon!.prepareVerifyingKey(vkey, { kernel })
             const verify = (p: unknown, s: unknown) => addon!.verifyGroth16(key, p as never, s as never)
             expect(verify(proof, publicSignals)).toBe(true)
@@ -154,7 +116,7 @@ describe.skipIf(addon === undefined)("verifyGroth16", () => {
       }, 180_000)
 
       it("accepts the same proof in projective form (z ≠ 1), as snarkjs reads it", () => {
-        const { vkey, proof, publicSignals } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
+        const { vkey, proof, publicSignals } = groth16Instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
         const key = addon!.prepareVerifyingKey(vkey, { kernel })
         const z = 123456789n
         const [x, y] = [BigInt(proof.pi_a[0]!), BigInt(proof.pi_a[1]!)]
@@ -164,7 +126,7 @@ describe.skipIf(addon === undefined)("verifyGroth16", () => {
       })
 
       it("refuses π_B on the twist but outside G2 (G2 plus a point of small order, and points of the whole twist)", () => {
-        const { vkey, proof, publicSignals, pb } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
+        const { vkey, proof, publicSignals, pb } = groth16Instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
         const key = addon!.prepareVerifyingKey(vkey, { kernel })
         for (const t of [...TORSION, ...twistPoints(3, 1000n)]) {
           const bad = G2.add(g2(pb), t)
@@ -174,7 +136,7 @@ describe.skipIf(addon === undefined)("verifyGroth16", () => {
       })
 
       it("malformed proofs and signals are simply not valid (false), never a crash", () => {
-        const { vkey, proof, publicSignals } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n, 43n])
+        const { vkey, proof, publicSignals } = groth16Instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n, 43n])
         const key = addon!.prepareVerifyingKey(vkey, { kernel })
         const malformed: ReadonlyArray<readonly [unknown, unknown]> = [
           [null, publicSignals],
@@ -206,7 +168,7 @@ describe.skipIf(addon === undefined)("verifyGroth16", () => {
       })
 
       it("a verification key with a bad point or shape is refused with MZK_INVALID_INPUT naming the field", () => {
-        const { vkey } = instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
+        const { vkey } = groth16Instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], [42n])
         const refusal = (v: unknown) => {
           try {
             addon!.prepareVerifyingKey(v as never, { kernel })
