@@ -20,6 +20,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { dirname, join, relative, sep } from "node:path"
 import process from "node:process"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { OPTIONAL_PACKAGES } from "../circuits/src/optionalPackages.mjs"
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 /** Where bundles live: ignored by git, and gone with node_modules (install makes a fresh one). */
@@ -52,6 +53,8 @@ const externals = {
     build.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.mzkResolving === true || args.kind === "entry-point") return undefined
       const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { mzkResolving: true } })
+      // An optional package this checkout lacks stays a bare import: mzk says what to install when a feature needs it.
+      if (resolved.errors.length > 0 && isBare(args.path) && packageName(args.path) in OPTIONAL_PACKAGES) return { path: args.path, external: true }
       if (resolved.errors.length > 0) return { errors: resolved.errors }
       // Built-ins (`fs`, `node:fs`) come back external and unresolved: leave them as written.
       if (resolved.external) return { path: args.path, external: true }

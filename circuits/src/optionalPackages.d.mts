@@ -3,4 +3,9 @@ export declare function missingPackages(
   names: ReadonlyArray<string>,
   isInstalled?: (name: string) => boolean
 ): { readonly missing: ReadonlyArray<string>; readonly message: string } | undefined
-export declare function importOptional(name: string): Promise<unknown>
+/** An optional package a feature needs is not installed (or cannot be loaded) here: the operator's to fix, not the tenant's. */
+export declare class MissingOptionalPackage extends Error {
+  readonly missing: ReadonlyArray<string>
+  constructor(missing: ReadonlyArray<string>, message: string)
+}
+export declare function importOptional(name: string, isInstalled?: (name: string) => boolean): Promise<unknown>

@@ -36,9 +36,38 @@ export function missingPackages(names, isInstalled = installed) {
   };
 }
 
-/** Imports an optional package, or throws an Error whose message says what to install. */
-export async function importOptional(name) {
-  const absent = missingPackages([name]);
-  if (absent !== undefined) throw new Error(absent.message);
-  return await import(name);
+/** An optional package a feature needs is not installed (or cannot be loaded) here: the operator's to fix, not the tenant's. */
+export class MissingOptionalPackage extends Error {
+  constructor(missing, message) {
+    super(message);
+    this.name = "MissingOptionalPackage";
+    this.missing = missing;
+  }
+}
+
+// Each import written out: a literal specifier is what a bundler (the CLI's bundle, see
+// scripts/bundle-cli.mjs) resolves from this file's own folder, where pnpm put the package. A
+// computed `import(name)` would be resolved at run time from wherever the bundle lives.
+const IMPORTS = {
+  circom2: () => import("circom2"),
+  "@noir-lang/noir_wasm": () => import("@noir-lang/noir_wasm"),
+  "@noir-lang/noir_js": () => import("@noir-lang/noir_js"),
+  "@aztec/bb.js": () => import("@aztec/bb.js")
+};
+
+/** Imports an optional package, or throws a MissingOptionalPackage whose message says what to install. */
+export async function importOptional(name, isInstalled = installed) {
+  const absent = missingPackages([name], isInstalled);
+  if (absent !== undefined) throw new MissingOptionalPackage(absent.missing, absent.message);
+  const load = IMPORTS[name];
+  if (load === undefined) throw new MissingOptionalPackage([name], `${name} is not one of mzk's optional packages`);
+  try {
+    return await load();
+  } catch (error) {
+    // On disk but not where this module resolves it from (a bundle, a hoisting surprise): still the operator's.
+    if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(name)) {
+      throw new MissingOptionalPackage([name], missingPackages([name], () => false).message);
+    }
+    throw error;
+  }
 }

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Cause, Duration, Effect, Layer, Runtime, Schedule, Stream } from "effect"
+import { Cause, Duration, Effect, Either, Layer, Runtime, Schedule, Stream } from "effect"
 import { open } from "node:fs/promises"
 import {
   CrsError,
@@ -21,17 +21,19 @@ import {
   noirCircuitInputs,
   type NoirProgram,
   noirPublicSignals,
+  readNoirAbi,
   UltraHonkError,
   ultraHonkKeyBytes,
   ultraHonkKeyRecord,
   ultraHonkSetup,
   ultraHonkSolidityVerifierForKey
 } from "../noir/index.js"
-import { missingPackages } from "../optionalPackages.mjs"
+import { MissingOptionalPackage, missingPackages } from "../optionalPackages.mjs"
 import { renderVerifier } from "../solidity/verifier.js"
 import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
 import { readPtauHeader } from "./formats.mjs"
-import { makePtauProgressLog, progressOf } from "./ptauProgress.js"
+import { type ChildMessage, decodeChildMessage, type JobSuccess } from "./jobAnswer.js"
+import { makePtauProgressLog } from "./ptauProgress.js"
 import { checkUpload } from "./upload.js"
 
 export interface CircuitCompilerOptions {
@@ -54,6 +56,8 @@ export interface CircuitCompilerOptions {
   readonly timeoutMs: number
   /** A build's memory ceiling (resident set of its process); killed past it (`compile_memory_exceeded`). */
   readonly memoryBytes: number
+  /** Tests: the script every build child runs instead of buildJob.mjs / noirJob.mjs. */
+  readonly jobScript?: string
   /** Where builds get their temp directories (default: the OS temp dir). */
   readonly workDir?: string
   /**
@@ -91,26 +95,6 @@ type JobSpec =
   | { readonly kind: "noir"; readonly files: Readonly<Record<string, Uint8Array>> }
   | { readonly kind: "acir"; readonly bytes: Uint8Array }
 
-interface JobSuccess {
-  readonly ok: true
-  readonly files?: { readonly wasm: string; readonly zkey: string; readonly r1cs: string; readonly sym: string }
-  readonly constraints: number
-  readonly inputs: ReadonlyArray<CircuitInput>
-  readonly public_signals: ReadonlyArray<string>
-  readonly verification_key: unknown
-  readonly proving_system?: SetupSystem
-  readonly development_only: boolean
-  /** noirJob's answer: the compiled (or parsed) program. */
-  readonly program?: NoirProgram
-}
-interface JobFailure {
-  readonly ok: false
-  readonly code: BuildFailure["code"]
-  readonly message: string
-  readonly file?: string
-  readonly line?: number
-}
-
 const internal = (message: string) => new BuildFailure({ code: "internal", message })
 
 /** Making a development ptau is server setup, not a build: it gets its own, longer limit. */
@@ -134,13 +118,13 @@ const alive = (child: ChildProcess) => child.exitCode === null && child.signalCo
  * cannot see WebAssembly memory, where circom and the curve arithmetic live), and the time limit
  * is Effect's, so interruption also kills the child.
  */
-const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
+const runJob = <S extends JobSpec>(dir: string, spec: S, options: CircuitCompilerOptions) =>
   Effect.acquireUseRelease(
     Effect.try({
       try: () =>
         spawn(process.execPath, [
           `--max-old-space-size=${Math.max(16, Math.floor(options.memoryBytes / 2 ** 20))}`,
-          spec.kind === "noir" || spec.kind === "acir" ? NOIR_JOB : JOB
+          options.jobScript ?? (spec.kind === "noir" || spec.kind === "acir" ? NOIR_JOB : JOB)
         ], {
           cwd: dir,
           // The child compiles untrusted sources: give it none of the server's environment (secrets).
@@ -157,27 +141,28 @@ const runJob = (dir: string, spec: JobSpec, options: CircuitCompilerOptions) =>
       child.stderr?.on("data", (chunk: Buffer) => {
         stderr = (stderr + chunk.toString("utf8")).slice(-8192)
       })
-      const outcome = Effect.async<JobSuccess, BuildFailure>((resume) => {
-        let answer: JobSuccess | JobFailure | null = null
+      const outcome = Effect.async<JobSuccess<S["kind"]>, BuildFailure>((resume) => {
+        let answer: ChildMessage<S["kind"]> | null = null
         child.on("message", (message) => {
-          const progress = progressOf(message)
-          if (progress !== undefined) return Runtime.runSync(runtime)(logProgress(progress))
-          answer = message as JobSuccess | JobFailure
+          const decoded = decodeChildMessage(spec.kind as S["kind"], message)
+          if (decoded._tag === "progress") return Runtime.runSync(runtime)(logProgress(decoded.progress))
+          // The first answer counts: a child that keeps talking cannot change it.
+          answer ??= decoded
         })
         child.on("error", (e) => resume(Effect.fail(internal(`build process error: ${e.message}`))))
         child.on("close", (code, signal) => {
-          if (answer?.ok === true) return resume(Effect.succeed(answer))
-          if (answer !== null && answer.ok === false) {
-            const { code: failureCode, message, file, line } = answer
-            const failure = new BuildFailure({
-              code: failureCode,
-              message,
-              ...(file !== undefined ? { file } : {}),
-              ...(line !== undefined ? { line } : {})
-            })
-            return resume(failureCode === "internal" && stderr.trim() !== ""
-              ? Effect.zipRight(Effect.logError("circuit build failed unexpectedly", stderr.trim().slice(-2000)), Effect.fail(failure))
-              : Effect.fail(failure))
+          if (answer?._tag === "answer") {
+            const settled = answer.answer
+            if (Either.isRight(settled)) return resume(Effect.succeed(settled.right))
+            return resume(settled.left.code === "internal" && stderr.trim() !== ""
+              ? Effect.zipRight(Effect.logError("circuit build failed unexpectedly", stderr.trim().slice(-2000)), Effect.fail(settled.left))
+              : Effect.fail(settled.left))
+          }
+          if (answer?._tag === "unreadable") {
+            return resume(Effect.zipRight(
+              Effect.logError(`circuit build process answered something unreadable (${answer.what})`, answer.reason, stderr.trim().slice(-2000)),
+              Effect.fail(internal("the build process gave an answer this server cannot read; the server's log has the details"))
+            ))
           }
           if (/heap out of memory|Reached heap limit|Cannot allocate|Out of memory/i.test(stderr)) {
             return resume(Effect.fail(new BuildFailure({
@@ -432,11 +417,17 @@ export const NO_NOIR_CRS_MESSAGE =
   "--noir-crs DIR (env MZK_NOIR_CRS; a directory holding bn254_g1.dat and bn254_g2.dat, see docs/proving-systems-noir.md) or, " +
   "for development only, --dev-ptau (a CRS made here); an application embedding mzk sets createMzk's circuits.noirCrs."
 
+/** The packages a Noir program's build and proofs need: the compiler, the witness executor and the prover. */
+export const NOIR_PACKAGES = ["@noir-lang/noir_wasm", "@noir-lang/noir_js", "@aztec/bb.js"] as const
+
 /** Whether Noir programs can be built and proven under these options. */
-export const noirSetupOf = (options: Pick<CircuitCompilerOptions, "noirCrs" | "noirCrsDevelopment">): SourceSetup =>
-  options.noirCrs === undefined
+export const noirSetupOf = (options: Pick<CircuitCompilerOptions, "noirCrs" | "noirCrsDevelopment" | "isInstalled">): SourceSetup => {
+  const absent = missingPackages(NOIR_PACKAGES, options.isInstalled)
+  if (absent !== undefined) return { available: false, message: `${absent.message} Nothing was stored.` }
+  return options.noirCrs === undefined
     ? { available: false, message: NO_NOIR_CRS_MESSAGE }
     : { available: true, developmentOnly: options.noirCrsDevelopment ?? false }
+}
 
 /** bb.js's wasm memory ceiling, in 64 KiB pages, for a byte budget. */
 export const wasmPages = (bytes: number) => Math.max(256, Math.min(65536, Math.floor(bytes / 65536)))
@@ -451,6 +442,8 @@ const noirStep = <A>(options: CircuitCompilerOptions, code: BuildFailure["code"]
     catch: (e) =>
       e instanceof CrsError
         ? new BuildFailure({ code: "circuit_too_large", message: e.message })
+        : e instanceof MissingOptionalPackage
+        ? internal(`this process cannot build Noir programs: ${e.message}`)
         : e instanceof NoirAbiError || e instanceof UltraHonkError
         ? new BuildFailure({ code, message: e.message })
         : internal(`the UltraHonk setup failed: ${e instanceof Error ? e.message : String(e)}`)
@@ -474,19 +467,12 @@ const buildNoir = (options: CircuitCompilerOptions, input: Extract<BuildInput, {
     }
     const prebuilt = input.kind === "noir_program"
     const answer = yield* inTempDir(options, (dir) =>
-      runJob(dir, prebuilt ? { kind: "acir", bytes: input.program } : { kind: "noir", files: input.files }, options).pipe(
-        // The engine says `invalid_upload` for what is wrong with the files themselves.
-        Effect.mapError((failure) =>
-          (failure.code as string) === "invalid_upload"
-            ? new BuildFailure({ ...failure, code: prebuilt ? "invalid_artifacts" : "compile_error" })
-            : failure
-        )
-      ))
-    const program = answer.program
-    if (program === undefined) return yield* Effect.fail(internal("the Noir build returned no program"))
+      runJob(dir, prebuilt ? { kind: "acir", bytes: input.program } : { kind: "noir", files: input.files }, options))
     const code = prebuilt ? "invalid_artifacts" : "compile_error"
-    const inputs = yield* noirStep(options, code, async () => noirCircuitInputs(program.abi))
-    const publicSignals = yield* noirStep(options, code, async () => noirPublicSignals(program.abi))
+    const abi = yield* noirStep(options, code, async () => readNoirAbi(answer.program.abi))
+    const program: NoirProgram = { ...answer.program, abi }
+    const inputs = yield* noirStep(options, code, async () => noirCircuitInputs(abi))
+    const publicSignals = yield* noirStep(options, code, async () => noirPublicSignals(abi))
     const setup = yield* noirStep(options, code, () =>
       ultraHonkSetup(program, { path: crsDir }, { maxMemoryPages: wasmPages(options.memoryBytes) }))
     return {

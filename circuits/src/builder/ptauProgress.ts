@@ -15,10 +15,6 @@ export type PtauProgress =
   }
   | { readonly event: "done"; readonly power: number; readonly file: string; readonly bytes: number }
 
-/** A message of the build process that is progress, not its answer. */
-export const progressOf = (message: unknown): PtauProgress | undefined =>
-  typeof message === "object" && message !== null && "progress" in message ? (message.progress as PtauProgress) : undefined
-
 /**
  * Logs one generation's progress through the server's logger, timed by Effect's `Clock` here in
  * the parent (the child has neither): a line at the start (power, path), at each step's start and

@@ -1,6 +1,7 @@
 // A Noir program's ABI in mzk's terms: its parameters as CircuitInput (what clients send, checked
 // before a proof is queued) and the names of its public inputs in the order a proof carries them.
 import type { CircuitInput, CircuitInputKind } from "@mzk/core"
+import { Either, ParseResult, Schema } from "effect"
 
 /** The ABI types noirc writes (noirc_abi's AbiType). */
 export type NoirAbiType =
@@ -19,6 +20,56 @@ export interface NoirAbi {
 
 export class NoirAbiError extends Error {
   override readonly name = "NoirAbiError"
+}
+
+/**
+ * The most values (scalars, array elements counted one by one) a program's parameters and return
+ * value may hold together. Each is named and checked in this process before a proof is queued, so a
+ * prebuilt program's ABI claiming an array of 2^31 elements must be refused, not expanded.
+ */
+export const MAX_NOIR_ABI_VALUES = 65_536
+
+const AbiType: Schema.Schema<NoirAbiType> = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("field") }),
+  Schema.Struct({ kind: Schema.Literal("boolean") }),
+  Schema.Struct({ kind: Schema.Literal("integer"), sign: Schema.Literal("unsigned", "signed"), width: Schema.Int }),
+  Schema.Struct({ kind: Schema.Literal("array"), length: Schema.NonNegativeInt, type: Schema.suspend(() => AbiType) }),
+  Schema.Struct({ kind: Schema.Literal("string"), length: Schema.NonNegativeInt }),
+  Schema.Struct({
+    kind: Schema.Literal("struct"),
+    path: Schema.String,
+    fields: Schema.Array(Schema.Struct({ name: Schema.String, type: Schema.suspend(() => AbiType) }))
+  }),
+  Schema.Struct({ kind: Schema.Literal("tuple"), fields: Schema.Array(Schema.suspend(() => AbiType)) })
+)
+
+const Abi = Schema.Struct({
+  parameters: Schema.Array(Schema.Struct({ name: Schema.String, type: AbiType, visibility: Schema.String })),
+  return_type: Schema.NullOr(Schema.Struct({ abi_type: AbiType, visibility: Schema.String }))
+})
+
+/** How many values a type holds (an array's length times its element's), stopping past the limit. */
+const valueCount = (type: NoirAbiType): number =>
+  type.kind === "array"
+    ? type.length === 0 ? 0 : Math.min(MAX_NOIR_ABI_VALUES + 1, type.length * valueCount(type.type))
+    : type.kind === "struct"
+    ? type.fields.reduce((sum, field) => Math.min(MAX_NOIR_ABI_VALUES + 1, sum + valueCount(field.type)), 0)
+    : type.kind === "tuple"
+    ? type.fields.reduce((sum, field) => Math.min(MAX_NOIR_ABI_VALUES + 1, sum + valueCount(field)), 0)
+    : 1
+
+/**
+ * A program's ABI as noirc writes it, checked before anything reads it (a prebuilt program's ABI is
+ * the uploader's JSON) and returned unchanged. A NoirAbiError says what is wrong with it.
+ */
+export const readNoirAbi = (abi: unknown): NoirAbi => {
+  const decoded = Schema.decodeUnknownEither(Abi)(abi)
+  if (Either.isLeft(decoded)) throw new NoirAbiError(`the program's abi is not one noirc writes: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+  const types = [...decoded.right.parameters.map((p) => p.type), ...(decoded.right.return_type === null ? [] : [decoded.right.return_type.abi_type])]
+  const values = types.reduce((sum, type) => sum + valueCount(type), 0)
+  if (values > MAX_NOIR_ABI_VALUES) throw new NoirAbiError(`the program's parameters and return value hold more than ${MAX_NOIR_ABI_VALUES} values`)
+  // The ABI as given: noir_js reads parts of it this check does not name (`error_types`).
+  return abi as NoirAbi
 }
 
 // Unsigned integers up to 64 bits are "uint64": the range check before queueing is the widest

@@ -38,13 +38,8 @@ type BbModule = typeof import("@aztec/bb.js")
 // Barretenberg's constructor is private: its instances come from `new()`.
 type Api = Awaited<ReturnType<BbModule["Barretenberg"]["new"]>>
 
-const loadBb = async (): Promise<BbModule> => {
-  try {
-    return await importOptional("@aztec/bb.js") as BbModule
-  } catch (e) {
-    throw new UltraHonkError(e instanceof Error ? e.message : String(e))
-  }
-}
+// A missing package stays a MissingOptionalPackage: the operator's to install, never the tenant's program's fault.
+const loadBb = async (): Promise<BbModule> => await importOptional("@aztec/bb.js") as BbModule
 
 const acir = (program: NoirProgram): Uint8Array => gunzipSync(Buffer.from(program.bytecode, "base64"))
 
@@ -78,12 +73,7 @@ const circuitPoints = (bytecode: Uint8Array) => async (api: Api) => {
 
 /** Executes the program on `inputs` (named by its ABI) with noir_js; the gzipped witness. */
 export const noirWitness = async (program: NoirProgram, inputs: Record<string, unknown>): Promise<Uint8Array> => {
-  let noirJs: typeof import("@noir-lang/noir_js")
-  try {
-    noirJs = await importOptional("@noir-lang/noir_js") as typeof import("@noir-lang/noir_js")
-  } catch (e) {
-    throw new UltraHonkError(e instanceof Error ? e.message : String(e))
-  }
+  const noirJs = await importOptional("@noir-lang/noir_js") as typeof import("@noir-lang/noir_js")
   const noir = new noirJs.Noir(program as unknown as ConstructorParameters<typeof noirJs.Noir>[0])
   try {
     const { witness } = await noir.execute(inputs as Parameters<typeof noir.execute>[0])

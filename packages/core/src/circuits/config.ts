@@ -18,7 +18,10 @@ export interface CircuitsConfigShape {
   readonly leaseMarginMs: number
   /** Idle build loops look for work this often (uploads in-process wake them at once). */
   readonly pollIntervalMs: number
-  /** Claims of one build before it is failed as `internal` (a build that keeps killing workers). */
+  /**
+   * Claims of one build before it is failed as `internal`: a build whose process died this many
+   * times while it ran (a poison pill: it keeps killing workers) is not tried again.
+   */
   readonly maxAttempts: number
   /**
    * A staging area older than this was left by a process that died mid-upload (an upload that
@@ -38,7 +41,7 @@ export const DEFAULT_CIRCUITS_CONFIG: CircuitsConfigShape = {
   buildMemoryBytes: 4 * 1024 * 1024 * 1024,
   leaseMarginMs: 60_000,
   pollIntervalMs: 1_000,
-  maxAttempts: 3,
+  maxAttempts: 2,
   abandonedStagingMs: 24 * 3_600_000,
   stagingSweepIntervalMs: 3_600_000
 }
