@@ -12,6 +12,8 @@ import * as snarkjs from "snarkjs"
 import {
   compileNoir,
   crsPoints,
+  MAX_NOIR_ABI_DEPTH,
+  MAX_NOIR_ABI_VALUES,
   type NoirAbi,
   NoirAbiError,
   noirCircuitInputs,
@@ -25,6 +27,7 @@ import {
   ultraHonkSolidityVerifier,
   ultraHonkVerificationKey,
   publicSignalsDecimal,
+  readNoirAbi,
   ultraHonkKeyRecord,
   ultraHonkProofRecord,
   verifyUltraHonk,
@@ -161,13 +164,32 @@ describe("compileNoir", () => {
       child.once("error", reject)
       child.send({ kind: "acir", bytes: new TextEncoder().encode(JSON.stringify(program)) })
     })
-    expect(answer).toEqual({ ok: true, program })
+    // The program as JSON text: the parent reads it (an uploaded one may nest past what IPC copies).
+    expect(answer).toEqual({ ok: true, program: expect.any(String) })
+    expect(JSON.parse((answer as { program: string }).program)).toEqual(program)
   })
 })
 
 describe("the ABI as circuit inputs", () => {
   const abi = (type: unknown, visibility = "private"): NoirAbi =>
     ({ parameters: [{ name: "p", type, visibility }], return_type: null }) as unknown as NoirAbi
+
+  it("readNoirAbi refuses what noirc does not write, ABIs that claim too many values and ones nested too deep, naming why", () => {
+    const real = { parameters: [{ name: "p", type: { kind: "field" }, visibility: "public" }], return_type: null, error_types: {} }
+    expect(readNoirAbi(real)).toBe(real)
+    expect(() => readNoirAbi({ parameters: [null], return_type: null })).toThrow(NoirAbiError)
+    expect(() => readNoirAbi({ parameters: "x", return_type: null })).toThrow(/not one noirc writes/)
+    expect(() => readNoirAbi(abi({ kind: "array", length: 2 ** 31, type: { kind: "field" } }))).toThrow(`more than ${MAX_NOIR_ABI_VALUES} values`)
+    expect(() => readNoirAbi(abi({ kind: "array", length: MAX_NOIR_ABI_VALUES, type: { kind: "field" } }))).not.toThrow()
+    const deep = (levels: number): unknown => Array.from({ length: levels }).reduce<unknown>((inner) => ({ kind: "array", length: 1, type: inner }), { kind: "field" })
+    // parameters, [0], type: the first array three levels down, each nested one a level deeper, the
+    // innermost kind's text one more.
+    expect(() => readNoirAbi(abi(deep(MAX_NOIR_ABI_DEPTH - 4)))).not.toThrow()
+    expect(() => readNoirAbi(abi(deep(MAX_NOIR_ABI_DEPTH - 3)))).toThrow(`nests deeper than ${MAX_NOIR_ABI_DEPTH} levels`)
+    // Deeper than any stack: refused without recursing.
+    const deepest = JSON.parse(JSON.stringify(abi("T")).replace('"T"', `${'{"kind":"array","length":1,"type":'.repeat(100_000)}{"kind":"field"}${"}".repeat(100_000)}`))
+    expect(() => readNoirAbi(deepest)).toThrow(/nests deeper/)
+  })
 
   it("maps booleans to bits and nested arrays to dimensions", () => {
     expect(noirCircuitInputs(abi({ kind: "array", length: 2, type: { kind: "array", length: 3, type: { kind: "boolean" } } }, "public"))).toEqual([

@@ -30,16 +30,19 @@ export type BuildSuccess = typeof BuildSuccess.Type
 /** buildJob.mjs's answer to a devptau job: the file it made (or found). */
 const PtauSuccess = Schema.Struct({ ok: Schema.Literal(true), file: Schema.String })
 
-/** noirJob.mjs's answer: the compiled (or parsed) program; its ABI is read, with its own errors, after. */
+/**
+ * noirJob.mjs's answer: the compiled (or parsed) program, as JSON text; its ABI is read, with its
+ * own errors, after.
+ */
 const NoirSuccess = Schema.Struct({
   ok: Schema.Literal(true),
-  program: Schema.Struct({
+  program: Schema.parseJson(Schema.Struct({
     noir_version: Schema.String,
     hash: Schema.optionalWith(Schema.Union(Schema.Number, Schema.String), { exact: true }),
     // Read with its own errors (`readNoirAbi`): a prebuilt program's ABI is the uploader's.
     abi: Schema.Unknown,
     bytecode: Schema.String
-  })
+  }))
 })
 export type NoirSuccess = typeof NoirSuccess.Type
 
@@ -55,8 +58,8 @@ const Failure = Schema.Struct({
   ok: Schema.Literal(false),
   code: Schema.Union(CircuitErrorCode, Schema.Literal("invalid_upload")),
   message: Schema.String,
-  file: Schema.optionalWith(Schema.String, { exact: true }),
-  line: Schema.optionalWith(Schema.Int, { exact: true })
+  file: Schema.optional(Schema.String),
+  line: Schema.optional(Schema.Int)
 })
 
 const Progress = Schema.Struct({

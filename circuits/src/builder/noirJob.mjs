@@ -1,15 +1,23 @@
 // One Noir build, run like buildJob.mjs: a fresh `node noirJob.mjs` process whose parent sends one
 // job over IPC and owns the time limit and memory ceiling (it kills this process). The job is
 // { kind: "noir", files: { path: bytes } } (Nargo.toml + src/*.nr) or { kind: "acir", bytes } (a
-// prebuilt program JSON); the answer is { ok: true, program } or { ok: false, code, message,
-// file?, line? }, the shape buildJob answers in.
+// prebuilt program JSON); the answer is { ok: true, program } (the program as JSON text: an
+// uploaded ABI may nest deeper than IPC's structured clone can copy, and the parent checks it) or
+// { ok: false, code, message, file?, line? }, the shape buildJob answers in.
 import process from "node:process";
 import { compileNoirProject, parseNoirProgram } from "../noir/compile.mjs";
 
 async function run(job) {
-  if (job?.kind === "noir") return compileNoirProject(job.files);
-  if (job?.kind === "acir") return parseNoirProgram(job.bytes);
-  return { ok: false, code: "internal", message: `unknown Noir build job ${job?.kind}` };
+  const answer = job?.kind === "noir" ? await compileNoirProject(job.files) : job?.kind === "acir" ? parseNoirProgram(job.bytes) : undefined;
+  if (answer === undefined) return { ok: false, code: "internal", message: `unknown Noir build job ${job?.kind}` };
+  if (!answer.ok) return answer;
+  try {
+    return { ok: true, program: JSON.stringify(answer.program) };
+  } catch (e) {
+    // JSON.stringify recurses: an uploaded program nested past the stack is the upload's fault.
+    if (e instanceof RangeError) return { ok: false, code: "invalid_upload", message: "the program's JSON nests deeper than this server reads" };
+    throw e;
+  }
 }
 
 // A parent that dies closes the IPC channel; the build must not run on as an orphan.

@@ -29,6 +29,23 @@ export class NoirAbiError extends Error {
  */
 export const MAX_NOIR_ABI_VALUES = 65_536
 
+/**
+ * The deepest an ABI's JSON may nest (an array of arrays adds a level, a struct three): noirc's
+ * programs stay far below it.
+ */
+export const MAX_NOIR_ABI_DEPTH = 64
+
+/** Whether a JSON value nests deeper than `limit`, walked without recursion (an uploaded ABI may nest deeper than any stack). */
+const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  const stack: Array<readonly [unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [next, depth] = stack.pop()!
+    if (depth > limit) return true
+    if (typeof next === "object" && next !== null) for (const child of Object.values(next)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
 const AbiType: Schema.Schema<NoirAbiType> = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("field") }),
   Schema.Struct({ kind: Schema.Literal("boolean") }),
@@ -63,6 +80,7 @@ const valueCount = (type: NoirAbiType): number =>
  * the uploader's JSON) and returned unchanged. A NoirAbiError says what is wrong with it.
  */
 export const readNoirAbi = (abi: unknown): NoirAbi => {
+  if (nestsDeeperThan(abi, MAX_NOIR_ABI_DEPTH)) throw new NoirAbiError(`the program's abi nests deeper than ${MAX_NOIR_ABI_DEPTH} levels`)
   const decoded = Schema.decodeUnknownEither(Abi)(abi)
   if (Either.isLeft(decoded)) throw new NoirAbiError(`the program's abi is not one noirc writes: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
   const types = [...decoded.right.parameters.map((p) => p.type), ...(decoded.right.return_type === null ? [] : [decoded.right.return_type.abi_type])]

@@ -13,7 +13,16 @@ import { fileURLToPath } from "node:url"
  */
 export const root = fileURLToPath(new URL("../../..", import.meta.url))
 
-const CLI = ["--import", "tsx", "packages/server/src/cli.ts"]
+/**
+ * How a test runs the CLI: from the TypeScript sources through tsx, or as the README runs it,
+ * `./mzk` (the bundle scripts/mzk.mjs runs, remade first when a source changed, so it is the code
+ * under test).
+ */
+export type Entry = "sources" | "bundle"
+const CLI: Record<Entry, ReadonlyArray<string>> = {
+  sources: ["--import", "tsx", "packages/server/src/cli.ts"],
+  bundle: ["scripts/mzk.mjs"]
+}
 
 /** A loopback port nothing listens on right now. */
 export const freePort = () =>
@@ -25,7 +34,11 @@ export const freePort = () =>
   })
 
 /** Runs one `mzk` command to its end; its standard output. */
-export const mzk = (...args: Array<string>) => execFileSync(process.execPath, [...CLI, ...args], { cwd: root, encoding: "utf8" })
+export const mzk = (...args: Array<string>) => mzkVia("sources", ...args)
+
+/** `mzk …` run through `entry` to its end; its standard output. */
+export const mzkVia = (entry: Entry, ...args: Array<string>) =>
+  execFileSync(process.execPath, [...CLI[entry], ...args], { cwd: root, encoding: "utf8" })
 
 /** `mzk …` that is expected to fail: its exit status and what it printed. */
 export const mzkFails = (...args: Array<string>) => {
@@ -39,8 +52,8 @@ export const mzkFails = (...args: Array<string>) => {
 }
 
 /** `mzk accounts create --json` on `database`: the account and its first key. */
-export const createAccount = (database: string, name: string) =>
-  JSON.parse(mzk("accounts", "create", "--name", name, "--database", database, "--json")) as { account_id: string; api_key: string }
+export const createAccount = (database: string, name: string, entry: Entry = "sources") =>
+  JSON.parse(mzkVia(entry, "accounts", "create", "--name", name, "--database", database, "--json")) as { account_id: string; api_key: string }
 
 /** A SQLite file in a fresh folder, removed when the scope closes; `database` is its `--database` URL. */
 export const tempSqlite = (prefix: string): Effect.Effect<{ readonly file: string; readonly database: string }, never, Scope.Scope> =>
@@ -62,10 +75,10 @@ export interface MzkProcess {
 }
 
 /** `mzk …args` as a long-running process (`serve`, `worker`), killed with SIGKILL when the scope closes if it still runs. */
-export const mzkProcess = (args: ReadonlyArray<string>): Effect.Effect<MzkProcess, never, Scope.Scope> =>
+export const mzkProcess = (args: ReadonlyArray<string>, entry: Entry = "sources"): Effect.Effect<MzkProcess, never, Scope.Scope> =>
   Effect.gen(function*() {
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(process.execPath, [...CLI, ...args], { cwd: root })),
+      Effect.sync(() => spawn(process.execPath, [...CLI[entry], ...args], { cwd: root })),
       (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
     )
     let output = ""
@@ -90,11 +103,11 @@ export interface ServeProcess extends MzkProcess {
  */
 export const serveProcess = (
   database: string,
-  options: { readonly port?: number; readonly args?: ReadonlyArray<string>; readonly upWithinMs?: number } = {}
+  options: { readonly port?: number; readonly args?: ReadonlyArray<string>; readonly upWithinMs?: number; readonly entry?: Entry } = {}
 ): Effect.Effect<ServeProcess, never, Scope.Scope> =>
   Effect.gen(function*() {
     const port = options.port ?? (yield* Effect.promise(freePort))
-    const server = yield* mzkProcess(["serve", "--port", String(port), "--database", database, ...(options.args ?? [])])
+    const server = yield* mzkProcess(["serve", "--port", String(port), "--database", database, ...(options.args ?? [])], options.entry)
     const baseUrl = `http://127.0.0.1:${port}`
     const probe = makeHttpClient(baseUrl, { keepAlive: false, timeoutMs: 2_000 })
     yield* Effect.promise(() => eventually(() => probe.send("GET", "/api/v1/openapi.json").then(() => true), options.upWithinMs ?? 60_000, 50))
