@@ -146,7 +146,11 @@ describe("hostile uploads to ./mzk serve", () => {
           expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)
         })
 
-      for (const [i, { what, parts, expected }] of CASES.entries()) {
+      // A case that fails says which it was and what the server printed last (a crash's stack).
+      const named = <A>(what: string, effect: Effect.Effect<A>) =>
+        Effect.catchAllDefect(effect, (defect) =>
+          Effect.die(new Error(`${what}: ${String(defect)}\n--- the server printed, last:\n${server.output().slice(-4000)}`)))
+      for (const [i, { what, parts, expected }] of CASES.entries()) yield* named(what, Effect.gen(function*() {
         const name = `hostile_${i}`
         const sent = yield* Effect.promise(() => upload(server.baseUrl, token, name, parts))
         if (sent.status === 202) {
@@ -159,7 +163,7 @@ describe("hostile uploads to ./mzk serve", () => {
           expect(JSON.stringify(sent.json), what).not.toMatch(/\/tmp\/|node_modules|mzk-build-/)
         }
         yield* alive()
-      }
+      }))
 
       // The same process still builds and proves a good Noir program (through the bundle, whose
       // imports of the Noir packages once failed).

@@ -8,7 +8,7 @@ import type { VerificationKeyRecord } from "./verification.js"
 export class VerificationKeysRepo extends Context.Tag("@mzk/core/VerificationKeysRepo")<VerificationKeysRepo, {
   readonly insert: (record: VerificationKeyRecord) => Effect.Effect<void, StorageError>
   readonly get: (accountId: AccountId, id: VerificationKeyId) => Effect.Effect<Option.Option<VerificationKeyRecord>, StorageError>
-  /** Oldest first. */
+  /** Newest first, as every list. */
   readonly list: (accountId: AccountId, page: Page) => Effect.Effect<PageOf<VerificationKeyRecord>, StorageError>
   /** The deleted key, none when the account holds no key with this id. */
   readonly remove: (accountId: AccountId, id: VerificationKeyId) => Effect.Effect<Option.Option<VerificationKeyRecord>, StorageError>

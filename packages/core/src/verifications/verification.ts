@@ -52,7 +52,8 @@ export const CreateVerificationKeyInput = Schema.Struct({
 }).annotations({ identifier: "CreateVerificationKeyInput" })
 export type CreateVerificationKeyInput = typeof CreateVerificationKeyInput.Type
 
-export const ListVerificationKeysQuery = pageQuery(VerificationKeyId).annotations({ identifier: "ListVerificationKeysQuery" })
+// No identifier: the OpenAPI document lists a query's fields as parameters only when it is not a named schema.
+export const ListVerificationKeysQuery = pageQuery(VerificationKeyId)
 export type ListVerificationKeysQuery = typeof ListVerificationKeysQuery.Type
 
 /** A decimal string, as snarkjs writes field elements (checked against the field by the Verifier). */

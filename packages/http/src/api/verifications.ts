@@ -55,7 +55,11 @@ export class VerificationKeysGroup extends HttpApiGroup.make("verificationKeys")
       .setUrlParams(ListVerificationKeysQuery)
       .addSuccess(VerificationKeyList)
       .pipe(requires("proofs:verify"))
-      .annotate(OpenApi.Description, "The account's registered verification keys, oldest first.")
+      .annotate(
+        OpenApi.Description,
+        "The account's registered verification keys, newest first, paged as every list: `limit`, `starting_after` " +
+          "(older keys) or `ending_before` (newer ones), each cursor a key's `id`."
+      )
   )
   .add(
     HttpApiEndpoint.get("get")`/verification-keys/${verificationKeyId}`
