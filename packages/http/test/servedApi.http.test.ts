@@ -244,6 +244,7 @@ describe("the served API against its OpenAPI document", () => {
       "GET /api/v1/proofs/{id}/verify",
       "POST /api/v1/proofs",
       "POST /api/v1/proofs/batch",
+      "POST /api/v1/verification-keys",
       "POST /api/v1/verifications"
     ])
   })

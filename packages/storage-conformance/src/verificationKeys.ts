@@ -25,9 +25,9 @@ export const verificationKeyTests = (it: ConformanceIt, timeout: number) => {
       const account = yield* freshAccount
       const other = yield* freshAccount
       const written = [yield* keyRecord(account), yield* keyRecord(account, { name: null, proving_system: "groth16", n_public: 0 }), yield* keyRecord(account)]
-      for (const record of written) yield* repo.insert(record)
+      for (const record of written) yield* repo.insert(record, { maxPerAccount: 50 })
       const foreign = yield* keyRecord(other)
-      yield* repo.insert(foreign)
+      yield* repo.insert(foreign, { maxPerAccount: 50 })
 
       expect(yield* repo.get(account, written[1]!.id)).toEqual(Option.some(written[1]))
       expect(Option.isNone(yield* repo.get(account, foreign.id))).toBe(true)
@@ -43,6 +43,23 @@ export const verificationKeyTests = (it: ConformanceIt, timeout: number) => {
       expect(Option.isNone(yield* repo.remove(account, written[0]!.id))).toBe(true)
       expect((yield* repo.list(account, { limit: 10 })).total).toBe(2)
       expect(Option.isSome(yield* repo.get(other, foreign.id))).toBe(true)
+    }), timeout)
+
+  it.effect("verification key limit race: 12 concurrent registrations with room for 8 leave exactly 8; a deleted key makes room", () =>
+    Effect.gen(function*() {
+      const repo = yield* VerificationKeysRepo
+      const account = yield* freshAccount
+      const records = yield* Effect.all(Array.from({ length: 12 }, () => keyRecord(account)))
+      const results = yield* Effect.all(records.map((record) => Effect.either(repo.insert(record, { maxPerAccount: 8 }))), { concurrency: "unbounded" })
+      const refused = results.filter((result) => result._tag === "Left").map((result) => result.left._tag)
+      expect([results.length - refused.length, refused]).toEqual([8, Array(4).fill("VerificationKeyLimitReached")])
+      const listed = yield* repo.list(account, { limit: 100 })
+      expect(listed.total).toBe(8)
+      // Another account's room is its own.
+      yield* repo.insert(yield* keyRecord(yield* freshAccount), { maxPerAccount: 8 })
+      yield* repo.remove(account, listed.items[0]!.id)
+      yield* repo.insert(yield* keyRecord(account), { maxPerAccount: 8 })
+      expect((yield* repo.list(account, { limit: 100 })).total).toBe(8)
     }), timeout)
 
   it.effect("proofs: a completed proof is found by its digest, in its account only; a proof without one is not", () =>

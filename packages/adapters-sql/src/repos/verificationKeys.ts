@@ -1,8 +1,9 @@
-import { type VerificationKeyRecord, VerificationKeysRepo } from "@mzk/core"
+import { VerificationKeyLimitReached, type VerificationKeyRecord, VerificationKeysRepo } from "@mzk/core"
 import { Effect, Option } from "effect"
 import type { Selectable } from "kysely"
 import type { SqlConnection } from "../connection.js"
 import type { VerificationKeysTable } from "../schema.js"
+import { insertUnderAccountLimit } from "./accountLimit.js"
 import { page } from "./paging.js"
 
 const toRecord = (row: Selectable<VerificationKeysTable>): VerificationKeyRecord =>
@@ -10,8 +11,16 @@ const toRecord = (row: Selectable<VerificationKeysTable>): VerificationKeyRecord
 
 export const sqlVerificationKeys = (conn: SqlConnection) =>
   VerificationKeysRepo.of({
-    insert: (record) =>
-      conn.execute((db) => db.insertInto("verification_keys").values({ ...record, verification_key: JSON.stringify(record.verification_key) })),
+    insert: (record, { maxPerAccount }) =>
+      insertUnderAccountLimit(conn, {
+        accountId: record.account_id,
+        max: maxPerAccount,
+        count: (db) =>
+          db.selectFrom("verification_keys").select((eb) => eb.fn.countAll<number | string>().as("count")).where("account_id", "=", record.account_id),
+        insert: (db) => db.insertInto("verification_keys").values({ ...record, verification_key: JSON.stringify(record.verification_key) }),
+        full: () =>
+          new VerificationKeyLimitReached({ message: `An account may hold at most ${maxPerAccount} verification keys; delete one to register another` })
+      }),
     get: (accountId, id) =>
       conn.first((db) => db.selectFrom("verification_keys").selectAll().where("id", "=", id).where("account_id", "=", accountId))
         .pipe(Effect.map(Option.map(toRecord))),

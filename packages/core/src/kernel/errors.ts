@@ -27,6 +27,8 @@ export class WebhookInactive extends Schema.TaggedError<WebhookInactive>()("Webh
 export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()("DeliveryNotFound", message) {}
 /** A retry of a delivery that is already waiting for an attempt. */
 export class DeliveryPending extends Schema.TaggedError<DeliveryPending>()("DeliveryPending", message) {}
+/** An account holds as many registered verification keys as it may; delete one to register another. */
+export class VerificationKeyLimitReached extends Schema.TaggedError<VerificationKeyLimitReached>()("VerificationKeyLimitReached", message) {}
 export class VerificationKeyNotFound extends Schema.TaggedError<VerificationKeyNotFound>()("VerificationKeyNotFound", message) {}
 export class RecoveryNotFound extends Schema.TaggedError<RecoveryNotFound>()("RecoveryNotFound", message) {}
 export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", message) {}

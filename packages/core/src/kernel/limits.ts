@@ -11,6 +11,8 @@ export interface LimitsConfig {
   readonly proofRequestsPerMinutePerKey: number
   readonly proofsPerDayPerAccount: number
   readonly maxWebhooksPerAccount: number
+  /** Registered verification keys (POST /verification-keys) one account may hold; each is up to a request body's size. */
+  readonly maxVerificationKeysPerAccount: number
   readonly maxBatchSize: number
   readonly maxRunningProofsPerAccount: number
 }
@@ -21,6 +23,7 @@ export const DEFAULT_LIMITS: LimitsConfig = {
   proofRequestsPerMinutePerKey: 60,
   proofsPerDayPerAccount: 5_000,
   maxWebhooksPerAccount: 20,
+  maxVerificationKeysPerAccount: 50,
   maxBatchSize: 100,
   maxRunningProofsPerAccount: 10
 }

@@ -10,8 +10,10 @@ import {
   type InvalidRequest,
   type RateLimitExceeded,
   type StorageError,
+  type VerificationKeyLimitReached,
   VerificationKeyNotFound
 } from "../kernel/errors.js"
+import { Limits } from "../kernel/limits.js"
 import { type AccountId, Ids, VerificationKeyId } from "../kernel/ids.js"
 import { pageOf } from "../kernel/paging.js"
 import type { ProvingSystem } from "../kernel/provingSystem.js"
@@ -59,7 +61,11 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
     accountId: AccountId,
     input: CreateVerificationInput
   ) => Effect.Effect<Verification, InvalidRequest | CircuitNotReady | RateLimitExceeded | InternalError | StorageError>
-  readonly createKey: (accountId: AccountId, input: CreateVerificationKeyInput) => Effect.Effect<VerificationKey, InvalidRequest | StorageError>
+  /** Metered as `verify`; at most `Limits.maxVerificationKeysPerAccount` per account. */
+  readonly createKey: (
+    accountId: AccountId,
+    input: CreateVerificationKeyInput
+  ) => Effect.Effect<VerificationKey, InvalidRequest | VerificationKeyLimitReached | RateLimitExceeded | StorageError>
   readonly listKeys: (accountId: AccountId, query: ListVerificationKeysQuery) => Effect.Effect<VerificationKeyList, InvalidRequest | StorageError>
   readonly getKey: (accountId: AccountId, id: string) => Effect.Effect<VerificationKey, VerificationKeyNotFound | StorageError>
   readonly deleteKey: (accountId: AccountId, id: string) => Effect.Effect<void, VerificationKeyNotFound | StorageError>
@@ -154,6 +160,8 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
       const createKey = (accountId: AccountId, input: CreateVerificationKeyInput) =>
         Effect.gen(function*() {
           const checked = yield* verifier.checkKey(input.proving_system, input.verification_key).pipe(Effect.mapError(badInput))
+          yield* rateLimits.admitProofRequest(accountId, { proofs: 0 })
+          const limits = yield* Limits
           const record: VerificationKeyRecord = {
             id: yield* ids.make("verificationKey"),
             account_id: accountId,
@@ -164,7 +172,7 @@ export class Verifications extends Context.Tag("@mzk/core/Verifications")<Verifi
             created_at: yield* now
           }
           yield* tx.transaction(Effect.zipRight(
-            repo.insert(record),
+            repo.insert(record, { maxPerAccount: limits.maxVerificationKeysPerAccount }),
             audit.record(accountId, "verification_key.created", { type: "verification_key", id: record.id, name: record.name })
           ))
           return toVerificationKey(record)

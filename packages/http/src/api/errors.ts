@@ -31,6 +31,7 @@ import {
   StorageError,
   VerificationKeyNotFound,
   WebhookInactive,
+  VerificationKeyLimitReached,
   WebhookLimitReached,
   WebhookNotFound
 } from "@mzk/core"
@@ -149,6 +150,12 @@ export const KeyAlreadyRolledWire = wire(
   "The key was rolled already and still works until its overlap ends; roll the key that replaced it (named in the message), or revoke this one"
 )
 export const WebhookLimitReachedWire = wire(WebhookLimitReached, "webhook_limit_reached", 409, "The account already has 20 webhooks")
+export const VerificationKeyLimitReachedWire = wire(
+  VerificationKeyLimitReached,
+  "verification_key_limit_reached",
+  409,
+  "The account already holds 50 registered verification keys; delete one to register another"
+)
 export const SecretRotationInProgressWire = wire(
   SecretRotationInProgress,
   "secret_rotation_in_progress",

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { CreateVerificationInput, CreateVerificationKeyInput, ListVerificationKeysQuery, Verification, VerificationKey } from "@mzk/core"
 import { Schema } from "effect"
 import { Authentication, idempotent, metered, requires } from "./annotations.js"
-import { CircuitNotReadyWire, VerificationKeyNotFoundWire } from "./errors.js"
+import { CircuitNotReadyWire, VerificationKeyLimitReachedWire, VerificationKeyNotFoundWire } from "./errors.js"
 import { strictBody } from "./request.js"
 
 export const VerificationKeyList = Schema.Struct({
@@ -44,10 +44,13 @@ export class VerificationKeysGroup extends HttpApiGroup.make("verificationKeys")
     HttpApiEndpoint.post("create", "/verification-keys")
       .setPayload(strictBody(CreateVerificationKeyInput))
       .addSuccess(VerificationKey, { status: 201 })
-      .pipe(requires("proofs:verify"), idempotent)
+      .addError(VerificationKeyLimitReachedWire)
+      .pipe(metered, requires("proofs:verify"), idempotent)
       .annotate(
         OpenApi.Description,
-        "Register a verification key once, to name it by id in POST /verifications. " + CHECKED
+        "Register a verification key once, to name it by id in POST /verifications. " + CHECKED + " An account holds at " +
+          "most 50 keys (409 `verification_key_limit_reached`; `mzk serve --max-verification-keys-per-account`). Metered as " +
+          "a proof request (the key's minute and the account's day, no proof units)."
       )
   )
   .add(

@@ -183,6 +183,10 @@ export const settings = {
   proofsPerDayPerAccount: setting({ flag: "proofs-per-day-per-account", ...int(1), description: "Proofs one account may request per day", default: DEFAULT_LIMITS.proofsPerDayPerAccount }),
   maxRunningProofsPerAccount: setting({ flag: "max-running-proofs-per-account", ...int(1), description: "Proofs of one account worked on at once", default: DEFAULT_LIMITS.maxRunningProofsPerAccount }),
   maxWebhooksPerAccount: setting({ flag: "max-webhooks-per-account", ...int(1), description: "Webhooks one account may register", default: DEFAULT_LIMITS.maxWebhooksPerAccount }),
+  maxVerificationKeysPerAccount: setting({
+    flag: "max-verification-keys-per-account", ...int(1), description: "Verification keys one account may register (POST /api/v1/verification-keys)",
+    default: DEFAULT_LIMITS.maxVerificationKeysPerAccount
+  }),
   maxBatchSize: setting({ flag: "max-batch-size", ...int(1), description: "Proofs in one batch request", default: DEFAULT_LIMITS.maxBatchSize }),
   maxActiveKeysPerAccount: setting({ flag: "max-active-keys-per-account", ...int(1), description: "Active API keys one account may hold", default: DEFAULT_LIMITS.maxActiveKeys }),
   // Accounts' circuits
@@ -284,7 +288,7 @@ export const databaseGroup = pick("database")
 export const coreGroup = pick(
   "proofTimeout", "retention", "auditRetention", "proverThreads", "proverEngine", "webhookTimeout", "allowInsecureWebhooks", "eventRetention",
   "proofsPerMinutePerKey", "proofsPerDayPerAccount", "maxRunningProofsPerAccount", "maxWebhooksPerAccount", "maxBatchSize",
-  "maxActiveKeysPerAccount"
+  "maxActiveKeysPerAccount", "maxVerificationKeysPerAccount"
 )
 export const circuitsGroup = pick(
   "ptau", "noirCrs", "devPtau", "devPtauPower", "devPtauDir", "cacheDir", "proverMemory", "maxUploadSize", "maxCircuitsPerAccount",
@@ -369,6 +373,7 @@ export const coreOptions = (values: SettingValues<typeof coreGroup>) => ({
     proofsPerDayPerAccount: values.proofsPerDayPerAccount,
     maxRunningProofsPerAccount: values.maxRunningProofsPerAccount,
     maxWebhooksPerAccount: values.maxWebhooksPerAccount,
+    maxVerificationKeysPerAccount: values.maxVerificationKeysPerAccount,
     maxBatchSize: values.maxBatchSize,
     maxActiveKeys: values.maxActiveKeysPerAccount
   },
