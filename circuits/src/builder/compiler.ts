@@ -4,7 +4,6 @@ import {
   type BuildInput,
   type BuildOutput,
   CircuitCompiler,
-  type CircuitInput,
   type SetupSystem,
   type SourceSetup
 } from "@mzk/core"

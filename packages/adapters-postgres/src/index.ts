@@ -3,6 +3,7 @@ import { type Storage, StorageError } from "@mzk/core"
 import { Effect, Layer, type Scope } from "effect"
 import { Kysely, PostgresDialect } from "kysely"
 import pg from "pg"
+import { pgConnectionString } from "./connectionString.js"
 import { postgresSqlDialect } from "./postgresDialect.js"
 
 export interface PostgresOptions {
@@ -19,7 +20,7 @@ export const openPostgres = (options: PostgresOptions): Effect.Effect<SqlConnect
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 })
+        const pool = new pg.Pool({ connectionString: pgConnectionString(options.connectionString), max: options.poolSize ?? 10 })
         // An idle connection that the server drops (restart, failover) must not crash the process:
         // the pool discards it and the next query opens a new one.
         pool.on("error", () => undefined)

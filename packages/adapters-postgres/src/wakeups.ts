@@ -3,6 +3,7 @@ import { CircuitBuildWakeup, DeliveryWakeup, ProofCancelWakeup, ProofWakeup, Rec
 import { Effect, Layer, Runtime, Schedule } from "effect"
 import { sql } from "kysely"
 import pg from "pg"
+import { pgConnectionString } from "./connectionString.js"
 
 /** The channel each kind of work is announced on: NOTIFY below, LISTEN in `PostgresWakeups`. */
 export const WORK_CHANNELS: Readonly<Record<WorkKind, string>> = {
@@ -43,7 +44,7 @@ export const PostgresWakeups = (
 
     const listen = Effect.acquireRelease(
       Effect.tryPromise(async () => {
-        const client = new pg.Client({ connectionString: options.connectionString })
+        const client = new pg.Client({ connectionString: pgConnectionString(options.connectionString) })
         client.on("notification", (notice) => {
           const wakeup = byChannel.get(notice.channel)
           if (wakeup !== undefined) run(wakeup.notify)

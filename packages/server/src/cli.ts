@@ -146,17 +146,28 @@ const TOP_LEVEL: Record<string, CommandDescriptor.Command<unknown>> = {
   migrate: migrateCommand.descriptor,
   accounts: accounts.descriptor,
   keys: keysCommand.descriptor,
-  circuits: circuitsCommand.descriptor
+  circuits: circuitsCommand.descriptor,
+  verify: verifyCommand.descriptor
 }
 
 /** The commands' names, to point a usage mistake at the right `--help`. */
 const COMMANDS: Record<string, ReadonlyArray<string>> = {
-  serve: [], worker: [], migrate: [], accounts: ["create"], keys: ["create", "list", "revoke"], circuits: ["add", "list", "remove"]
+  serve: [], worker: [], migrate: [], accounts: ["create"], keys: ["create", "list", "revoke"], circuits: ["add", "list", "remove"], verify: []
 }
 const commandPath = (args: ReadonlyArray<string>) => {
   const [first, second] = args
   if (first === undefined || !(first in COMMANDS)) return ""
   return second !== undefined && COMMANDS[first]!.includes(second) ? `${first} ${second}` : first
+}
+
+/** The first word of the command line that names no command where one is expected, and what it could have been. */
+const mistypedCommand = (args: ReadonlyArray<string>) => {
+  const [first, second] = args
+  if (first === undefined || first.startsWith("-")) return undefined
+  if (!(first in COMMANDS)) return { word: first, choices: Object.keys(COMMANDS) }
+  const subcommands = COMMANDS[first]!
+  if (subcommands.length === 0 || second === undefined || second.startsWith("-") || subcommands.includes(second)) return undefined
+  return { word: second, choices: subcommands }
 }
 
 /** The flags a command takes, as its usage line names them: what "did you mean" chooses from. */
@@ -205,8 +216,9 @@ const main = Effect.gen(function*() {
 }).pipe(
   Effect.catchAllCause((cause) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-    const path = commandPath(Either.isRight(globals) ? globals.right.rest : args)
-    const failure = describeFailure(cause, path, flagsOf(path))
+    const words = Either.isRight(globals) ? globals.right.rest : args
+    const path = commandPath(words)
+    const failure = describeFailure(cause, path, flagsOf(path), mistypedCommand(words))
     return Effect.sync(() => {
       process.stderr.write(`${failure.line}\n`)
       if (debug) process.stderr.write(`${Cause.pretty(cause, { renderErrorCause: true })}\n`)

@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { settings } from "../src/cli/settings.js"
 import { freePort, root } from "./processes.js"
+import { compileNoir, proveUltraHonk, publicSignalsDecimal, ultraHonkKeyRecord, ultraHonkProofRecord, ultraHonkVerificationKey, writeDevelopmentCrs } from "@mzk/circuits"
 import { makeForeignGroth16 } from "./verifications.fixtures.js"
 
 /**
@@ -304,5 +305,36 @@ describe("mzk verify", () => {
     expect(tampered.stdout).toMatch(/^INVALID/)
     expect(offCurve.code).toBe(2)
     expect(oneLine(offCurve)).toMatch(/proof\.pi_a/)
+  }, 600_000)
+
+  it("checks an UltraHonk proof of a Noir program against the CRS it was made with; without --noir-crs it says what it needs", async () => {
+    const crs = await writeDevelopmentCrs(join(dir, "noir-crs"), 2 ** 12 + 1)
+    const compiled = await compileNoir({
+      "Nargo.toml": `[package]\nname = "sum"\ntype = "bin"\nauthors = [""]\n`,
+      "src/main.nr": "fn main(x: Field, y: pub Field) -> pub Field {\n    assert(x != y);\n    x + y\n}\n"
+    })
+    if (!compiled.ok) throw new Error(compiled.message)
+    const made = await proveUltraHonk(compiled.program, { x: "3", y: "4" }, crs)
+    const write = (name: string, value: unknown) => {
+      const path = join(dir, name)
+      writeFileSync(path, JSON.stringify(value))
+      return path
+    }
+    // As the API returns them: the circuit's verification_key, the proof blob's JSON, the public signals.
+    const key = write("honk-vk.json", ultraHonkKeyRecord(await ultraHonkVerificationKey(compiled.program, crs)))
+    const proof = write("honk-proof.json", ultraHonkProofRecord(made.proof))
+    const signals = publicSignalsDecimal(made.publicInputs)
+    expect(signals).toEqual(["4", "7"])
+    const args = (publicFile: string, ...more: Array<string>) =>
+      ["verify", "--proving-system", "ultra_honk", "--verification-key", key, "--proof", proof, "--public", publicFile, ...more]
+    const [valid, tampered, noCrs] = await inTurns(3, [
+      () => run([...args(write("honk-public.json", signals), "--noir-crs", crs.path), "--json"]),
+      () => run(args(write("honk-tampered.json", ["4", "8"]), "--noir-crs", crs.path)),
+      () => run(args(write("honk-public2.json", signals)))
+    ])
+    expect([valid.code, JSON.parse(valid.stdout)]).toEqual([0, { valid: true, proving_system: "ultra_honk" }])
+    expect(tampered.code).toBe(1)
+    expect(tampered.stdout).toMatch(/^INVALID/)
+    expect([noCrs.code, oneLine(noCrs)]).toEqual([2, expect.stringContaining("--proving-system ultra_honk needs --noir-crs DIR")])
   }, 600_000)
 })

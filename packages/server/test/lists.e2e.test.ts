@@ -115,6 +115,11 @@ const lists = (database: (typeof STORES)[number][1]) =>
       expect(both.json.error.message).toContain("cannot be sent with starting_after")
       // A malformed ending_before is refused as starting_after is.
       expectRefused(`${list}?ending_before=garbage`, yield* call("GET", `${list}?ending_before=garbage`), "ending_before")
+      // An id with the list's prefix but not of an issued id's shape: the message says what an id is, not only its prefix.
+      const prefix = after.slice(0, after.indexOf("_") + 1)
+      const lookalike = yield* call("GET", `${list}?starting_after=${prefix}nonexistent`)
+      expectRefused(`${list}?starting_after=${prefix}nonexistent`, lookalike, "starting_after")
+      expect(lookalike.json.error.details[0].message).toContain(`"${prefix}" and 26 lowercase letters and digits`)
       // An unknown query parameter is named, not ignored.
       const unknown = yield* call("GET", `${list}?limit=1&foo=bar`)
       expectRefused(`${list}?foo=bar`, unknown, "foo")

@@ -114,6 +114,28 @@ describe("pnpm mzk: usage", () => {
     expect(list.stderr).toMatch(/^mzk: .*--databse.*did you mean --database\?/)
   }, 300_000)
 
+  it("a mistyped command is named with the commands of its own level and the one it was likely meant to be", async () => {
+    const [sub, top, none] = [await mzk("circuits", "ad", "foo"), await mzk("serv"), await mzk("keys", "zzzzzz")]
+    expect([sub.code, sub.stderr]).toEqual([
+      2,
+      'mzk: unknown command "circuits ad": did you mean "circuits add"? (mzk circuits takes add, list, remove; mzk circuits --help shows the usage)\n'
+    ])
+    expect([top.code, top.stderr]).toEqual([
+      2,
+      'mzk: unknown command "serv": did you mean "serve"? (mzk takes serve, worker, migrate, accounts, keys, circuits, verify; mzk --help shows the usage)\n'
+    ])
+    expect([none.code, none.stderr]).toEqual([2, 'mzk: unknown command "keys zzzzzz" (mzk keys takes create, list, revoke; mzk keys --help shows the usage)\n'])
+  }, 300_000)
+
+  it("a PostgreSQL URL with sslmode=require against a server without TLS: mzk's one line, not pg's notice", async () => {
+    const ran = await mzk("keys", "list", "--account", "acct_01m8dsm72a8vb5ydj83wj4wxrt", "--database-url", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=require")
+    expect([ran.code, ran.stdout, ran.stderr]).toEqual([
+      1,
+      "",
+      "mzk: cannot connect to the PostgreSQL database (the server does not take TLS connections: remove sslmode from the URL, or turn ssl on in the server) (--database, MZK_DATABASE_URL)\n"
+    ])
+  }, 300_000)
+
   it("--help shows optional flags in brackets, repeatable ones included, and required ones bare", async () => {
     const [keys, circuits] = [await mzk("keys", "create", "--help"), await mzk("circuits", "add", "--help")]
     const usage = (ran: Ran) => ran.stdout.split("\n").find((line) => line.startsWith("$ "))!

@@ -26,7 +26,8 @@ export type IdKind = keyof typeof ID_PREFIXES
 const idSchema = <B extends string>(prefix: string, brand: B) =>
   Schema.String.pipe(
     Schema.pattern(new RegExp(`^${prefix}_${BASE32_CHARS}{26}$`), {
-      message: () => `must be an id beginning with "${prefix}_"`
+      // An id of another shape ("proof_nonexistent" begins with "proof_" too) was never issued.
+      message: () => `must be an id as mzk issues them: "${prefix}_" and 26 lowercase letters and digits`
     }),
     Schema.brand(brand),
     Schema.annotations({ identifier: brand, description: `Id beginning with \`${prefix}_\`` })

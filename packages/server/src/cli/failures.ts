@@ -72,6 +72,7 @@ const POSTGRES_REASONS: Record<string, string> = {
   "28P01": "password authentication failed",
   "28000": "the server refused this user",
   "3D000": "the database does not exist",
+  NO_TLS: "the server does not take TLS connections: remove sslmode from the URL, or turn ssl on in the server",
   ERR_INVALID_URL: "the URL is malformed"
 }
 
@@ -79,11 +80,26 @@ const POSTGRES_REASONS: Record<string, string> = {
  * What went wrong, as one line, and the exit code. `command` is the command's path (`serve`, `keys
  * create`) for help hints; `flags` are that command's flags (`--port`), for "did you mean".
  */
-export const describeFailure = (cause: Cause.Cause<unknown>, command: string, flags: ReadonlyArray<string> = []): Failure => {
+export const describeFailure = (
+  cause: Cause.Cause<unknown>,
+  command: string,
+  flags: ReadonlyArray<string> = [],
+  mistyped?: { readonly word: string; readonly choices: ReadonlyArray<string> }
+): Failure => {
   const error = Cause.squash(cause)
   const help = `mzk ${command === "" ? "" : `${command} `}--help shows the usage`
   if (ValidationError.isValidationError(error)) {
     const text = "error" in error ? oneLine(HelpDoc.toAnsiText(error.error)) : "invalid command line"
+    // @effect/cli names the top level's commands whatever level the mistake is at: name this level's.
+    if (mistyped !== undefined && /invalid subcommand/i.test(text)) {
+      const near = nearest(mistyped.word, mistyped.choices)
+      const at = (word: string) => JSON.stringify(command === "" ? word : `${command} ${word}`)
+      return {
+        line: `mzk: unknown command ${at(mistyped.word)}${near === undefined ? "" : `: did you mean ${at(near)}?`} ` +
+          `(${command === "" ? "mzk" : `mzk ${command}`} takes ${mistyped.choices.join(", ")}; ${help})`,
+        code: 2
+      }
+    }
     const unknown = /unknown argument: '(--[^'=]+)/.exec(text)?.[1]
     const near = unknown === undefined ? undefined : nearest(unknown, flags)
     if (unknown !== undefined) {
@@ -112,6 +128,9 @@ export const describeFailure = (cause: Cause.Cause<unknown>, command: string, fl
   }
   if (top.startsWith("Cannot connect to PostgreSQL")) {
     const invalidUrl = errors.some((e) => /invalid url/i.test(messageOf(e)))
+    if (errors.some((e) => /does not support SSL/i.test(messageOf(e)))) {
+      return { line: `mzk: cannot connect to the PostgreSQL database (${POSTGRES_REASONS.NO_TLS}) (--database, MZK_DATABASE_URL)`, code: 1 }
+    }
     const reason = (invalidUrl ? POSTGRES_REASONS.ERR_INVALID_URL : code !== undefined ? POSTGRES_REASONS[code] : undefined) ??
       (oneLine(messageOf(errors[errors.length - 1])) || "unknown reason")
     return { line: `mzk: cannot connect to the PostgreSQL database (${reason}): check the URL's host, port, user, password and database name (--database, MZK_DATABASE_URL)`, code: 1 }

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { type ProvingSystem, PROVING_SYSTEMS, Verifier } from "@mzk/core"
-import { Console, Effect } from "effect"
+import { Console, Effect, Option } from "effect"
 import { readFile } from "node:fs/promises"
 import { CommandFailed, UsageError } from "./failures.js"
 
@@ -19,11 +19,18 @@ const readJson = (path: string, flag: string) =>
 /**
  * `mzk verify`: a proof checked offline, by the verifier `POST /verifications` runs (the same
  * checks of every field and point first), from the files snarkjs writes. No database, no server.
- * Exit 0 when valid, 1 when the proof does not hold, 2 for a malformed input.
+ * Exit 0 when valid, 1 when the proof does not hold, 2 for a malformed input. An UltraHonk proof is
+ * checked against the CRS it was made with (`--noir-crs`, as `mzk serve` takes it).
  */
 export const verifyCommand = Command.make("verify", {
   provingSystem: Options.choice("proving-system", PROVING_SYSTEMS).pipe(
-    Options.withDescription("The proof's system: groth16, plonk or fflonk (snarkjs JSON)")
+    Options.withDescription(
+      "The proof's system: groth16, plonk or fflonk (snarkjs JSON), or ultra_honk (a Noir circuit's verification_key and proof as mzk returns them, with --noir-crs)"
+    )
+  ),
+  noirCrs: Options.directory("noir-crs", { exists: "yes" }).pipe(
+    Options.withDescription("ultra_honk only: the UltraHonk CRS directory the proof was made with (bn254_g1.dat, bn254_g2.dat)"),
+    Options.optional
   ),
   key: file("verification-key", "The verification key, as `snarkjs zkey export verificationkey` writes it"),
   proof: file("proof", "The proof JSON (snarkjs's proof.json)"),
@@ -39,6 +46,10 @@ export const verifyCommand = Command.make("verify", {
     if (!Array.isArray(signals) || !signals.every((s) => typeof s === "string")) {
       return yield* new UsageError({ message: `--public ${flags.publicSignals}: must be a JSON array of decimal strings` })
     }
+    const noirCrs = Option.getOrUndefined(flags.noirCrs)
+    if (flags.provingSystem === "ultra_honk" && noirCrs === undefined) {
+      return yield* new UsageError({ message: "--proving-system ultra_honk needs --noir-crs DIR: the UltraHonk CRS the proof was made with" })
+    }
     const { releaseVerifierThreads, VerifierLive } = yield* loadVerifier
     const valid = yield* Effect.flatMap(Verifier, (verifier) => verifier.prepare(flags.provingSystem as ProvingSystem, key, proof, signals)).pipe(
       Effect.mapError((invalid) => new UsageError({
@@ -46,7 +57,7 @@ export const verifyCommand = Command.make("verify", {
         hint: "the files must be what snarkjs writes for this proving system"
       })),
       Effect.flatten,
-      Effect.provide(VerifierLive()),
+      Effect.provide(VerifierLive(noirCrs === undefined ? {} : { noirCrs })),
       // snarkjs's curve keeps worker threads alive: this process is done with them.
       Effect.ensuring(Effect.promise(releaseVerifierThreads))
     )
