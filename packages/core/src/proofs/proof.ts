@@ -238,6 +238,11 @@ export const Proof = Schema.Struct({
 }).annotations({ identifier: "Proof" })
 export type Proof = typeof Proof.Type
 
+/** The events' `duration_ms`: the record's, as it settled. */
+const EventDurationMs = Schema.Int.annotations({
+  description: "Generation time in milliseconds: the record's `duration_ms`, exactly its `finished_at − started_at` (0 for a proof that never started)"
+})
+
 /** `data` of each proof event (spec 2.4 and DESIGN §3). */
 export const ProofCompletedData = Schema.Struct({
   proof_id: ProofId,
@@ -247,7 +252,7 @@ export const ProofCompletedData = Schema.Struct({
   status: Schema.Literal("completed"),
   proof_blob: Schema.String,
   public_inputs: PublicInputs,
-  duration_ms: Schema.Int,
+  duration_ms: EventDurationMs,
   created_at: Timestamp,
   metadata: MetadataField
 })
@@ -259,7 +264,7 @@ export const ProofFailedData = Schema.Struct({
   status: Schema.Literal("failed"),
   error: ProofError,
   public_inputs: PublicInputs,
-  duration_ms: Schema.Int,
+  duration_ms: EventDurationMs,
   created_at: Timestamp,
   metadata: MetadataField
 })
