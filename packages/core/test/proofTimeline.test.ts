@@ -13,7 +13,9 @@ import {
   type ProofsConfigShape,
   ProofsRepo,
   Prover,
-  type Storage
+  settledTimes,
+  type Storage,
+  type Timestamp
 } from "@mzk/core"
 import { FakeProver, type FakeProverOptions, makeMemoryStore, testCore } from "@mzk/testkit"
 import { Context, type Duration, Effect, Layer, TestClock } from "effect"
@@ -63,6 +65,22 @@ const eventsOf = (accountId: AccountId, type: string) =>
   Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(accountId, { limit: 100 })), (page) => page.items.filter((e) => e.type === type))
 
 const span = (proof: Proof) => Date.parse(proof.finished_at!) - Date.parse(proof.started_at!)
+
+describe("settledTimes", () => {
+  it("duration_ms is the difference of the timestamps it writes, to the millisecond; 0 without a start; never negative", () => {
+    const start = "2030-01-01T00:00:00.000Z" as Timestamp
+    const at = Date.parse(start)
+    // A clock reading with a fraction of a millisecond is written, and counted, as the timestamp.
+    expect(settledTimes(start, at + 1234.9, 1000)).toEqual({
+      finished_at: "2030-01-01T00:00:01.234Z", duration_ms: 1234, expires_at: "2030-01-01T00:00:02.234Z"
+    })
+    expect(settledTimes(null, at + 5000, 1000)).toEqual({
+      finished_at: "2030-01-01T00:00:05.000Z", duration_ms: 0, expires_at: "2030-01-01T00:00:06.000Z"
+    })
+    // A clock stepped back since the start: settled at the start, not before it.
+    expect(settledTimes(start, at - 40, 1000)).toEqual({ finished_at: start, duration_ms: 0, expires_at: "2030-01-01T00:00:01.000Z" })
+  })
+})
 
 describe("the proof record's timeline", () => {
   it.effect("duration_ms is exactly finished_at − started_at, however long the claim took; completed_at only for a completed proof", () =>
