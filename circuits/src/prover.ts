@@ -135,7 +135,11 @@ type Reply = (
   | { readonly ok: true; readonly proof: SnarkjsProof; readonly publicSignals: ReadonlyArray<string> }
   | { readonly ok: true; readonly valid: boolean }
   | { readonly ok: false; readonly code: ProverFailure["code"]; readonly message: string; readonly corrupt?: Digest }
-) & { readonly stats?: ProverStats }
+) & {
+  readonly stats?: ProverStats
+  /** The thread's own time on the job, milliseconds (absent when the thread stopped instead of answering). */
+  readonly elapsedMs?: number
+}
 
 /** A circuit's files as a thread loads them: each checked against its digest. */
 interface CircuitFiles {
@@ -271,7 +275,8 @@ const spawn = (workerData: Record<string, unknown>, live: Set<Worker>): Effect.E
     })
   })
 
-const failure = (reply: Reply & { ok: false }) => new ProverFailure({ code: reply.code, message: reply.message })
+const failure = (reply: Reply & { ok: false }) =>
+  new ProverFailure({ code: reply.code, message: reply.message, ...(reply.elapsedMs === undefined ? {} : { proving_ms: reply.elapsedMs }) })
 
 /**
  * The prover's own check of a proof's inputs (defence in depth: the witness calculator would
@@ -452,7 +457,7 @@ export const makeGroth16Prover = (
         const reply = attempt.value
         if (!reply.ok) return yield* failure(reply)
         if (!("proof" in reply)) return yield* new ProverFailure({ code: "internal", message: "Unexpected prover reply" })
-        return { proof: reply.proof, public_signals: reply.publicSignals }
+        return { proof: reply.proof, public_signals: reply.publicSignals, ...(reply.elapsedMs === undefined ? {} : { proving_ms: reply.elapsedMs }) }
       })
 
     const verify = (circuit: Circuit, proof: SnarkjsProof, publicSignals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
@@ -515,18 +520,26 @@ const makeUltraHonkLane = (options: {
     options.crs === undefined
       ? Effect.fail(new ProverFailure({ code: "internal", message: "This prover has no UltraHonk CRS (--noir-crs) to prove Noir programs with" }))
       : Effect.succeed({ path: options.crs }))
+  /** `f` under a permit and the time limit, with its own time (from the permit on): the proof's `proving_ms`. */
   const run = <A>(what: string, f: () => Promise<A>, invalid: "invalid_inputs" | "internal") =>
-    permits.withPermits(1)(Effect.tryPromise({
-      try: f,
-      catch: (e) =>
-        new ProverFailure({
-          code: e instanceof UltraHonkError ? invalid : "internal",
-          message: e instanceof Error ? e.message : String(e)
-        })
-    }).pipe(Effect.timeoutFail({
-      duration: options.timeout,
-      onTimeout: () => new ProverFailure({ code: "timeout", message: `${what} exceeded ${Duration.format(options.timeout)}` })
-    })))
+    permits.withPermits(1)(Effect.timed(Effect.either(Effect.tryPromise({ try: f, catch: (e) => e }))).pipe(
+      Effect.flatMap(([took, result]) =>
+        Either.match(result, {
+          onLeft: (e) =>
+            Effect.fail(
+              new ProverFailure({
+                code: e instanceof UltraHonkError ? invalid : "internal",
+                message: e instanceof Error ? e.message : String(e),
+                proving_ms: Duration.toMillis(took)
+              })
+            ),
+          onRight: (value) => Effect.succeed({ value, ms: Duration.toMillis(took) })
+        })),
+      Effect.timeoutFail({
+        duration: options.timeout,
+        onTimeout: () => new ProverFailure({ code: "timeout", message: `${what} exceeded ${Duration.format(options.timeout)}` })
+      })
+    ))
   const prove = (circuit: Circuit, inputs: CircuitInputs): Effect.Effect<ProverOutput, ProverFailure> =>
     Effect.gen(function*() {
       const checked = checkInputs(circuit, inputs)
@@ -540,14 +553,15 @@ const makeUltraHonkLane = (options: {
         try: () => JSON.parse(readFileSync(path, "utf8")) as NoirProgram,
         catch: (e) => new ProverFailure({ code: "internal", message: `The program of ${circuit.name} cannot be read: ${String(e)}` })
       })
-      const made = yield* run("Proof generation", () => proveUltraHonk(program, checked.right, crs, engine), "invalid_inputs")
-      return { proof: ultraHonkProofRecord(made.proof), public_signals: publicSignalsDecimal(made.publicInputs) }
+      const { ms, value: made } = yield* run("Proof generation", () => proveUltraHonk(program, checked.right, crs, engine), "invalid_inputs")
+      return { proof: ultraHonkProofRecord(made.proof), public_signals: publicSignalsDecimal(made.publicInputs), proving_ms: ms }
     })
   const verify = (circuit: Circuit, proof: SnarkjsProof, signals: ReadonlyArray<string>): Effect.Effect<boolean, ProverFailure> =>
     Effect.gen(function*() {
       const crs = yield* crsOf
       // A proof or signals not even shaped as UltraHonk's are not a valid proof; a bad key is ours.
       return yield* run("Verification", () => verifyUltraHonkRecord(circuit.verification_key, proof, signals, crs, engine), "internal").pipe(
+        Effect.map(({ value }) => value),
         Effect.catchIf((failure) => /^(proof|public_inputs|public_signals)/.test(failure.message), () => Effect.succeed(false))
       )
     })

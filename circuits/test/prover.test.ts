@@ -145,6 +145,18 @@ layer(pool({ poolSize: 2 }), { timeout: 60_000, excludeTestServices: true })("Gr
       expect(b).toMatchObject({ _tag: "ProverFailure", code: "constraint_violation" })
     }))
 
+  it.effect("each proof reports the thread's own time on it (proving_ms), within the time the call took, failed ones too", () =>
+    Effect.gen(function*() {
+      const prover = yield* Prover
+      const [took, out] = yield* Effect.timed(prover.prove(builtin("multiplier"), { a: "3", b: "11" }))
+      expect(out.proving_ms).toBeGreaterThan(0)
+      expect(out.proving_ms).toBeLessThanOrEqual(Duration.toMillis(took))
+      const [tookToFail, failure] = yield* Effect.timed(Effect.flip(prover.prove(builtin("multiplier"), { a: "1", b: "7" })))
+      expect(failure).toMatchObject({ code: "constraint_violation" })
+      expect(failure.proving_ms).toBeGreaterThan(0)
+      expect(failure.proving_ms).toBeLessThanOrEqual(Duration.toMillis(tookToFail))
+    }))
+
   it.effect("non-canonical and unknown inputs fail with invalid_inputs before reaching snarkjs; circuits not ready are refused", () =>
     Effect.gen(function*() {
       const prover = yield* Prover

@@ -117,7 +117,10 @@ export interface ProofsTable {
   lease_expires_at: string | null
   created_at: string
   started_at: string | null
+  /** A completed proof's only. */
   completed_at: string | null
+  /** When it settled: completed, failed or canceled. */
+  finished_at: string | null
   canceled_at: string | null
   expires_at: string | null
   /** `proofDigest` of a completed proof: how `POST /verifications` recognises the account's own. */

@@ -1,6 +1,7 @@
 import { MIGRATIONS, migrate, pendingMigrations } from "@mzk/adapters-sql"
 import { openSqlite, SqliteStore } from "@mzk/adapters-sqlite"
 import { Accounts } from "@mzk/core"
+import { PROOFS_AFTER_0021, PROOFS_BEFORE_0021 } from "@mzk/storage-conformance"
 import { testCore } from "@mzk/testkit"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
@@ -131,7 +132,7 @@ describe("SQLite store", () => {
           started_at: at, completed_at: at, expires_at: null
         })) as never).execute()
       })
-      expect((yield* migrate(conn)).applied).toEqual(["0020_circuit_versions"])
+      expect((yield* migrate(conn, "0020_circuit_versions")).applied).toEqual(["0020_circuit_versions"])
       const circuits = yield* conn.query((db) => db.selectFrom("circuits").select(["id", "version"]).orderBy("id").execute())
       expect(circuits).toEqual([{ id: "circuit_01", version: 1 }, { id: "circuit_02", version: 1 }, { id: "circuit_03", version: 2 }])
       const proofs = yield* conn.query((db) => db.selectFrom("proofs").select(["id", "circuit_version"]).orderBy("id").execute())
@@ -140,6 +141,18 @@ describe("SQLite store", () => {
       const again = yield* conn.query((db) => db.insertInto("circuits").values({ ...circuit("circuit_04", "squares", false), version: 2 } as never).execute())
         .pipe(Effect.either)
       expect(again._tag).toBe("Left")
+    }))
+
+  it.scoped("0021_proof_timeline: finished_at for every settled proof, completed_at a completion's only, no start for a proof claimed past its deadline", () =>
+    Effect.gen(function*() {
+      const { at, conn } = yield* atKeyExpiry
+      yield* migrate(conn, "0020_circuit_versions")
+      yield* conn.query((db) => db.insertInto("proofs").values(PROOFS_BEFORE_0021(at) as never).execute())
+      expect((yield* migrate(conn)).applied).toContain("0021_proof_timeline")
+      const rows = yield* conn.query((db) =>
+        db.selectFrom("proofs").select(["id", "started_at", "completed_at", "finished_at", "duration_ms"]).orderBy("id").execute()
+      )
+      expect(rows).toEqual(PROOFS_AFTER_0021(at))
     }))
 
   it.scoped("0009 gives existing proofs no canceled_at, and a batch's proofs are read through its index", () =>

@@ -459,16 +459,16 @@ export interface Proof {
   readonly proof_blob: string | null
   readonly error: ProofError | null
   /**
-   * Generation time: from the worker starting the proof (`started_at`) to its settling
-   * (`finished_at`), the prover, the check of the proof against the verification key and loading
-   * the circuit included; null until it settles (0 for a proof whose deadline passed while it was
-   * queued)
+   * Generation time, exactly `finished_at − started_at` of a proof that completed or failed: from a
+   * worker starting it to its settling, loading the circuit, the prover and the check of the proof
+   * against the verification key included. 0 for a proof that failed without ever starting (its
+   * deadline passed while it was queued); null until it settles, and for a canceled proof
    */
   readonly duration_ms: number | null
   /**
-   * The prover's own time within `duration_ms` (witness and proof, until it answered, failed or was
-   * stopped): never more than `duration_ms`; null until it settles, and for a proof the prover
-   * never ran
+   * The prover's own time on the proof within `duration_ms` (witness and proof, until it answered,
+   * failed or was stopped), as the prover measured it: never more than `duration_ms`, never the
+   * start of the prover's threads; null until it settles, and for a proof the prover never ran
    */
   readonly proving_ms: number | null
   readonly priority: "low" | "normal" | "high"
@@ -483,10 +483,18 @@ export interface Proof {
   readonly created_at: Timestamp
   /** When the proof was accepted and queued (equals `created_at`) */
   readonly queued_at: Timestamp
-  /** When a worker started it; null while queued */
+  /**
+   * When a worker started it (the latest start, for a proof taken over after its worker stopped);
+   * null while queued, and for a proof that never started (failed `timeout` while queued, or
+   * canceled while queued)
+   */
   readonly started_at: Timestamp | null
-  /** When it settled: completed, failed or canceled (`completed_at` or `canceled_at`); null before */
+  /** When it settled, however it did: completed, failed or canceled; null before */
   readonly finished_at: Timestamp | null
+  /**
+   * When it completed (then equal to `finished_at`); null for a proof that did not complete:
+   * queued, running, failed or canceled. An expired proof keeps it if it had completed
+   */
   readonly completed_at: Timestamp | null
   /** When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise */
   readonly canceled_at: Timestamp | null
@@ -949,7 +957,7 @@ export interface UsageWindow {
 /** One circuit's settled proofs and their worker time, today and this month (UTC). */
 export interface CircuitUsage {
   readonly circuit: string
-  /** Proofs of the circuit that settled (completed or failed) today, UTC */
+  /** Proofs of the circuit that settled (completed or failed; by `finished_at`) today, UTC */
   readonly proofs_today: number
   /** Seconds, to the millisecond */
   readonly proving_seconds_today: number
@@ -984,8 +992,9 @@ export interface Usage {
     readonly expired: number
   }
   /**
-   * Worker time of the account's proofs that settled (completed or failed) today and this month,
-   * UTC: the sum of their `duration_ms`
+   * Worker time of the account's proofs that settled (completed or failed; by `finished_at`) today
+   * and this month, UTC: the sum of their `duration_ms`. No proof starts before the prover's
+   * threads have, so their start is no proof's time
    */
   readonly proving_seconds: {
     /** Seconds, to the millisecond */

@@ -109,7 +109,8 @@ describe("the deadline (timeout_ms)", () => {
         proving_ms: null,
         queue_position: null,
         finished_at: "1970-01-01T00:00:05.000Z",
-        completed_at: "1970-01-01T00:00:05.000Z"
+        // It failed: finished, never completed.
+        completed_at: null
       })
       expect(failed.error?.message).toMatch(/deadline \(timeout_ms\) passed while the proof was queued/)
       const [event] = yield* eventsOf(account, "proof.failed")

@@ -46,7 +46,7 @@ const fill = Effect.gen(function*() {
       inputs: status === "completed" ? null : { a: "3", b: "11" }, public_inputs: { c: "33" },
       proof_blob: status === "completed" ? "eyJwaV9hIjpbXX0=" : null, error: null, duration_ms: status === "completed" ? 100 : null, proving_ms: null, priority: "normal", deadline_at: null,
       attempts: status === "completed" ? 1 : 0, lease_expires_at: null, created_at: at, started_at: null,
-      completed_at: status === "completed" ? at : null, canceled_at: null, expires_at: null, metadata: {}
+      completed_at: status === "completed" ? at : null, finished_at: status === "completed" ? at : null, canceled_at: null, expires_at: null, metadata: {}
     }))
   for (let done = 0; done < PROOFS; done += INSERT_BATCH) {
     const batch = yield* Effect.all(Array.from({ length: Math.min(INSERT_BATCH, PROOFS - done) }, (_, i) => row(accounts[(done + i) % accounts.length]!, "completed")))

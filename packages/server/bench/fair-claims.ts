@@ -40,7 +40,7 @@ const row = (account: AccountId, status: ProofRecord["status"]) =>
     inputs: status === "completed" ? null : { a: "3", b: "11" }, public_inputs: { c: "33" },
     proof_blob: status === "completed" ? "eyJwaV9hIjpbXX0=" : null, error: null, duration_ms: status === "completed" ? 100 : null, proving_ms: null, priority: "normal", deadline_at: null,
     attempts: status === "completed" ? 1 : 0, lease_expires_at: null, created_at: AT, started_at: null,
-    completed_at: status === "completed" ? AT : null, canceled_at: null, expires_at: null, metadata: {}
+    completed_at: status === "completed" ? AT : null, finished_at: status === "completed" ? AT : null, canceled_at: null, expires_at: null, metadata: {}
   }))
 
 const insert = (count: number, make: (i: number) => ReturnType<typeof row>) =>

@@ -35,7 +35,7 @@ const row = (account: AccountId, i: number) =>
   Effect.map(makeId("proof"), (id): ProofRecord => ({
     id, account_id: account, batch_id: null, type: "multiplier", circuit: "multiplier", circuit_id: null, circuit_version: 1, proving_system: "groth16", status: "completed",
     inputs: null, public_inputs: { c: "33" }, proof_blob: "eyJwaV9hIjpbXX0=", error: null, duration_ms: 100, attempts: 1,
-    lease_expires_at: null, created_at: AT, started_at: AT, completed_at: AT, canceled_at: null, expires_at: null,
+    lease_expires_at: null, created_at: AT, started_at: AT, completed_at: AT, finished_at: AT, canceled_at: null, expires_at: null,
     proving_ms: 90, priority: "normal", deadline_at: null,
     metadata: { order: `ord_${i}`, customer: `cus_${i % 500}`, tier: i % 2 === 0 ? "gold" : "silver" }
   }))

@@ -138,7 +138,8 @@ export const createMzk = async (options: CreateMzkOptions) => {
     audit: options.audit,
     trustProxy: options.trustProxy
   }
-  // The prover pool starts on the first proof or verification: an API-only process never starts it.
+  // The prover pool starts on the first verification, or once start()'s proof worker runs (before
+  // it takes a proof, so no proof's times count the start): an API-only process never starts it.
   const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }).pipe(Layer.provideMerge(mzkLogger(options.logger))))
   // Rejects with the error itself (a StorageError, a PtauError…) rather than Effect's FiberFailure wrapper.
   const run = <A, E>(effect: Effect.Effect<A, E, ManagedRuntime.ManagedRuntime.Context<typeof runtime>>): Promise<A> =>

@@ -106,8 +106,10 @@ export interface MzkOptions {
 }
 
 /**
- * Builds `layer` the first time a proof is made or verified, in this layer's scope: commands that
- * never prove (`accounts create`, `migrate`, an API-only server) start no prover threads.
+ * Builds `layer` the first time a proof is made or verified, or when a proof worker is about to
+ * claim its first proof (`Prover.ready`), in this layer's scope: commands that never prove
+ * (`accounts create`, `migrate`, an API-only server) start no prover threads, and a process that
+ * runs the proof worker starts them before it takes a proof, so no proof's times count their start.
  */
 export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: number): Layer.Layer<Prover, never, R> =>
   Layer.scoped(Prover, Effect.gen(function*() {
@@ -118,6 +120,8 @@ export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: 
     )
     return {
       capacity,
+      // The proof worker starts it before its first claim: no proof's times count the start.
+      ready: Effect.asVoid(Effect.exit(get)),
       prove: (circuit, inputs) => Effect.flatMap(get, (prover) => prover.prove(circuit, inputs)),
       verify: (circuit, proof, signals) => Effect.flatMap(get, (prover) => prover.verify(circuit, proof, signals))
     }

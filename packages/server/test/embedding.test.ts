@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { actingFor, type AccountId, ApiKeys, Circuits, metered, Proofs } from "@mzk/core"
+import { actingFor, type AccountId, ApiKeys, Circuits, metered, Proofs, Prover } from "@mzk/core"
 import { apiPath, mountedPath } from "@mzk/http"
-import { Effect, Redacted } from "effect"
+import { FakeProver } from "@mzk/testkit"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createMzk, type Mzk } from "../src/createMzk.js"
 import { root } from "./processes.js"
@@ -95,6 +96,50 @@ describe("createMzk", () => {
       await api.stop()
     }
   }, 120_000)
+
+  it("the first proof counts none of the prover pool's start (it starts on first use): not in proving_ms, duration_ms nor /usage", async () => {
+    // A pool that takes a second to start, as a real one takes seconds; it reports its own time on each proof.
+    let readyAt = Number.POSITIVE_INFINITY
+    const provingTimes: Array<number> = []
+    const slowPool = Layer.effect(Prover, Effect.gen(function*() {
+      const inner = yield* Prover
+      yield* Effect.promise(() => sleep(1_000))
+      readyAt = Date.now()
+      return {
+        ...inner,
+        prove: (circuit, inputs) =>
+          Effect.map(Effect.timed(inner.prove(circuit, inputs)), ([took, out]) => {
+            provingTimes.push(Duration.toMillis(took))
+            return { ...out, proving_ms: Duration.toMillis(took) }
+          })
+      } satisfies Prover["Type"]
+    })).pipe(Layer.provide(FakeProver({ duration: "20 millis" })))
+    const mzk = await createMzk({ database: "sqlite::memory:", prover: slowPool })
+    try {
+      const { account_id, api_key } = await mzk.createAccount({ name: "First proof" })
+      const call = nextRoute(mzk.fetch, api_key)
+      await mzk.start()
+      const ids: Array<string> = []
+      for (const b of [11, 12]) {
+        const created = await call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 3, b } })
+        ids.push(created.json.proof_id)
+        expect(await settled(call, created.json.proof_id)).toMatchObject({ status: "completed" })
+      }
+      const [first, second] = await Promise.all(ids.map(async (id) => (await call("GET", `/api/v1/proofs/${id}`)).json))
+      for (const [i, proof] of [first!, second!].entries()) {
+        // No proof started before the pool was up, so no part of the start is in its times.
+        expect(Date.parse(proof.started_at)).toBeGreaterThanOrEqual(readyAt)
+        expect(proof.duration_ms).toBe(Date.parse(proof.finished_at) - Date.parse(proof.started_at))
+        // proving_ms is what the prover measured of its own work on the proof.
+        expect(proof.proving_ms).toBe(Math.round(provingTimes[i]!))
+        expect(proof.proving_ms).toBeLessThanOrEqual(proof.duration_ms)
+      }
+      const usage = await mzk.usage(account_id)
+      expect(usage.proving_seconds.today).toBe((first!.duration_ms + second!.duration_ms) / 1000)
+    } finally {
+      await mzk.stop()
+    }
+  }, 60_000)
 
   it("the embedder's own proofs.create needs no request: as system it charges the day only; actingFor charges the key", async () => {
     const mzk = await createMzk({ database: "sqlite::memory:", workers: false })

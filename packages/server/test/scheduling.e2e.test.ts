@@ -82,7 +82,9 @@ describe.each(STORES)("proof scheduling and usage on %s", (_name, database) => {
       const overdue = yield* until("the late proof failed", () =>
         Effect.map(get(late.json.proof_id), (p) => (p.status === "failed" ? p : undefined)))
       expect(overdue).toMatchObject({ error: { code: "timeout" }, started_at: null, duration_ms: 0, proving_ms: null, queue_position: null })
-      expect(overdue.finished_at).toBe(overdue.completed_at)
+      // It failed: finished, never completed.
+      expect(overdue.completed_at).toBeNull()
+      expect(Date.parse(overdue.finished_at)).toBeGreaterThanOrEqual(Date.parse(overdue.deadline_at))
 
       // Read now, the queue is high, normal, low; the list says the same.
       const positions = yield* Effect.all([high, normal, low].map((r) => Effect.map(get(r.json.proof_id), (p) => p.queue_position)))
@@ -99,6 +101,7 @@ describe.each(STORES)("proof scheduling and usage on %s", (_name, database) => {
       for (const p of done) {
         expect(p).toMatchObject({ queue_position: null })
         expect(p.finished_at).toBe(p.completed_at)
+        expect(p.duration_ms).toBe(Date.parse(p.finished_at) - Date.parse(p.started_at))
         expect(p.proving_ms).toBeLessThanOrEqual(p.duration_ms)
         expect(Date.parse(p.queued_at)).toBeLessThanOrEqual(Date.parse(p.started_at))
         expect(Date.parse(p.started_at)).toBeLessThanOrEqual(Date.parse(p.finished_at))

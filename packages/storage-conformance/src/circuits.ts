@@ -155,6 +155,7 @@ const proofOf = (account: AccountId, circuit: StoredCircuit, status: ProofRecord
       created_at: T0,
       started_at: null,
       completed_at: null,
+      finished_at: null,
       canceled_at: null,
       expires_at: null,
       metadata: {}

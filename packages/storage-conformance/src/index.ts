@@ -18,6 +18,8 @@ import { secretRotationTests } from "./secretRotation.js"
 import { transactionTests } from "./transactions.js"
 import { verificationKeyTests } from "./verificationKeys.js"
 
+export { PROOFS_AFTER_0021, PROOFS_BEFORE_0021 } from "./migrationData.js"
+
 export interface ConformanceOptions {
   /** Per-test and layer build timeout in ms (default 30 s: a database server starts slower than SQLite in memory). */
   readonly timeout?: number

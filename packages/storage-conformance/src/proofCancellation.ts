@@ -39,15 +39,16 @@ export const proofCancellationTests = (it: ConformanceIt, timeout: number) => {
       expect(running!.id).toBe(first!.id)
 
       const fromRunning = yield* repo.cancel(account, { proof: running!.id }, CANCELED)
-      expect(fromRunning).toEqual([{ ...running, status: "canceled", inputs: null, lease_expires_at: null, ...CANCELED }])
+      // A cancel finishes the proof: its finished_at is its canceled_at.
+      expect(fromRunning).toEqual([{ ...running, status: "canceled", inputs: null, lease_expires_at: null, ...CANCELED, finished_at: T30 }])
       const fromQueued = yield* repo.cancel(account, { proof: queuedOne!.id }, CANCELED)
-      expect(fromQueued).toEqual([{ ...queuedOne, status: "canceled", inputs: null, ...CANCELED }])
+      expect(fromQueued).toEqual([{ ...queuedOne, status: "canceled", inputs: null, ...CANCELED, finished_at: T30 }])
       expect(yield* repo.get(account, queuedOne!.id)).toEqual(Option.some(fromQueued[0]))
 
       // Once canceled: a second cancel, the old claim's settling writes and a claim find nothing.
       expect(yield* repo.cancel(account, { proof: running!.id }, CANCELED)).toEqual([])
       expect(Option.isNone(yield* repo.complete(running!.id, 1, completion))).toBe(true)
-      expect(Option.isNone(yield* repo.fail(running!.id, 1, { error: { code: "internal", message: "x" }, duration_ms: 1, completed_at: T30, expires_at: T60 })))
+      expect(Option.isNone(yield* repo.fail(running!.id, 1, { error: { code: "internal", message: "x" }, duration_ms: 1, finished_at: T30, expires_at: T60 })))
         .toBe(true)
       expect(yield* repo.release(running!.id, 1)).toBe(false)
       expect(yield* claim(T90, 10, 100)).toEqual([])

@@ -36,6 +36,7 @@ export const proofRecord = (accountId: AccountId, overrides: Partial<ProofRecord
       created_at: at("2030-01-01T00:00:00.000Z"),
       started_at: null,
       completed_at: null,
+      finished_at: null,
       canceled_at: null,
       expires_at: null,
       metadata: {},
@@ -176,9 +177,11 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       const [taken] = yield* claim(T60, 1, 10, T90)
       expect(taken).toEqual({ ...row, status: "running", started_at: T60, lease_expires_at: T90, attempts: 2 })
       expect(Option.isNone(yield* repo.complete(row!.id, 1, completion))).toBe(true)
-      expect(Option.isNone(yield* repo.fail(row!.id, 1, { error: { code: "timeout", message: "late" }, duration_ms: 1, completed_at: T90, expires_at: T90 }))).toBe(true)
+      expect(Option.isNone(yield* repo.fail(row!.id, 1, { error: { code: "timeout", message: "late" }, duration_ms: 1, finished_at: T90, expires_at: T90 }))).toBe(true)
       const done = yield* repo.complete(row!.id, 2, completion)
-      expect(done).toEqual(Option.some({ ...taken, ...completion, status: "completed", inputs: null, error: null, lease_expires_at: null }))
+      expect(done).toEqual(Option.some({
+        ...taken, ...completion, finished_at: completion.completed_at, status: "completed", inputs: null, error: null, lease_expires_at: null
+      }))
     }), timeout)
 
   it.effect("proofs: a live lease counts against the account's running limit, a lapsed one does not", () =>
@@ -202,12 +205,13 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       yield* claim(T0, 2)
       expect(Option.isNone(yield* repo.complete(a!.id, 2, completion))).toBe(true)
       const completed = yield* repo.complete(a!.id, 1, completion)
-      expect(Option.map(completed, (r) => [r.status, r.proof_blob, r.public_inputs, r.duration_ms, r.completed_at, r.expires_at, r.inputs, r.lease_expires_at]))
-        .toEqual(Option.some(["completed", completion.proof_blob, completion.public_inputs, 1234, T30, T60, null, null]))
+      expect(Option.map(completed, (r) => [r.status, r.proof_blob, r.public_inputs, r.duration_ms, r.completed_at, r.finished_at, r.expires_at, r.inputs, r.lease_expires_at]))
+        .toEqual(Option.some(["completed", completion.proof_blob, completion.public_inputs, 1234, T30, T30, T60, null, null]))
       expect(Option.isNone(yield* repo.complete(a!.id, 1, completion))).toBe(true)
-      expect(Option.isNone(yield* repo.fail(a!.id, 1, { error: { code: "internal", message: "x" }, duration_ms: 1, completed_at: T30, expires_at: T60 }))).toBe(true)
+      expect(Option.isNone(yield* repo.fail(a!.id, 1, { error: { code: "internal", message: "x" }, duration_ms: 1, finished_at: T30, expires_at: T60 }))).toBe(true)
       const error = { code: "constraint_violation" as const, message: "Assert Failed" }
-      const failed = yield* repo.fail(b!.id, 1, { error, duration_ms: 7, completed_at: T30, expires_at: T90 })
+      const failed = yield* repo.fail(b!.id, 1, { error, duration_ms: 7, finished_at: T30, expires_at: T90 })
+      // A failed proof has finished, not completed; it keeps the claim's start.
       expect(failed).toEqual(Option.some({
         ...b,
         status: "failed",
@@ -216,11 +220,26 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
         inputs: null,
         error,
         duration_ms: 7,
-        completed_at: T30,
+        completed_at: null,
+        finished_at: T30,
         expires_at: T90,
         lease_expires_at: null
       }))
       expect(yield* repo.get(account, b!.id)).toEqual(failed)
+    }), timeout)
+
+  it.effect("proofs: a failure that says the claimed proof never started clears its started_at", () =>
+    Effect.gen(function*() {
+      yield* isolate
+      const repo = yield* ProofsRepo
+      const account = yield* freshAccount
+      const [row] = yield* queued(account, 1)
+      yield* claim(T30, 1)
+      const error = { code: "timeout" as const, message: "deadline passed while queued" }
+      const failed = yield* repo.fail(row!.id, 1, { error, duration_ms: 0, proving_ms: null, finished_at: T30, expires_at: T90, started_at: null })
+      expect(Option.map(failed, (r) => [r.status, r.started_at, r.completed_at, r.finished_at, r.duration_ms, r.proving_ms]))
+        .toEqual(Option.some(["failed", null, null, T30, 0, null]))
+      expect(yield* repo.get(account, row!.id)).toEqual(failed)
     }), timeout)
 
   it.effect("proofs: release hands a running claim back (queued, no lease, attempt uncounted) for anyone to claim at once", () =>
@@ -251,7 +270,7 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
       const rows = yield* queued(account, 4)
       yield* claim(T0, 4)
       yield* repo.complete(rows[0]!.id, 1, { ...completion, expires_at: T60 })
-      yield* repo.fail(rows[1]!.id, 1, { error: { code: "timeout", message: "slow" }, duration_ms: 60_000, completed_at: T0, expires_at: T30 })
+      yield* repo.fail(rows[1]!.id, 1, { error: { code: "timeout", message: "slow" }, duration_ms: 60_000, finished_at: T0, expires_at: T30 })
       yield* repo.complete(rows[2]!.id, 1, { ...completion, expires_at: T90 })
       // rows[3] stays running: only settled proofs expire.
       expect(yield* repo.expireDue(T0, 10)).toEqual([])
@@ -310,7 +329,7 @@ export const proofTests = (it: ConformanceIt, timeout: number) => {
     Effect.gen(function*() {
       const repo = yield* ProofsRepo
       const account = yield* freshAccount
-      const failure = { error: { code: "internal" as const, message: "x" }, duration_ms: 1, completed_at: T30, expires_at: T60 }
+      const failure = { error: { code: "internal" as const, message: "x" }, duration_ms: 1, finished_at: T30, expires_at: T60 }
       const claimEverything = { now: T90, leaseUntil: FOREVER, maxRunningPerAccount: 1_000_000, limit: 1000 }
       // Each operation of the repository that applies a transition, asked for one proof: did it move it?
       const apply: Record<ProofTransition, (row: ProofRecord) => Effect.Effect<boolean, unknown>> = {

@@ -61,10 +61,13 @@ export const schedulingTests = (it: ConformanceIt, timeout: number) => {
       const running = yield* proofRecord(account, { status: "running", attempts: 1, lease_expires_at: T90, deadline_at: T30 })
       yield* repo.insertMany([due, later, none, running])
       const error = { code: "timeout" as const, message: "late" }
-      const failure = { error, duration_ms: 0, proving_ms: null, completed_at: T60, expires_at: T90 }
+      const failure = { error, duration_ms: 0, proving_ms: null, finished_at: T60, expires_at: T90 }
       const failed = yield* repo.failOverdue(T60, 100, failure)
       expect(failed.map((r) => r.id)).toEqual([due.id])
-      expect(failed[0]).toMatchObject({ status: "failed", error, duration_ms: 0, proving_ms: null, completed_at: T60, expires_at: T90, inputs: null })
+      // Finished, never started, not completed.
+      expect(failed[0]).toMatchObject({
+        status: "failed", error, duration_ms: 0, proving_ms: null, started_at: null, completed_at: null, finished_at: T60, expires_at: T90, inputs: null
+      })
       expect(Option.getOrThrow(yield* repo.get(account, due.id)).status).toBe("failed")
       expect(yield* repo.failOverdue(T60, 100, failure)).toEqual([])
       for (const row of [later, none, running]) {
@@ -93,7 +96,10 @@ export const schedulingTests = (it: ConformanceIt, timeout: number) => {
       const account = yield* freshAccount
       const stranger = yield* freshAccount
       const settled = (circuit: string, status: "completed" | "failed", created: string, done: string, duration: number) =>
-        proofRecord(account, { circuit, type: circuit, status, created_at: at(created), completed_at: at(done), duration_ms: duration, proving_ms: duration })
+        proofRecord(account, {
+          circuit, type: circuit, status, created_at: at(created), completed_at: status === "completed" ? at(done) : null, finished_at: at(done),
+          duration_ms: duration, proving_ms: duration
+        })
       yield* repo.insertMany([
         yield* settled("range", "completed", "2030-01-15T01:00:00.000Z", "2030-01-15T01:00:01.500Z", 1500),
         yield* settled("range", "failed", "2030-01-10T00:00:00.000Z", "2030-01-10T00:00:00.500Z", 500),
@@ -101,10 +107,15 @@ export const schedulingTests = (it: ConformanceIt, timeout: number) => {
         // Settled last month: counted nowhere.
         yield* settled("range", "completed", "2029-12-31T23:00:00.000Z", "2029-12-31T23:59:59.999Z", 9000),
         yield* proofRecord(account, { created_at: at("2030-01-15T03:00:00.000Z") }),
-        yield* proofRecord(account, { status: "canceled", created_at: at("2030-01-15T04:00:00.000Z"), canceled_at: at("2030-01-15T04:00:01.000Z") })
+        // Canceled: finished, but not settled by a worker; counted by status only.
+        yield* proofRecord(account, {
+          status: "canceled", created_at: at("2030-01-15T04:00:00.000Z"), canceled_at: at("2030-01-15T04:00:01.000Z"), finished_at: at("2030-01-15T04:00:01.000Z")
+        })
       ])
       yield* repo.insertMany([
-        yield* proofRecord(stranger, { status: "completed", created_at: at("2030-01-15T01:00:00.000Z"), completed_at: at("2030-01-15T01:00:01.000Z"), duration_ms: 77 })
+        yield* proofRecord(stranger, {
+          status: "completed", created_at: at("2030-01-15T01:00:00.000Z"), completed_at: at("2030-01-15T01:00:01.000Z"), finished_at: at("2030-01-15T01:00:01.000Z"), duration_ms: 77
+        })
       ])
       const usage = yield* repo.usage(account, { dayStart: at("2030-01-15T00:00:00.000Z"), monthStart: at("2030-01-01T00:00:00.000Z") })
       expect(usage.createdTodayByStatus).toEqual({ completed: 2, queued: 1, canceled: 1 })

@@ -108,6 +108,10 @@ export interface ProofCompletedData {
   readonly status: "completed"
   readonly proof_blob: string
   readonly public_inputs: PublicInputs
+  /**
+   * Generation time in milliseconds: the record's `duration_ms`, exactly its `finished_at −
+   * started_at` (0 for a proof that never started)
+   */
   readonly duration_ms: number
   readonly created_at: Timestamp
   readonly metadata: Metadata
@@ -126,6 +130,10 @@ export interface ProofFailedData {
   readonly status: "failed"
   readonly error: ProofError
   readonly public_inputs: PublicInputs
+  /**
+   * Generation time in milliseconds: the record's `duration_ms`, exactly its `finished_at −
+   * started_at` (0 for a proof that never started)
+   */
   readonly duration_ms: number
   readonly created_at: Timestamp
   readonly metadata: Metadata

@@ -19,6 +19,7 @@ import { migration as m0016 } from "./0016_verification_keys.js"
 import { migration as m0017 } from "./0017_metadata.js"
 import { migration as m0019 } from "./0019_proof_scheduling.js"
 import { migration as m0020 } from "./0020_circuit_versions.js"
+import { migration as m0021 } from "./0021_proof_timeline.js"
 
 /**
  * Every migration, in the order they run. A name is recorded in every database that ran it, so a
@@ -44,7 +45,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: (diale
   ["0016_verification_keys", m0016],
   ["0017_metadata", m0017],
   ["0019_proof_scheduling", m0019],
-  ["0020_circuit_versions", m0020]
+  ["0020_circuit_versions", m0020],
+  ["0021_proof_timeline", m0021]
 ]
 
 /** The migrations in the dialect's column types, by name, as Kysely's migrator takes them. */

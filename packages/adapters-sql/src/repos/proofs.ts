@@ -47,7 +47,7 @@ const byExpiry = (a: ProofRecord, b: ProofRecord) =>
 /** Every column of `proofs`, for the statement that inserts one whole row. */
 const PROOF_COLUMNS = [
   "id", "account_id", "batch_id", "type", "circuit", "circuit_id", "circuit_version", "proving_system", "status", "inputs", "public_inputs", "proof_blob", "error",
-  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "canceled_at", "expires_at",
+  "duration_ms", "attempts", "lease_expires_at", "created_at", "started_at", "completed_at", "finished_at", "canceled_at", "expires_at",
   "proving_ms", "priority_rank", "deadline_at",
   "proof_digest",
   "metadata"
@@ -117,6 +117,7 @@ export const sqlProofs = (conn: SqlConnection) => {
         duration_ms: completion.duration_ms,
         proving_ms: completion.proving_ms ?? null,
         completed_at: completion.completed_at,
+        finished_at: completion.completed_at,
         expires_at: completion.expires_at,
         inputs: null,
         error: null,
@@ -127,7 +128,8 @@ export const sqlProofs = (conn: SqlConnection) => {
         error: JSON.stringify(failure.error),
         duration_ms: failure.duration_ms,
         proving_ms: failure.proving_ms ?? null,
-        completed_at: failure.completed_at,
+        finished_at: failure.finished_at,
+        ...(failure.started_at === null ? { started_at: null } : {}),
         expires_at: failure.expires_at,
         inputs: null,
         proof_blob: null,
@@ -145,7 +147,7 @@ export const sqlProofs = (conn: SqlConnection) => {
     cancel: (accountId, target, cancellation) =>
       conn.rows((db) =>
         db.updateTable("proofs")
-          .set({ status: PROOF_TRANSITIONS.cancel.to, ...cancellation, inputs: null, lease_expires_at: null })
+          .set({ status: PROOF_TRANSITIONS.cancel.to, ...cancellation, finished_at: cancellation.canceled_at, inputs: null, lease_expires_at: null })
           .where("account_id", "=", accountId)
           .$if("proof" in target, (q) => q.where("id", "=", (target as { proof: string }).proof))
           .$if("batch" in target, (q) => q.where("batch_id", "=", (target as { batch: string }).batch))
@@ -228,7 +230,7 @@ export const sqlProofs = (conn: SqlConnection) => {
             error: JSON.stringify(failure.error),
             duration_ms: failure.duration_ms,
             proving_ms: failure.proving_ms ?? null,
-            completed_at: failure.completed_at,
+            finished_at: failure.finished_at,
             expires_at: failure.expires_at,
             inputs: null
           })
@@ -244,20 +246,21 @@ export const sqlProofs = (conn: SqlConnection) => {
             db.selectFrom("proofs").select((eb) => ["status", eb.fn.countAll<number | string | bigint>().as("n")])
               .where("account_id", "=", accountId).where("created_at", ">=", dayStart).groupBy("status")
           ),
-          // A proof counts where it settled; expired ones keep their completed_at and duration.
+          // A proof counts where it settled (completed or failed, not canceled); expired ones keep
+          // their finished_at and duration.
           conn.rows((db) =>
             db.selectFrom("proofs")
               .select((eb) => {
-                const today = eb.case().when("completed_at", ">=", dayStart)
+                const today = eb.case().when("finished_at", ">=", dayStart)
                 return [
                   "circuit",
                   eb.fn.countAll<number | string | bigint>().as("proofs_month"),
                   eb.fn.coalesce(eb.fn.sum<number | string | bigint | null>("duration_ms"), eb.lit(0)).as("ms_month"),
                   eb.fn.sum<number | string | bigint>(today.then(1).else(0).end()).as("proofs_today"),
-                  eb.fn.sum<number | string | bigint>(eb.case().when("completed_at", ">=", dayStart).then(eb.fn.coalesce("duration_ms", eb.lit(0))).else(0).end()).as("ms_today")
+                  eb.fn.sum<number | string | bigint>(eb.case().when("finished_at", ">=", dayStart).then(eb.fn.coalesce("duration_ms", eb.lit(0))).else(0).end()).as("ms_today")
                 ]
               })
-              .where("account_id", "=", accountId).where("completed_at", ">=", monthStart).where("completed_at", "is not", null)
+              .where("account_id", "=", accountId).where("finished_at", ">=", monthStart).where("canceled_at", "is", null)
               .groupBy("circuit").orderBy("circuit")
           )
         ]),

@@ -20,6 +20,12 @@ export interface LeasedJobs<J> {
   readonly leaseMs: number
   readonly pollIntervalMs: number
   readonly wakeup: Wakeup
+  /**
+   * Awaited (interruptibly, in the loop) before the first claim: what a job needs to start at
+   * once, such as the prover's threads, so that no claimed job waits for it and its times and
+   * time limit count the job alone.
+   */
+  readonly ready?: Effect.Effect<void>
   readonly claim: (request: LeaseRequest) => Effect.Effect<ReadonlyArray<J>, StorageError>
   /** Works on a claimed job and settles it; its failures are logged, and its lease then lapses. */
   readonly run: (job: J) => Effect.Effect<void, unknown>
@@ -102,7 +108,7 @@ export const runLeasedJobs = <J>(jobs: LeasedJobs<J>): Effect.Effect<{ readonly 
         Effect.catchAllCause((cause) => Effect.as(logFailure(`${jobs.name}: claim failed`, cause), false))
       )
       if (!more) yield* idle
-    }).pipe(Effect.forever, Effect.forkScoped)
+    }).pipe(Effect.forever, (loop) => (jobs.ready === undefined ? loop : Effect.zipRight(jobs.ready, loop)), Effect.forkScoped)
 
     // Forked after the running jobs' set is made, so on shutdown it stops before they are handed back.
     if (jobs.watch !== undefined) yield* watchClaims(jobs, jobs.watch, held, Queue.take(started))

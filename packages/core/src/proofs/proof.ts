@@ -3,7 +3,7 @@ import { AccountId, BatchId, type CircuitId, ProofId } from "../kernel/ids.js"
 import { type Metadata, MetadataField, MetadataFilter, MetadataInput } from "../kernel/metadata.js"
 import { pageQuery } from "../kernel/paging.js"
 import { ProvingSystem } from "../kernel/provingSystem.js"
-import { Timestamp } from "../kernel/time.js"
+import { millisFromTimestamp, Timestamp, timestampFromMillis } from "../kernel/time.js"
 
 export const PROOF_STATUSES = ["queued", "running", "completed", "failed", "canceled", "expired"] as const
 export const ProofStatus = Schema.Literal(...PROOF_STATUSES).annotations({ identifier: "ProofStatus" })
@@ -35,6 +35,23 @@ export const ProofError = Schema.Struct({ code: ProofErrorCode, message: Schema.
 export const overdueError: { readonly code: "timeout"; readonly message: string } = {
   code: "timeout",
   message: "The request's deadline (timeout_ms) passed while the proof was queued; it was never started"
+}
+
+/**
+ * The times a proof settles with (completed or failed), from one reading of the clock (`nowMs`):
+ * `finished_at`, `duration_ms` exactly `finished_at − started_at` (0 for a proof that never
+ * started), and `expires_at` a retention window after `finished_at`. A clock that stepped back
+ * since the start settles the proof at its start, so the timeline never runs backwards.
+ */
+export const settledTimes = (startedAt: Timestamp | null, nowMs: number, retentionMs: number) => {
+  const startedMs = startedAt === null ? null : millisFromTimestamp(startedAt)
+  const finishedMs = startedMs === null ? nowMs : Math.max(nowMs, startedMs)
+  const finished_at = timestampFromMillis(finishedMs)
+  return {
+    finished_at,
+    duration_ms: startedMs === null ? 0 : millisFromTimestamp(finished_at) - startedMs,
+    expires_at: timestampFromMillis(finishedMs + retentionMs)
+  }
 }
 
 /** Public signal names → decimal strings (field elements do not fit a JSON number). */
@@ -186,13 +203,15 @@ export const Proof = Schema.Struct({
   }),
   error: Schema.NullOr(ProofError),
   duration_ms: Schema.NullOr(Schema.Int).annotations({
-    description: "Generation time: from the worker starting the proof (`started_at`) to its settling (`finished_at`), " +
-      "the prover, the check of the proof against the verification key and loading the circuit included; null until it settles " +
-      "(0 for a proof whose deadline passed while it was queued)"
+    description: "Generation time, exactly `finished_at − started_at` of a proof that completed or failed: from a worker " +
+      "starting it to its settling, loading the circuit, the prover and the check of the proof against the verification key " +
+      "included. 0 for a proof that failed without ever starting (its deadline passed while it was queued); null until it " +
+      "settles, and for a canceled proof"
   }),
   proving_ms: Schema.NullOr(Schema.Int).annotations({
-    description: "The prover's own time within `duration_ms` (witness and proof, until it answered, failed or was stopped): " +
-      "never more than `duration_ms`; null until it settles, and for a proof the prover never ran"
+    description: "The prover's own time on the proof within `duration_ms` (witness and proof, until it answered, failed or " +
+      "was stopped), as the prover measured it: never more than `duration_ms`, never the start of the prover's threads; " +
+      "null until it settles, and for a proof the prover never ran"
   }),
   priority: ProofPriority,
   deadline_at: Schema.NullOr(Timestamp).annotations({ description: "`created_at` + the request's `timeout_ms`; null without one" }),
@@ -202,16 +221,27 @@ export const Proof = Schema.Struct({
   }),
   created_at: Timestamp,
   queued_at: Timestamp.annotations({ description: "When the proof was accepted and queued (equals `created_at`)" }),
-  started_at: Schema.NullOr(Timestamp).annotations({ description: "When a worker started it; null while queued" }),
-  finished_at: Schema.NullOr(Timestamp).annotations({
-    description: "When it settled: completed, failed or canceled (`completed_at` or `canceled_at`); null before"
+  started_at: Schema.NullOr(Timestamp).annotations({
+    description: "When a worker started it (the latest start, for a proof taken over after its worker stopped); null while " +
+      "queued, and for a proof that never started (failed `timeout` while queued, or canceled while queued)"
   }),
-  completed_at: Schema.NullOr(Timestamp),
+  finished_at: Schema.NullOr(Timestamp).annotations({
+    description: "When it settled, however it did: completed, failed or canceled; null before"
+  }),
+  completed_at: Schema.NullOr(Timestamp).annotations({
+    description: "When it completed (then equal to `finished_at`); null for a proof that did not complete: queued, running, " +
+      "failed or canceled. An expired proof keeps it if it had completed"
+  }),
   canceled_at: Schema.NullOr(Timestamp).annotations({ description: "When the proof was canceled (`POST /proofs/{id}/cancel`); null otherwise" }),
   expires_at: Schema.NullOr(Timestamp),
   metadata: MetadataField
 }).annotations({ identifier: "Proof" })
 export type Proof = typeof Proof.Type
+
+/** The events' `duration_ms`: the record's, as it settled. */
+const EventDurationMs = Schema.Int.annotations({
+  description: "Generation time in milliseconds: the record's `duration_ms`, exactly its `finished_at − started_at` (0 for a proof that never started)"
+})
 
 /** `data` of each proof event (spec 2.4 and DESIGN §3). */
 export const ProofCompletedData = Schema.Struct({
@@ -222,7 +252,7 @@ export const ProofCompletedData = Schema.Struct({
   status: Schema.Literal("completed"),
   proof_blob: Schema.String,
   public_inputs: PublicInputs,
-  duration_ms: Schema.Int,
+  duration_ms: EventDurationMs,
   created_at: Timestamp,
   metadata: MetadataField
 })
@@ -234,7 +264,7 @@ export const ProofFailedData = Schema.Struct({
   status: Schema.Literal("failed"),
   error: ProofError,
   public_inputs: PublicInputs,
-  duration_ms: Schema.Int,
+  duration_ms: EventDurationMs,
   created_at: Timestamp,
   metadata: MetadataField
 })
@@ -302,8 +332,12 @@ export interface ProofRecord {
   /** While running: when the claim lapses and another worker may take the proof over. */
   readonly lease_expires_at: Timestamp | null
   readonly created_at: Timestamp
+  /** When the worker that holds (or held) it started it: its claim; null while queued and for a proof that never started. */
   readonly started_at: Timestamp | null
+  /** When it completed; null unless it did (a failed or canceled proof has none). */
   readonly completed_at: Timestamp | null
+  /** When it settled: completed, failed or canceled; null before. */
+  readonly finished_at: Timestamp | null
   /** When it was canceled; null unless `canceled`. */
   readonly canceled_at: Timestamp | null
   readonly expires_at: Timestamp | null
@@ -331,7 +365,7 @@ export const toProof = (record: ProofRecord, queuePosition: number | null = null
   created_at: record.created_at,
   queued_at: record.created_at,
   started_at: record.started_at,
-  finished_at: record.completed_at ?? record.canceled_at,
+  finished_at: record.finished_at,
   completed_at: record.completed_at,
   canceled_at: record.canceled_at,
   expires_at: record.expires_at,

@@ -23,23 +23,32 @@ export interface ProofCompletion {
    */
   readonly proof_digest?: string | undefined
   readonly public_inputs: Readonly<Record<string, string>>
+  /** Exactly `completed_at − started_at` (`settledTimes`). */
   readonly duration_ms: number
   /** The prover's own time within `duration_ms`; absent or null when it did not run. */
   readonly proving_ms?: number | null | undefined
+  /** When it completed: the proof's `completed_at` and `finished_at`. */
   readonly completed_at: Timestamp
   readonly expires_at: Timestamp
 }
 
 export interface ProofFailure {
   readonly error: ProofError
+  /** Exactly `finished_at − started_at`, 0 for a proof that never started (`settledTimes`). */
   readonly duration_ms: number
   /** The prover's own time within `duration_ms`; absent or null when it did not run. */
   readonly proving_ms?: number | null | undefined
-  readonly completed_at: Timestamp
+  /** When it failed: its `finished_at` (a failed proof has no `completed_at`). */
+  readonly finished_at: Timestamp
   readonly expires_at: Timestamp
+  /**
+   * Null: the claimed proof never started after all (its deadline had passed when it was claimed),
+   * so its `started_at` is cleared. Absent: the claim's start stays.
+   */
+  readonly started_at?: null | undefined
 }
 
-/** When a cancel happens, and when the canceled proof's retention ends. */
+/** When a cancel happens (the proof's `canceled_at` and `finished_at`), and when the canceled proof's retention ends. */
 export interface ProofCancellation {
   readonly canceled_at: Timestamp
   readonly expires_at: Timestamp
@@ -54,7 +63,7 @@ export interface UsageWindowQuery {
   readonly monthStart: Timestamp
 }
 
-/** Worker time of one circuit's settled proofs (`duration_ms` summed), today and this month. */
+/** Worker time of one circuit's settled proofs (`duration_ms` summed), today and this month, by `finished_at`. */
 export interface CircuitUsage {
   readonly circuit: string
   readonly proofs_today: number
@@ -110,11 +119,15 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   readonly claimNext: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ProofRecord>, StorageError>
   /**
    * Settles a claimed proof as `completed` only if it is still `running` with this `attempt`
-   * (the claim's `attempts`): sets the completion fields, clears `inputs`, `error` and the lease.
-   * Returns the updated row, or none when the claim was lost.
+   * (the claim's `attempts`): sets the completion fields (`completed_at` and `finished_at` both
+   * the completion's), clears `inputs`, `error` and the lease. Returns the updated row, or none
+   * when the claim was lost.
    */
   readonly complete: (id: ProofId, attempt: number, completion: ProofCompletion) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
-  /** As `complete`, settling as `failed` with `error` (`proof_blob` stays null). */
+  /**
+   * As `complete`, settling as `failed` with `error`: `finished_at` set, `completed_at` and
+   * `proof_blob` stay null, and `started_at` cleared when the failure says the proof never started.
+   */
   readonly fail: (id: ProofId, attempt: number, failure: ProofFailure) => Effect.Effect<Option.Option<ProofRecord>, StorageError>
   /**
    * Hands a claimed proof back, only if it is still `running` with this `attempt`: `queued` again,
@@ -124,7 +137,7 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   readonly release: (id: ProofId, attempt: number) => Effect.Effect<boolean, StorageError>
   /**
    * Cancels the account's `target` proofs that are `queued` or `running` (none of another
-   * account's): `canceled` with `canceled_at` and `expires_at`, `inputs` and the lease cleared
+   * account's): `canceled` with `canceled_at` (and `finished_at`, the same) and `expires_at`, `inputs` and the lease cleared
    * (`attempts` and `started_at` kept). Returns the rows it moved, in id order. A conditional write
    * like the others, so against a concurrent claim, complete or fail each proof ends canceled or
    * settled, never both; a second cancel moves nothing. Where processes share the database, a
@@ -157,7 +170,8 @@ export class ProofsRepo extends Context.Tag("@mzk/core/ProofsRepo")<ProofsRepo, 
   readonly queuePositions: (accountId: AccountId, ids: ReadonlyArray<ProofId>) => Effect.Effect<ReadonlyMap<ProofId, number>, StorageError>
   /**
    * Fails up to `limit` `queued` proofs whose `deadline_at <= now` (any account), earliest deadline
-   * first, as `failed` with `failure` (its `completed_at` is now), clearing `inputs`; returns them.
+   * first, as `failed` with `failure` (its `finished_at` is now; such a proof never started, so it has
+   * no `started_at`), clearing `inputs`; returns them.
    * A conditional write like the others: a proof claimed meanwhile is left to its worker, which
    * fails it at its deadline itself.
    */

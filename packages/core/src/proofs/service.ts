@@ -200,6 +200,7 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           created_at: timestampFromMillis(createdMs),
           started_at: null,
           completed_at: null,
+          finished_at: null,
           canceled_at: null,
           expires_at: null,
           metadata

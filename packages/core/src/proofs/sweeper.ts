@@ -1,11 +1,11 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { ProofsConfig } from "./config.js"
 import { ProofsRepo } from "./repo.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
-import { millisFromTimestamp, now, timestampFromMillis } from "../kernel/time.js"
-import { overdueError } from "./proof.js"
+import { now } from "../kernel/time.js"
+import { overdueError, settledTimes } from "./proof.js"
 import { sweepForever } from "../kernel/sweep.js"
 import { observeProof } from "./observe.js"
 
@@ -57,7 +57,7 @@ export const ProofRetentionSweeper = Layer.scopedDiscard(
 /**
  * Fails the queued proofs whose request's deadline (`timeout_ms`) has passed, as `timeout`, each
  * with its `proof.failed` in the same transaction, a batch at a time. Such a proof was never
- * started, so its `duration_ms` is 0 and `proving_ms` null; it stays charged, like every timeout
+ * started, so it has no `started_at`, its `duration_ms` is 0 and `proving_ms` null; it stays charged, like every timeout
  * (`isRefundedFailure`): the account chose the deadline.
  */
 export const sweepOverdueProofs = Effect.gen(function*() {
@@ -69,9 +69,8 @@ export const sweepOverdueProofs = Effect.gen(function*() {
   let total = 0
   for (;;) {
     const failed = yield* tx.transaction(Effect.gen(function*() {
-      const at = yield* now
-      const expires_at = timestampFromMillis(millisFromTimestamp(at) + config.retentionMs)
-      const rows = yield* repo.failOverdue(at, BATCH, { error: overdueError, duration_ms: 0, proving_ms: null, completed_at: at, expires_at })
+      const { duration_ms, expires_at, finished_at } = settledTimes(null, yield* Clock.currentTimeMillis, config.retentionMs)
+      const rows = yield* repo.failOverdue(finished_at, BATCH, { error: overdueError, duration_ms, proving_ms: null, finished_at, expires_at })
       for (const row of rows) {
         yield* tx.afterCommit(observeProof(telemetry, row, "failed"))
         yield* events.record(row.account_id, "proof.failed", {
@@ -83,7 +82,7 @@ export const sweepOverdueProofs = Effect.gen(function*() {
           error: overdueError,
           metadata: row.metadata,
           public_inputs: row.public_inputs,
-          duration_ms: 0,
+          duration_ms,
           created_at: row.created_at
         })
       }

@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
-import { isRefundedFailure, overdueError, type ProofError, type ProofRecord } from "./proof.js"
+import { isRefundedFailure, overdueError, type ProofError, type ProofRecord, settledTimes } from "./proof.js"
 import { Limits } from "../kernel/limits.js"
 import { ProofsConfig } from "./config.js"
 import type { Circuit } from "../circuits/circuit.js"
@@ -11,7 +11,7 @@ import { runLeasedJobs } from "../kernel/leasedJobs.js"
 import { Telemetry } from "../kernel/telemetry.js"
 import { Transactor } from "../kernel/transaction.js"
 import { Events } from "../events/service.js"
-import { millisFromTimestamp, timestampFromMillis } from "../kernel/time.js"
+import { millisFromTimestamp } from "../kernel/time.js"
 import { encodeProofBlob } from "./blob.js"
 import { proofDigest } from "./digest.js"
 import { observeProof } from "./observe.js"
@@ -57,19 +57,23 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           onSome: (settled) => Effect.zipRight(announce(settled), tx.afterCommit(observeProof(telemetry, settled, settled.status === "completed" ? "completed" : "failed")))
         })))
 
+      /**
+       * Settles a claimed proof with its result. Its times come from one reading of the clock and
+       * the claim's `started_at` (`settledTimes`), so `duration_ms` is exactly `finished_at −
+       * started_at`; a proof that `neverStarted` (its deadline had passed when it was claimed) loses
+       * its `started_at`, as a queued proof failed by the sweep has none.
+       */
       const settle = (
         record: ProofRecord,
-        startedMs: number,
         result: Either.Either<{ readonly circuit: Circuit; readonly out: ProverOutput }, ProofError>,
         /** The prover's own time, when it ran. */
-        provingMs: number | null = null
+        provingMs: number | null = null,
+        neverStarted = false
       ) =>
         Effect.gen(function*() {
-          const endMs = yield* Clock.currentTimeMillis
-          const duration_ms = Math.max(0, Math.round(endMs - startedMs))
+          const nowMs = yield* Clock.currentTimeMillis
+          const { duration_ms, expires_at, finished_at } = settledTimes(neverStarted ? null : record.started_at, nowMs, config.retentionMs)
           const proving_ms = provingMs === null ? null : Math.min(duration_ms, Math.max(0, Math.round(provingMs)))
-          const completed_at = timestampFromMillis(endMs)
-          const expires_at = timestampFromMillis(endMs + config.retentionMs)
           const outcome = Either.flatMap(result, ({ circuit: { public_signals: names }, out }) => {
             return names.length === out.public_signals.length
               ? Either.right({
@@ -83,7 +87,9 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           if (Either.isRight(outcome)) {
             const { proof_blob, proof_digest, public_inputs } = outcome.right
             return yield* settleWith(
-              repo.complete(record.id, record.attempts, { proof_blob, proof_digest, public_inputs, duration_ms, proving_ms, completed_at, expires_at }),
+              repo.complete(record.id, record.attempts, {
+                proof_blob, proof_digest, public_inputs, duration_ms, proving_ms, completed_at: finished_at, expires_at
+              }),
               () =>
                 events.record(record.account_id, "proof.completed", {
                   proof_id, circuit, circuit_version, proving_system, status: "completed", proof_blob, public_inputs, duration_ms, created_at, metadata
@@ -92,7 +98,7 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           }
           const error = outcome.left
           yield* settleWith(
-            repo.fail(record.id, record.attempts, { error, duration_ms, proving_ms, completed_at, expires_at }),
+            repo.fail(record.id, record.attempts, { error, duration_ms, proving_ms, finished_at, expires_at, ...(neverStarted ? { started_at: null } : {}) }),
             (failed) =>
               Effect.zipRight(
                 isRefundedFailure(error.code) ? rateLimits.refundProofs(record.account_id, [created_at]) : Effect.void,
@@ -106,25 +112,26 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
       const run = (record: ProofRecord) =>
         Effect.gen(function*() {
           yield* observeProof(telemetry, record, "running")
-          const startedMs = yield* Clock.currentTimeMillis
+          // The claim started it: its `started_at` is the start every time limit and duration counts from.
+          const startedMs = record.started_at === null ? yield* Clock.currentTimeMillis : millisFromTimestamp(record.started_at)
           if (record.attempts > config.maxAttempts) {
-            return yield* settle(record, startedMs, Either.left({
+            return yield* settle(record, Either.left({
               code: "internal",
               message: `Proof generation was interrupted ${record.attempts - 1} times; giving up`
             }))
           }
           // The request's deadline, if it set one, passed while the proof waited (the sweep fails such
-          // proofs too, but a claim may reach one first).
+          // proofs too, but a claim may reach one first): it never started.
           const deadlineMs = record.deadline_at === null ? null : millisFromTimestamp(record.deadline_at)
           if (deadlineMs !== null && deadlineMs <= startedMs) {
-            return yield* settle(record, startedMs, Either.left(overdueError))
+            return yield* settle(record, Either.left(overdueError), null, true)
           }
           if (record.inputs === null) {
-            return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's inputs are missing" }))
+            return yield* settle(record, Either.left({ code: "internal", message: "The proof's inputs are missing" }))
           }
           const circuit = yield* circuits.forProof(record.circuit_id, record.circuit, record.proving_system)
           if (Option.isNone(circuit)) {
-            return yield* settle(record, startedMs, Either.left({ code: "internal", message: "The proof's circuit is missing" }))
+            return yield* settle(record, Either.left({ code: "internal", message: "The proof's circuit is missing" }))
           }
           const inputs = record.inputs
           // No proof is reported completed unless it verifies against the circuit's key: a prover
@@ -143,13 +150,15 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
           // The smaller of the server's proof timeout and what is left of the request's deadline.
           const byDeadline = deadlineMs !== null && deadlineMs - startedMs < config.timeoutMs
           const timeoutMs = byDeadline ? deadlineMs - startedMs : config.timeoutMs
-          const provingFrom = yield* Clock.currentTimeMillis
-          let provingTo: number | null = null
+          // The prover's own account of its time on the proof, else the call as the clock saw it.
+          const proving = { from: yield* Clock.currentTimeMillis, to: null as number | null, reported: undefined as number | undefined }
           const result = yield* prover.prove(circuit.value, inputs).pipe(
+            Effect.tapBoth({
+              onFailure: (failure) => Effect.sync(() => void (proving.reported = failure.proving_ms)),
+              onSuccess: (out) => Effect.sync(() => void (proving.reported = out.proving_ms))
+            }),
             // Runs however proving ends: answered, failed, or interrupted by the timeout.
-            Effect.ensuring(Effect.map(Clock.currentTimeMillis, (ms) => {
-              provingTo = ms
-            })),
+            Effect.ensuring(Effect.map(Clock.currentTimeMillis, (ms) => void (proving.to = ms))),
             Effect.tap(verified),
             Effect.map((out) => ({ circuit: circuit.value, out })),
             Effect.timeoutFail({
@@ -171,12 +180,14 @@ export class ProofWorker extends Context.Tag("@mzk/core/ProofWorker")<ProofWorke
             Effect.mapError((f): ProofError => ({ code: f.code, message: f.message })),
             Effect.either
           )
-          yield* settle(record, startedMs, result, provingTo === null ? null : (provingTo as number) - provingFrom)
+          yield* settle(record, result, proving.reported ?? (proving.to === null ? null : proving.to - proving.from))
         })
 
       return yield* runLeasedJobs({
         name: "proof worker",
         capacity: config.workerConcurrency ?? prover.capacity ?? 1,
+        // A pool started on first use starts before the first claim, not inside a proof's times.
+        ...(prover.ready === undefined ? {} : { ready: prover.ready }),
         leaseMs: config.timeoutMs + config.leaseMarginMs,
         pollIntervalMs: config.pollIntervalMs,
         wakeup,

@@ -20,7 +20,7 @@ const seconds = Schema.Number.annotations({ description: "Seconds, to the millis
 
 export const CircuitUsageReport = Schema.Struct({
   circuit: Schema.String,
-  proofs_today: Schema.Int.annotations({ description: "Proofs of the circuit that settled (completed or failed) today, UTC" }),
+  proofs_today: Schema.Int.annotations({ description: "Proofs of the circuit that settled (completed or failed; by `finished_at`) today, UTC" }),
   proving_seconds_today: seconds,
   proofs_this_month: Schema.Int,
   proving_seconds_this_month: seconds
@@ -40,7 +40,8 @@ export const Usage = Schema.Struct({
     Object.fromEntries(PROOF_STATUSES.map((status) => [status, Schema.Int])) as { [S in ProofStatus]: typeof Schema.Int }
   ).annotations({ description: "The account's proofs created today (UTC), by their status now" }),
   proving_seconds: Schema.Struct({ today: seconds, this_month: seconds }).annotations({
-    description: "Worker time of the account's proofs that settled (completed or failed) today and this month, UTC: the sum of their `duration_ms`"
+    description: "Worker time of the account's proofs that settled (completed or failed; by `finished_at`) today and this month, " +
+      "UTC: the sum of their `duration_ms`. No proof starts before the prover's threads have, so their start is no proof's time"
   }),
   circuits: Schema.Array(CircuitUsageReport).annotations({ description: "The same per circuit, for circuits with a proof settled this month, by name" })
 }).annotations({ identifier: "Usage" })
