@@ -131,6 +131,41 @@ describe.each<SetupSystem>(["plonk", "fflonk"])("%s", (system) => {
   }, 120_000)
 })
 
+// A gate whose inputs are sums: snarkjs's PLONK and FFLONK setups add a wire for each sum, which
+// their zkeys count among the circuit's wires; the witness (what the wasm computes) has none.
+const ADDITIONS_SOURCE = `pragma circom 2.1.0;
+template SumTimes() {
+  signal input a;
+  signal input b;
+  signal input d;
+  signal output c;
+  c <== (a + b) * d;
+}
+component main = SumTimes();
+`
+
+describe.each<SetupSystem>(["plonk", "fflonk"])("%s, a circuit whose gates take sums (wires the setup adds)", (system) => {
+  it("its zkey, wasm and sym uploaded prebuilt, with and without the r1cs, are recognised and prove", async () => {
+    const built = await Effect.runPromise(compiler().build({
+      kind: "circom",
+      main: "sum.circom",
+      files: { "sum.circom": new TextEncoder().encode(ADDITIONS_SOURCE) },
+      proving_system: system
+    }))
+    for (const r1cs of [null, built.r1cs]) {
+      const prebuilt = await Effect.runPromise(compiler().build({
+        kind: "artifacts",
+        wasm: built.wasm,
+        zkey: built.zkey,
+        sym: built.sym!,
+        r1cs,
+        sample_inputs: new TextEncoder().encode(JSON.stringify({ a: 2, b: 5, d: 3 }))
+      }))
+      expect(prebuilt).toMatchObject({ proving_system: system, public_signals: ["c"], verification_key: built.verification_key })
+    }
+  }, 120_000)
+})
+
 describe("a ptau too small for the system", () => {
   it("fails the build with circuit_too_large, naming the system", async () => {
     const small = makeCircuitCompiler({ developmentPtau: { power: 3, dir: join(work, "ptau3") }, timeoutMs: 120_000, memoryBytes: 2 ** 31 })

@@ -291,8 +291,8 @@ async function checkArtifacts(job) {
     throw invalid("the wasm is not a circom witness calculator", e);
   }
   if (wasm.prime !== BN128_R) throw new Failure("invalid_artifacts", `the wasm computes in a field other than bn128's (prime ${wasm.prime})`);
-  if (wasm.witnessSize !== zkey.nVars) {
-    throw new Failure("artifact_mismatch", `the zkey is for a circuit with ${zkey.nVars} wires, the wasm computes ${wasm.witnessSize}`);
+  if (wasm.witnessSize !== zkey.nWitness) {
+    throw new Failure("artifact_mismatch", `the zkey is for a circuit with ${zkey.nWitness} wires, the wasm computes ${wasm.witnessSize}`);
   }
 
   let counts;
@@ -307,11 +307,11 @@ async function checkArtifacts(job) {
     }
     if (r1cs.prime !== BN128_R) throw new Failure("invalid_artifacts", "the r1cs is for a field other than bn128's");
     if (
-      r1cs.nVars !== zkey.nVars || r1cs.nOutputs + r1cs.nPubInputs !== zkey.nPublic || (system === "groth16" && r1cs.nConstraints !== zkey.nConstraints)
+      r1cs.nVars !== zkey.nWitness || r1cs.nOutputs + r1cs.nPubInputs !== zkey.nPublic || (system === "groth16" && r1cs.nConstraints !== zkey.nConstraints)
     ) {
       throw new Failure(
         "artifact_mismatch",
-        `the r1cs (${r1cs.nVars} wires, ${r1cs.nOutputs + r1cs.nPubInputs} public, ${r1cs.nConstraints} constraints) does not match the zkey (${zkey.nVars} wires, ${zkey.nPublic} public, ${zkey.nConstraints} constraints)`,
+        `the r1cs (${r1cs.nVars} wires, ${r1cs.nOutputs + r1cs.nPubInputs} public, ${r1cs.nConstraints} constraints) does not match the zkey (${zkey.nWitness} wires, ${zkey.nPublic} public, ${zkey.nConstraints} constraints)`,
       );
     }
     if (r1cs.nPubInputs + r1cs.nPrvInputs !== wasm.inputSize) {
@@ -352,7 +352,7 @@ async function checkArtifacts(job) {
     throw invalid("the zkey is corrupt", e);
   }
   if (verificationKey.nPublic !== zkey.nPublic) throw new Failure("invalid_artifacts", "the zkey is corrupt: inconsistent public count");
-  await checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs: derived.inputs, verificationKey, wires: zkey.nVars, addon, threads, system });
+  await checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs: derived.inputs, verificationKey, wires: zkey.nWitness, addon, threads, system });
   return {
     constraints,
     inputs: derived.inputs,

@@ -126,13 +126,6 @@ function readR1csHeaderFrom(reader) {
 
 export const curveName = (q) => (q === BN128_Q ? "bn128" : q === BLS12_381_Q ? "bls12-381" : `unknown (q = ${q})`);
 
-/**
- * A Groth16 zkey's header, checked for shape: the protocol, the curve, and every section's size
- * against the header's counts (snarkjs's zkey layout). The number of r1cs constraints is
- * recovered from the coefficient section: snarkjs appends one constraint per public signal (and
- * one for the constant) after the circuit's own, so the highest constraint index is
- * nConstraints + nPublic.
- */
 /** snarkjs's protocol ids (zkey_constants.js). */
 const ZKEY_PROTOCOLS = { 1: "groth16", 2: "plonk", 10: "fflonk" };
 
@@ -164,8 +157,11 @@ function zkeyHeaderReader(reader, sections) {
 
 /**
  * A PLONK or FFLONK zkey's counts: their headers open as Groth16's does (q, r, wires, public
- * signals, domain size), then the number of additions and of (PLONK) constraints. Their points are
- * checked by the build's proof of one witness, not one by one (the Groth16 checks do not apply).
+ * signals, domain size), then the number of additions and of (PLONK) constraints. The setup adds
+ * a wire for each addition (a gate input that is a sum of signals) and counts it among the
+ * header's wires; the prover computes those itself, so the witness holds the others
+ * (snarkjs's `plonk prove` takes a witness of nVars − nAdditions). Their points are checked by the
+ * build's proof of one witness, not one by one (the Groth16 checks do not apply).
  */
 function readUniversalZkeyInfo(reader, sections, system) {
   const { q, r, u32 } = zkeyHeaderReader(reader, sections);
@@ -173,13 +169,22 @@ function readUniversalZkeyInfo(reader, sections, system) {
   const nVars = u32();
   const nPublic = u32();
   const domainSize = u32();
-  u32(); // additions
+  const nAdditions = u32();
   const nConstraints = u32();
-  if (nPublic > nVars) throw new FormatError("zkey header: more public signals than variables");
+  if (nAdditions > nVars) throw new FormatError("zkey header: more additions than wires");
+  const nWitness = nVars - nAdditions;
+  if (nPublic + 1 > nWitness) throw new FormatError("zkey header: more public signals than variables");
   if (domainSize === 0 || (domainSize & (domainSize - 1)) !== 0) throw new FormatError("zkey header: domain size is not a power of two");
-  return { protocol: system, curve: "bn128", nVars, nPublic, domainSize, nConstraints };
+  return { protocol: system, curve: "bn128", nWitness, nPublic, domainSize, nConstraints };
 }
 
+/**
+ * A zkey's system and counts, `nWitness` the wires of the witness it proves (what the wasm
+ * computes). A Groth16 key is checked for shape: the curve, and every section's size against the
+ * header's counts (snarkjs's zkey layout); its number of r1cs constraints is recovered from the
+ * coefficient section: snarkjs appends one constraint per public signal (and one for the
+ * constant) after the circuit's own, so the highest constraint index is nConstraints + nPublic.
+ */
 export function readZkeyInfo(bytes) {
   const reader = bytesReader(bytes);
   const { sections } = readSections(reader, "zkey");
@@ -229,7 +234,7 @@ export function readZkeyInfo(bytes) {
   }
   const nConstraints = maxConstraint - nPublic;
   if (nConstraints < 0 || nConstraints + nPublic + 1 > domainSize) throw new FormatError("zkey coefficients do not match its header");
-  return { protocol: "groth16", curve: "bn128", nVars, nPublic, domainSize, nConstraints };
+  return { protocol: "groth16", curve: "bn128", nWitness: nVars, nPublic, domainSize, nConstraints };
 }
 
 /** R² mod r for R = 2^256: snarkjs stores each coefficient v of A and B as v·R² mod r. */

@@ -17,8 +17,8 @@ export const fflonkModule: SystemModule = {
     const nPublic = reader.int(key, "nPublic", "verification_key", 0, MAX_PUBLIC)
     reader.int(key, "power", "verification_key", 1, MAX_POWER)
     for (const field of KEY_SCALARS) reader.scalar(key, field, "verification_key")
-    reader.g2(key, "X_2", "verification_key")
-    reader.g1(key, "C0", "verification_key")
+    reader.g2(key, "X_2", "verification_key", "refused")
+    reader.g1(key, "C0", "verification_key", "allowed")
     return nPublic
   },
   readProof: (reader, value) => {
@@ -26,7 +26,7 @@ export const fflonkModule: SystemModule = {
     if (proof === undefined) return
     reader.names(proof, "proof", "fflonk", false)
     const polynomials = reader.object(proof["polynomials"], "proof.polynomials")
-    if (polynomials !== undefined) for (const field of COMMITMENTS) reader.g1(polynomials, field, "proof.polynomials")
+    if (polynomials !== undefined) for (const field of COMMITMENTS) reader.g1(polynomials, field, "proof.polynomials", "allowed")
     const evaluations = reader.object(proof["evaluations"], "proof.evaluations")
     if (evaluations !== undefined) for (const field of EVALUATIONS) reader.scalar(evaluations, field, "proof.evaluations")
   },

@@ -6,6 +6,29 @@ export const BN128_R = 218882428718392752222464057452572750885483644004160343436
 
 const DECIMAL = /^(0|[1-9][0-9]{0,77})$/
 
+/**
+ * Whether a point may be the point at infinity. Every point of a proof may: it is an element of the
+ * group like any other, and the pairing equation decides (snarkjs does the same). So may a key's
+ * commitments to the circuit's polynomials (Groth16's IC, PLONK's Q and S, FFLONK's C0): a
+ * selector no gate uses commits to the zero polynomial (PLONK's Qc of any circuit without constant
+ * terms), a signal no constraint binds has its IC point there. A setup's secret times a generator
+ * (Groth16's α₁ β₂ γ₂ δ₂, the [τ]₂ of PLONK and FFLONK) may not: the secret is never 0, so such a
+ * key is corrupt.
+ */
+export type AtInfinity = "allowed" | "refused"
+
+/** How snarkjs writes a point of each group: its z when affine, the point at infinity. */
+const FORMS = {
+  G1: { one: "1", infinity: ["0", "1", "0"], affine: '[x, y, "1"]', infinityText: '["0", "1", "0"]' },
+  G2: {
+    one: ["1", "0"],
+    infinity: [["0", "0"], ["1", "0"], ["0", "0"]],
+    affine: '[[x0, x1], [y0, y1], ["1", "0"]]',
+    infinityText: '[["0", "0"], ["1", "0"], ["0", "0"]]'
+  }
+} as const
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
 /** A point as snarkjs writes it: affine decimal coordinates; its path names it in a 400. */
 export type PointShape =
   | { readonly group: "G1"; readonly path: string; readonly value: readonly [string, string, string] }
@@ -71,27 +94,59 @@ export class JsonReader {
     return items.some((item) => item === undefined) ? undefined : items
   }
 
-  /** A G1 point `[x, y, "1"]`, coordinates canonical below q; its curve check comes later. */
-  g1(object: Record<string, unknown>, field: string, path: string): void {
-    this.g1At(object[field], `${path}.${field}`)
+  /**
+   * A G1 point as snarkjs writes it: `[x, y, "1"]`, coordinates canonical below q (its curve check
+   * comes later), or the point at infinity `["0", "1", "0"]` where `atInfinity` allows it.
+   */
+  g1(object: Record<string, unknown>, field: string, path: string, atInfinity: AtInfinity): void {
+    this.g1At(object[field], `${path}.${field}`, atInfinity)
   }
 
-  g1At(value: unknown, path: string): void {
-    const xy = this.coordinates(value, path, 3, (item, at) => this.element(item, at, BN128_Q, "base field element"))
-    if (xy === undefined) return
-    if (xy[2] !== "1") return void this.problem(path, "must be an affine point [x, y, \"1\"], as snarkjs writes it")
-    this.points.push({ group: "G1", path, value: xy as [string, string, string] })
+  g1At(value: unknown, path: string, atInfinity: AtInfinity): void {
+    const xyz = this.coordinates(value, path, 3, (item, at) => this.element(item, at, BN128_Q, "base field element"))
+    if (xyz === undefined) return
+    if (this.affine("G1", xyz, path, atInfinity)) this.points.push({ group: "G1", path, value: xyz as [string, string, string] })
   }
 
-  /** A G2 point `[[x0, x1], [y0, y1], ["1", "0"]]`, coordinates canonical below q. */
-  g2(object: Record<string, unknown>, field: string, path: string): void {
+  /**
+   * A G2 point as snarkjs writes it: `[[x0, x1], [y0, y1], ["1", "0"]]`, coordinates canonical
+   * below q, or the point at infinity `[["0", "0"], ["1", "0"], ["0", "0"]]` where allowed.
+   */
+  g2(object: Record<string, unknown>, field: string, path: string, atInfinity: AtInfinity): void {
     const at = `${path}.${field}`
     const xyz = this.coordinates(object[field], at, 3, (pair, pairPath) =>
       this.coordinates(pair, pairPath, 2, (item, itemPath) => this.element(item, itemPath, BN128_Q, "base field element")))
     if (xyz === undefined) return
-    const [, , z] = xyz as [[string, string], [string, string], [string, string]]
-    if (z[0] !== "1" || z[1] !== "0") return void this.problem(at, "must be an affine point [[x0, x1], [y0, y1], [\"1\", \"0\"]], as snarkjs writes it")
-    this.points.push({ group: "G2", path: at, value: xyz as [[string, string], [string, string], [string, string]] })
+    if (this.affine("G2", xyz, at, atInfinity)) {
+      this.points.push({ group: "G2", path: at, value: xyz as [[string, string], [string, string], [string, string]] })
+    }
+  }
+
+  /**
+   * Whether the point read is affine (z one), to be checked on the curve; otherwise it is the point
+   * at infinity where that is allowed, or a problem is noted.
+   */
+  private affine(group: "G1" | "G2", xyz: ReadonlyArray<unknown>, path: string, atInfinity: AtInfinity): boolean {
+    const form = FORMS[group]
+    if (sameJson(xyz[2], form.one)) {
+      // ffjavascript, which checks the curve, stores infinity as the affine (0, 0): it must not see one.
+      if (xyz.slice(0, 2).flat().every((c) => c === "0")) {
+        this.problem(path, `is not on the curve: (0, 0) is not a point of it (snarkjs writes the point at infinity ${form.infinityText})`)
+        return false
+      }
+      return true
+    }
+    if (!sameJson(xyz, form.infinity)) {
+      this.problem(
+        path,
+        atInfinity === "allowed"
+          ? `must be an affine point ${form.affine} or the point at infinity ${form.infinityText}, as snarkjs writes them`
+          : `must be an affine point ${form.affine}, as snarkjs writes it`
+      )
+    } else if (atInfinity === "refused") {
+      this.problem(path, "is the point at infinity, which no setup makes (its secret is never 0): the key is corrupt")
+    }
+    return false
   }
 
   /** Public signals: exactly `count`, each a canonical scalar. */

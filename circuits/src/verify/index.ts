@@ -109,8 +109,9 @@ export const makeVerifier = (modules: ReadonlyArray<SystemModule> = VERIFIER_MOD
       module.readProof(reader, proof)
       if (nPublic !== undefined) reader.signals(publicSignals, nPublic)
       yield* settle(reader)
+      const verified = module.equivalentProof?.(proof) ?? proof
       // Inputs that passed every check and still make snarkjs throw prove nothing: not valid.
-      return Effect.tryPromise(() => module.verify(key, publicSignals, proof)).pipe(
+      return Effect.tryPromise(() => module.verify(key, publicSignals, verified)).pipe(
         Effect.catchAll((error) => Effect.as(Effect.logWarning(`${system} verification threw on checked inputs: ${String(error)}`), false))
       )
     })

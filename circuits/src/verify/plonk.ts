@@ -17,15 +17,15 @@ export const plonkModule: SystemModule = {
     const nPublic = reader.int(key, "nPublic", "verification_key", 0, MAX_PUBLIC)
     reader.int(key, "power", "verification_key", 1, MAX_POWER)
     for (const field of ["k1", "k2", "w"]) reader.scalar(key, field, "verification_key")
-    for (const field of KEY_G1) reader.g1(key, field, "verification_key")
-    reader.g2(key, "X_2", "verification_key")
+    for (const field of KEY_G1) reader.g1(key, field, "verification_key", "allowed")
+    reader.g2(key, "X_2", "verification_key", "refused")
     return nPublic
   },
   readProof: (reader, value) => {
     const proof = reader.object(value, "proof")
     if (proof === undefined) return
     reader.names(proof, "proof", "plonk", false)
-    for (const field of PROOF_G1) reader.g1(proof, field, "proof")
+    for (const field of PROOF_G1) reader.g1(proof, field, "proof", "allowed")
     for (const field of PROOF_SCALARS) reader.scalar(proof, field, "proof")
   },
   verify: (key, publicSignals, proof) => plonk.verify(key, publicSignals, proof)

@@ -13,6 +13,11 @@ export interface SystemModule {
   readonly readKey: (reader: JsonReader, key: unknown) => number | undefined
   readonly readProof: (reader: JsonReader, proof: unknown) => void
   readonly verify: (key: unknown, publicSignals: ReadonlyArray<string>, proof: unknown) => Promise<boolean>
+  /**
+   * The proof `verify` is given, where a module gives an equivalent one instead: the same answer
+   * of the equation, in a form every verifier behind it computes right. Absent: the proof as sent.
+   */
+  readonly equivalentProof?: (proof: unknown) => unknown
 }
 
 /** The most public signals a key may declare: POST /verifications takes at most this many. */

@@ -14,11 +14,14 @@ export const g2Json = (p: Point<F2>) =>
  * A verification key and a valid proof for it, from seven scalars [a, b, g, d, πa, πb, ic₀]: with
  * α = a·G1, β = b·G2, …, the Groth16 equation e(A, B) = e(α, β)·e(vk_x, γ)·e(C, δ) holds when
  * πa·πb = a·b + x·g + πc·d (mod r), x = ic₀ + Σ sᵢ·icᵢ₊₁, so πc is solved for. A scalar 0 is the
- * point at infinity (a = 0: α₁; πc may solve to 0).
+ * point at infinity (a = 0: α₁; πa = 0: π_A, and then e(−A, B) = 1 whatever B is; πc may solve
+ * to 0). `ic` gives every IC scalar instead of ic₀'s multiples (0: an IC point at infinity, as for
+ * a signal no constraint binds).
  */
-export const groth16Instance = (seed: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>) => {
+export const groth16Instance = (seed: ReadonlyArray<bigint>, signals: ReadonlyArray<bigint>, options: { readonly ic?: ReadonlyArray<bigint> } = {}) => {
   const [a, b, g, d, pa, pb, ic0] = seed as [bigint, bigint, bigint, bigint, bigint, bigint, bigint]
-  const ic = [ic0, ...signals.map((_, i) => mod(ic0 * BigInt(i + 7) + 5n, R))]
+  const ic = options.ic ?? [ic0, ...signals.map((_, i) => mod(ic0 * BigInt(i + 7) + 5n, R))]
+  if (ic.length !== signals.length + 1) throw new Error("ic needs one scalar more than there are signals")
   const x = mod(ic.slice(1).reduce((acc, k, i) => acc + k * signals[i]!, ic[0]!), R)
   const pc = mod((pa * pb - a * b - x * g) * inv(d, R), R)
   const vkey = {

@@ -4,12 +4,14 @@
 // when the scalars say so (and not when one is off by one). verifyGroth16 accepts a proof built
 // from scalars that satisfy the Groth16 equation and refuses every mutation of it: a changed signal,
 // a changed proof point, a signal ≥ r, the wrong number of signals, a point off its curve, π_B on
-// the twist but outside G2, malformed shapes and strings (false, never a crash). On each kernel.
+// the twist but outside G2 (also where the pairing equation holds: π_A at infinity), malformed
+// shapes and strings (false, never a crash); past the 32 signals it keeps tables for, and with IC
+// points at infinity, it answers the same. On each kernel.
 // Real circuits' proofs, checked against snarkjs, are in circuits/test/verify.test.ts.
 import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
 import fc from "fast-check"
-import { concat, encodeG1, encodeG2, type F2, G1, G2, le, mod, type Point, Q, R } from "./reference.js"
+import { concat, encodeG1, encodeG2, type F2, G1, G2, inG2, le, mod, type Point, Q, R } from "./reference.js"
 import { g1Json, g2Json, groth16Instance } from "./groth16Fixture.js"
 import { g1, g2, TORSION, twistPoints } from "./zkeyFixture.js"
 
@@ -133,6 +135,47 @@ describe.skipIf(addon === undefined)("verifyGroth16", () => {
           expect(G2.onCurve(bad)).toBe(true)
           expect(addon!.verifyGroth16(key, { ...proof, pi_b: g2Json(bad) } as never, publicSignals)).toBe(false)
         }
+      })
+
+      it("refuses π_B outside G2 where the pairing equation holds: π_A at infinity, π_B a valid point plus one of small order", () => {
+        // With π_A = O, e(−A, B) = 1 whatever B is: the equation holds for any π_B, so only the
+        // check that π_B lies in G2 refuses these.
+        const { vkey, proof, publicSignals, pb } = groth16Instance([3n, 5n, 7n, 11n, 0n, 13n, 17n], [42n])
+        expect(proof.pi_a).toEqual(["0", "1", "0"])
+        const key = addon!.prepareVerifyingKey(vkey, { kernel })
+        const verify = (b: Point<F2>) => addon!.verifyGroth16(key, { ...proof, pi_b: g2Json(b) } as never, publicSignals)
+        expect(verify(g2(pb))).toBe(true)
+        expect(verify(g2(pb + 1n))).toBe(true)
+        for (const t of TORSION) {
+          const outside = G2.add(g2(pb), t)
+          expect([G2.onCurve(outside), inG2(outside)]).toEqual([true, false])
+          expect(verify(outside)).toBe(false)
+        }
+      })
+
+      it("past the first 32 public signals (no tables there): a valid proof of 40 accepted, each signal changed refused", () => {
+        const signals = Array.from({ length: 40 }, (_, i) => mod(BigInt(i) * 1_000_003n + 7n, R))
+        const { vkey, proof, publicSignals } = groth16Instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], signals)
+        const key = addon!.prepareVerifyingKey(vkey, { kernel })
+        expect(addon!.verifyGroth16(key, proof as never, publicSignals)).toBe(true)
+        for (const i of [0, 31, 32, 33, 38, 39]) {
+          const changed = publicSignals.map((s, j) => (j === i ? mod(BigInt(s) + 1n, R).toString() : s))
+          expect(addon!.verifyGroth16(key, proof as never, changed), `signal ${i} changed`).toBe(false)
+        }
+      })
+
+      it("IC points at infinity (signals no constraint binds), at and past the tables: verified, each such signal left unbound", () => {
+        const signals = Array.from({ length: 36 }, (_, i) => BigInt(i + 2))
+        const ic = [0n, ...signals.map((_, i) => (i === 3 || i === 34 ? 0n : BigInt(i + 101)))]
+        const { vkey, proof, publicSignals } = groth16Instance([3n, 5n, 7n, 11n, 13n, 17n, 19n], signals, { ic })
+        expect([vkey.IC[0], vkey.IC[4], vkey.IC[35]]).toEqual([["0", "1", "0"], ["0", "1", "0"], ["0", "1", "0"]])
+        const key = addon!.prepareVerifyingKey(vkey, { kernel })
+        const verify = (changedAt: number) =>
+          addon!.verifyGroth16(key, proof as never, publicSignals.map((s, j) => (j === changedAt ? mod(BigInt(s) + 1n, R).toString() : s)))
+        expect(verify(-1)).toBe(true)
+        // Signals 3 and 34 meet IC points at infinity: as in snarkjs, their value does not count.
+        expect([verify(3), verify(34)]).toEqual([true, true])
+        expect([verify(2), verify(33)]).toEqual([false, false])
       })
 
       it("malformed proofs and signals are simply not valid (false), never a crash", () => {

@@ -7,6 +7,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import type { DatabaseTarget } from "../src/database.js"
 import { startServer } from "./realServer.js"
 
 /** A fresh folder for the test's scope (a ptau, a cache), removed when the scope closes. */
@@ -57,11 +58,18 @@ export const snarkjsCli = fileURLToPath(new URL("../../../circuits/node_modules/
  * A server on a real port that builds uploads with a small development ptau (made at start in
  * `ptauDir`, as `dev_pot<DEV_PTAU_POWER>.ptau`), and an account's key on it.
  */
-export const serverWithAccount = (options: { readonly workers: boolean; readonly maxUploadBytes?: number; readonly proofTimeoutMs?: number }) =>
+export const serverWithAccount = (options: {
+  readonly workers: boolean
+  readonly maxUploadBytes?: number
+  readonly proofTimeoutMs?: number
+  /** Default: SQLite in memory. */
+  readonly database?: DatabaseTarget
+}) =>
   Effect.gen(function*() {
     const ptauDir = yield* tempDir("ptau")
     const cacheDir = yield* tempDir("cache")
     const server = yield* startServer({
+      ...(options.database === undefined ? {} : { database: options.database }),
       allowInsecureWebhooks: true,
       workers: options.workers,
       circuits: {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { settings } from "../src/cli/settings.js"
 import { freePort, root } from "./processes.js"
 import { compileNoir, proveUltraHonk, publicSignalsDecimal, ultraHonkKeyRecord, ultraHonkProofRecord, ultraHonkVerificationKey, writeDevelopmentCrs } from "@mzk/circuits"
-import { makeForeignGroth16 } from "./verifications.fixtures.js"
+import { makeForeignGroth16, makeForeignProofs } from "./verifications.fixtures.js"
 
 /**
  * The CLI as people meet it: each mistake is one line on stderr naming the cause and the fix, exit
@@ -305,6 +305,38 @@ describe("mzk verify", () => {
     expect(tampered.stdout).toMatch(/^INVALID/)
     expect(offCurve.code).toBe(2)
     expect(oneLine(offCurve)).toMatch(/proof\.pi_a/)
+  }, 600_000)
+
+  it("snarkjs's PLONK and FFLONK keys of a circuit without constants (Qc at infinity): exit 0 when valid, 1 when not; a point written (0, 0): 2 naming it", async () => {
+    const foreign = await makeForeignProofs({ constants: false })
+    expect(foreign.plonk.key["Qc"]).toEqual(["0", "1", "0"])
+    const write = (name: string, value: unknown) => {
+      const path = join(dir, name)
+      writeFileSync(path, JSON.stringify(value))
+      return path
+    }
+    // Each run's files under its own name: two run at once.
+    const verify = (name: string, system: "plonk" | "fflonk", proof: unknown, signals: ReadonlyArray<string>) => () =>
+      run([
+        "verify", "--proving-system", system, "--json",
+        "--verification-key", write(`${name}-vk.json`, foreign[system].key),
+        "--proof", write(`${name}-proof.json`, proof),
+        "--public", write(`${name}-public.json`, signals)
+      ])
+    const changed = (signals: ReadonlyArray<string>) => [signals[0]!, (BigInt(signals[1]!) + 1n).toString()]
+    const [plonk, fflonk, plonkTampered, zero] = await inTurns(2, [
+      verify("plonk", "plonk", foreign.plonk.proof, foreign.plonk.signals),
+      verify("fflonk", "fflonk", foreign.fflonk.proof, foreign.fflonk.signals),
+      verify("plonk-tampered", "plonk", foreign.plonk.proof, changed(foreign.plonk.signals)),
+      verify("plonk-zero", "plonk", { ...foreign.plonk.proof, Z: ["0", "0", "1"] }, foreign.plonk.signals)
+    ])
+    // The exit code and the JSON answer, or what was said instead.
+    const answer = (ran: Ran) => [ran.code, ran.stdout === "" ? ran.stderr.trim() : JSON.parse(ran.stdout)]
+    expect(answer(plonk)).toEqual([0, { valid: true, proving_system: "plonk" }])
+    expect(answer(fflonk)).toEqual([0, { valid: true, proving_system: "fflonk" }])
+    expect(answer(plonkTampered)).toEqual([1, { valid: false, proving_system: "plonk" }])
+    expect(zero.code).toBe(2)
+    expect(oneLine(zero)).toMatch(/proof\.Z: is not on the curve/)
   }, 600_000)
 
   it("checks an UltraHonk proof of a Noir program against the CRS it was made with; without --noir-crs it says what it needs", async () => {

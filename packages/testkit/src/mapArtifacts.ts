@@ -1,4 +1,4 @@
-import { ArtifactsRepo, type Digest, HEAD_BYTES, wholeArtifacts } from "@mzk/core"
+import { ArtifactsRepo, type Digest, wholeArtifacts } from "@mzk/core"
 import { Effect, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 
@@ -15,7 +15,7 @@ export const artifactsInMap = (stored: Map<string, Uint8Array> = new Map()) => {
         const digest = createHash("sha256").update(bytes).digest("hex") as Digest
         const staging = `staging:${staged.size}:${digest}`
         staged.set(staging, new Uint8Array(bytes))
-        return { staging, digest, size: bytes.length, chunks: 1, head: new Uint8Array(bytes.subarray(0, HEAD_BYTES)) }
+        return { staging, digest, size: bytes.length, chunks: 1 }
       }),
     publish: (artifact) =>
       Effect.sync(() => {

@@ -2,6 +2,7 @@ import { Effect, Option, type Scope, Stream } from "effect"
 import type { StorageError } from "../kernel/errors.js"
 import type { Timestamp } from "../kernel/time.js"
 import type { Digest } from "./circuit.js"
+import type { ZkeySystem } from "./zkeyHeader.js"
 
 /**
  * Bytes written by `ArtifactsRepo.stage`: stored under `staging`, where no reader looks, until
@@ -15,14 +16,12 @@ export interface StagedArtifact {
   /** How many chunks were written, the last one possibly short (none for empty bytes). */
   readonly chunks: number
   /**
-   * The first bytes (up to `HEAD_BYTES`), kept as they passed: what an upload's check reads of a
-   * file it does not hold (a zkey's header names its proof system). Absent where a store did not keep them.
+   * What the bytes say read as a snarkjs zkey, where they were staged as an upload
+   * (`Circuits.stageUpload` scans them as they pass): what an upload's check knows of a file it
+   * does not hold. Absent where nothing scanned them.
    */
-  readonly head?: Uint8Array
+  readonly zkeySystem?: ZkeySystem
 }
-
-/** How many leading bytes of a staged artifact are kept in `StagedArtifact.head`. */
-export const HEAD_BYTES = 64
 
 /** A stored artifact, to read chunk by chunk; the stream fails when a chunk is missing or sizes disagree. */
 export interface ArtifactReader {
@@ -79,11 +78,9 @@ export const writeChunks = <E>(
   write: (idx: number, bytes: Uint8Array) => Effect.Effect<void, StorageError>,
   sha256: () => IncrementalSha256,
   keeps = false
-): Effect.Effect<{ readonly digest: Digest; readonly size: number; readonly chunks: number; readonly head: Uint8Array }, E | StorageError> =>
+): Effect.Effect<{ readonly digest: Digest; readonly size: number; readonly chunks: number }, E | StorageError> =>
   Effect.suspend(() => {
     const hash = sha256()
-    const head = new Uint8Array(HEAD_BYTES)
-    let headFill = 0
     let size = 0
     let written = 0
     let piece = new Uint8Array(chunkBytes)
@@ -97,11 +94,6 @@ export const writeChunks = <E>(
     const consume = (chunk: Uint8Array) =>
       Effect.suspend(() => {
         hash.update(chunk)
-        if (headFill < HEAD_BYTES) {
-          const n = Math.min(HEAD_BYTES - headFill, chunk.length)
-          head.set(chunk.subarray(0, n), headFill)
-          headFill += n
-        }
         size += chunk.length
         // Each full piece is written before the next is filled: the buffer may be the same one.
         const fillFrom = (offset: number): Effect.Effect<void, StorageError> => {
@@ -121,7 +113,7 @@ export const writeChunks = <E>(
       })
     return Stream.runForEach(chunks, consume).pipe(
       Effect.zipRight(Effect.suspend(() => (fill > 0 ? take() : Effect.void))),
-      Effect.map(() => ({ digest: hash.digest() as Digest, size, chunks: written, head: head.slice(0, headFill) }))
+      Effect.map(() => ({ digest: hash.digest() as Digest, size, chunks: written }))
     )
   })
 

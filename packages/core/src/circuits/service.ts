@@ -1,4 +1,4 @@
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option, Stream } from "effect"
 import {
   CircuitInUse,
   CircuitLimitReached,
@@ -27,9 +27,8 @@ import {
   type StoredCircuit,
   toCircuit
 } from "./circuit.js"
-import { HEAD_BYTES } from "./artifactStreams.js"
 import { CircuitCompiler, SETUP_SYSTEMS, type SetupSystem } from "./compiler.js"
-import { zkeyProofSystem } from "./zkeyHeader.js"
+import { scanZkeySystem, zkeyProofSystem } from "./zkeyHeader.js"
 import { CircuitsConfig } from "./config.js"
 import { ArtifactsRepo, type CircuitInsertRefusal, CircuitsRepo } from "./repo.js"
 import { checkBuildInput, decodeUploadFields, storeSource, type UploadSource } from "./upload.js"
@@ -78,8 +77,7 @@ const uploadSystem = (input: CreateCircuitInput): Effect.Effect<{ readonly syste
     return Effect.succeed({ system, source: { ...input.source, proving_system: system } })
   }
   const zkey = input.source.zkey
-  const head = zkey instanceof Uint8Array ? zkey.subarray(0, HEAD_BYTES) : zkey.head
-  const found = head === undefined ? "short" : zkeyProofSystem(head)
+  const found = zkey instanceof Uint8Array ? zkeyProofSystem(zkey) : zkey.zkeySystem ?? "short"
   const detected = found === "short" || found === "unknown" ? undefined : found
   if (explicit !== undefined && detected !== undefined && detected !== explicit) {
     return Effect.fail(invalidRequest([{
@@ -193,7 +191,9 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
   readonly forProof: (id: CircuitId | null, name: string, system: ProvingSystem) => Effect.Effect<Option.Option<Circuit>, StorageError>
   /**
    * Writes an uploaded file to artifact storage as it arrives, for `create` to publish: the
-   * boundary streams large parts here rather than holding them (see `ArtifactsRepo.stage`).
+   * boundary streams large parts here rather than holding them (see `ArtifactsRepo.stage`). The
+   * bytes are scanned as they pass for a zkey's proof system (`zkeySystem`), which `create` checks
+   * against the system the upload names.
    */
   readonly stageUpload: ArtifactsRepo["Type"]["stage"]
   /** A circuit as `system` proves it (a built-in one's key for that system); none when it has no key for it. */
@@ -375,7 +375,15 @@ export class Circuits extends Context.Tag("@mzk/core/Circuits")<Circuits, {
       const asSystem = (circuit: Circuit, system: ProvingSystem) =>
         circuit.owner === "builtin" ? builtins.forSystem(circuit.name, system) : ownForSystem(circuit, system)
 
-      return { create, list, get, forRequest, versions, forProof, asSystem, remove, stageUpload: artifacts.stage }
+      const stageUpload: ArtifactsRepo["Type"]["stage"] = (chunks) => {
+        const scan = scanZkeySystem()
+        return Effect.map(
+          artifacts.stage(Stream.tap(chunks, (chunk) => Effect.sync(() => scan.push(chunk)))),
+          (staged) => ({ ...staged, zkeySystem: scan.result() })
+        )
+      }
+
+      return { create, list, get, forRequest, versions, forProof, asSystem, remove, stageUpload }
     })
   )
 }

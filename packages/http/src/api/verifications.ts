@@ -17,7 +17,12 @@ const verificationKeyId = HttpApiSchema.param("id", Schema.String)
 const CHECKED =
   "Every field is checked before any pairing is computed: shape, `protocol` and `curve` names, canonical field elements, " +
   "points on the curve (G2 points also in their subgroup) and the count of public signals; each problem is a 400 " +
-  "`invalid_request` whose `details[].path` names the field (`proof.pi_a`, `verification_key.vk_delta_2`, `public_signals`)."
+  "`invalid_request` whose `details[].path` names the field (`proof.pi_a`, `verification_key.vk_delta_2`, `public_signals`). " +
+  "The point at infinity is written as snarkjs writes it, `[\"0\", \"1\", \"0\"]` (G2: " +
+  "`[[\"0\", \"0\"], [\"1\", \"0\"], [\"0\", \"0\"]]`), and taken wherever a correct setup or prover can put one: any " +
+  "point of a proof, Groth16's `IC`, PLONK's `Qm` to `S3` (`Qc` of every circuit without constant terms), FFLONK's `C0`; " +
+  "as Groth16's `vk_alpha_1`, `vk_beta_2`, `vk_gamma_2`, `vk_delta_2` or a key's `X_2` it is a 400 (the setup's secret " +
+  "is never 0). An affine `(0, 0)` is on neither curve: a 400."
 
 export class VerificationsGroup extends HttpApiGroup.make("verifications")
   .add(
