@@ -8,7 +8,7 @@ import {
   type SourceSetup
 } from "@mzk/core"
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -127,7 +127,9 @@ const runJob = <S extends JobSpec>(dir: string, spec: S, options: CircuitCompile
         ], {
           cwd: dir,
           // The child compiles untrusted sources: give it none of the server's environment (secrets).
-          env: { PATH: process.env["PATH"] ?? "" },
+          // Its temporary files (the Noir compiler's project folder) go inside the build's folder,
+          // so they go with it, also when the child is killed.
+          env: { PATH: process.env["PATH"] ?? "", TMPDIR: dir },
           stdio: ["ignore", "ignore", "pipe", "ipc"],
           serialization: "advanced"
         }),
@@ -211,13 +213,47 @@ const bytesOf = (path: string): Uint8Array => {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
 }
 
+/** A build folder's name: `mzk-build-<pid of the process that made it>-<random>`. */
+const BUILD_DIR = /^mzk-build-(\d+)-/
+
+const processAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Removes the build folders that processes left when they were killed mid-build (their folders
+ * are removed when a build ends, but not by a SIGKILL), where `workDir` (the OS temp dir) is shared
+ * with other processes: only those of processes no longer running. Returns the names removed.
+ */
+export const removeStaleBuildDirs = (options: Pick<CircuitCompilerOptions, "workDir"> = {}): ReadonlyArray<string> => {
+  const base = options.workDir ?? tmpdir()
+  let names: Array<string>
+  try {
+    names = readdirSync(base)
+  } catch {
+    return []
+  }
+  return names.filter((name) => {
+    const pid = BUILD_DIR.exec(name)?.[1]
+    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) return false
+    rmSync(join(base, name), { recursive: true, force: true })
+    return true
+  })
+}
+
 const inTempDir = <A>(options: CircuitCompilerOptions, use: (dir: string) => Effect.Effect<A, BuildFailure>) =>
   Effect.acquireUseRelease(
     Effect.try({
       try: () => {
         const base = options.workDir ?? tmpdir()
         mkdirSync(base, { recursive: true })
-        return mkdtempSync(join(base, "mzk-build-"))
+        return mkdtempSync(join(base, `mzk-build-${process.pid}-`))
       },
       catch: (e) => internal(`cannot create a build directory: ${String(e)}`)
     }),
@@ -526,4 +562,11 @@ export const makeCircuitCompiler = (options: CircuitCompilerOptions): typeof Cir
  * `timeoutMs` and `memoryBytes`.
  */
 export const CircuitCompilerLive = (options: CircuitCompilerOptions): Layer.Layer<CircuitCompiler> =>
-  Layer.succeed(CircuitCompiler, makeCircuitCompiler(options))
+  Layer.effect(
+    CircuitCompiler,
+    Effect.gen(function*() {
+      const removed = yield* Effect.sync(() => removeStaleBuildDirs(options))
+      if (removed.length > 0) yield* Effect.logInfo(`circuits: removed ${removed.length} build folders left by processes that were killed mid-build`)
+      return makeCircuitCompiler(options)
+    })
+  )

@@ -1,5 +1,6 @@
 export {
   CircuitCompilerLive,
+  removeStaleBuildDirs,
   type CircuitCompilerOptions,
   developmentSetupIsNative,
   inspectPtau,

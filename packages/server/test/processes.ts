@@ -75,10 +75,14 @@ export interface MzkProcess {
 }
 
 /** `mzk …args` as a long-running process (`serve`, `worker`), killed with SIGKILL when the scope closes if it still runs. */
-export const mzkProcess = (args: ReadonlyArray<string>, entry: Entry = "sources"): Effect.Effect<MzkProcess, never, Scope.Scope> =>
+export const mzkProcess = (
+  args: ReadonlyArray<string>,
+  entry: Entry = "sources",
+  env: Readonly<Record<string, string>> = {}
+): Effect.Effect<MzkProcess, never, Scope.Scope> =>
   Effect.gen(function*() {
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(process.execPath, [...CLI[entry], ...args], { cwd: root })),
+      Effect.sync(() => spawn(process.execPath, [...CLI[entry], ...args], { cwd: root, env: { ...process.env, ...env } })),
       (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
     )
     let output = ""
@@ -103,11 +107,18 @@ export interface ServeProcess extends MzkProcess {
  */
 export const serveProcess = (
   database: string,
-  options: { readonly port?: number; readonly args?: ReadonlyArray<string>; readonly upWithinMs?: number; readonly entry?: Entry } = {}
+  options: {
+    readonly port?: number
+    readonly args?: ReadonlyArray<string>
+    readonly upWithinMs?: number
+    readonly entry?: Entry
+    /** Over the test process's environment. */
+    readonly env?: Readonly<Record<string, string>>
+  } = {}
 ): Effect.Effect<ServeProcess, never, Scope.Scope> =>
   Effect.gen(function*() {
     const port = options.port ?? (yield* Effect.promise(freePort))
-    const server = yield* mzkProcess(["serve", "--port", String(port), "--database", database, ...(options.args ?? [])], options.entry)
+    const server = yield* mzkProcess(["serve", "--port", String(port), "--database", database, ...(options.args ?? [])], options.entry, options.env)
     const baseUrl = `http://127.0.0.1:${port}`
     const probe = makeHttpClient(baseUrl, { keepAlive: false, timeoutMs: 2_000 })
     yield* Effect.promise(() => eventually(() => probe.send("GET", "/api/v1/openapi.json").then(() => true), options.upWithinMs ?? 60_000, 50))
