@@ -117,7 +117,8 @@ const MetadataObject = StringPairs.pipe(
 export const MetadataInput = MetadataObject.annotations({
   identifier: "MetadataInput",
   description: `Your own key-value pairs: at most ${MAX_METADATA_KEYS} keys of at most ${MAX_METADATA_KEY_LENGTH} characters ` +
-    `(letters, digits, '_', '-', '.', ':'), each value a string of at most ${MAX_METADATA_VALUE_LENGTH} characters. An empty ` +
+    `(letters, digits, '_', '-', '.', ':'; any such key, \`__proto__\` included), each value a string of at most ` +
+    `${MAX_METADATA_VALUE_LENGTH} characters (no NUL or lone surrogate). An empty ` +
     "value stores nothing (on an update, it deletes the key). Returned on the record and in every event about it"
 })
 
