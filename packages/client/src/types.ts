@@ -737,19 +737,21 @@ export interface CircuitUpload {
   readonly main?: UploadFile
   /**
    * Circom sources: every other file `main` includes, repeated; each filename its relative path
-   * (`lib/util.circom`)
+   * (`lib/util.circom`), none inside a path that is a file (`lib.circom` and `lib.circom/x.circom`
+   * cannot both be sent)
    */
   readonly sources?: ReadonlyArray<NamedFile>
   /**
    * Sources as one archive instead of `main` and `sources` (or `noir_sources`): a `.zip` or a
    * gzip'd tar (`.tar.gz`, `.tgz`), told apart by its first bytes. Its regular files are the
    * upload's files, under the same rules as parts: at most 1000 files, the upload limit on their
-   * total once uncompressed, relative paths (a leading `./` is dropped), no links, devices or
-   * repeated paths; folders are skipped. `main` names the main circom file in it; without `main`,
-   * an archive with `Nargo.toml` at its root is a Noir project (its `Nargo.toml` and `src/**\/*.nr`
-   * are kept). Where every file lies in one top-level folder (`tar czf c.tgz mycircuit/`, GitHub's
-   * tarballs), `main` (or `Nargo.toml`) may be named inside it, and then that folder is dropped
-   * from every path
+   * total once uncompressed, relative paths (a leading `./` is dropped), none inside a path that is
+   * a file (`lib.circom` beside `lib.circom/x.circom`), names in UTF-8 (as a zip flags them; a
+   * tar's always) without a NUL, no links, devices or repeated paths; folders are skipped. `main`
+   * names the main circom file in it; without `main`, an archive with `Nargo.toml` at its root is a
+   * Noir project (its `Nargo.toml` and `src/**\/*.nr` are kept). Where every file lies in one
+   * top-level folder (`tar czf c.tgz mycircuit/`, GitHub's tarballs), `main` (or `Nargo.toml`) may
+   * be named inside it, and then that folder is dropped from every path
    */
   readonly archive?: UploadFile
   /**

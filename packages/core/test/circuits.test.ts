@@ -21,7 +21,8 @@ import {
   ProofsConfig,
   SCOPES,
   type StoredCircuit,
-  timestampFromMillis
+  timestampFromMillis,
+  uploadPathConflicts
 } from "@mzk/core"
 import { FakeCompiler, FakeCompilerCalls, type FakeCompilerOptions, testCore } from "@mzk/testkit"
 import { Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
@@ -71,9 +72,9 @@ const circom = (main: string, extra: Record<string, string> = {}): Extract<Build
   files: Object.fromEntries(Object.entries({ "main.circom": main, "lib/util.circom": "// helpers\n", ...extra }).map(([p, t]) => [p, bytesOf(t)]))
 })
 
-const upload = (account: AccountId, name: string, main = SUM, description?: string) =>
+const upload = (account: AccountId, name: string, main = SUM, description?: string, extra?: Record<string, string>) =>
   Effect.flatMap(Circuits, (circuits) =>
-    circuits.create(account, description === undefined ? { name, source: circom(main) } : { name, description, source: circom(main) }))
+    circuits.create(account, description === undefined ? { name, source: circom(main, extra) } : { name, description, source: circom(main, extra) }))
 
 const eventsOf = (account: AccountId, type: string) =>
   Effect.map(Effect.flatMap(EventsRepo, (repo) => repo.list(account, { limit: 100 })), (page) =>
@@ -129,7 +130,10 @@ describe("Circuits: uploads", () => {
         [upload(account, "described", "// d\ncomponent main = M();", "nul\u0000"), "InvalidRequest", "description"],
         [upload(account, "described", "// d\ncomponent main = M();", "x".repeat(1025)), "InvalidRequest", "description"],
         [circuits.create(account, { name: "nomain", source: { kind: "circom", main: "main.circom", files: { "other.circom": bytesOf("// e") } } }), "InvalidRequest", "main"],
-        [circuits.create(account, { name: "escapes", source: { kind: "circom", main: "main.circom", files: { "main.circom": bytesOf("// f"), "../up.circom": bytesOf("// g") } } }), "InvalidRequest", "sources"]
+        [circuits.create(account, { name: "escapes", source: { kind: "circom", main: "main.circom", files: { "main.circom": bytesOf("// f"), "../up.circom": bytesOf("// g") } } }), "InvalidRequest", "sources"],
+        // A file and a folder of one name cannot be laid out to build, whichever way the upload came in (parts, an archive, the CLI).
+        [upload(account, "both", "// h\ncomponent main = M();", undefined, { "lib.circom": "// i", "lib.circom/x.circom": "// j" }), "InvalidRequest", "sources"],
+        [circuits.create(account, { name: "noir_both", source: { kind: "noir", files: { "Nargo.toml": bytesOf("// k"), "src/main.nr": bytesOf("// l"), "src/main.nr/x.nr": bytesOf("// m") } } }), "InvalidRequest", "noir_sources"]
       ]
       for (const [attempt, tag, where] of cases) {
         const error = yield* Effect.flip(attempt)
@@ -137,7 +141,7 @@ describe("Circuits: uploads", () => {
         if (typeof where === "string") expect((error as { details?: ReadonlyArray<{ path: string }> }).details?.map((d) => d.path)).toEqual([where])
         else expect(error.message).toMatch(where)
       }
-      for (const text of ["// a\ncomponent main = M();", "// b\ncomponent main = M();", "// e", "// f", "// g"]) {
+      for (const text of ["// a\ncomponent main = M();", "// b\ncomponent main = M();", "// e", "// f", "// g", "// i", "// j", "// m"]) {
         expect(yield* artifacts.get(sha256(bytesOf(text)))).toEqual(Option.none())
       }
       expect((yield* circuits.list(account)).length).toBe(5)
@@ -162,6 +166,16 @@ describe("Circuits: uploads", () => {
       expect((yield* (yield* Circuits).list(account)).filter((c) => c.owner !== "builtin").map((c) => [c.name, c.status]))
         .toEqual([["two", "ready"], ["one", "ready"]])
     }).pipe(Effect.provide(withBuilds({ maxCircuitsPerAccount: 2, maxCompilingPerAccount: 1 }))))
+})
+
+describe("uploadPathConflicts: no path lies inside another that is a file", () => {
+  it("names each path inside a file, at any depth, and nothing else", () => {
+    expect(uploadPathConflicts(["main.circom", "lib.circom", "lib.circom/x.circom", "a/b", "a/b/c/d.circom", "a/bc.circom", "lib/x.circom"])).toEqual([
+      { path: "lib.circom/x.circom", message: 'the path "lib.circom/x.circom" is inside "lib.circom", which is a file, not a folder' },
+      { path: "a/b/c/d.circom", message: 'the path "a/b/c/d.circom" is inside "a/b", which is a file, not a folder' }
+    ])
+    expect(uploadPathConflicts(["main.circom", "lib/a.circom", "lib/b/c.circom", "lib.circom", "libx/y.circom"])).toEqual([])
+  })
 })
 
 describe("Circuits: the trusted setup is known at upload", () => {

@@ -60,6 +60,8 @@ describe("circuit metadata", () => {
       [JSON.stringify({ n: 5 }), "metadata.n"],
       [JSON.stringify({ ["k".repeat(41)]: "v" }), `metadata.${"k".repeat(41)}`],
       [JSON.stringify({ note: "v".repeat(501) }), "metadata.note"],
+      [JSON.stringify({ "a[b]": "v" }), "metadata.a[b]"],
+      [JSON.stringify({ note: "\ud800" }), "metadata.note"],
       [JSON.stringify(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]))), "metadata"]
     ]
     for (const [value, path] of cases) {
@@ -69,5 +71,29 @@ describe("circuit metadata", () => {
     }
     const listed = await h.call("GET", "/api/v1/circuits", { token: key })
     expect((listed.json.circuits as Array<{ name: string }>).map((c) => c.name)).not.toContain("refused")
+  })
+
+  it("a key with brackets is refused in a body and in a list's filter, naming it: metadata[a[b]] would be ambiguous", async () => {
+    const { key } = await h.newAccount()
+    const created = await h.call("POST", "/api/v1/proofs", { token: key, body: { type: "multiplier", inputs: { a: 3, b: 11 }, metadata: { "a[b]": "1" } } })
+    expectEnvelope(created, 400, "invalid_request")
+    expect(detailPaths(created)).toEqual(["metadata.a[b]"])
+    for (const query of ["metadata[a[b]]=1", "metadata%5Ba%5Bb%5D%5D=1", "metadata[a]b]=1", "metadata[a[b]=1"]) {
+      const listed = await h.call("GET", `/api/v1/proofs?${query}`, { token: key })
+      expectEnvelope(listed, 400, "invalid_request")
+      expect(detailPaths(listed), query).toEqual([decodeURIComponent(query.slice(0, query.indexOf("=")))])
+    }
+  })
+
+  it("__proto__ is a key like any other: stored from the upload's field, and filtered on", async () => {
+    const { key } = await h.newAccount()
+    const uploaded = await uploadCircuit(h, key, withMetadata("proto_meta", '{"__proto__":"p","constructor":"c"}'))
+    expect(JSON.stringify(uploaded.metadata)).toBe('{"__proto__":"p","constructor":"c"}')
+    const proof = await h.call("POST", "/api/v1/proofs", { token: key, body: { type: "multiplier", inputs: { a: 3, b: 11 }, metadata: { ["__proto__"]: "p" } } })
+    expect(JSON.stringify(proof.json.metadata)).toBe('{"__proto__":"p"}')
+    await h.call("POST", "/api/v1/proofs", { token: key, body: { type: "multiplier", inputs: { a: 3, b: 11 } } })
+    const ids = async (query: string) => (await h.call("GET", `/api/v1/proofs?${query}`, { token: key })).json.proofs.map((p: { proof_id: string }) => p.proof_id)
+    expect(await ids("metadata[__proto__]=p")).toEqual([proof.json.proof_id])
+    expect(await ids("metadata[__proto__]=q")).toEqual([])
   })
 })

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe } from "vitest"
 import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
-import { zip } from "../../http/test/archives.js"
+import { tarGz, zip } from "../../http/test/archives.js"
 import { BOUNDED_SQUARES, serverWithAccount, settle, tempDir } from "./circuits.js"
 
 /** `curl -F name=… -F archive=@file -F main=…`: the archive as a file part, main as a text field. */
@@ -57,4 +57,56 @@ describe("circuit sources uploaded as one archive, over a real port", () => {
         expect((yield* Effect.promise(() => api.send("GET", `/api/v1/proofs/${proof.proof_id}/verify`))).json.valid).toBe(true)
       }
     }), 240_000)
+
+  it.scopedLive("refuses at upload, naming the entry, a path that is a file and a folder, a name that is not UTF-8 or holds a NUL", () =>
+    Effect.gen(function*() {
+      const { baseUrl, keyOf } = yield* serverWithAccount({ workers: false })
+      const { token } = yield* keyOf("Refused archives")
+      const upload = (name: string, archive: Uint8Array, filename: string) =>
+        Effect.promise(() => uploadArchive(baseUrl, token, name, archive, filename, "main.circom"))
+      const refused = (what: string, reply: { status: number; json: Record<string, any> }) => {
+        expect([reply.status, reply.json.error?.code], what).toEqual([400, "invalid_request"])
+        return (reply.json.error.details as Array<{ path: string; message: string }>).map((d) => `${d.path}: ${d.message}`)
+      }
+      const main = { path: "main.circom", content: MUL_SOURCE }
+
+      // `lib.circom` and `lib.circom/x.circom`: no folder can hold both, and the build failed on it as an internal error.
+      const both = [main, { path: "lib.circom", content: "// a file" }, { path: "lib.circom/x.circom", content: "// in a folder of that name" }]
+      for (const [format, archive] of [["zip", zip(both)], ["tar.gz", tarGz(both)]] as const) {
+        expect(refused(format, yield* upload("both", archive, `both.${format}`))).toEqual([
+          'archive: entry "lib.circom/x.circom": the path "lib.circom/x.circom" is inside "lib.circom", which is a file, not a folder'
+        ])
+      }
+      // The same files as parts: the rule of every upload's paths.
+      const form = new FormData()
+      form.append("name", "both")
+      form.append("main", new Blob([MUL_SOURCE]), "main.circom")
+      form.append("sources", new Blob(["// a file"]), "lib.circom")
+      form.append("sources", new Blob(["// in a folder of that name"]), "lib.circom/x.circom")
+      const parts = yield* Effect.promise(async () => {
+        const response = await fetch(`${baseUrl}/api/v1/circuits`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } })
+        return { status: response.status, json: await response.json() as Record<string, any> }
+      })
+      expect(refused("parts", parts)).toEqual(['sources: the path "lib.circom/x.circom" is inside "lib.circom", which is a file, not a folder'])
+
+      // A name whose bytes are not UTF-8 (a zip entry flagged UTF-8, a tar header) was kept with U+FFFD in their place.
+      const notUtf8 = Buffer.concat([Buffer.from("lib/"), Buffer.from([0xc3, 0x28]), Buffer.from(".circom")])
+      const badName = { path: "lib/xx.circom", content: "// x", rawName: notUtf8 }
+      for (const [format, archive] of [["zip", zip([main, badName])], ["tar.gz", tarGz([main, badName])]] as const) {
+        expect(refused(format, yield* upload("not_utf8", archive, `names.${format}`))).toEqual([
+          'archive: entry "lib/\ufffd(.circom": its name is not valid UTF-8'
+        ])
+      }
+      const paxNotUtf8 = tarGz([main, { path: "lib/x.circom", content: "// x", pax: { path: notUtf8 } }])
+      expect(refused("pax", yield* upload("not_utf8", paxNotUtf8, "pax.tgz"))).toEqual(['archive: entry "lib/\ufffd(.circom": its name is not valid UTF-8'])
+      // A pax name with a NUL in it was cut there, to `lib/a`.
+      const cut = tarGz([main, { path: "lib/a", content: "// x", pax: { path: "lib/a\u0000b.circom" } }])
+      expect(refused("pax NUL", yield* upload("cut", cut, "cut.tgz"))).toEqual([
+        'archive: entry "lib/a\\u0000b.circom": the path "lib/a\\u0000b.circom" holds control characters'
+      ])
+
+      // Nothing refused was stored.
+      const api = makeHttpClient(baseUrl, { token })
+      for (const name of ["both", "not_utf8", "cut"]) expect((yield* Effect.promise(() => api.send("GET", `/api/v1/circuits/${name}`))).status).toBe(404)
+    }), 60_000)
 })

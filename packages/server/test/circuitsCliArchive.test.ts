@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
+import { tarGz } from "../../http/test/archives.js"
 import { DEV_PTAU_POWER } from "./circuits.js"
 import { createAccount, mzk, mzkFails } from "./processes.js"
 
@@ -34,6 +35,15 @@ describe("mzk circuits add --archive FILE --main PATH", () => {
       expect(linked.status).not.toBe(0)
       expect(linked.output).toContain('archive: entry "squares/link.circom": a symbolic link')
 
+      // A file and a folder of one name: refused by the upload's rule, as over HTTP (the build failed on it as an internal error).
+      writeFileSync(join(dir, "both.tgz"), tarGz([
+        { path: "main.circom", content: "pragma circom 2.1.0;\n" },
+        { path: "lib.circom", content: "// a file" },
+        { path: "lib.circom/x.circom", content: "// in a folder of that name" }
+      ]))
+      const both = mzkFails(...add("both_kinds", "--archive", join(dir, "both.tgz"), "--main", "main.circom"))
+      expect(both.output).toContain('archive: entry "lib.circom/x.circom": the path "lib.circom/x.circom" is inside "lib.circom", which is a file, not a folder')
+
       const missing = mzkFails(...add("missing", "--archive", join(dir, "squares.tgz"), "--main", "circuit.circom"))
       expect(missing.output).toContain('--main: "circuit.circom" is not in the archive')
       const notArchive = mzkFails(...add("plain", "--archive", join(fixture, "main.circom"), "--main", "main.circom"))
@@ -44,5 +54,5 @@ describe("mzk circuits add --archive FILE --main PATH", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 180_000)
+  }, 240_000)
 })

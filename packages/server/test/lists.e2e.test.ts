@@ -136,6 +136,11 @@ const lists = (database: (typeof STORES)[number][1]) =>
     const several = yield* call("GET", "/api/v1/proofs?stauts=failed&limit=2&sort=asc")
     expectRefused("several unknown", several, "stauts")
     expect(several.json.error.details.map((d: { path: string }) => d.path)).toEqual(["stauts", "sort"])
+    // Names of Object.prototype's are parameters like any other: `__proto__` was dropped unseen, and the list answered unfiltered.
+    for (const name of ["__proto__", "constructor", "toString"]) {
+      expectRefused(`?${name}`, yield* call("GET", `/api/v1/proofs?${name}=x`), name)
+      expectRefused(`/keys?${name}`, yield* call("GET", `/api/v1/keys?${name}=x`), name)
+    }
 
     // A value outside a choice: one clause listing the allowed values, whole.
     const bogus = yield* call("GET", "/api/v1/proofs?status=bogus")

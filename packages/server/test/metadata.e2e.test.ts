@@ -157,7 +157,9 @@ const refusals = (database: (typeof STORES)[number][1]) =>
       ["a key with brackets", { "a[b]": "v" }, "metadata.a[b]"],
       ["a key with a space", { "a b": "v" }, "metadata.a b"],
       ["an empty key", { "": "v" }, "metadata."],
-      ["a NUL in a value", { note: "a\u0000b" }, "metadata.note"]
+      ["a NUL in a value", { note: "a\u0000b" }, "metadata.note"],
+      // No UTF-8 encodes it: Postgres refused it in its JSON column with a 503 (proofs, webhooks).
+      ["a lone surrogate in a value", { note: "a\ud800b" }, "metadata.note"]
     ]
     for (const [what, metadata, path] of cases) {
       expectRefused(`proof with ${what}`, yield* call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 1, b: 1 }, metadata }), path)
@@ -192,6 +194,75 @@ const refusals = (database: (typeof STORES)[number][1]) =>
     expect((yield* call("GET", "/api/v1/proofs")).json.total).toBe(1)
   })
 
+/**
+ * `__proto__` is a key like any other (the key rule allows it): JSON.parse makes it an own
+ * property, and every copy of metadata must keep it, not set a prototype. It was dropped from
+ * proofs, keys and webhooks (201/202 without it), and `metadata[__proto__]=x` switched the filter
+ * off (alone every proof matched; beside another pair only that pair held). `constructor` and
+ * `toString` are keys too, never Object.prototype's.
+ */
+const reservedNames = (database: (typeof STORES)[number][1]) =>
+  Effect.gen(function*() {
+    const { call } = yield* serverWithKey(database)
+    // Computed keys: `{ ["__proto__"]: v }` is an own property, as JSON.parse makes it.
+    const pairs = { ["__proto__"]: "p1", constructor: "c", toString: "t", order: "o1" }
+    const expectPairs = (what: string, metadata: unknown, expected: Record<string, string>) => {
+      expect(metadata, what).toEqual(expected)
+      expect(Object.keys(metadata as object).sort(), what).toEqual(Object.keys(expected).sort())
+    }
+
+    const created = yield* call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 3, b: 11 }, metadata: pairs })
+    expect(created.status).toBe(202)
+    expectPairs("proof, 202", created.json.metadata, pairs)
+    expectPairs("proof, GET", (yield* call("GET", `/api/v1/proofs/${created.json.proof_id}`)).json.metadata, pairs)
+    const other = yield* proof(call, { ["__proto__"]: "p2", order: "o1" })
+    const bare = yield* proof(call, { order: "o1" })
+
+    // A batch's pairs and an item's merge on the name too: the item's own wins.
+    const batch = yield* call("POST", "/api/v1/proofs/batch", {
+      metadata: { ["__proto__"]: "batch" },
+      proofs: [{ type: "multiplier", inputs: { a: 2, b: 3 } }, { type: "multiplier", inputs: { a: 2, b: 5 }, metadata: { ["__proto__"]: "item" } }]
+    })
+    expect(batch.status).toBe(202)
+    expectPairs("batch", batch.json.metadata, { ["__proto__"]: "batch" })
+    expect(batch.json.proofs.map((p: { metadata: Record<string, string> }) => Object.hasOwn(p.metadata, "__proto__") ? p.metadata["__proto__"] : undefined))
+      .toEqual(["batch", "item"])
+
+    // The filter holds every pair it is given, `__proto__` included, alone or with another.
+    const list = (query: string) => Effect.map(call("GET", `/api/v1/proofs?${query}`), (reply) => {
+      expect(reply.status, query).toBe(200)
+      return ids(reply)
+    })
+    expect(yield* list("metadata[__proto__]=p1")).toEqual([created.json.proof_id])
+    expect(yield* list("metadata[__proto__]=nothing")).toEqual([])
+    expect(yield* list("metadata[__proto__]=p2&metadata[order]=o1")).toEqual([other])
+    expect(yield* list("metadata[__proto__]=nothing&metadata[order]=o1")).toEqual([])
+    expect(yield* list("metadata[order]=o1&metadata[__proto__]=nothing")).toEqual([])
+    expect(yield* list("metadata[constructor]=c")).toEqual([created.json.proof_id])
+    expect(yield* list("metadata[constructor]=nothing")).toEqual([])
+    expect(yield* list("metadata[order]=o1")).toEqual([bare, other, created.json.proof_id])
+
+    // Keys: on create, on the list, on a roll's new key.
+    const key = yield* call("POST", "/api/v1/keys", { name: "reserved", metadata: pairs })
+    expect(key.status).toBe(201)
+    expectPairs("key, 201", key.json.metadata, pairs)
+    const keys = (yield* call("GET", "/api/v1/keys")).json.keys as Array<{ id: string; metadata: unknown }>
+    expectPairs("key, list", keys.find((k) => k.id === key.json.id)?.metadata, pairs)
+    expectPairs("key, roll", (yield* call("POST", `/api/v1/keys/${key.json.id}/roll`, {})).json.metadata, pairs)
+
+    // Webhooks: on create, GET, and an update sets and deletes it like any key.
+    const hook = yield* call("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["proof.completed"], metadata: pairs })
+    expect(hook.status).toBe(201)
+    expectPairs("webhook, 201", hook.json.metadata, pairs)
+    expectPairs("webhook, GET", (yield* call("GET", `/api/v1/webhooks/${hook.json.id}`)).json.metadata, pairs)
+    const set = yield* call("PATCH", `/api/v1/webhooks/${hook.json.id}`, { metadata: { ["__proto__"]: "p3", constructor: "" } })
+    expect(set.status).toBe(200)
+    expectPairs("webhook, PATCH", set.json.metadata, { ["__proto__"]: "p3", toString: "t", order: "o1" })
+    const deleted = yield* call("PATCH", `/api/v1/webhooks/${hook.json.id}`, { metadata: { ["__proto__"]: "" } })
+    expectPairs("webhook, PATCH deleting it", deleted.json.metadata, { toString: "t", order: "o1" })
+    expectPairs("webhook, list", (yield* call("GET", "/api/v1/webhooks")).json.webhooks[0].metadata, { toString: "t", order: "o1" })
+  })
+
 describe("metadata over a real port", () => {
   for (const [name, database] of STORES) {
     const run = name === "Postgres" ? describePostgres : describe
@@ -199,6 +270,7 @@ describe("metadata over a real port", () => {
       it.scopedLive(`${name}: round-trips on proofs, batches, keys and webhooks; a webhook update merges`, () => roundTrips(database), 60_000)
       it.scopedLive(`${name}: the proofs list filters by metadata[<key>]=<value>, with status and paging`, () => filters(database), 60_000)
       it.scopedLive(`${name}: each invalid metadata is a 400 naming the field, and nothing is stored`, () => refusals(database), 60_000)
+      it.scopedLive(`${name}: __proto__, constructor and toString are keys like any other, stored and filtered on`, () => reservedNames(database), 60_000)
     })
   }
 
@@ -221,10 +293,11 @@ describe("metadata over a real port", () => {
       expect(hook.status).toBe(201)
       const secret = hook.json.secret as string
 
-      const key = yield* call("POST", "/api/v1/keys", { name: "evented", metadata: { team: "t1" } })
+      // `__proto__` among them: events copy metadata, and a copy must keep it.
+      const key = yield* call("POST", "/api/v1/keys", { name: "evented", metadata: { team: "t1", ["__proto__"]: "k1" } })
       const rolled = yield* call("POST", `/api/v1/keys/${key.json.id}/roll`, { expires_in: 0 })
       expect((yield* call("DELETE", `/api/v1/keys/${rolled.json.id}`)).status).toBe(204)
-      const made = yield* call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 3, b: 11 }, metadata: { order: "o1" } })
+      const made = yield* call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 3, b: 11 }, metadata: { order: "o1", ["__proto__"]: "p1" } })
       const completed = yield* Effect.promise(async () => {
         for (let i = 0; i < 200; i++) {
           const reply = await client.send("GET", `/api/v1/proofs/${made.json.proof_id}`)
@@ -233,9 +306,10 @@ describe("metadata over a real port", () => {
         }
         throw new Error("the proof did not complete")
       })
-      expect(completed.metadata).toEqual({ order: "o1" })
+      expect(completed.metadata).toEqual({ order: "o1", ["__proto__"]: "p1" })
       const verified = yield* call("GET", `/api/v1/proofs/${made.json.proof_id}/verify`)
-      expect(verified.json).toMatchObject({ valid: true, metadata: { order: "o1" } })
+      expect(verified.json.valid).toBe(true)
+      expect(verified.json.metadata).toEqual({ order: "o1", ["__proto__"]: "p1" })
       const queued = yield* call("POST", "/api/v1/proofs", { type: "multiplier", inputs: { a: 1, b: 1 }, metadata: { order: "o2" } })
       // Canceled unless the worker was quicker; either way its event carries the metadata.
       yield* call("POST", `/api/v1/proofs/${queued.json.proof_id}/cancel`)
@@ -243,11 +317,11 @@ describe("metadata over a real port", () => {
       expect(tested.status).toBeLessThan(300)
 
       const expected: Record<string, unknown> = {
-        "key.created": { team: "t1" },
-        "key.rolled": { team: "t1" },
-        "key.revoked": { team: "t1" },
-        "proof.completed": { order: "o1" },
-        "proof.verified": { order: "o1" },
+        "key.created": { team: "t1", ["__proto__"]: "k1" },
+        "key.rolled": { team: "t1", ["__proto__"]: "k1" },
+        "key.revoked": { team: "t1", ["__proto__"]: "k1" },
+        "proof.completed": { order: "o1", ["__proto__"]: "p1" },
+        "proof.verified": { order: "o1", ["__proto__"]: "p1" },
         "webhook.test": { hook: "h1" }
       }
       // One delivery per event: key.created, key.rolled, key.revoked, two of each proof, webhook.test.

@@ -65,9 +65,12 @@ describe("a Noir program over a real port", () => {
         upload(server.baseUrl, token, "plonk", { "Nargo.toml": MANIFEST, "src/main.nr": MAIN }, {}, { proving_system: "plonk" }))
       expect([plonk.status, plonk.json.error.details[0].path]).toEqual([400, "proving_system"])
 
-      const sent = yield* Effect.promise(() => upload(server.baseUrl, token, "sum", { "Nargo.toml": MANIFEST, "src/main.nr": MAIN }))
+      const sent = yield* Effect.promise(() =>
+        upload(server.baseUrl, token, "sum", { "Nargo.toml": MANIFEST, "src/main.nr": MAIN }, {}, { metadata: JSON.stringify({ project: "noir" }) }))
       expect(sent.status).toBe(202)
       expect(sent.json).toMatchObject({ name: "sum", status: "compiling", proving_system: "ultra_honk", proving_systems: ["ultra_honk"] })
+      // Its metadata is kept, as any upload's (a Noir upload's was dropped).
+      expect(sent.json.metadata).toEqual({ project: "noir" })
       const broken = yield* Effect.promise(() =>
         upload(server.baseUrl, token, "broken", {
           "Nargo.toml": MANIFEST,

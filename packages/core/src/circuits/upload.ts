@@ -66,6 +66,35 @@ export const uploadPathProblem = (path: string): string | undefined => {
   return undefined
 }
 
+/**
+ * The paths of an upload that lie inside another of its paths, a file (`lib.circom/x.circom` beside
+ * `lib.circom`), each with why: no folder holds a file and a folder of one name, so such an upload
+ * cannot be laid out to build (it failed as an internal error when the build made its folders).
+ * The rule for every way in, as `uploadPathProblem` is.
+ */
+export const uploadPathConflicts = (paths: Iterable<string>): Array<{ readonly path: string; readonly message: string }> => {
+  const files = new Set(paths)
+  const conflicts: Array<{ readonly path: string; readonly message: string }> = []
+  for (const path of files) {
+    for (let at = path.indexOf("/"); at !== -1; at = path.indexOf("/", at + 1)) {
+      const folder = path.slice(0, at)
+      if (!files.has(folder)) continue
+      conflicts.push({ path, message: `the path ${JSON.stringify(path)} is inside ${JSON.stringify(folder)}, which is a file, not a folder` })
+      break
+    }
+  }
+  return conflicts
+}
+
+/** Every path's problem, then every conflict between paths, as details of `part`. */
+const pathDetails = (paths: ReadonlyArray<string>, part: string): Array<{ path: string; message: string }> => {
+  const details = paths.flatMap((path) => {
+    const problem = uploadPathProblem(path)
+    return problem === undefined ? [] : [{ path: part, message: problem }]
+  })
+  return details.length > 0 ? details : uploadPathConflicts(paths).map(({ message }) => ({ path: part, message }))
+}
+
 /** Why sample inputs are not a JSON object (a proof's `inputs`), or undefined. */
 const sampleInputsProblem = (bytes: Uint8Array): string | undefined => {
   let value: unknown
@@ -81,15 +110,13 @@ const sampleInputsProblem = (bytes: Uint8Array): string | undefined => {
 
 /**
  * Refuses an upload whose parts do not make a build input: every path acceptable
- * (`uploadPathProblem`) and the main file one of the uploaded files; sample inputs a JSON object.
+ * (`uploadPathProblem`), none inside another that is a file (`uploadPathConflicts`), and the main
+ * file one of the uploaded files; sample inputs a JSON object.
  */
 export const checkBuildInput = (source: UploadSource): Effect.Effect<void, InvalidRequest> => {
   if (source.kind === "noir_program") return Effect.void
   if (source.kind === "noir") {
-    const details = Object.keys(source.files).flatMap((path) => {
-      const problem = uploadPathProblem(path)
-      return problem === undefined ? [] : [{ path: "noir_sources", message: problem }]
-    })
+    const details = pathDetails(Object.keys(source.files), "noir_sources")
     if (details.length === 0 && !Object.hasOwn(source.files, "Nargo.toml")) {
       details.push({ path: "noir_sources", message: "a Noir upload needs its Nargo.toml (a part whose filename is Nargo.toml)" })
     }
@@ -102,10 +129,7 @@ export const checkBuildInput = (source: UploadSource): Effect.Effect<void, Inval
     const problem = source.sample_inputs === undefined ? undefined : sampleInputsProblem(source.sample_inputs)
     return problem === undefined ? Effect.void : Effect.fail(invalidRequest([{ path: "sample_inputs", message: problem }]))
   }
-  const details = Object.keys(source.files).flatMap((path) => {
-    const problem = uploadPathProblem(path)
-    return problem === undefined ? [] : [{ path: "sources", message: problem }]
-  })
+  const details = pathDetails(Object.keys(source.files), "sources")
   if (details.length === 0 && !Object.hasOwn(source.files, source.main)) {
     details.push({ path: "main", message: `the main file ${JSON.stringify(source.main)} is not among the uploaded files` })
   }

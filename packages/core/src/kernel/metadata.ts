@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Array as Arr, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { storedTextProblem } from "./text.js"
 
 /**
  * Metadata: an application's own key-value pairs on a record (proof, key, webhook, circuit; a
@@ -9,7 +10,11 @@ import { Schema } from "effect"
  * Keys hold letters, digits, `_`, `-`, `.` and `:` only: that keeps `[` and `]` out (a filter names
  * a key as `metadata[<key>]` in a query string) and keeps quotes, spaces and controls out of the
  * JSON paths and containment documents a store matches keys with. Values are any text a store
- * keeps (`StoredText`: no NUL).
+ * keeps (`storedTextProblem`: no NUL, no lone surrogate).
+ *
+ * Every key the rule allows is a key like any other, `__proto__` and `constructor` included, as
+ * Stripe keeps them: metadata is built without a prototype (`pairsFrom`), where an assignment of
+ * `__proto__` to a plain object would set its prototype and lose the pair.
  *
  * An empty value means "no such key" (Stripe's rule): on an update it deletes the key, at creation
  * the key is simply not stored, so a record never holds an empty value.
@@ -35,9 +40,14 @@ export const metadataKeyProblem = (key: string): string | undefined =>
 const valueProblem = (value: string): string | undefined =>
   value.length > MAX_METADATA_VALUE_LENGTH
     ? `metadata values must be at most ${MAX_METADATA_VALUE_LENGTH} characters`
-    : value.includes("\u0000")
-    ? "must not contain the NUL character (U+0000)"
-    : undefined
+    : storedTextProblem(value)
+
+/** Pairs without a prototype, so that every key, `__proto__` too, is an own property of the object made. */
+export const pairsFrom = <V>(entries: Iterable<readonly [string, V]>): Record<string, V> => {
+  const pairs: Record<string, V> = Object.create(null)
+  for (const [key, value] of entries) pairs[key] = value
+  return pairs
+}
 
 const tooMany = (count: number) => `metadata may hold at most ${MAX_METADATA_KEYS} keys, got ${count}`
 
@@ -57,8 +67,37 @@ const problems = (metadata: Metadata) => {
   return issues
 }
 
+const NOT_AN_OBJECT = "must be an object of string values"
+
+/**
+ * An object's own pairs, each value a string, copied without a prototype. Schema's `Record` builds
+ * its output with assignments to `{}`, which drop a key `__proto__` (JSON.parse makes it an own
+ * property): the pairs were decoded, stored and encoded without it, so this is declared instead.
+ */
+const ownPairs = (input: unknown, _options: AST.ParseOptions, ast: AST.Declaration) => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return ParseResult.fail(new ParseResult.Type(ast, input, NOT_AN_OBJECT))
+  }
+  const issues: Array<ParseResult.ParseIssue> = []
+  const pairs: Record<string, string> = Object.create(null)
+  for (const key of Object.keys(input)) {
+    const value = (input as Record<string, unknown>)[key]
+    if (typeof value === "string") pairs[key] = value
+    else issues.push(new ParseResult.Pointer(key, input, new ParseResult.Type(AST.stringKeyword, value)))
+  }
+  return Arr.isNonEmptyArray(issues) ? ParseResult.fail(new ParseResult.Composite(ast, input, issues)) : ParseResult.succeed(pairs as Metadata)
+}
+
+/** A string-valued object as its own pairs (`ownPairs`), both ways: what metadata and its filter are made of. */
+const StringPairs = Schema.declare([], { decode: () => ownPairs, encode: () => ownPairs }, {
+  jsonSchema: { type: "object", required: [], properties: {}, additionalProperties: { type: "string" } },
+  arbitrary: () => (fc) =>
+    fc.dictionary(fc.stringMatching(/^[A-Za-z0-9_.:-]{1,40}$/), fc.string({ maxLength: 20 }), { maxKeys: 5, noNullPrototype: false })
+      .map((pairs) => pairsFrom(Object.entries(pairs)) as Metadata)
+})
+
 /** An object of string values within the limits: what a request may carry and a record holds. */
-const MetadataObject = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+const MetadataObject = StringPairs.pipe(
   Schema.filter((metadata) => {
     const issues = problems(metadata)
     return issues.length === 0 ? undefined : issues
@@ -78,7 +117,8 @@ const MetadataObject = Schema.Record({ key: Schema.String, value: Schema.String 
 export const MetadataInput = MetadataObject.annotations({
   identifier: "MetadataInput",
   description: `Your own key-value pairs: at most ${MAX_METADATA_KEYS} keys of at most ${MAX_METADATA_KEY_LENGTH} characters ` +
-    `(letters, digits, '_', '-', '.', ':'), each value a string of at most ${MAX_METADATA_VALUE_LENGTH} characters. An empty ` +
+    `(letters, digits, '_', '-', '.', ':'; any such key, \`__proto__\` included), each value a string of at most ` +
+    `${MAX_METADATA_VALUE_LENGTH} characters (no NUL or lone surrogate). An empty ` +
     "value stores nothing (on an update, it deletes the key). Returned on the record and in every event about it"
 })
 
@@ -92,12 +132,8 @@ export const MetadataField = MetadataObject.annotations({
 })
 
 /** What a create stores: the pairs with a value (an empty value means no such key); `{}` for none. */
-export const metadataOf = (input: Metadata | undefined): Metadata => {
-  if (input === undefined) return {}
-  const kept: Record<string, string> = {}
-  for (const [key, value] of Object.entries(input)) if (value !== "") kept[key] = value
-  return kept
-}
+export const metadataOf = (input: Metadata | undefined): Metadata =>
+  pairsFrom(Object.entries(input ?? {}).filter(([, value]) => value !== ""))
 
 /**
  * An update's metadata as storage lays it over the stored pairs, in the update's own write (so two
@@ -108,7 +144,7 @@ export type MetadataPatch = Readonly<Record<string, string | null>>
 
 /** An update's `metadata` (Stripe's rule: `""` deletes the key) → the patch storage applies. */
 export const metadataPatchOf = (update: Metadata): MetadataPatch =>
-  Object.fromEntries(Object.entries(update).map(([key, value]) => [key, value === "" ? null : value]))
+  pairsFrom(Object.entries(update).map(([key, value]) => [key, value === "" ? null : value]))
 
 /** The count's problem of merged metadata, or none: checked after the merge, which is then undone if it fails. */
 export const metadataCountProblem = (metadata: Metadata): string | undefined => {
@@ -120,7 +156,7 @@ export const metadataCountProblem = (metadata: Metadata): string | undefined => 
  * A list's metadata filter (`?metadata[order]=123`): exact matches, every pair must hold. Keys follow
  * the same rule as stored keys (a key no record can hold would match nothing, so it is refused).
  */
-export const MetadataFilter = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+export const MetadataFilter = StringPairs.pipe(
   Schema.filter((filter) => {
     const issues = Object.entries(filter).flatMap(([key, value]) => {
       const problem = metadataKeyProblem(key) ??

@@ -1,6 +1,6 @@
 import { ParseResult, Schema } from "effect"
 import { AccountId, BatchId, type CircuitId, ProofId } from "../kernel/ids.js"
-import { type Metadata, MetadataField, MetadataFilter, MetadataInput } from "../kernel/metadata.js"
+import { type Metadata, MetadataField, MetadataFilter, MetadataInput, pairsFrom } from "../kernel/metadata.js"
 import { pageQuery } from "../kernel/paging.js"
 import { ProvingSystem } from "../kernel/provingSystem.js"
 import { millisFromTimestamp, Timestamp, timestampFromMillis } from "../kernel/time.js"
@@ -123,14 +123,17 @@ export type CreateProofBatchInput = typeof CreateProofBatchInput.Type
  */
 export const MetadataFilterParam = Schema.TemplateLiteral("metadata[", Schema.String, "]")
 
-/** The metadata filter of a decoded listing query: `metadata[order]=1` → `{order: "1"}`. */
+/**
+ * The metadata filter of a decoded listing query: `metadata[order]=1` → `{order: "1"}`, every pair
+ * kept (`metadata[__proto__]=x` too: a filter that lost a pair would match more than asked).
+ */
 export const metadataFilterOf = (query: Readonly<Record<string, unknown>>): Metadata | undefined => {
-  let filter: Record<string, string> | undefined
-  for (const name in query) {
+  const pairs: Array<readonly [string, string]> = []
+  for (const name of Object.keys(query)) {
     const value = query[name]
-    if (name.startsWith("metadata[") && name.endsWith("]") && typeof value === "string") (filter ??= {})[name.slice(9, -1)] = value
+    if (name.startsWith("metadata[") && name.endsWith("]") && typeof value === "string") pairs.push([name.slice(9, -1), value])
   }
-  return filter
+  return pairs.length === 0 ? undefined : pairsFrom(pairs)
 }
 
 /**

@@ -121,7 +121,8 @@ export const InvalidRequestWire = wire(
   InvalidRequest,
   "invalid_request",
   400,
-  "The request is malformed or fails validation; `details` names each field",
+  "The request is malformed or fails validation (a string anywhere in a body, keys included, holding a NUL or a " +
+    "lone surrogate, which no store keeps, among them); `details` names each field",
   { fromWire: (e) => ({ message: e.message, ...(e.details === undefined ? {} : { details: e.details }) }) }
 )
 export const InvalidWebhookUrlWire = wire(InvalidWebhookUrl, "invalid_webhook_url", 400, "The webhook URL is not a public HTTPS endpoint")

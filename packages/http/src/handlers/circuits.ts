@@ -53,6 +53,14 @@ const pathProblem = (filename: string | undefined): string | undefined =>
 
 const refuse = (message: string, details: ReadonlyArray<ErrorDetail>) => Effect.fail(new InvalidRequest({ message, details }))
 
+/** The upload's fields besides its files: one place for every kind of upload, so none of them loses a field. */
+const fieldsOf = (upload: Upload) => ({
+  name: upload.name,
+  ...(upload.description === undefined ? {} : { description: upload.description }),
+  ...(upload.metadata === undefined ? {} : { metadata: upload.metadata }),
+  ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
+})
+
 /** The parts an archive stands in for, besides `main`, which names the main file in it. */
 const NOT_WITH_ARCHIVE = ["sources", ...NOIR_PARTS, ...PREBUILT_PARTS] as const
 
@@ -75,15 +83,9 @@ const archiveInputOf = (upload: Upload, archive: UploadedFile, limits: ArchiveLi
       { path: "main", message: "with archive, a text field (no filename) naming the main file's path inside the archive" }
     ])
   }
-  const fields = {
-    name: upload.name,
-    ...(upload.description === undefined ? {} : { description: upload.description }),
-    ...(upload.metadata === undefined ? {} : { metadata: upload.metadata }),
-    ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
-  }
   return readArchive(archive.bytes, limits).pipe(
     Effect.flatMap((files) => archiveSource(files, main)),
-    Effect.map((source) => ({ ...fields, source }))
+    Effect.map((source) => ({ ...fieldsOf(upload), source }))
   )
 }
 
@@ -119,12 +121,7 @@ export const buildInputOf = (upload: Upload, limits: ArchiveLimits): Effect.Effe
     const [accepts, accepted] = ACCEPTED[part]
     if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })
   }
-  const fields = {
-    name: upload.name,
-    ...(upload.description === undefined ? {} : { description: upload.description }),
-    ...(upload.metadata === undefined ? {} : { metadata: upload.metadata }),
-    ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
-  }
+  const fields = fieldsOf(upload)
   if (circom.length > 0) {
     const main = upload.main
     if (main === undefined) details.push({ path: "main", message: "missing: the main circom file, which the sources are included from" })
@@ -184,11 +181,7 @@ const noirInputOf = (
   }
   const details: Array<ErrorDetail> = []
   // proving_system goes on to the core, which refuses anything but ultra_honk for a Noir program.
-  const fields = {
-    name: upload.name,
-    ...(upload.description === undefined ? {} : { description: upload.description }),
-    ...(upload.proving_system === undefined ? {} : { proving_system: upload.proving_system })
-  }
+  const fields = fieldsOf(upload)
   const typed = (part: (typeof NOIR_PARTS)[number], path: string, file: UploadedFile) => {
     const [accepts, accepted] = ACCEPTED[part]
     if (!accepts(file.contentType)) details.push({ path, message: `must be sent as ${accepted}, not ${file.contentType}` })

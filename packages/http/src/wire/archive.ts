@@ -1,5 +1,6 @@
-import { type ErrorDetail, InvalidRequest, uploadPathProblem } from "@mzk/core"
+import { type ErrorDetail, InvalidRequest, uploadPathConflicts, uploadPathProblem } from "@mzk/core"
 import { Effect } from "effect"
+import { isUtf8 } from "node:buffer"
 import type { Readable } from "node:stream"
 import { crc32, createGunzip } from "node:zlib"
 import { Parser as TarParser, type ReadEntry } from "tar"
@@ -74,8 +75,11 @@ const makeCollector = (limits: ArchiveLimits) => {
   return {
     files,
     problems,
-    /** Whether the entry's bytes are wanted: a regular file under an acceptable, new path. */
-    admit: (raw: string, kind: EntryKind): string | undefined => {
+    /**
+     * Whether the entry's bytes are wanted: a regular file under an acceptable, new path, whose
+     * name was read as the archive holds it (`nameProblem` says why not, naming it as it was read).
+     */
+    admit: (raw: string, kind: EntryKind, nameProblem?: string): string | undefined => {
       // `tar czf x.tgz .` writes every path as ./path: the same file, so the prefix is dropped.
       const path = raw.replace(/^(?:\.\/)+/, "")
       if (kind === "folder") {
@@ -95,7 +99,7 @@ const makeCollector = (limits: ArchiveLimits) => {
         problems.push(entryDetail(raw, `a ${kind}; an archive may hold only regular files and folders`))
         return undefined
       }
-      const problem = uploadPathProblem(path)
+      const problem = nameProblem ?? uploadPathProblem(path)
       if (problem !== undefined) {
         problems.push(entryDetail(raw, problem))
         return undefined
@@ -154,6 +158,28 @@ const UNIX_KINDS: ReadonlyMap<number, EntryKind> = new Map([
 const UNIX_HOSTS: ReadonlySet<number> = new Set([3, 19])
 const DOS_DIRECTORY = 0x10
 
+/**
+ * A name is refused rather than kept changed: yauzl and node-tar read bytes that are not UTF-8
+ * where UTF-8 is declared as U+FFFD, so the file would be stored under another name than the
+ * archive's, and an include naming it would not find it.
+ */
+const NOT_UTF8 = "its name is not valid UTF-8"
+
+const UNICODE_PATH_FIELD = 0x7075
+
+/**
+ * Why a zip entry's name cannot be read as it is, or undefined: the bytes it declares UTF-8 (the
+ * Info-ZIP Unicode Path field, where yauzl reads the name from it: version 1, the CRC-32 of the
+ * name; else the name itself, flagged UTF-8) are not.
+ */
+const zipNameProblem = (entry: yauzl.Entry): string | undefined => {
+  const unicode = entry.extraFields.find((field) =>
+    field.id === UNICODE_PATH_FIELD && field.data.length >= 6 && field.data[0] === 1 && field.data.readUInt32LE(1) === crc32(entry.fileNameRaw)
+  )
+  const declared = unicode?.data.subarray(5) ?? ((entry.generalPurposeBitFlag & 0x800) !== 0 ? entry.fileNameRaw : undefined)
+  return declared !== undefined && !isUtf8(declared) ? NOT_UTF8 : undefined
+}
+
 const zipKind = (entry: yauzl.Entry, name: string): EntryKind => {
   const mode = (entry.externalFileAttributes >>> 16) & S_IFMT
   if (UNIX_HOSTS.has(entry.versionMadeBy >>> 8) && mode !== 0) return UNIX_KINDS.get(mode) ?? "unsupported entry"
@@ -198,7 +224,7 @@ const readZip = async (bytes: Uint8Array, limits: ArchiveLimits, collect: Collec
       // Names are UTF-8 where the entry says so (or has the Info-ZIP Unicode path field), else CP437;
       // a backslash stays one, so the path rules refuse it as they refuse it in a part's filename.
       const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true)
-      const path = collect.admit(name, zipKind(entry, name))
+      const path = collect.admit(name, zipKind(entry, name), zipNameProblem(entry))
       if (path === undefined) continue
       if (entry.isEncrypted()) {
         collect.problems.push(entryDetail(name, "encrypted; send it unencrypted"))
@@ -236,6 +262,18 @@ const TAR_KINDS: Partial<Record<ReadEntry["type"], EntryKind>> = {
   FIFO: "device or pipe"
 }
 
+/**
+ * The name a pax record (`<length> path=<name>`) or a GNU long-name record (the name, then NULs)
+ * gives the next entry, where node-tar would not read it as it is: one holding a NUL it cuts there
+ * (`lib/a\0b.circom` would be stored as `lib/a`), and a pax record whose bytes are not UTF-8 it
+ * drops (their length no longer adds up once read with U+FFFD), taking the header's name instead.
+ * That whole name goes to the upload's rules, which refuse it; otherwise undefined.
+ */
+const unreadName = (meta: string): string | undefined => {
+  const name = /^\d+ [^=\n]+=/.test(meta) ? /(?:^|\n)\d+ path=([^\n]*)/.exec(meta)?.[1] : meta.replace(/\0+$/, "")
+  return name !== undefined && /[\0\ufffd]/.test(name) ? name : undefined
+}
+
 /** A tar's headers, long-name and pax records and padding, beyond its files' bytes: at most this much per entry. */
 const TAR_FRAMING_PER_ENTRY = 4096
 /** A pax record (long names, times) larger than this is no source tree's. */
@@ -261,6 +299,8 @@ const readTarGz = (bytes: Uint8Array, limits: ArchiveLimits, collect: Collector)
       reject(error instanceof Stop ? error : new Stop(corrupt(error instanceof Error ? error.message : String(error))))
     }
     const reading: Array<Promise<void>> = []
+    // The next entry's whole name, where node-tar would not read its pax or long-name record as it is (`unreadName`).
+    let wholeName: string | undefined
     const parser = new TarParser({
       strict: true,
       // The input is the tar itself: no second decompression by sniffing.
@@ -268,10 +308,13 @@ const readTarGz = (bytes: Uint8Array, limits: ArchiveLimits, collect: Collector)
       zstd: false,
       maxMetaEntrySize: TAR_MAX_META_BYTES,
       onReadEntry: (entry) => {
+        const name = wholeName ?? entry.path
+        wholeName = undefined
         if (failed) return void entry.resume()
         let path: string | undefined
         try {
-          path = collect.admit(entry.path, TAR_KINDS[entry.type] ?? "unsupported entry")
+          // node-tar reads names as UTF-8, with U+FFFD for bytes that are not: such a name is not the archive's.
+          path = collect.admit(name, TAR_KINDS[entry.type] ?? "unsupported entry", name.includes("\ufffd") ? NOT_UTF8 : undefined)
         } catch (stop) {
           entry.resume()
           return fail(stop)
@@ -295,6 +338,10 @@ const readTarGz = (bytes: Uint8Array, limits: ArchiveLimits, collect: Collector)
           })
         }))
       }
+    })
+    // Emitted before the entry the record describes, in the order of the archive.
+    parser.on("meta", (meta: string) => {
+      wholeName = unreadName(meta)
     })
     parser.on("ignoredEntry", (entry: ReadEntry) => {
       if (entry.meta) fail(new Stop(corrupt(`a pax or long-name record of ${entry.size} bytes (at most ${TAR_MAX_META_BYTES})`)))
@@ -331,7 +378,9 @@ const tarMessage = (error: Error) => {
  * The regular files of an uploaded archive, or 400 `invalid_request` naming `archive` (and each
  * entry at fault): not a zip or a gzip'd tar, corrupt, more files or folders than `maxFiles`, more
  * than `maxBytes` uncompressed (stopped while decompressing), or entries that are links, devices,
- * duplicates or paths the upload's rules refuse (all of these named at once). Folders are skipped.
+ * duplicates, names that cannot be read as the archive holds them (not UTF-8 where it is declared,
+ * a NUL), paths the upload's rules refuse, or a path inside another that is a file (all of these
+ * named at once). Folders are skipped.
  */
 export const readArchive = (bytes: Uint8Array, limits: ArchiveLimits): Effect.Effect<ArchiveFiles, InvalidRequest> =>
   Effect.suspend(() => {
@@ -346,6 +395,8 @@ export const readArchive = (bytes: Uint8Array, limits: ArchiveLimits): Effect.Ef
       try: () => (format === "zip" ? readZip(bytes, limits, collect) : readTarGz(bytes, limits, collect)),
       catch: (error) => (error instanceof Stop ? error.refused : corrupt(error instanceof Error ? error.message : String(error)))
     }).pipe(Effect.flatMap(() => {
+      // The upload's rule between paths (the core checks it again, for every way in), named by entry here.
+      for (const { path, message } of uploadPathConflicts(Object.keys(collect.files))) collect.problems.push(entryDetail(path, message))
       if (collect.problems.length > 0) return Effect.fail(refusal("The archive holds entries an upload cannot", collect.problems))
       if (Object.keys(collect.files).length === 0) {
         return Effect.fail(refusal("The archive holds no files", [{ path: PART, message: "no regular files in it" }]))

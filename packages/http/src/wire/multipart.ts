@@ -1,4 +1,4 @@
-import { type ErrorDetail, InvalidRequest, type StagedArtifact, type StorageError } from "@mzk/core"
+import { type ErrorDetail, invalidRequest, InvalidRequest, type StagedArtifact, type StorageError, storedTextProblem } from "@mzk/core"
 import busboy from "busboy"
 import { Effect, Exit } from "effect"
 import type { Readable } from "node:stream"
@@ -125,6 +125,9 @@ export const makeFormParser = (contentType: string, spec: FormSpec, stage?: Stag
     if (info.mimeType !== "text/plain") {
       return fail(refusal("A form field must be text/plain", [{ path: name, message: `a text field, not ${info.mimeType}` }]))
     }
+    // As every string of a JSON body: text no store keeps is refused whatever the field.
+    const unstorable = storedTextProblem(value)
+    if (unstorable !== undefined) return fail(invalidRequest([{ path: name, message: unstorable }]))
     add(name, value)
   })
   parser.on("file", (name, stream, info) => {

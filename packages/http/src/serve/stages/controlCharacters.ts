@@ -5,7 +5,8 @@ import type { EndpointEnv } from "./endpoint.js"
 
 /** Query string → record, a repeated key as an array of its values (as the platform's UrlParams). */
 const queryParams = (search: string) => {
-  const out: Record<string, string | Array<string>> = {}
+  // Without a prototype, `?__proto__=x` is a parameter like any other (refused as unknown), not a prototype.
+  const out: Record<string, string | Array<string>> = Object.create(null)
   for (const [key, value] of new URLSearchParams(search)) {
     const seen = out[key]
     out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]

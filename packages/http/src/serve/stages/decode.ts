@@ -1,4 +1,4 @@
-import { type Circuits, InvalidRequest, type StorageError } from "@mzk/core"
+import { type Circuits, invalidRequest, InvalidRequest, type StorageError, unstorableTextIn } from "@mzk/core"
 import { Effect, Exit, Runtime, Scope, Stream } from "effect"
 import { type PayloadTooLarge, UploadTooLarge } from "../../api/errors.js"
 import { header, type MzkRequest } from "../../wire/message.js"
@@ -10,11 +10,25 @@ import type { EndpointEnv } from "./endpoint.js"
 
 const notJson = () => new InvalidRequest({ message: "The request body is not valid JSON" })
 
-/** The body as JSON, and its text (what an idempotency key's fingerprint covers). */
+/**
+ * A body text can hold a NUL or a lone surrogate only as a `\u` escape (a raw NUL is not JSON, and
+ * the text was decoded from UTF-8, which has no surrogates): without one, nothing is walked.
+ */
+const MAY_HOLD_UNSTORABLE = /\\u(?:0000|d[89a-f])/i
+
+/**
+ * The body as JSON, and its text (what an idempotency key's fingerprint covers). A string no store
+ * keeps (a NUL, a lone surrogate), anywhere in it, keys included, is a 400 naming each, whatever
+ * the field: Postgres refused one in a field that is only looked up (a proof's `type`) with a 503.
+ */
 const readJson = (request: MzkRequest) =>
   request.body.pipe(
     Effect.mapError((error) => (error._tag === "BodyTooLarge" ? tooLarge() : notJson())),
-    Effect.flatMap((text) => Effect.try({ try: () => [JSON.parse(text) as unknown, text] as const, catch: notJson }))
+    Effect.flatMap((text) => Effect.try({ try: () => [JSON.parse(text) as unknown, text] as const, catch: notJson })),
+    Effect.flatMap((read) => {
+      const refused = MAY_HOLD_UNSTORABLE.test(read[1]) ? unstorableTextIn(read[0]) : []
+      return refused.length === 0 ? Effect.succeed(read) : Effect.fail(invalidRequest(refused))
+    })
   )
 
 const MIB = 1024 * 1024
