@@ -2,7 +2,7 @@ import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -40,6 +40,8 @@ const cliVerifies = (system: string, vkey: unknown, proof: unknown, signals: Rea
     return /OK!|PROOF VERIFIED SUCCESSFULLY/.test(execFileSync(snarkjsCli, [system, "verify", "vk.json", "public.json", "proof.json"], { cwd: dir, encoding: "utf8", stdio: "pipe" }))
   } catch {
     return false
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
