@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url"
 import solc from "solc"
 import * as snarkjs from "snarkjs"
 import { makeCircuitCompiler } from "../src/builder/compiler.js"
-import { MUL_SOURCE } from "./fixtures/mulSource.js"
+import { MUL_SOURCE, SUM_TIMES_SOURCE } from "./fixtures/mulSource.js"
 
 // PLONK and FFLONK circuits end to end below the HTTP API: set up by the CircuitCompiler from a
 // development ptau alone, proved with snarkjs, checked by the snarkjs command line (another
@@ -131,25 +131,13 @@ describe.each<SetupSystem>(["plonk", "fflonk"])("%s", (system) => {
   }, 120_000)
 })
 
-// A gate whose inputs are sums: snarkjs's PLONK and FFLONK setups add a wire for each sum, which
-// their zkeys count among the circuit's wires; the witness (what the wasm computes) has none.
-const ADDITIONS_SOURCE = `pragma circom 2.1.0;
-template SumTimes() {
-  signal input a;
-  signal input b;
-  signal input d;
-  signal output c;
-  c <== (a + b) * d;
-}
-component main = SumTimes();
-`
-
+// A gate whose inputs are sums: snarkjs's setups count a wire per sum that the witness does not have.
 describe.each<SetupSystem>(["plonk", "fflonk"])("%s, a circuit whose gates take sums (wires the setup adds)", (system) => {
   it("its zkey, wasm and sym uploaded prebuilt, with and without the r1cs, are recognised and prove", async () => {
     const built = await Effect.runPromise(compiler().build({
       kind: "circom",
       main: "sum.circom",
-      files: { "sum.circom": new TextEncoder().encode(ADDITIONS_SOURCE) },
+      files: { "sum.circom": new TextEncoder().encode(SUM_TIMES_SOURCE) },
       proving_system: system
     }))
     for (const r1cs of [null, built.r1cs]) {

@@ -3,6 +3,7 @@ import { makeHttpClient } from "@mzk/testkit"
 import { Effect, Redacted, type Scope } from "effect"
 import { freshDatabaseUrl } from "@mzk/adapters-postgres/testing"
 import type { DatabaseTarget } from "../src/database.js"
+import type { ServeOptions } from "../src/mzk.js"
 import { startServer } from "./realServer.js"
 
 export { describePostgres } from "@mzk/adapters-postgres/testing"
@@ -19,10 +20,10 @@ export interface Reply {
   readonly json: any
 }
 
-/** mzk on `database` over a real port, with one account and its key; `call` sends JSON with that key. */
-export const serverWithKey = (database: Effect.Effect<DatabaseTarget, unknown, Scope.Scope>) =>
+/** mzk on `database` over a real port (`options` over the defaults), with one account and its key; `call` sends JSON with that key. */
+export const serverWithKey = (database: Effect.Effect<DatabaseTarget, unknown, Scope.Scope>, options: Partial<ServeOptions> = {}) =>
   Effect.gen(function*() {
-    const { baseUrl, context } = yield* startServer({ database: yield* database, allowInsecureWebhooks: true })
+    const { baseUrl, context } = yield* startServer({ database: yield* database, allowInsecureWebhooks: true, ...options })
     const key = yield* Effect.gen(function*() {
       const account = yield* (yield* Accounts).create({ name: "Stores" })
       return Redacted.value((yield* (yield* ApiKeys).create(account.id, { name: "k" })).secret)

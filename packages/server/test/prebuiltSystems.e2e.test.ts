@@ -11,28 +11,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe } from "vitest"
+import { SUM_TIMES_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
 import { makeTestPtau, universalSetup, type UniversalSystem } from "../../../circuits/test/fixtures/universal.js"
 import type { DatabaseTarget } from "../src/database.js"
 import { describePostgres, STORES } from "./bothStores.js"
 import { compileCircom, type CompiledCircuit, serverWithAccount, settle } from "./circuits.js"
 
-const SOURCE = `pragma circom 2.1.0;
-template SumTimes() {
-  signal input a;
-  signal input b;
-  signal input d;
-  signal output c;
-  c <== (a + b) * d;
-}
-component main = SumTimes();
-`
 
 let work: string
 let compiled: CompiledCircuit
 const zkeys = {} as Record<UniversalSystem, Uint8Array>
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mzk-prebuilt-systems-"))
-  writeFileSync(join(work, "sum_times.circom"), SOURCE)
+  writeFileSync(join(work, "sum_times.circom"), SUM_TIMES_SOURCE)
   compiled = await Effect.runPromise(Effect.scoped(Effect.map(compileCircom(join(work, "sum_times.circom")), (c) => {
     // The compile's folder goes with its scope: keep the r1cs for the setups.
     writeFileSync(join(work, "sum_times.r1cs"), c.r1cs)

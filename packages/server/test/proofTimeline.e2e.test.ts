@@ -1,10 +1,8 @@
 import { expect, it } from "@effect/vitest"
-import { type AccountId, Accounts, ApiKeys } from "@mzk/core"
-import { eventually, FakeProver, makeHttpClient } from "@mzk/testkit"
-import { Effect, Redacted } from "effect"
+import { eventually, FakeProver } from "@mzk/testkit"
+import { Effect } from "effect"
 import { describe } from "vitest"
-import { type Reply, STORES } from "./bothStores.js"
-import { startServer } from "./realServer.js"
+import { serverWithKey, STORES } from "./bothStores.js"
 
 /**
  * The proof record's timeline over a real port, on SQLite and on Postgres: `duration_ms` is
@@ -27,24 +25,13 @@ const span = (p: { started_at: string; finished_at: string }) => Date.parse(p.fi
 describe.each(STORES)("the proof timeline on %s", (_name, database) => {
   it.scopedLive("duration_ms = finished_at − started_at exactly; completed_at only when completed; a proof claimed past its deadline never started", () =>
     Effect.gen(function*() {
-      const { baseUrl, context } = yield* startServer({
-        database: yield* database,
+      const { call } = yield* serverWithKey(database, {
         workers: true,
         prover: FakeProver({ capacity: 4, duration: ({ inputs }) => (inputs.b === "7" ? "1 hour" : "30 millis") }),
         limits: { maxRunningProofsPerAccount: 1 },
         // The deadline sweep runs at start and then hourly: the worker's claim reaches the late proof first.
         proofs: { pollIntervalMs: 3_600_000 }
       })
-      const key = yield* Effect.gen(function*() {
-        const account = (yield* (yield* Accounts).create({ name: "Timeline" })).id as AccountId
-        return Redacted.value((yield* (yield* ApiKeys).create(account, { name: "all" })).secret)
-      }).pipe(Effect.provide(context))
-      const client = makeHttpClient(baseUrl, { token: key })
-      const call = (method: string, path: string, body?: unknown) =>
-        Effect.promise(async (): Promise<Reply> => {
-          const reply = await client.send(method, path, { body })
-          return { status: reply.status, requestId: reply.headers.get("request-id"), json: reply.json }
-        })
       const get = (id: string) => Effect.map(call("GET", `/api/v1/proofs/${id}`), (reply) => reply.json)
       const settled = (id: string) =>
         until(`proof ${id} settled`, () => Effect.map(get(id), (p) => (p.status === "completed" || p.status === "failed" ? p : undefined)))
