@@ -84,7 +84,7 @@ describe("compiling an API for the dispatcher", () => {
       "audit.list": ["audit:read", "-"],
       "usage.get": ["proofs:read", "-"],
       "verifications.create": ["proofs:verify", "metered"],
-      "verificationKeys.create": ["proofs:verify", "-"],
+      "verificationKeys.create": ["proofs:verify", "metered"],
       "verificationKeys.list": ["proofs:verify", "-"],
       "verificationKeys.get": ["proofs:verify", "-"],
       "verificationKeys.remove": ["proofs:verify", "-"]
