@@ -478,9 +478,13 @@ export const createClient = (options: ClientOptions) => {
       create: (input: CreateVerificationInput) => metered<Verification>(verifications.create, { json: input })
     },
     verificationKeys: {
-      /** Registers a key once (checked as a verification checks it), to name by id in `verifications.create`. */
+      /**
+       * Registers a key once (checked as a verification checks it), to name by id in
+       * `verifications.create`. Metered as a proof request; an account holds at most 50 (409
+       * `verification_key_limit_reached`).
+       */
       create: (input: CreateVerificationKeyInput, create: CreateOptions = {}) =>
-        json<VerificationKey>(verificationKeys.create, { json: input, ...create }),
+        metered<VerificationKey>(verificationKeys.create, { json: input, ...create }),
       /** Registered keys, newest first; a Promise of one page, and `for await` over every key. */
       list: (query: PageQuery = {}): PagedList<VerificationKeyList, VerificationKey> =>
         paged((q) => json<VerificationKeyList>(verificationKeys.list, { query: page(q) }), query, (p) => p.verification_keys, byId),

@@ -65,7 +65,7 @@ export const ENDPOINTS = {
     create: { method: "POST", path: "/verifications", metered: true }
   },
   verificationKeys: {
-    create: { method: "POST", path: "/verification-keys" },
+    create: { method: "POST", path: "/verification-keys", metered: true },
     list: { method: "GET", path: "/verification-keys" },
     get: { method: "GET", path: "/verification-keys/:id" },
     remove: { method: "DELETE", path: "/verification-keys/:id" }

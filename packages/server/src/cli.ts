@@ -227,10 +227,17 @@ const main = Effect.gen(function*() {
   })
 )
 
+// `serve` and `worker` log to stdout, the stream a service manager collects; a one-shot command's
+// stdout is its answer (`--json` output a script parses), so its log lines go to stderr.
+const LONG_RUNNING = new Set(["serve", "worker"])
+const logger = LONG_RUNNING.has(commandPath(Either.isRight(globals) ? globals.right.rest : args))
+  ? mzkLogger()
+  : Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger))
+
 main.pipe(
   Effect.provide(NodeContext.layer),
   Effect.provide(CliConfig.defaultLayer),
-  Effect.provide(mzkLogger()),
+  Effect.provide(logger),
   NodeRuntime.runMain({
     disablePrettyLogger: true,
     disableErrorReporting: true,
