@@ -8,9 +8,9 @@
 // that does not apply says why in NOT_APPLICABLE; the test prints the whole table with each cell's
 // result, then asserts that every applicable cell passed.
 //
-// The circom circuits have no constant terms, so their PLONK keys have Qc at the point at infinity
-// (asserted), and the prebuilt ones are snarkjs's own setups of a gate that takes a sum (a wire
-// PLONK's setup adds and the wasm does not compute): each was once refused somewhere in this matrix.
+// The uploaded circom circuits have no constant terms, so their PLONK keys have Qc at the point at
+// infinity (asserted), and the prebuilt ones are snarkjs's own setups of a gate that takes a sum (a
+// wire the setup adds and the wasm does not compute): keys some ways out used to refuse.
 import { compileNoir, writeDevelopmentCrs } from "@mzk/circuits"
 import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
@@ -151,20 +151,22 @@ const form = (name: string, fields: Record<string, string>, files: ReadonlyArray
   return body
 }
 
-/** The circuit's record once it left `compiling`, asserted ready for `system`; its key, Qc checked for PLONK when `noConstants`. */
-const ready = async (api: UploadingClient, name: string, system: System, noConstants: boolean) => {
+/**
+ * The circuit's record once it left `compiling`, asserted ready for `system`, and its key. Every
+ * circuit the matrix uploads lacks constant terms: a PLONK key's Qc is asserted at infinity.
+ */
+const ready = async (api: UploadingClient, name: string, system: System) => {
   const circuit = await settle(api, `/api/v1/circuits/${name}`, (c) => c.status !== "compiling", 400_000, POLL_MS)
   expect(circuit, JSON.stringify(circuit.error)).toMatchObject({ status: "ready", proving_system: system })
-  if (system === "plonk" && noConstants) expect(circuit.verification_key.Qc).toEqual(INFINITY_G1)
-  return { key: circuit.verification_key as Record<string, any>, note: system === "plonk" && noConstants ? "Qc ∞" : undefined }
+  if (system === "plonk") expect(circuit.verification_key.Qc).toEqual(INFINITY_G1)
+  return { key: circuit.verification_key as Record<string, any>, ...(system === "plonk" ? { note: "Qc ∞" } : {}) }
 }
 
-const uploaded = async (api: UploadingClient, name: string, system: System, body: FormData, noConstants = true) => {
+const uploaded = async (api: UploadingClient, name: string, system: System, body: FormData) => {
   const created = await api.upload(body)
   expect(created.status, JSON.stringify(created.json)).toBe(202)
   expect(created.json.proving_system).toBe(system)
-  const { key, note } = await ready(api, name, system, noConstants)
-  return { api, name, request: { type: name }, key, ...(note === undefined ? {} : { note }) }
+  return { api, name, request: { type: name }, ...await ready(api, name, system) }
 }
 
 const sources = (name: string, system: System) =>
@@ -231,8 +233,7 @@ const WAYS: Record<WayIn, (shared: Shared, system: System, name: string) => Prom
     expect(ran.code, ran.stderr).toBe(0)
     expect(JSON.parse(ran.stdout)).toMatchObject({ name, status: "ready", proving_system: system })
     // Served by the server over the same database.
-    const { key, note } = await ready(server, name, system, true)
-    return { api: server, name, request: { type: name }, key, case: system === "ultra_honk" ? noir(13) : MUL, ...(note === undefined ? {} : { note }) }
+    return { api: server, name, request: { type: name }, ...await ready(server, name, system), case: system === "ultra_honk" ? noir(13) : MUL }
   },
   createMzk: async ({ embedded }, system, name) => ({
     ...await uploaded(embedded.api, name, system, sources(name, system)),
