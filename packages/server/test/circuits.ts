@@ -149,14 +149,14 @@ export const uploadCircuit = async (
   return { status: response.status, json: await response.json() as Record<string, any> }
 }
 
-/** Polls `GET path` until `done` holds for its body (a build or a proof settling). */
-export const settle = async (client: HttpClient, path: string, done: (body: any) => boolean, withinMs = 60_000) => {
+/** Polls `GET path` every `everyMs` until `done` holds for its body (a build or a proof settling). */
+export const settle = async (client: HttpClient, path: string, done: (body: any) => boolean, withinMs = 60_000, everyMs = 100) => {
   let last: unknown
   await eventually(async () => {
     const reply = await client.send("GET", path)
     last = reply.json
     return done(reply.json) ? true : undefined
-  }, withinMs, 100).catch((error: unknown) => {
+  }, withinMs, everyMs).catch((error: unknown) => {
     throw new Error(`${path} did not settle: ${JSON.stringify(last)} (${String(error)})`)
   })
   return last as any

@@ -1,4 +1,4 @@
-import { type HttpClient, makeHttpClient } from "@mzk/testkit"
+import { type HttpClient, type HttpReply, makeHttpClient } from "@mzk/testkit"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { expect } from "vitest"
@@ -22,6 +22,50 @@ export const listen = async (listener: (request: IncomingMessage, response: Serv
     }
   }
 }
+
+/** A client that can also upload a circuit. */
+export interface UploadingClient extends HttpClient {
+  /** `POST /api/v1/circuits` with `form` as `multipart/form-data`, as a browser or curl sends it. */
+  readonly upload: (form: FormData) => Promise<{ readonly status: number; readonly json: Record<string, any> }>
+}
+
+/** `client` with `upload`: the form encoded as fetch encodes it, sent through the client like any other body. */
+export const withUploads = (client: HttpClient): UploadingClient => ({
+  ...client,
+  upload: async (form) => {
+    const encoded = new Response(form)
+    const { json, status } = await client.send("POST", "/api/v1/circuits", {
+      body: new Uint8Array(await encoded.arrayBuffer()),
+      headers: { "content-type": encoded.headers.get("content-type")! }
+    })
+    return { status, json }
+  }
+})
+
+/**
+ * The testkit's client over a fetch handler: each call a `Request` for `base` + path with the
+ * bearer token, handed to `handler`, the answer read as an `HttpReply`. Over an embedded mzk's
+ * `fetch`, a test reaches it as an application's route handler does, with no port.
+ */
+export const fetchClient = (handler: (request: Request) => Promise<Response>, base: string, token: string): HttpClient => ({
+  send: async (method, path, options = {}) => {
+    const headers = new Headers(options.headers)
+    headers.set("authorization", `Bearer ${options.token ?? token}`)
+    const sent = options.body
+    const body = sent === undefined ? undefined : typeof sent === "string" || sent instanceof Uint8Array ? sent : JSON.stringify(sent)
+    if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json")
+    const response = await handler(new Request(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) }))
+    const text = await response.text()
+    let json: unknown
+    try {
+      json = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, text, json } satisfies HttpReply
+  },
+  close: () => undefined
+})
 
 /**
  * Through the mount at `baseUrl`: a key listing (GET), then a proof created (POST, a JSON body),

@@ -7,33 +7,23 @@
 import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe } from "vitest"
-import { SUM_TIMES_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
-import { makeTestPtau, universalSetup, type UniversalSystem } from "../../../circuits/test/fixtures/universal.js"
+import type { UniversalSystem } from "../../../circuits/test/fixtures/universal.js"
 import type { DatabaseTarget } from "../src/database.js"
 import { describePostgres, STORES } from "./bothStores.js"
-import { compileCircom, type CompiledCircuit, serverWithAccount, settle } from "./circuits.js"
-
+import { serverWithAccount, settle } from "./circuits.js"
+import { type SnarkjsPrebuilt, snarkjsPrebuilt } from "./prebuilt.fixtures.js"
 
 let work: string
-let compiled: CompiledCircuit
+let compiled: SnarkjsPrebuilt
 const zkeys = {} as Record<UniversalSystem, Uint8Array>
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mzk-prebuilt-systems-"))
-  writeFileSync(join(work, "sum_times.circom"), SUM_TIMES_SOURCE)
-  compiled = await Effect.runPromise(Effect.scoped(Effect.map(compileCircom(join(work, "sum_times.circom")), (c) => {
-    // The compile's folder goes with its scope: keep the r1cs for the setups.
-    writeFileSync(join(work, "sum_times.r1cs"), c.r1cs)
-    return c
-  })))
-  const ptau = await makeTestPtau(work, 8)
-  for (const system of ["plonk", "fflonk"] as const) {
-    await universalSetup(system, join(work, "sum_times.r1cs"), ptau, join(work, `${system}.zkey`))
-    zkeys[system] = new Uint8Array(readFileSync(join(work, `${system}.zkey`)))
-  }
+  compiled = await snarkjsPrebuilt(work, ["plonk", "fflonk"])
+  for (const system of ["plonk", "fflonk"] as const) zkeys[system] = compiled.zkeys[system]!
 }, 300_000)
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 

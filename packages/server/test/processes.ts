@@ -40,6 +40,28 @@ export const mzk = (...args: Array<string>) => mzkVia("sources", ...args)
 export const mzkVia = (entry: Entry, ...args: Array<string>) =>
   execFileSync(process.execPath, [...CLI[entry], ...args], { cwd: root, encoding: "utf8" })
 
+/** How a one-off `mzk` command ended, and what it printed. */
+export interface MzkRan {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * `mzk …` through `entry` to its end without holding this process's event loop (so several run at
+ * once, and servers in this process keep answering): its exit code and output, whatever the code.
+ */
+export const mzkRun = (entry: Entry, args: ReadonlyArray<string>): Promise<MzkRan> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI[entry], ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.once("error", reject)
+    child.once("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
 /** `mzk …` that is expected to fail: its exit status and what it printed. */
 export const mzkFails = (...args: Array<string>) => {
   try {

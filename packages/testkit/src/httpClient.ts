@@ -12,7 +12,7 @@ export interface HttpReply {
 
 export interface SendOptions {
   readonly headers?: Record<string, string> | undefined
-  /** Sent with a Content-Length (objects as JSON, with `Content-Type: application/json` unless given). */
+  /** Sent with a Content-Length: text and bytes as they are, objects as JSON (with `Content-Type: application/json` unless given). */
   readonly body?: unknown | undefined
   /** Streams a body of this many bytes with no Content-Length (chunked), in 64 KiB writes with backpressure. */
   readonly chunkedBytes?: number
@@ -76,9 +76,9 @@ export const makeHttpClient = (server: string | number, options: HttpClientOptio
       const headers: Record<string, string> = { ...sent.headers }
       const token = sent.token ?? options.token
       if (token !== undefined && !hasHeader(headers, "authorization")) headers.authorization = `Bearer ${token}`
-      let body: string | undefined
+      let body: string | Uint8Array | undefined
       if (sent.body !== undefined) {
-        body = typeof sent.body === "string" ? sent.body : JSON.stringify(sent.body)
+        body = typeof sent.body === "string" || sent.body instanceof Uint8Array ? sent.body : JSON.stringify(sent.body)
         if (!hasHeader(headers, "content-type")) headers["content-type"] = "application/json"
         // Declared, not left to node: for DELETE and OPTIONS node would send the body with neither a
         // length nor chunking, and the server would read it as the start of the next request.
