@@ -51,9 +51,9 @@ export interface MzkRan {
  * `mzk …` through `entry` to its end without holding this process's event loop (so several run at
  * once, and servers in this process keep answering): its exit code and output, whatever the code.
  */
-export const mzkRun = (entry: Entry, args: ReadonlyArray<string>): Promise<MzkRan> =>
+export const mzkRun = (entry: Entry, args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<MzkRan> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI[entry], ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...CLI[entry], ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))

@@ -3,11 +3,13 @@
 import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdirSync, readdirSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe } from "vitest"
 import { settle, tempDir } from "./circuits.js"
-import { createAccount, serveProcess } from "./processes.js"
+import { createAccount, mzkRun, serveProcess } from "./processes.js"
+import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
 
 // Compiling it never ends: circom evaluates the function's loop at compile time.
 const ENDLESS = `pragma circom 2.1.0;
@@ -26,7 +28,7 @@ describe("build folders of a killed process", () => {
       const env = { TMPDIR: tmp }
       const builds = () => readdirSync(tmp).filter((name) => name.startsWith("mzk-build-"))
       const first = yield* serveProcess(database, { env, args: ["--dev-ptau", "--dev-ptau-dir", join(dir, "ptau")] })
-      const { api_key: token } = createAccount(database, "Stale")
+      const { account_id, api_key: token } = createAccount(database, "Stale")
       const form = new FormData()
       form.append("name", "endless")
       form.append("main", new Blob([ENDLESS]), "main.circom")
@@ -46,5 +48,16 @@ describe("build folders of a killed process", () => {
       const second = yield* serveProcess(database, { env, args: ["--dev-ptau", "--dev-ptau-dir", join(dir, "ptau")] })
       expect(builds()).toEqual([live])
       expect(second.output()).toContain("removed 1 build folders left by processes that were killed mid-build")
+
+      // A one-shot command sweeps too, and says so on stderr: its stdout (--json) is its answer alone.
+      mkdirSync(join(tmp, `mzk-build-${spawnSync(process.execPath, ["-e", "0"]).pid}-gone`))
+      const circom = join(dir, "mul.circom")
+      writeFileSync(circom, MUL_SOURCE)
+      const added = yield* Effect.promise(() =>
+        mzkRun("bundle", ["circuits", "add", "mul", "--circom", circom, "--account", account_id, "--database", database, "--dev-ptau", "--dev-ptau-dir", join(dir, "ptau"), "--json"], env))
+      expect(added.code, added.stderr).toBe(0)
+      expect(JSON.parse(added.stdout)).toMatchObject({ name: "mul", status: "ready" })
+      expect(added.stderr).toContain("removed 1 build folders left by processes that were killed mid-build")
+      expect(builds()).toEqual([live])
     }), 240_000)
 })
