@@ -1,4 +1,6 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
+import LongestFirst from "./scripts/test-sequencer.js"
 
 // Workspace packages resolve to their TypeScript sources (the "@mzk/source" export condition),
 // so tests never need a build and never run a stale dist/. Vite resolves with the ssr
@@ -7,13 +9,40 @@ import { defineConfig } from "vitest/config"
 const SOURCE = "@mzk/source"
 const serverConditions = [SOURCE, "module", "node", "development|production"]
 
+/**
+ * Tests of the library in one process, over in-memory SQLite and fake provers: their files share a
+ * worker's loaded modules (isolate: false), since importing effect and the packages again for each
+ * file cost more than most files' tests. Each builds its own layers, so nothing is shared but code.
+ */
+const IN_PROCESS = ["core", "http", "testkit", "webhooks", "client", "adapters-sql"].map((name) => `packages/${name}/test/**/*.test.ts`)
+
+/**
+ * Files run at once. Most of the suite waits on processes, sockets and databases rather than
+ * computing, so one more than the cores keeps both busy; vitest's default here is one fewer.
+ */
+const workers = Math.max(2, availableParallelism() + 1)
+
 export default defineConfig({
   resolve: { conditions: [SOURCE, "module", "browser", "development|production"] },
   ssr: { resolve: { conditions: serverConditions } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "circuits/test/**/*.test.ts"],
     env: { NODE_OPTIONS: [process.env["NODE_OPTIONS"], `--conditions=${SOURCE}`].filter(Boolean).join(" ") },
     testTimeout: 30_000,
-    hookTimeout: 60_000
+    hookTimeout: 60_000,
+    maxWorkers: workers,
+    globalSetup: ["./scripts/test-setup.ts"],
+    reporters: ["default", "./scripts/slowest-files.ts"],
+    sequence: { sequencer: LongestFirst },
+    projects: [
+      { extends: true, test: { name: "in-process", include: IN_PROCESS, isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["packages/*/test/**/*.test.ts", "circuits/test/**/*.test.ts"],
+          exclude: IN_PROCESS
+        }
+      }
+    ]
   }
 })

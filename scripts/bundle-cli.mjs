@@ -109,6 +109,24 @@ const ownLocation = {
   }
 }
 
+/** The current bundle's entry file, or undefined when there is none or a source is newer than it. */
+export const freshBundle = () => {
+  let current
+  try {
+    current = JSON.parse(readFileSync(CURRENT, "utf8"))
+  } catch {
+    return undefined
+  }
+  const entry = join(OUT, current.dir, current.entry)
+  try {
+    const built = statSync(entry).mtimeMs
+    return current.inputs.every((input) => statSync(join(root, input)).mtimeMs <= built) ? entry : undefined
+  } catch {
+    // A source was deleted or renamed: the bundle was made from something else.
+    return undefined
+  }
+}
+
 /** Builds a fresh bundle and makes it current; returns its folder. Safe to run from several processes at once. */
 export const bundle = async () => {
   const { build } = await import("esbuild")

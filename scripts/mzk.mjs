@@ -4,34 +4,14 @@
 // costs one stat per workspace source the bundle holds (a few milliseconds).
 import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { dirname, join } from "node:path"
 import process from "node:process"
 import { pathToFileURL } from "node:url"
-import { CURRENT, OUT } from "./bundle-cli.mjs"
+import { bundle, freshBundle } from "./bundle-cli.mjs"
 
-const root = join(OUT, "..", "..")
-
-/** The current bundle's entry file, or undefined when there is none or a source is newer than it. */
-const fresh = () => {
-  let current
-  try {
-    current = JSON.parse(readFileSync(CURRENT, "utf8"))
-  } catch {
-    return undefined
-  }
-  const entry = join(OUT, current.dir, current.entry)
-  try {
-    const built = statSync(entry).mtimeMs
-    return current.inputs.every((input) => statSync(join(root, input)).mtimeMs <= built) ? entry : undefined
-  } catch {
-    // A source was deleted or renamed: the bundle was made from something else.
-    return undefined
-  }
-}
-
-const entry = fresh() ?? join(await (await import("./bundle-cli.mjs")).bundle(), "cli.mjs")
+const entry = freshBundle() ?? join(await bundle(), "cli.mjs")
 
 /**
  * Help (`mzk`, `mzk --help`, `mzk keys list --help`) depends only on the bundle, the words asked

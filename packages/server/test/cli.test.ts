@@ -36,11 +36,10 @@ interface Running {
 
 /**
  * `mzk …args` as its own process (stdin closed, stdout and stderr pipes, never a TTY), killed after
- * `limitMs`: a guard against a hang, not a speed goal (each process loads the server's sources through
- * tsx, which took over a minute at load 20 on 2 cores).
+ * `limitMs`: a guard against a hang, not a speed goal. It runs `./mzk`'s bundle, as the README does.
  */
 const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}, limitMs = 180_000): Running => {
-  const child = spawn(process.execPath, ["--conditions=@mzk/source", "--import", "tsx", "packages/server/src/cli.ts", ...args], {
+  const child = spawn(process.execPath, ["scripts/mzk.mjs", ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -1,7 +1,8 @@
-import { execFile } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
  * mzk as people install it: every public package built and packed (`pnpm pack`), the tarballs
  * installed with npm into an application outside the workspace (third-party dependencies from
  * the registry), and that application run with plain node, no tsx and no source condition.
- * Slow on purpose (npm compiles better-sqlite3 and the native prover from source): minutes.
+ * Slow on purpose (npm compiles the native prover from source): minutes.
  */
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
@@ -57,6 +58,24 @@ const publicPackages = () =>
     .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; version: string; private?: boolean } }))
     .filter(({ manifest }) => manifest.private !== true)
 
+/**
+ * better-sqlite3 as its users get it, a prebuilt binary, rather than compiled from source: npm
+ * installs it with prebuild-install, which downloads one from GitHub (unreachable here) and else
+ * compiles SQLite for minutes. prebuild-install looks in a local folder first; this puts the
+ * workspace's own build there, packed under the name a download would have, and returns the
+ * environment that names the folder. Another version than the workspace's still compiles.
+ */
+const betterSqlitePrebuild = (dir: string): NodeJS.ProcessEnv => {
+  const require = createRequire(join(root, "packages", "adapters-sqlite", "package.json"))
+  const manifest = require.resolve("better-sqlite3/package.json")
+  const packageDir = join(manifest, "..")
+  const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string }
+  if (!existsSync(join(packageDir, "build", "Release", "better_sqlite3.node"))) return {}
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+  execFileSync("tar", ["czf", join(dir, name), "build/Release/better_sqlite3.node"], { cwd: packageDir })
+  return { npm_config_better_sqlite3_local_prebuilds: dir }
+}
+
 /** The last line of a fixture's stdout is its outcome as JSON (mzk's logs come before it). */
 const outcomeOf = (ran: Ran) => JSON.parse(ran.stdout.trim().split("\n").at(-1) ?? "null")
 
@@ -92,7 +111,13 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "packed-app", private: true, type: "module", dependencies }, null, 2))
     for (const name of readdirSync(fixtures)) copyFileSync(join(fixtures, name), join(app, name))
 
-    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app, timeout: 20 * MINUTE })
+    const prebuilds = join(work, "prebuilds")
+    mkdirSync(prebuilds)
+    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
+      cwd: app,
+      timeout: 20 * MINUTE,
+      env: { ...userEnv(), ...betterSqlitePrebuild(prebuilds) }
+    })
     timings["npm install"] = install.ms
   }, 30 * MINUTE)
 
