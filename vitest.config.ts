@@ -27,8 +27,10 @@ export default defineConfig({
   ssr: { resolve: { conditions: serverConditions } },
   test: {
     env: { NODE_OPTIONS: [process.env["NODE_OPTIONS"], `--conditions=${SOURCE}`].filter(Boolean).join(" ") },
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Guards against a hang, not speed goals: a test that takes 10 s alone takes several times that
+    // while another suite runs beside this one on two cores.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     maxWorkers: workers,
     globalSetup: ["./scripts/test-setup.ts"],
     reporters: ["default", "./scripts/slowest-files.ts"],

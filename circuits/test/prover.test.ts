@@ -177,7 +177,12 @@ describe("Prover timeout", () => {
       const prover = yield* Prover
       const slow = yield* Effect.flip(prover.prove(builtin("merkle_membership"), cases.merkle_membership!.inputs))
       expect(slow).toMatchObject({ _tag: "ProverFailure", code: "timeout" })
-      const out = yield* prover.prove(builtin("multiplier"), { a: "3", b: "11" })
+      // The pool goes on proving on the thread that replaced the stopped one. A multiplier proof
+      // takes a tenth of the limit on a quiet machine; on a loaded one it may run past it too,
+      // which is the timeout working, so a few tries are allowed: what must hold is that one completes.
+      const out = yield* prover.prove(builtin("multiplier"), { a: "3", b: "11" }).pipe(
+        Effect.retry({ times: 10, while: (failure) => failure.code === "timeout" })
+      )
       expect(out.public_signals).toEqual(["33"])
       expect(yield* prover.verify(builtin("multiplier"), out.proof, out.public_signals)).toBe(true)
     }).pipe(Effect.provide(pool({
@@ -185,7 +190,7 @@ describe("Prover timeout", () => {
       poolSize: 1,
       timeout: Duration.millis(400),
       preload: ["multiplier", "merkle_membership"]
-    }))), 60_000)
+    }))), 120_000)
 })
 
 describe("Proofs over the real prover", () => {

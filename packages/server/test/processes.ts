@@ -145,5 +145,7 @@ export const serveProcess = (
     const baseUrl = `http://127.0.0.1:${port}`
     const probe = makeHttpClient(baseUrl, { keepAlive: false, timeoutMs: 2_000 })
     yield* Effect.promise(() => eventually(() => probe.send("GET", "/api/v1/openapi.json").then(() => true), options.upWithinMs ?? 60_000, 50))
-    return { ...server, baseUrl, client: (token) => makeHttpClient(baseUrl, token === undefined ? {} : { token }) }
+    // A request may wait behind proofs and builds on a loaded machine: a minute guards against a hang.
+    const client = (token?: string) => makeHttpClient(baseUrl, { timeoutMs: 60_000, ...(token === undefined ? {} : { token }) })
+    return { ...server, baseUrl, client }
   })
