@@ -60,9 +60,9 @@ describePostgres("Postgres circuit builds across processes", () => {
   it.scopedLive("a worker killed with SIGKILL mid-build: another takes the build over once the lease lapses, and it is ready once", () =>
     Effect.gen(function*() {
       const { query, upload, url } = yield* setUp
-      // A builds for a minute; its claim holds for its 8 s time limit (no margin), and it dies long
-      // before. The lease leaves B time to start on a loaded machine.
-      const a = yield* startCircuitWorker(url, { ...FAST, buildMs: 60_000, buildTimeoutMs: 8_000, leaseMarginMs: 0 })
+      // A builds for two minutes; its claim holds for its 30 s time limit (no margin), and it dies
+      // long before. The lease leaves B time to start while another suite loads the machine.
+      const a = yield* startCircuitWorker(url, { ...FAST, buildMs: 120_000, buildTimeoutMs: 30_000, leaseMarginMs: 0 })
       yield* a.ready
       yield* upload("killed")
       type Row = { status: string; attempts: number; lease_expires_at: string | null; artifacts: string | null; updated_at: string }
@@ -76,7 +76,7 @@ describePostgres("Postgres circuit builds across processes", () => {
       const b = yield* startCircuitWorker(url, FAST)
       yield* b.ready
       expect(Date.now(), "worker B must be running before A's lease lapses").toBeLessThan(leaseA)
-      const done = yield* eventually(circuit, (c) => c.status !== "compiling", "20 seconds", "worker B built the circuit")
+      const done = yield* eventually(circuit, (c) => c.status !== "compiling", "2 minutes", "worker B built the circuit")
       const report = yield* b.stop
       // B built it only once A's lease had lapsed.
       expect(Date.parse(done.updated_at)).toBeGreaterThanOrEqual(leaseA)
@@ -85,5 +85,5 @@ describePostgres("Postgres circuit builds across processes", () => {
       expect(report.built).toBe(1)
       const events = yield* query<{ type: string }>("select type from events")
       expect(events.map((e) => e.type)).toEqual(["circuit.ready"])
-    }), 60_000)
+    }), 240_000)
 })

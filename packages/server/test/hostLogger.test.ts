@@ -42,7 +42,7 @@ const exercise = async (logger: HostLogger) => {
   const created = await (await call("POST", "/keys", api_key, JSON.stringify({ name: "second" }))).json() as { key: string }
   const hook = await (await call("POST", "/webhooks", api_key, JSON.stringify({ url: "https://hooks.example.com/x", events: ["key.created"] }))).json() as { secret: string }
   expect((await call("GET", "/keys", created.key)).status).toBe(200)
-  expect((await call("GET", "/keys", `${api_key.slice(0, -1)}x`)).status).toBe(401)
+  expect((await call("GET", "/keys", `${api_key.slice(0, -1)}${api_key.endsWith("x") ? "y" : "x"}`)).status).toBe(401)
   expect((await call("POST", "/keys", api_key, "{not json")).status).toBe(400)
   return [api_key, created.key, hook.secret, hashApiKey(api_key), hashApiKey(created.key)]
 }
