@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
+import { eventually } from "@mzk/testkit"
 import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../src/builder/compiler.js"
 import { checkUpload, includesOf } from "../src/builder/upload.js"
 import { pointOffset, twistPoints, zkeyG2 } from "../../packages/prover-native/test/zkeyFixture.js"
@@ -316,15 +317,6 @@ component main {public [p, late]} = T();
     console.log(`memory ceiling: ${big.message}`)
   })
 
-  /** Polls `holds` every 50 ms until it is true; fails with `what` after `limitMs` (a guard against a hang, not a speed goal). */
-  const until = async (holds: () => boolean, limitMs: number, what: string) => {
-    const deadline = Date.now() + limitMs
-    while (!holds()) {
-      if (Date.now() > deadline) throw new Error(`${what} within ${limitMs} ms`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-
   it("end with the process that started them: a SIGKILLed worker leaves no build running", async () => {
     const script = fileURLToPath(new URL("./fixtures/buildForever.ts", import.meta.url))
     const worker = spawn(process.execPath, ["--import", "tsx", script, ptau, join(work, "orphans")], { stdio: "ignore" })
@@ -339,15 +331,12 @@ component main {public [p, late]} = T();
     const running = () => build !== undefined && existsSync(`/proc/${build}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${build}/status`, "utf8"))
     try {
       // The worker loads its sources through tsx first: on a loaded machine that takes a while.
-      await until(() => {
-        build = children().find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("buildJob.mjs"))
-        return build !== undefined
-      }, 120_000, "the build process never started")
+      build = await eventually(async () => children().find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("buildJob.mjs")), 120_000, 50)
       await new Promise((r) => setTimeout(r, 1000))
       expect(running(), "the build should still be compiling").toBe(true)
       worker.kill("SIGKILL")
       // The build notices its parent is gone (its IPC channel closes) and ends.
-      await until(() => !running(), 60_000, "the build outlived its worker")
+      await eventually(async () => (running() ? undefined : true), 60_000, 50)
     } finally {
       if (worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL")
       if (running()) process.kill(build!, "SIGKILL")
