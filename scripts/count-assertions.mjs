@@ -5,7 +5,11 @@
 // scripts/assertion-counter.ts added to the repository's config), so this takes as long as two runs.
 // Each run's summary and its 25 slowest files go to stderr (scripts/slowest-files.ts, for both).
 //
-//   node scripts/count-assertions.mjs [--before REV] [--keep]
+//   node scripts/count-assertions.mjs [--before REV | --against FILE] [--save FILE] [--only-before] [--keep]
+//
+// --save writes the counts as JSON; --against reads an earlier --save as the "before" run instead
+// of running it again (the before run of an old commit is as slow as the old suite), and
+// --only-before stops after the before run (to save it and compare later).
 import { execFileSync, spawnSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -19,7 +23,10 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const counter = join(root, "scripts", "assertion-counter.ts")
 const slowest = join(root, "scripts", "slowest-files.ts")
 const args = process.argv.slice(2)
-const before = args.includes("--before") ? args[args.indexOf("--before") + 1] : undefined
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
+const before = option("--before")
+const against = option("--against")
+const save = option("--save")
 
 /** Runs the suite in `dir` with the counter; its assertions per test file and the run's outcome. */
 const count = (dir, label) => {
@@ -78,6 +85,10 @@ const worktreeOf = (rev) => {
 }
 
 const results = []
+if (against !== undefined) {
+  const saved = JSON.parse(readFileSync(against, "utf8"))
+  for (const [label, r] of saved) results.push([label, { ...r, files: new Map(Object.entries(r.files)) }])
+}
 if (before !== undefined) {
   const dir = worktreeOf(before)
   try {
@@ -86,7 +97,10 @@ if (before !== undefined) {
     if (!args.includes("--keep")) execFileSync("git", ["worktree", "remove", "--force", dir], { cwd: root, stdio: "ignore" })
   }
 }
-results.push(["now", count(root, "now")])
+if (!args.includes("--only-before")) results.push(["now", count(root, "now")])
+if (save !== undefined) {
+  writeFileSync(save, JSON.stringify(results.map(([label, r]) => [label, { ...r, files: Object.fromEntries(r.files) }]), null, 1))
+}
 
 for (const [label, r] of results) {
   console.log(`${label}: ${r.total} assertions in ${r.files.size} test files (vitest exit ${r.status}, ${r.seconds.toFixed(0)} s)`)
