@@ -1,12 +1,16 @@
-// Builds the native prover at `pnpm install` (this package's install script). It never fails the
-// install: where the build cannot run (no compiler, no Node headers, MZK_NATIVE_BUILD=skip) or
-// fails, it says why on stderr and mzk proves with snarkjs instead. Nothing is downloaded: node-gyp
-// is the one pnpm (or npm) bundles, and Node's headers must already be on the machine.
-import { spawnSync } from "node:child_process"
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs"
+// Readies the native prover at install (this package's install script). A package packed on this
+// platform carries the addon prebuilt (scripts/prebuild.mjs): when it loads, nothing is compiled.
+// Otherwise (a checkout, another platform, MZK_NATIVE_BUILD=force) the addon is compiled from its
+// C++, printing each source file as it goes. It never fails the install: where the build cannot run
+// (no compiler, no Node headers, MZK_NATIVE_BUILD=skip) or fails, it says why on stderr and mzk
+// proves with snarkjs instead. Nothing is downloaded: node-gyp is the one pnpm (or npm) bundles, and
+// Node's headers must already be on the machine.
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { createRequire } from "node:module"
 import { cpus } from "node:os"
 import process from "node:process"
-import { dirname, join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
@@ -19,6 +23,29 @@ const giveUp = (why) => {
 }
 
 if (process.env.MZK_NATIVE_BUILD === "skip") giveUp("MZK_NATIVE_BUILD=skip")
+
+// The prebuilt addon, where one matches this platform, architecture and C library (node-gyp-build's
+// rules, prebuilds only) and loads; a binary that does not load here (an older glibc) is compiled.
+const prebuilt = async () => {
+  process.env.PREBUILDS_ONLY = "1"
+  try {
+    const { default: nodeGypBuild } = await import("node-gyp-build")
+    const file = nodeGypBuild.path(root)
+    createRequire(import.meta.url)(file)
+    return file
+  } catch {
+    return undefined
+  } finally {
+    delete process.env.PREBUILDS_ONLY
+  }
+}
+if (process.env.MZK_NATIVE_BUILD !== "force") {
+  const file = await prebuilt()
+  if (file !== undefined) {
+    say(`using the prebuilt addon ${relative(root, file)}: nothing to compile`)
+    process.exit(0)
+  }
+}
 
 // Every `pnpm install` runs this script again; a build newer than all its inputs is kept
 // (MZK_NATIVE_BUILD=force rebuilds anyway). Node-API addons do not depend on the Node version.
@@ -52,16 +79,36 @@ const onPath = spawnSync("node-gyp", ["--version"], { stdio: "ignore", shell: fa
 const command = onPath ? ["node-gyp", []] : candidates.length > 0 ? [process.execPath, [candidates[0]]] : undefined
 if (command === undefined) giveUp("node-gyp not found (it comes with pnpm and npm)")
 
+// make names each object and library as it starts it (`CXX(target) …/kernel_adx.o`): one progress
+// line per C++ file, since the whole build takes a minute or more and would otherwise say nothing.
+const gyp = readFileSync(join(root, "binding.gyp"), "utf8")
+const sources = new Set(gyp.match(/native\/[\w.]+\.cpp/g) ?? [])
 const jobs = String(Math.max(1, Math.min(4, cpus().length)))
 const started = Date.now()
-const result = spawnSync(command[0], [...command[1], "rebuild", `--nodedir=${nodedir}`, `--jobs=${jobs}`], {
+const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
+say(`compiling the native prover from C++ (${sources.size} files, ${jobs} at a time; a minute or two)`)
+const child = spawn(command[0], [...command[1], "rebuild", `--nodedir=${nodedir}`, `--jobs=${jobs}`], {
   cwd: root,
-  stdio: ["ignore", "ignore", "pipe"],
-  encoding: "utf8",
+  stdio: ["ignore", "pipe", "pipe"],
   env: { ...process.env, npm_config_nodedir: nodedir }
 })
-if (result.status !== 0) {
-  process.stderr.write(result.stderr ?? "")
-  giveUp(`node-gyp exited with ${result.status ?? result.signal}`)
+let compiled = 0
+let pending = ""
+child.stdout.setEncoding("utf8").on("data", (chunk) => {
+  const lines = (pending + chunk).split("\n")
+  pending = lines.pop() ?? ""
+  for (const line of lines) {
+    const object = /CXX\(target\) \S*\/(native\/[\w.]+)\.o\b/.exec(line)
+    if (object) say(`  [${++compiled}/${sources.size}] ${object[1]}.cpp (at ${seconds()})`)
+  }
+})
+let errors = ""
+child.stderr.setEncoding("utf8").on("data", (chunk) => {
+  errors += chunk
+})
+const [code, signal] = await new Promise((resolve) => child.on("close", (c, s) => resolve([c, s])))
+if (code !== 0) {
+  process.stderr.write(errors)
+  giveUp(`node-gyp exited with ${code ?? signal}`)
 }
-say(`built in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+say(`built in ${seconds()}`)

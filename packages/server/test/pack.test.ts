@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
  * mzk as people install it: every public package built and packed (`pnpm pack`), the tarballs
  * installed with npm into an application outside the workspace (third-party dependencies from
  * the registry), and that application run with plain node, no tsx and no source condition.
- * Slow on purpose (npm compiles the native prover from source): minutes.
+ * Slow on purpose (a build of every package and an install from the registry): minutes.
  */
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
@@ -126,7 +126,7 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     if (work !== undefined && process.env["MZK_KEEP_PACK_APP"] === undefined) rmSync(work, { recursive: true, force: true })
   })
 
-  it("installs built JavaScript only: dist, no TypeScript sources; circuits with their artifacts; the native prover built from its C++", () => {
+  it("installs built JavaScript only: dist, no TypeScript sources; circuits with their artifacts; the native prover prebuilt, compiling nothing", async () => {
     const modules = join(app, "node_modules", "@mzk")
     for (const { manifest } of publicPackages()) {
       const installed = join(modules, manifest.name.slice("@mzk/".length))
@@ -141,10 +141,15 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     expect(readdirSync(join(modules, "circuits", "build"))).toContain("manifest.json")
     expect(existsSync(join(modules, "circuits", "dist", "proverWorker.mjs"))).toBe(true)
     expect(readFileSync(join(modules, "circuits", "LICENSE"), "utf8")).toContain("GNU GENERAL PUBLIC LICENSE")
-    // Where this machine built the workspace's addon it has the compiler, so npm's install must
-    // have built the packed one too; elsewhere the install succeeds without it (snarkjs).
+    // Where this machine built the workspace's addon, the package carries it prebuilt for this
+    // platform: the app's install compiled nothing (no build/), and the addon loads with plain node.
+    // Elsewhere the install succeeds without it (snarkjs).
     if (existsSync(join(root, "packages", "prover-native", "build", "Release", "mzk_prover.node"))) {
-      expect(existsSync(join(modules, "prover-native", "build", "Release", "mzk_prover.node"))).toBe(true)
+      const native = join(modules, "prover-native")
+      expect(readdirSync(join(native, "prebuilds", `${process.platform}-${process.arch}`))).toEqual(["mzk_prover.napi.glibc.node"])
+      expect(existsSync(join(native, "build"))).toBe(false)
+      const loaded = await run(process.execPath, ["--input-type=module", "-e", "const { loadNativeProver } = await import('@mzk/prover-native'); const r = loadNativeProver(); console.log(JSON.stringify({ ok: r.ok, reason: r.reason, prove: typeof r.addon?.prove }))"], { cwd: app, timeout: MINUTE })
+      expect(JSON.parse(loaded.stdout)).toEqual({ ok: true, prove: "function" })
     }
   })
 
