@@ -9,11 +9,11 @@ import { Effect, Redacted } from "effect"
 import { beforeAll, describe } from "vitest"
 import { STORES } from "./bothStores.js"
 import { startServer } from "./realServer.js"
-import { type Foreign, makeForeignProofs } from "./verifications.fixtures.js"
+import { type Foreign, makeForeignGroth16 } from "./verifications.fixtures.js"
 
 let groth16: Foreign
 beforeAll(async () => {
-  groth16 = (await makeForeignProofs()).groth16
+  groth16 = await makeForeignGroth16()
 }, 300_000)
 
 describe.each(STORES)("verification keys per account, on %s", (_, database) => {
