@@ -33,6 +33,8 @@ export default defineConfig({
     hookTimeout: 180_000,
     maxWorkers: workers,
     globalSetup: ["./scripts/test-setup.ts"],
+    // Each file's CPU time where MZK_FILE_CPU names a folder (a no-op otherwise).
+    setupFiles: ["./scripts/file-cpu.ts"],
     reporters: ["default", "./scripts/slowest-files.ts"],
     sequence: { sequencer: LongestFirst },
     projects: [
