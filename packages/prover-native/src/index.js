@@ -3,12 +3,14 @@
 // or says why there is none. Plain JavaScript (typed by index.d.ts) so that worker threads load it
 // with no TypeScript loader, like circuits/src/proverWorker.mjs.
 import { createRequire } from "node:module"
-import process from "node:process"
 import { fileURLToPath, URL } from "node:url"
 
 const require = createRequire(import.meta.url)
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 /** The addon is built against Node-API 8 (binding.gyp's NAPI_VERSION). */
+// `globalThis.process` rather than `import process from "node:process"`: the ESM facade of that
+// module reads every property of process, stdin included, which opens stdin in an embedding
+// application that never asked for it (embedding.test.ts checks what stop() leaves open).
 const NAPI_VERSION = 8
 
 let loaded
@@ -22,8 +24,8 @@ export const loadNativeProver = () => {
     } catch {
       file = undefined
     }
-    if (Number(process.versions.napi ?? 0) < NAPI_VERSION) {
-      loaded = { ok: false, reason: `the native addon needs Node-API ${NAPI_VERSION}; this Node has ${process.versions.napi ?? "none"}` }
+    if (Number(globalThis.process.versions.napi ?? 0) < NAPI_VERSION) {
+      loaded = { ok: false, reason: `the native addon needs Node-API ${NAPI_VERSION}; this Node has ${globalThis.process.versions.napi ?? "none"}` }
     } else if (file === undefined) {
       loaded = {
         ok: false,
