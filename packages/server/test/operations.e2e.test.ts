@@ -71,15 +71,24 @@ describe("operations over a real port", () => {
       // The attempt is recorded just after the receiver answered: wait for its log line.
       const attemptLine = () => logs.lines.find((l) => l.message === "webhook attempt succeeded")
       for (let i = 0; i < 100 && attemptLine() === undefined; i++) yield* Effect.sleep("50 millis")
-      // 60 metered requests a minute per key, the proof request one of them: the 60th verification is refused.
-      let refused = 0
-      for (let i = 0; i < 60; i++) if ((yield* call("GET", `/api/v1/proofs/${proofId}/verify`)).status === 429) refused++
-      expect(refused).toBe(1)
+      // 60 metered requests a minute per key: verify until the first refusal. The windows are the
+      // wall clock's minutes, so on a loaded machine the burst may span two of them; the refusal
+      // still comes right after an answer that left nothing in the window.
+      let verified = 0
+      let last = yield* call("GET", `/api/v1/proofs/${proofId}/verify`)
+      while (last.status === 200 && verified < 200) {
+        verified++
+        const previous = last
+        last = yield* call("GET", `/api/v1/proofs/${proofId}/verify`)
+        if (last.status === 429) expect(previous.headers.get("ratelimit")).toMatch(/^"key";r=0;t=\d+$/)
+      }
+      expect(last.status).toBe(429)
+      expect(verified).toBeGreaterThanOrEqual(59)
       const after = yield* scrape
 
       const moved = (series: string) => sample(after, series) - sample(before, series)
       expect(moved('mzk_http_requests_total{method="POST",route="/api/v1/proofs",status="202"}')).toBe(1)
-      expect(moved('mzk_http_requests_total{method="GET",route="/api/v1/proofs/:id/verify",status="200"}')).toBe(59)
+      expect(moved('mzk_http_requests_total{method="GET",route="/api/v1/proofs/:id/verify",status="200"}')).toBe(verified)
       expect(moved('mzk_http_request_duration_seconds_count{method="POST",route="/api/v1/proofs"}')).toBe(1)
       for (const status of ["queued", "running", "completed"]) {
         expect(moved(`mzk_proofs_total{status="${status}",circuit="multiplier"}`), status).toBe(1)
