@@ -22,9 +22,14 @@ if (process.argv.includes("--clean")) process.exit(0)
 const built = spawnSync(process.execPath, [join(root, "scripts", "install.mjs")], { stdio: "inherit" })
 const addon = join(root, "build", "Release", "mzk_prover.node")
 if (built.status !== 0 || !existsSync(addon)) {
-  // A package without a prebuild still installs: its install compiles the addon or falls back to snarkjs.
-  say("no addon to ship: the package will compile it at install (or prove with snarkjs)")
-  process.exit(process.env.MZK_NATIVE_BUILD === "skip" ? 0 : 1)
+  // A package without a prebuild still installs (its install compiles the addon or mzk proves with
+  // snarkjs), but a release should not lose the prebuild by accident: that takes MZK_NATIVE_BUILD=skip.
+  if (process.env.MZK_NATIVE_BUILD === "skip") {
+    say("MZK_NATIVE_BUILD=skip: packed without a prebuilt addon; installs will compile it or prove with snarkjs")
+    process.exit(0)
+  }
+  say("no addon to ship (the build failed, see above); MZK_NATIVE_BUILD=skip packs without one")
+  process.exit(1)
 }
 const libc = platform() === "linux" ? (existsSync("/etc/alpine-release") ? ".musl" : ".glibc") : ""
 const folder = join(prebuilds, `${platform()}-${arch()}`)
