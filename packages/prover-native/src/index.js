@@ -7,10 +7,10 @@ import { fileURLToPath, URL } from "node:url"
 
 const require = createRequire(import.meta.url)
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
-/** The addon is built against Node-API 8 (binding.gyp's NAPI_VERSION). */
 // `globalThis.process` rather than `import process from "node:process"`: the ESM facade of that
 // module reads every property of process, stdin included, which opens stdin in an embedding
 // application that never asked for it (embedding.test.ts checks what stop() leaves open).
+/** The addon is built against Node-API 8 (binding.gyp's NAPI_VERSION). */
 const NAPI_VERSION = 8
 
 let loaded
