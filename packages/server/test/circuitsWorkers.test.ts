@@ -68,7 +68,9 @@ describePostgres("accounts' circuits built by `mzk worker` processes on one Post
       const upload = yield* Effect.promise(() => uploadCircuit(server.baseUrl, api_key, "taken_over"))
       expect(upload.status).toBe(202)
       const building = yield* Effect.promise(async () => {
-        const deadline = Date.now() + 30_000
+        // A guard against a hang, bounded well inside the test's own limit: a loaded machine may take
+        // tens of seconds to claim the build and start its job.
+        const deadline = Date.now() + 150_000
         while (Date.now() < deadline) {
           for (const worker of [first, second]) {
             const jobs = childrenOf(worker.child.pid!)

@@ -263,7 +263,7 @@ describe("createMzk", () => {
     child.stdout.on("data", (chunk) => (output += chunk))
     child.stderr.on("data", (chunk) => (output += chunk))
     const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+      const timer = setTimeout(() => child.kill("SIGKILL"), 170_000)
       child.once("exit", (code, signal) => {
         clearTimeout(timer)
         resolve({ code, signal })
@@ -275,7 +275,7 @@ describe("createMzk", () => {
     // A keep-alive socket, a timer or a prover thread left behind would be listed here, even one
     // that would have ended by itself seconds later.
     expect(JSON.parse(/^\{"activeAfterStop":.*$/m.exec(output)?.[0] ?? "{}")).toEqual({ activeAfterStop: ["PipeWrap", "PipeWrap"] })
-  }, 90_000)
+  }, 180_000)
 })
 
 describe("the path a mounted mzk routes", () => {
