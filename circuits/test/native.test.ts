@@ -13,7 +13,7 @@ import { ConfigProvider, Effect, Either, Exit, Fiber, Layer, Logger, Option, Tes
 import { artifactsInMap } from "@mzk/testkit"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -463,6 +463,27 @@ describe.skipIf(addon === undefined)("the pool on the native engine", () => {
       }).pipe(Effect.provide(pool({ engine: "native", poolSize: 2, preload: ["multiplier", "merkle_membership"] }).pipe(Layer.provide(logged(logs)))))
       expect(logs.join("\n")).toMatch(/prover engine: native \(2 threads: 2 proofs at once × 1 each, (adx|generic) kernel, low priority; requested\)/)
     }), 120_000)
+
+  it.live("keeps the tables of the circuits it preloads on disk, in a cache folder it makes, so the next start maps them instead of building them", () =>
+    Effect.gen(function*() {
+      // A server's first start: its cache folder (./data/cache by default) does not exist yet.
+      const fresh = join(cacheDir, "first-start", "cache")
+      const start = Effect.scoped(Layer.build(
+        Groth16ProverLive({ engine: "native", poolSize: 1, preload: ["merkle_membership"] }).pipe(
+          Layer.provide(ArtifactFilesLive({ cacheDir: fresh })),
+          Layer.provide(ArtifactsInMemory)
+        )
+      ))
+      yield* start
+      const digest = createHash("sha256").update(zkeyBytes("merkle_membership")).digest("hex")
+      const tables = readdirSync(join(fresh, "tables")).filter((name) => name.startsWith(digest))
+      expect(tables).toHaveLength(1)
+      // A table file is written beside its name and renamed into place: a new file is a new inode.
+      const written = statSync(join(fresh, "tables", tables[0]!)).ino
+      yield* start
+      expect(readdirSync(join(fresh, "tables")).filter((name) => name.startsWith(digest))).toEqual(tables)
+      expect(statSync(join(fresh, "tables", tables[0]!)).ino, "mapped, not written again").toBe(written)
+    }), 60_000)
 
   it.scoped("a proof past the timeout fails with timeout; its thread is cancelled and replaced and the pool goes on", () =>
     Effect.gen(function*() {

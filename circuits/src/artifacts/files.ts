@@ -71,6 +71,13 @@ export const makeArtifactFiles = (
     const repo = yield* ArtifactsRepo
     const scope = yield* Effect.scope
     const dir = options.cacheDir ?? DEFAULT_ARTIFACT_CACHE_DIR
+    // Made now, not at the first fetch: the native prover writes its tables into a folder of this
+    // one and makes only that last level, so a server that proved only built-in circuits would
+    // otherwise build their tables again at every start. Where it cannot be made, the tables are
+    // built in memory each time and fetches fail with the reason.
+    yield* io(`creating the artifact cache ${dir}`, () => mkdir(dir, { recursive: true, mode: 0o700 })).pipe(
+      Effect.catchAll((failure) => Effect.logWarning(`${failure.message}; the prover's tables are not kept between starts`))
+    )
     // Checked against their digest once per process; later requests trust the file.
     const verified = new Set<string>()
     const inFlight = new Map<string, Deferred.Deferred<string, ProverFailure>>()
