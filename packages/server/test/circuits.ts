@@ -67,14 +67,15 @@ export const serverWithAccount = (options: {
 }) =>
   Effect.gen(function*() {
     const ptauDir = yield* tempDir("ptau")
-    const cacheDir = yield* tempDir("cache")
     const server = yield* startServer({
       ...(options.database === undefined ? {} : { database: options.database }),
       allowInsecureWebhooks: true,
       workers: options.workers,
       circuits: {
         developmentPtau: { power: DEV_PTAU_POWER, dir: ptauDir },
-        cacheDir,
+        // The host's default artifact cache, shared as servers on one host share it: its files are
+        // named by digest (whatever a server finds there is the bytes it asked for), and the
+        // built-in circuits' prover tables are built once per run rather than at every start.
         ...(options.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.maxUploadBytes })
       },
       ...(options.proofTimeoutMs === undefined ? {} : { proofs: { timeoutMs: options.proofTimeoutMs } })
