@@ -412,9 +412,16 @@ describe("Circuits: proofs of accounts' circuits", () => {
       const building = yield* Effect.flip(proofs.create(account, { type: "sum@2", inputs }))
       expect(building).toMatchObject({ _tag: "CircuitNotReady", message: expect.stringMatching(/"sum@2" is still compiling/) })
       const unknown = yield* Effect.flip(proofs.create(account, { type: "sum@9", inputs }))
-      expect(unknown).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "type", message: "unknown proof type \"sum@9\"" }] })
+      // The message names the versions the account has, newest first.
+      expect(unknown).toMatchObject({ _tag: "InvalidRequest", details: [{ path: "type", message: "unknown proof type \"sum@9\": sum has no version 9 (its versions: 2, 1)" }] })
+      // Another account's name says nothing of it.
+      const other = yield* newAccount
+      expect(yield* Effect.flip(proofs.create(other, { type: "sum@9", inputs }))).toMatchObject({ details: [{ path: "type", message: "unknown proof type \"sum@9\"" }] })
       expect(yield* proofs.create(account, { type: "multiplier@1", inputs: { a: 2, b: 3 } })).toMatchObject({ circuit: "multiplier", circuit_version: 1 })
-      expect((yield* Effect.flip(proofs.create(account, { type: "multiplier@2", inputs: { a: 2, b: 3 } })))._tag).toBe("InvalidRequest")
+      expect(yield* Effect.flip(proofs.create(account, { type: "multiplier@2", inputs: { a: 2, b: 3 } }))).toMatchObject({
+        _tag: "InvalidRequest",
+        details: [{ path: "type", message: "unknown proof type \"multiplier@2\": a built-in circuit has one version: send \"multiplier\"" }]
+      })
       // `get` of the name shows the newest, compiling; the list shows each name once, at its newest.
       expect(Option.map(yield* circuits.get(account, "sum"), (c) => [c.version, c.status])).toEqual(Option.some([2, "compiling"]))
       expect((yield* circuits.list(account)).filter((c) => c.name === "sum").map((c) => c.version)).toEqual([2])

@@ -29,6 +29,12 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1")
   })
 
+  it("introduces the service by every proving system it proves and verifies", async () => {
+    const { description } = (await h.call("GET", "/api/v1/openapi.json")).json.info
+    for (const system of ["Groth16", "PLONK", "FFLONK", "UltraHonk"]) expect(description).toContain(system)
+    expect(description).not.toMatch(/^Groth16 proofs as a service/)
+  })
+
   it("lists every endpoint of the API, with the bearer scheme and the error envelope", async () => {
     const doc = (await h.call("GET", "/api/v1/openapi.json")).json
     const listed = Object.entries(doc.paths as Record<string, Record<string, unknown>>)

@@ -316,6 +316,16 @@ describe("GET /api/v1/proofs and /api/v1/proofs/:id", () => {
     })
   }
 
+  it("?limit= outside 1 to 100, a fraction or a word: one sentence saying what a page size is", async () => {
+    const { key } = await h.newAccount()
+    for (const limit of ["0", "1000", "2.5", "ten", ""]) {
+      const reply = await h.call("GET", `/api/v1/proofs?limit=${limit}`, { token: key })
+      expectEnvelope(reply, 400, "invalid_request")
+      expect([limit, reply.json.error.details]).toEqual([limit, [{ path: "limit", message: "must be a whole number from 1 to 100" }]])
+      expect(reply.json.error.message).toBe("Invalid request: limit: must be a whole number from 1 to 100")
+    }
+  })
+
   it("unknown, malformed and another account's ids are 404 proof_not_found on get and verify", async () => {
     const a = await h.newAccount("A")
     const b = await h.newAccount("B")

@@ -1,3 +1,4 @@
+import { SUBSCRIBABLE_EVENT_TYPES } from "@mzk/core"
 import { eventually, verifyWebhookSignature } from "@mzk/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allBut, createWebhook, detailPaths, ISO, keyWithScopes } from "./helpers.js"
@@ -126,6 +127,20 @@ describe("POST /webhooks/:id/test", () => {
     const patched = await h.call("PATCH", `${B}/webhooks/${webhook.id}`, { token: key, body: { events: ["webhook.test"] } })
     expectEnvelope(patched, 400, "invalid_request")
     expect(detailPaths(patched)).toEqual(["events.0"])
+  })
+})
+
+describe("an event type no webhook can subscribe to", () => {
+  it("is named in the message, quoted cut short, with every type that can be subscribed to, none cut", async () => {
+    const { key } = await h.newAccount()
+    const long = `proof.${"x".repeat(500)}`
+    const refused = await h.call("POST", `${B}/webhooks`, { token: key, body: { url: FLAKY, events: ["proof.done", long] } })
+    expectEnvelope(refused, 400, "invalid_request")
+    const every = `(${SUBSCRIBABLE_EVENT_TYPES.join(", ")})`
+    expect(refused.json.error.details).toEqual([
+      { path: "events.0", message: `"proof.done" is not an event type a webhook can subscribe to ${every}` },
+      { path: "events.1", message: `"${long.slice(0, 100)}…" is not an event type a webhook can subscribe to ${every}` }
+    ])
   })
 })
 

@@ -73,10 +73,10 @@ describe("circuit versions over a real port", () => {
       expect(compiling.json.error.message).toContain("squares@2")
       const noSuch = yield* api("POST", "/api/v1/proofs", { type: "squares@9", inputs: INPUTS })
       expect([noSuch.status, noSuch.json.error.code, noSuch.json.error.details]).toEqual([
-        400, "invalid_request", [{ path: "type", message: 'unknown proof type "squares@9"' }]
+        400, "invalid_request", [{ path: "type", message: 'unknown proof type "squares@9": squares has no version 9 (its versions: 2, 1)' }]
       ])
       const batch = yield* api("POST", "/api/v1/proofs/batch", { proofs: [{ type: "squares@1", inputs: INPUTS }, { type: "squares@9", inputs: INPUTS }] })
-      expect([batch.status, batch.json.error.details]).toEqual([400, [{ path: "proofs.1.type", message: 'unknown proof type "squares@9"' }]])
+      expect([batch.status, batch.json.error.details]).toEqual([400, [{ path: "proofs.1.type", message: 'unknown proof type "squares@9": squares has no version 9 (its versions: 2, 1)' }]])
       const unknown = yield* api("GET", "/api/v1/circuits/squares@9")
       expect([unknown.status, unknown.json.error.code]).toEqual([404, "circuit_not_found"])
       expect(unknown.json.error.message).toContain("squares@9")

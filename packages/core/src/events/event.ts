@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { boundedMessage } from "../kernel/decode.js"
+import { quote } from "../kernel/decode.js"
 import { AccountId, EventId } from "../kernel/ids.js"
 import { pageQuery } from "../kernel/paging.js"
 import { Timestamp } from "../kernel/time.js"
@@ -36,12 +36,12 @@ export const SubscribableEventType = Schema.Literal(...SUBSCRIBABLE_EVENT_TYPES)
   identifier: "SubscribableEventType",
   // One message for the value, rather than one "Expected …" per member of the union.
   message: (issue) => {
-    const actual = JSON.stringify(issue.actual) ?? "a value"
+    const actual = quote(issue.actual)
     return {
       override: true,
       message: (UNSUBSCRIBABLE_EVENT_TYPES as ReadonlyArray<unknown>).includes(issue.actual)
         ? `${actual} cannot be subscribed to: POST /api/v1/webhooks/{id}/test sends it to the webhook it tests`
-        : `${boundedMessage(actual)} is not an event type a webhook can subscribe to (${SUBSCRIBABLE_EVENT_TYPES.join(", ")})`
+        : `${actual} is not an event type a webhook can subscribe to (${SUBSCRIBABLE_EVENT_TYPES.join(", ")})`
     }
   }
 })

@@ -19,57 +19,73 @@ export const invalidRequest = (details: ReadonlyArray<ErrorDetail>): InvalidRequ
 
 /** Every issue of a schema failure as one `details` entry, with quoted values cut short. */
 export const invalidRequestFromParseError = (error: ParseResult.ParseError): InvalidRequest =>
-  invalidRequest(ParseResult.ArrayFormatter.formatErrorSync(new ParseResult.ParseError({ issue: oneClausePerChoice(error.issue) })).map((issue) => ({
+  invalidRequest(ParseResult.ArrayFormatter.formatErrorSync(new ParseResult.ParseError({ issue: readable(error.issue) })).map((issue) => ({
     path: issue.path.map(String).join("."),
-    message: issue.message.startsWith(ONE_OF) ? issue.message : boundedMessage(issue.message)
+    message: boundedMessage(issue.message)
   })))
 
 const ONE_OF = "must be one of: "
 
 const isChoiceClause = (issue: ParseResult.ParseIssue) => issue._tag === "Type" && issue.message?.startsWith(ONE_OF) === true
 
+/** The longest string value a message quotes (a value can be a megabyte, or a secret pasted into the wrong field). */
+const MAX_QUOTED = 100
+
+const quoted = (actual: unknown): unknown =>
+  typeof actual === "string" && actual.length > MAX_QUOTED ? `${actual.slice(0, MAX_QUOTED)}…` : actual
+
+/** A value as a custom message quotes it: JSON, cut short like the formatter's quotes. */
+export const quote = (value: unknown): string => {
+  const text = JSON.stringify(quoted(value)) ?? "a value"
+  return text.length > 2 * MAX_QUOTED ? `${text.slice(0, 2 * MAX_QUOTED)}…` : text
+}
+
 const isChoice = (ast: SchemaAST.AST): ast is SchemaAST.Union<SchemaAST.Literal> =>
   ast._tag === "Union" && ast.types.every((member) => member._tag === "Literal")
 
 /**
- * A value outside a choice of literals (`?status=bogus`) fails every member, and the formatter
- * wrote one "Expected …" per member; this makes it one clause naming the allowed values. The
- * clause quotes nothing the caller sent, so it is never cut: its values are whole words.
+ * The issue tree made readable before it is formatted. A value outside a choice of literals
+ * (`?status=bogus`) fails every member, and the formatter wrote one "Expected …" per member; this
+ * makes it one clause naming the allowed values. And a string the caller sent is quoted cut short
+ * (`MAX_QUOTED`), so the message's own words (a list of what is allowed) are never what gets cut.
  */
-const oneClausePerChoice = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
+const readable = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
   switch (issue._tag) {
     case "Composite":
       if (isChoice(issue.ast)) {
-        return new ParseResult.Type(issue.ast, issue.actual, ONE_OF + issue.ast.types.map((member) => String(member.literal)).join(", "))
+        return new ParseResult.Type(issue.ast, quoted(issue.actual), ONE_OF + issue.ast.types.map((member) => String(member.literal)).join(", "))
       }
       {
         const issues = Array.isArray(issue.issues)
-          ? issue.issues.map(oneClausePerChoice)
-          : [oneClausePerChoice(issue.issues as ParseResult.ParseIssue)]
+          ? issue.issues.map(readable)
+          : [readable(issue.issues as ParseResult.ParseIssue)]
         // One value or several of a choice (`?type=a&type=b`): a single bad value fails both
         // members, and the choice's clause is the one that says what to send.
         const choice = issue.ast._tag === "Union" ? issues.find(isChoiceClause) : undefined
         return choice ?? new ParseResult.Composite(issue.ast, issue.actual, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>], issue.output)
       }
     case "Pointer":
-      return new ParseResult.Pointer(issue.path, issue.actual, oneClausePerChoice(issue.issue))
+      return new ParseResult.Pointer(issue.path, issue.actual, readable(issue.issue))
     case "Refinement":
-      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, oneClausePerChoice(issue.issue))
+      return new ParseResult.Refinement(issue.ast, quoted(issue.actual), issue.kind, readable(issue.issue))
     case "Transformation":
-      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, oneClausePerChoice(issue.issue))
+      return new ParseResult.Transformation(issue.ast, quoted(issue.actual), issue.kind, readable(issue.issue))
+    case "Type":
+      return new ParseResult.Type(issue.ast, quoted(issue.actual), issue.message)
     default:
       return issue
   }
 }
 
-const MAX_MESSAGE = 200
+/** A backstop for values that are not strings (an object, an array), which the formatter quotes whole. */
+const MAX_MESSAGE = 1000
 
 /**
- * Schema messages quote the offending value ("Expected …, actual <value>"). A value can be a
- * megabyte, or a secret pasted into the wrong field, so messages are cut short: at the last space
- * before the limit, so no word of the schema's own text is cut in two.
+ * Schema messages quote the offending value ("Expected …, actual <value>"): strings are cut before
+ * (`MAX_QUOTED`), and what is still too long is cut here, at the last space before the limit, so
+ * no word of the schema's own text is cut in two.
  */
-export const boundedMessage = (message: string): string => {
+const boundedMessage = (message: string): string => {
   if (message.length <= MAX_MESSAGE) return message
   const cut = message.slice(0, MAX_MESSAGE)
   const space = cut.lastIndexOf(" ")

@@ -40,7 +40,9 @@ export const pageQuery = <Id extends string>(cursor: Schema.Schema<Id, string>) 
   Schema.Struct({
     limit: Schema.optionalWith(
       Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_PAGE_LIMIT)).annotations({
-        description: `How many items a page holds, 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})`
+        description: `How many items a page holds, 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})`,
+        // Not the description read back as "Expected …": one sentence for a number, a fraction or a word.
+        message: () => ({ message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`, override: true })
       }),
       { exact: true }
     ),

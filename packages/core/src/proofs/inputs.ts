@@ -158,10 +158,10 @@ export const validateCircuitInputs = (
   return details.length > 0 ? Either.left(details) : Either.right({ inputs: circuitInputs, public_inputs: publicInputs })
 }
 
-/** The detail of a request whose `type` names no circuit the caller can see. */
-export const unknownTypeDetail = (type: string, prefix = ""): ErrorDetail => ({
+/** The detail of a request whose `type` names no circuit the caller can see; `hint` says what it has instead. */
+export const unknownTypeDetail = (type: string, prefix = "", hint?: string): ErrorDetail => ({
   path: `${prefix}type`,
-  message: `unknown proof type ${JSON.stringify(type)}`
+  message: `unknown proof type ${JSON.stringify(type)}${hint === undefined ? "" : `: ${hint}`}`
 })
 
 /** A request's circuit inputs checked against the circuits a lookup finds: its `details`, or the validated request. */

@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
-import type { Circuit } from "../circuits/circuit.js"
+import { type Circuit, parseCircuitRef } from "../circuits/circuit.js"
 import { CircuitsRepo } from "../circuits/repo.js"
 import { BuiltinCircuits, Circuits } from "../circuits/service.js"
 import { Events } from "../events/service.js"
@@ -148,17 +148,40 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
         return Option.isSome(builtin) ? Effect.succeed(builtin) : circuits.forRequest(accountId, type)
       }
 
+      /** Versions a "name@N" that names none is told about (newest first); more are marked "…". */
+      const HINTED_VERSIONS = 10
+
+      /**
+       * What a `type` that names nothing could have been, when it is `name@N` of a name the caller
+       * has: the versions there are. Nothing for other names, so no other account's is revealed.
+       */
+      const unknownTypeHint = (accountId: AccountId, type: string): Effect.Effect<string | undefined, StorageError> => {
+        const ref = parseCircuitRef(type)
+        if (ref.version === null) return Effect.succeed(undefined)
+        if (Option.isSome(builtins.get(ref.name))) {
+          return Effect.succeed(`a built-in circuit has one version: send ${JSON.stringify(ref.name)}`)
+        }
+        return circuits.versions(accountId, ref.name, { limit: HINTED_VERSIONS + 1 }).pipe(
+          Effect.map((page) => {
+            const versions = page.items.slice(0, HINTED_VERSIONS).map((c) => c.version)
+            const more = page.items.length > HINTED_VERSIONS || page.has_more ? ", …" : ""
+            return `${ref.name} has no version ${ref.version} (its versions: ${versions.join(", ")}${more})`
+          }),
+          Effect.catchTags({ CircuitNotFound: () => Effect.succeed(undefined), InvalidRequest: () => Effect.succeed(undefined) })
+        )
+      }
+
       /**
        * One request against its circuit: refused as an unknown type when the caller cannot see it
        * (so no other account's circuit is revealed), as not ready when its own is not built.
        */
-      const check = (found: Option.Option<Circuit>, input: CreateProofInput, prefix = ""): Checked => {
+      const check = (found: Option.Option<Circuit>, input: CreateProofInput, prefix = "", hint?: string): Checked => {
         // A deadline past the server's proof timeout is refused, not clamped (Stripe refuses a
         // parameter out of its range): a caller relying on it learns the limit at once.
         const deadline: Array<ErrorDetail> = input.timeout_ms !== undefined && input.timeout_ms > config.timeoutMs
           ? [{ path: `${prefix}timeout_ms`, message: `must be at most ${config.timeoutMs} (this server's proof timeout), got ${input.timeout_ms}` }]
           : []
-        if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix), ...deadline] }
+        if (Option.isNone(found)) return { _tag: "invalid", details: [unknownTypeDetail(input.type, prefix, hint), ...deadline] }
         const circuit = found.value
         if (deadline.length > 0) return { _tag: "invalid", details: deadline }
         if (circuit.status !== "ready") return { _tag: "unready", circuit }
@@ -241,11 +264,19 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
             )))
         )
 
+      /** The circuit `type` names, and when it names none, the hint for the caller. */
+      const resolve = (
+        accountId: AccountId,
+        type: string
+      ): Effect.Effect<{ readonly found: Option.Option<Circuit>; readonly hint: string | undefined }, StorageError> =>
+        Effect.flatMap(lookup(accountId, type), (found) =>
+          Effect.map(Option.isSome(found) ? Effect.succeed(undefined) : unknownTypeHint(accountId, type), (hint) => ({ found, hint })))
+
       const create = (accountId: AccountId, input: CreateProofInput) =>
-        Effect.flatMap(lookup(accountId, input.type), (
-          found
+        Effect.flatMap(resolve(accountId, input.type), (
+          { found, hint }
         ): Effect.Effect<Proof, InvalidRequest | CircuitNotReady | RateLimitExceeded | StorageError> => {
-          const checked = check(found, input)
+          const checked = check(found, input, "", hint)
           if (checked._tag === "invalid") return Effect.fail(invalidRequest(checked.details))
           if (checked._tag === "unready") return Effect.fail(notReady(checked.circuit))
           return Effect.flatMap(toRecord(accountId, null, checked.request, metadataOf(input.metadata)), (record) =>
@@ -258,8 +289,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           if (items.length < 1 || items.length > maxBatchSize) {
             return yield* invalidRequest([{ path: "proofs", message: `must hold 1 to ${maxBatchSize} proofs, got ${items.length}` }])
           }
-          const found = new Map<string, Option.Option<Circuit>>()
-          for (const { type } of items) if (!found.has(type)) found.set(type, yield* lookup(accountId, type))
+          const found = new Map<string, { readonly found: Option.Option<Circuit>; readonly hint: string | undefined }>()
+          for (const { type } of items) if (!found.has(type)) found.set(type, yield* resolve(accountId, type))
           const details: Array<ErrorDetail> = []
           const valid: Array<AcceptedRequest> = []
           // The batch's pairs under each item's own; an empty value (either's) stores nothing.
@@ -276,7 +307,8 @@ export class Proofs extends Context.Tag("@mzk/core/Proofs")<Proofs, {
           })
           let unready: Circuit | undefined
           items.forEach((item, i) => {
-            const checked = check(found.get(item.type)!, item, `proofs.${i}.`)
+            const { found: circuit, hint } = found.get(item.type)!
+            const checked = check(circuit, item, `proofs.${i}.`, hint)
             if (checked._tag === "invalid") details.push(...checked.details)
             else if (checked._tag === "unready") unready ??= checked.circuit
             else valid.push(checked.request)

@@ -42,7 +42,8 @@ const Definition = HttpApi.make("mzk")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Groth16 proofs as a service: API keys, webhooks, proofs, circuits, events, the audit log, and verification of proofs made anywhere (Groth16, PLONK, FFLONK). Every error has the body " +
+    "Zero-knowledge proofs as a service: API keys, webhooks, proofs, circuits, events and the audit log. Circuits are proven with Groth16, PLONK or FFLONK (circom) or UltraHonk (Noir), " +
+      "and proofs made anywhere in any of these systems can be verified. Every error has the body " +
       "{\"error\": {\"code\", \"message\", \"request_id\"}}. A path parameter or query value holding a control character " +
       "(U+0000–U+001F, U+007F–U+009F, percent-encoded as `%00`) is 400 `invalid_request` with `details[].path` naming it, on every " +
       "endpoint. Timestamps are ISO 8601 UTC with milliseconds (`2026-11-22T10:00:00.000Z`) and must name a real date and time. " +
