@@ -46,6 +46,9 @@ const visit = async (url: string): Promise<Visit> => {
     const { stdout, stderr } = await run(CHROMIUM, [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      // Chromium asks Google how to autofill a page's form fields (the key field "Test Request"
+      // shows), under the page's isolation key; that is the browser's doing, not the page's.
+      "--disable-features=AutofillServerCommunication",
       `--user-data-dir=${profile}`, `--log-net-log=${netLog}`, "--enable-logging=stderr", "--v=0",
       "--virtual-time-budget=10000", "--dump-dom", url
     ], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 })
@@ -74,6 +77,11 @@ const visit = async (url: string): Promise<Visit> => {
       const paths = new Set<string>()
       HttpApi.reflect(MzkApi, { onGroup: () => undefined, onEndpoint: ({ endpoint }) => void paths.add(endpoint.path.replace(/:(\w+)/g, "{$1}")) })
       for (const path of paths) expect(dom, path).toContain(path)
+      // The key is asked for where a request is tried (the bearer scheme is chosen, not "none"),
+      // and the sidebar has one "Webhooks": the events mzk sends; the endpoints that manage them are
+      // "Webhook endpoints".
+      expect(dom).not.toContain("No authentication selected")
+      expect(dom).toContain("Webhook endpoints")
 
       // The log did record the page's requests (so an empty list of strangers means something)...
       expect(requests).toContain(`${baseUrl}/docs`)

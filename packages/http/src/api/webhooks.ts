@@ -201,5 +201,6 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Description, "One recovery: `running`, `completed` or `cancelled`, and the deliveries it has re-queued so far.")
   )
   .middleware(Authentication)
-  .annotate(OpenApi.Title, "Webhooks")
+  // Not "Webhooks": the document's `webhooks` (the events mzk sends) is listed under that name.
+  .annotate(OpenApi.Title, "Webhook endpoints")
 {}
