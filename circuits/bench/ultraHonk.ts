@@ -1,4 +1,4 @@
-// UltraHonk (Noir, bb.js) figures for issue 28's proof-system table: per program, the compile,
+// UltraHonk (Noir, bb.js) figures for the proof-system table: per program, the compile,
 // setup (verification key), proving and verification times, the proof's size and the gas of one
 // on-chain verification by bb.js's HonkVerifier (solc + @ethereumjs/evm, as the tests run it).
 //

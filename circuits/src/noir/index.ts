@@ -1,4 +1,4 @@
-// Noir programs proven with UltraHonk (issue 28, item 2): the engine the service integration
+// Noir programs proven with UltraHonk: the engine the service integration
 // calls. See docs/proving-systems-noir.md for versions, the CRS and measured figures.
 export { MAX_NOIR_ABI_DEPTH, MAX_NOIR_ABI_VALUES, type NoirAbi, NoirAbiError, type NoirAbiType, noirCircuitInputs, noirPublicSignals, readNoirAbi } from "./abi.js"
 export { compileNoirProject as compileNoir, NOIR_VERSION, type NoirCompileAnswer, type NoirFailure, type NoirFiles, parseNoirProgram } from "./compile.mjs"

@@ -22,7 +22,7 @@ import { describePostgres, freshDatabaseUrl } from "./freshDatabase.js"
 import { eventually, fixture, spawnWorker, sqlClient } from "./workerProcesses.js"
 
 /**
- * Tenant fairness (issue 25, item 1) with two worker processes sharing one Postgres database: each
+ * Tenant fairness with two worker processes sharing one Postgres database: each
  * engine gives an account only its share of its own slots, claims take turns across accounts, and
  * SKIP LOCKED (deliveries) and account locks (proofs) keep the two processes' claims apart.
  */

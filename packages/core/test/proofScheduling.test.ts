@@ -15,7 +15,7 @@ import { FakeProver, FakeProverCalls, type FakeProverOptions, MemoryStore, testC
 import { Effect, Either, Layer, TestClock } from "effect"
 
 /**
- * Scheduling a user can steer (issue 29, item 5), on TestClock: a request's priority within its
+ * Scheduling a user can steer, on TestClock: a request's priority within its
  * account, its deadline (`timeout_ms`) while queued and while running, and the record's times and
  * queue position as the proof moves.
  */

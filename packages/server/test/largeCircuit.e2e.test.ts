@@ -1,4 +1,4 @@
-// A circuit of 2^16 constraints (issue 26's smallest benchmark size: 273 chained Poseidon(2),
+// A circuit of 2^16 constraints (the benchmarks' smallest size: 273 chained Poseidon(2),
 // 65,520 constraints) through the HTTP API over a real port: compiled by the repository's circom2,
 // keyed by the native development setup, uploaded prebuilt (wasm + zkey + sym + sample inputs),
 // checked to `ready`, proved by a worker, and the proof verified by snarkjs against the

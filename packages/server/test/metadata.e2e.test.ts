@@ -7,7 +7,7 @@ import { describePostgres, expectRefused, type Reply, serverWithKey, STORES } fr
 import { startServer } from "./realServer.js"
 
 /**
- * Metadata (issue 29, item 3) over a real port: set at creation on proofs, batches, keys and
+ * Metadata over a real port: set at creation on proofs, batches, keys and
  * webhooks (circuits: `packages/http/test/metadata.http.test.ts`, over the fake compiler), merged
  * by a webhook update, returned on every record, refused with a 400 naming the field, and the
  * proofs list filtered by `metadata[<key>]=<value>` on both stores.

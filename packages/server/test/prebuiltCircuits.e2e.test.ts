@@ -1,4 +1,4 @@
-// Prebuilt uploads over a real port, checked before they are `ready` (issue 25, items 2 and 3): a
+// Prebuilt uploads over a real port, checked before they are `ready`: a
 // zkey of another circuit with as many wires is refused (artifact_mismatch), so is a zkey with a
 // G2 point off the curve or outside G2 (invalid_artifacts), and one the build cannot check at all
 // (sample_inputs_required) until it comes with sample inputs. A circuit that got through before

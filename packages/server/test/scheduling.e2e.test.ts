@@ -7,7 +7,7 @@ import { expectRefused, type Reply, STORES } from "./bothStores.js"
 import { startServer } from "./realServer.js"
 
 /**
- * Scheduling a user can steer, and the usage report (issue 29, item 5), over a real port on
+ * Scheduling a user can steer, and the usage report, over a real port on
  * SQLite and on Postgres: priority within an account, a deadline that passes while queued, the
  * record's times and queue position, `GET /usage` after a known set of proofs (the client's
  * `usage.get()` too), and the requests refused. The deadline's exact moments are TestClock tests

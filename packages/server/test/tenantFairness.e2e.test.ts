@@ -7,7 +7,7 @@ import { STORES } from "./bothStores.js"
 import { startServer } from "./realServer.js"
 
 /**
- * One tenant's load does not hold another tenant's work back (issue 25, item 1): claims take turns
+ * One tenant's load does not hold another tenant's work back: claims take turns
  * across accounts, and an account holds only its share of the delivery slots. Over real ports, on
  * SQLite and on Postgres; the two-process case is in adapters-postgres (fairnessProcesses.test.ts).
  * No wall-time bound is asserted beyond "before any of the hanging attempts could time out".

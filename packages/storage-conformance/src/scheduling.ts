@@ -7,7 +7,7 @@ import { claim, isolate, proofRecord, T0, T30, T60, T90 } from "./proofs.js"
 
 const at = (iso: string) => iso as Timestamp
 
-/** What a store must do for scheduling (issue 29, item 5): priorities, queue positions, deadlines, the usage report. */
+/** What a store must do for scheduling: priorities, queue positions, deadlines, the usage report. */
 export const schedulingTests = (it: ConformanceIt, timeout: number) => {
   it.effect("scheduling: a claim takes an account's queued proofs high, normal, low, oldest first within each; accounts still take turns", () =>
     Effect.gen(function*() {
