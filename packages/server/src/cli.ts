@@ -17,6 +17,7 @@ import { circuitsCommand } from "./cli/circuits.js"
 import { circuitSettings, circuitsOptions } from "./cli/circuitSettings.js"
 import { database, describeDatabase, wroteTo } from "./cli/database.js"
 import { describeFailure, stripAnsi, UsageError } from "./cli/failures.js"
+import { wrapText } from "./cli/wrap.js"
 import { GLOBAL_OPTIONS, takeGlobals } from "./cli/globals.js"
 import { keysCommand } from "./cli/keys.js"
 import { verifyCommand } from "./cli/verify.js"
@@ -180,14 +181,16 @@ const flagsOf = (path: string): ReadonlyArray<string> => {
 }
 
 /**
- * Help and messages as plain text where they are not read on a terminal (or NO_COLOR is set), and
- * @effect/cli's own report of a usage mistake left out: the failure is reported below, in one line.
+ * Help and messages as plain text where they are not read on a terminal (or NO_COLOR is set), help
+ * always plain and wrapped to 80 columns (@effect/cli pads and never wraps), and @effect/cli's own
+ * report of a usage mistake left out: the failure is reported below, one line per mistake.
  */
-const forPeople = (base: Console.Console): Console.Console => {
+const forPeople = (base: Console.Console, help: boolean): Console.Console => {
   const colour = process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
+  const shape = help ? (text: string) => wrapText(stripAnsi(text)) : colour ? (text: string) => text : stripAnsi
   return {
     ...base,
-    log: (...args) => base.log(...(colour ? args : args.map((arg) => (typeof arg === "string" ? stripAnsi(arg) : arg)))),
+    log: (...args) => base.log(...args.map((arg) => (typeof arg === "string" ? shape(arg) : arg))),
     error: () => Effect.void
   }
 }
@@ -207,7 +210,7 @@ const main = Effect.gen(function*() {
       hint: "mzk --help lists the settings"
     })
   }).pipe(Effect.flatMap((content) => Either.mapLeft(parseConfigFile(config, content), (message) => new UsageError({ message, hint: "mzk --help lists the settings" }))))
-  const console = forPeople(yield* Effect.console)
+  const console = forPeople(yield* Effect.console, rest.length === 0 || rest.includes("--help") || rest.includes("-h"))
   yield* cli([...process.argv.slice(0, 2), ...rest]).pipe(
     Effect.provideService(LoadedConfigFile, file),
     Effect.withConsole(console),
@@ -220,7 +223,7 @@ const main = Effect.gen(function*() {
     const path = commandPath(words)
     const failure = describeFailure(cause, path, flagsOf(path), mistypedCommand(words))
     return Effect.sync(() => {
-      process.stderr.write(`${failure.line}\n`)
+      process.stderr.write(`${failure.text}\n`)
       if (debug) process.stderr.write(`${Cause.pretty(cause, { renderErrorCause: true })}\n`)
       exitCode = failure.code
     })

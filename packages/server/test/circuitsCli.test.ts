@@ -24,7 +24,10 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
         "--database", database, ...dev, "--dev-ptau-dir", ptauDir, "--json"
       )
       expect(JSON.parse(added)).toMatchObject({ name: "squares", owner: account_id, status: "ready", constraints: 51, development_only: true })
-      expect(mzk("circuits", "list", "--account", account_id, "--database", database)).toMatch(/squares\s+v1\s+ready\s+51/)
+      const listed = mzk("circuits", "list", "--account", account_id, "--database", database)
+      // A header row names the columns, as `keys list` does.
+      expect(listed.split("\n")[0]!.split(/\s+/)).toEqual(["NAME", "VERSION", "STATUS", "CONSTRAINTS", "OWNER"])
+      expect(listed).toMatch(/squares\s+v1\s+ready\s+51\s+account/)
 
       const server = yield* serveProcess(database, { args: ["--cache-dir", join(ptauDir, "serve-cache")] })
       const api = server.client(api_key)

@@ -1,3 +1,4 @@
+import { SCOPES } from "@mzk/core"
 import { eventually, makeHttpClient } from "@mzk/testkit"
 import Database from "better-sqlite3"
 import { spawn } from "node:child_process"
@@ -84,7 +85,7 @@ const oneLine = (ran: Ran) => {
   return lines[0]!
 }
 
-describe("mzk's mistakes are one line", () => {
+describe("mzk's mistakes: one line each", () => {
   it("for each mistake of the issue: the cause, the fix, exit 2 for usage and 1 for failures", async () => {
     const busy = createServer()
     const busyPort = await freePort()
@@ -137,6 +138,27 @@ describe("mzk's mistakes are one line", () => {
     }
   }, 600_000)
 
+  it("several mistakes: one line each, the command's help named once; @effect/cli's own sentences said in mzk's words", async () => {
+    const [twoMistakes, choice, misspelt] = await inTurns(3, [
+      () => run(["keys", "create", "--account", "acct_x", "--scope", "proofs:wrtie", "--name", "ci", "--database", sqlite("two")]),
+      () => run(["verify", "--proving-system", "groth17", "--proof", join(dir, "none.json")]),
+      () => run(["keys", "create", "--nme", "ci"])
+    ])
+    expect([twoMistakes.code, twoMistakes.stderr.split("\n")]).toEqual([2, [
+      'mzk: --account: "acct_x" is not an account id (acct_…)',
+      `mzk: --scope: "proofs:wrtie" is not one of ${SCOPES.join(", ")} (mzk keys create --help shows the usage)`,
+      ""
+    ]])
+    expect([choice.code, choice.stderr.split("\n")]).toEqual([2, [
+      'mzk: --proving-system: "groth17" is not one of groth16, plonk, fflonk, ultra_honk',
+      "mzk: --verification-key is required",
+      `mzk: ${join(dir, "none.json")} does not exist`,
+      "mzk: --public is required (mzk verify --help shows the usage)",
+      ""
+    ]])
+    expect([misspelt.code, misspelt.stderr]).toEqual([2, "mzk: unknown flag --nme: did you mean --name? (mzk keys create --help shows the usage)\n"])
+  }, 240_000)
+
   it("--log-level debug, anywhere on the line, adds the stack trace", async () => {
     const aFile = join(dir, "another-file")
     writeFileSync(aFile, "")
@@ -148,16 +170,29 @@ describe("mzk's mistakes are one line", () => {
 })
 
 describe("mzk --help", () => {
-  it("names every setting's flag, environment variable and default, as plain text when piped", async () => {
-    const [root, serve] = await Promise.all([run(["--help"]), run(["serve", "--help"])])
+  it("names every setting's flag, environment variable and default, as plain text when piped, in 80 columns", async () => {
+    const [root, serve, add, verify, create] = await inTurns(3, [
+      () => run(["--help"]),
+      () => run(["serve", "--help"]),
+      () => run(["circuits", "add", "--help"]),
+      () => run(["verify", "--help"]),
+      () => run(["keys", "create", "--help"])
+    ])
     expect(root.code).toBe(0)
+    // Wrapped lines are joined back: a value may continue on the next line.
+    const flat = (text: string) => text.replace(/\s+/g, " ")
     for (const setting of Object.values(settings)) {
-      expect(root.stdout).toMatch(new RegExp(`--${setting.flag}\\s+${setting.env}\\s+default ${setting.shown.replace(/[()]/g, "\\$&")}`))
+      expect(flat(root.stdout)).toContain(`--${setting.flag} ${setting.env}, default ${setting.shown}`)
     }
     expect(root.stdout).toMatch(/--config FILE/)
-    expect(serve.stdout).toContain("Env MZK_PROOF_TIMEOUT; default 1m.")
-    expect(serve.stdout).toContain("Env MZK_DATABASE_URL; default sqlite:./data/mzk.db.")
-    for (const ran of [root, serve]) expect(ran.stdout + ran.stderr).not.toContain("\u001b")
+    expect(flat(serve.stdout)).toContain("Env MZK_PROOF_TIMEOUT; default 1m.")
+    expect(flat(serve.stdout)).toContain("Env MZK_DATABASE_URL; default sqlite:./data/mzk.db.")
+    // A command's description on its own line under its usage, not run on after the last flag.
+    expect(root.stdout).toMatch(/^ {2}- keys list --account text .*\n {4}List an account's active keys/m)
+    for (const ran of [root, serve, add, verify, create]) {
+      expect(ran.stdout + ran.stderr).not.toContain("\u001b")
+      expect(ran.stdout.split("\n").filter((line) => line.length > 80)).toEqual([])
+    }
   }, 240_000)
 })
 

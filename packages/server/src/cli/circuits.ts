@@ -1,12 +1,13 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG, type UploadSource } from "@mzk/core"
+import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds, Circuits, decodeInput, DEFAULT_CIRCUITS_CONFIG, PROVING_SYSTEMS, type UploadSource } from "@mzk/core"
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
 import { loadMzk, MzkCore } from "./lazy.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
 import { database, wroteTo } from "./database.js"
-import { CommandFailed } from "./failures.js"
+import { choiceOption, CommandFailed } from "./failures.js"
+import { printTable } from "./table.js"
 import { repeatable } from "./settings.js"
 
 /** The archive reader the API uses, read only when `circuits add --archive` runs. */
@@ -231,7 +232,7 @@ const add = Command.make("add", {
     Options.optional
   ),
   description: Options.text("description").pipe(Options.optional),
-  provingSystem: Options.choice("proving-system", ["groth16", "plonk", "fflonk", "ultra_honk"] as const).pipe(
+  provingSystem: choiceOption("proving-system", PROVING_SYSTEMS).pipe(
     Options.withDescription(
       "Circom sources: set up for groth16 (default: a phase-2 contribution), plonk or fflonk (the powers of tau alone); " +
         "prebuilt: the system the zkey must be of (default: its header decides); --noir and --noir-program: ultra_honk " +
@@ -314,15 +315,13 @@ const list = Command.make("list", {
     const circuits = yield* (yield* Circuits).list(account)
     if (json) return yield* Console.log(JSON.stringify(circuits.map(record)))
     // Each name at its newest version (the others stay live: remove NAME@N removes one).
-    const rows = circuits.map((c) => [
+    yield* printTable([["NAME", "VERSION", "STATUS", "CONSTRAINTS", "OWNER"], ...circuits.map((c) => [
       c.name,
       `v${c.version}`,
       c.status,
       c.constraints === null ? "-" : String(c.constraints),
       c.owner === "builtin" ? "builtin" : "account"
-    ])
-    const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((row) => row[i]!.length), 4))
-    for (const row of rows) yield* Console.log(row.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]! + 2) : cell)).join(""))
+    ])])
   }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("List the circuits an account can prove with"))
 
 const remove = Command.make("remove", {

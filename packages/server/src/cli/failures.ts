@@ -1,5 +1,5 @@
-import { HelpDoc, ValidationError } from "@effect/cli"
-import { Cause, Data } from "effect"
+import { HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Cause, Data, Effect } from "effect"
 import { nearest } from "./settings.js"
 
 /** A mistake on the command line (or in the environment or config file): exit code 2. */
@@ -13,14 +13,42 @@ export class UsageError extends Data.TaggedError("UsageError")<{
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly message: string }> {}
 
 export interface Failure {
-  /** One line for a person: the cause and what to do about it. */
-  readonly line: string
+  /**
+   * For a person: one line per mistake (`mzk: …`), the last one saying where to read more; a
+   * command that failed is one line, its cause and what to do about it.
+   */
+  readonly text: string
   readonly code: 1 | 2
 }
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g")
 export const stripAnsi = (text: string) => text.replace(ANSI, "")
-const oneLine = (text: string) => stripAnsi(text).split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" ")
+const linesOf = (text: string) => stripAnsi(text).split("\n").map((line) => line.trim()).filter((line) => line !== "")
+const oneLine = (text: string) => linesOf(text).join(" ")
+
+/** A flag given a value outside its choices, said the same way for every flag. */
+export const notOneOf = (flag: string, value: string, values: ReadonlyArray<string>) =>
+  `--${flag}: ${JSON.stringify(value)} is not one of ${values.join(", ")}`
+
+/**
+ * A flag that takes one of `values`. Not `Options.choice`, whose refusal names neither the flag nor
+ * the value ("Expected one of the following cases: …").
+ */
+export const choiceOption = <const L extends string>(flag: string, values: ReadonlyArray<L>): Options.Options<L> =>
+  Options.text(flag).pipe(
+    Options.withPseudoName(values.join("|")),
+    Options.mapEffect((value) =>
+      (values as ReadonlyArray<string>).includes(value)
+        ? Effect.succeed(value as L)
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(notOneOf(flag, value, values)))))
+  )
+
+/** @effect/cli's own sentences ("The flag '--nme' is not recognized. Did you mean '--name'?") in mzk's words. */
+const inOwnWords = (line: string) =>
+  line
+    .replace(/^The flag '(--[^']+)' is not recognized\. Did you mean '(--[^']+)'\?$/, "unknown flag $1: did you mean $2?")
+    .replace(/^Expected to find option: '(--[^']+)'$/, "$1 is required")
+    .replace(/^Path '(.*)' must exist$/, "$1 does not exist")
 
 interface NodeishError {
   readonly message?: unknown
@@ -89,13 +117,14 @@ export const describeFailure = (
   const error = Cause.squash(cause)
   const help = `mzk ${command === "" ? "" : `${command} `}--help shows the usage`
   if (ValidationError.isValidationError(error)) {
-    const text = "error" in error ? oneLine(HelpDoc.toAnsiText(error.error)) : "invalid command line"
+    const lines = "error" in error ? linesOf(HelpDoc.toAnsiText(error.error)).map(inOwnWords) : ["invalid command line"]
+    const text = lines.join(" ")
     // @effect/cli names the top level's commands whatever level the mistake is at: name this level's.
     if (mistyped !== undefined && /invalid subcommand/i.test(text)) {
       const near = nearest(mistyped.word, mistyped.choices)
       const at = (word: string) => JSON.stringify(command === "" ? word : `${command} ${word}`)
       return {
-        line: `mzk: unknown command ${at(mistyped.word)}${near === undefined ? "" : `: did you mean ${at(near)}?`} ` +
+        text: `mzk: unknown command ${at(mistyped.word)}${near === undefined ? "" : `: did you mean ${at(near)}?`} ` +
           `(${command === "" ? "mzk" : `mzk ${command}`} takes ${mistyped.choices.join(", ")}; ${help})`,
         code: 2
       }
@@ -103,12 +132,13 @@ export const describeFailure = (
     const unknown = /unknown argument: '(--[^'=]+)/.exec(text)?.[1]
     const near = unknown === undefined ? undefined : nearest(unknown, flags)
     if (unknown !== undefined) {
-      return { line: `mzk: unknown flag ${unknown}${near === undefined ? "" : `: did you mean ${near}?`} (${help})`, code: 2 }
+      return { text: `mzk: unknown flag ${unknown}${near === undefined ? "" : `: did you mean ${near}?`} (${help})`, code: 2 }
     }
-    return { line: `mzk: ${text} (${help})`, code: 2 }
+    // Each mistake on its own line; the command's help named once, after the last.
+    return { text: lines.map((line, i) => `mzk: ${line}${i === lines.length - 1 ? ` (${help})` : ""}`).join("\n"), code: 2 }
   }
-  if (error instanceof UsageError) return { line: `mzk: ${error.message} (${error.hint ?? help})`, code: 2 }
-  if (error instanceof CommandFailed) return { line: `mzk: ${error.message}`, code: 1 }
+  if (error instanceof UsageError) return { text: `mzk: ${error.message} (${error.hint ?? help})`, code: 2 }
+  if (error instanceof CommandFailed) return { text: `mzk: ${error.message}`, code: 1 }
   const errors = chain(error)
   const code = codeOf(errors)
   const top = messageOf(errors[0])
@@ -116,29 +146,29 @@ export const describeFailure = (
   if (listen !== undefined || messageOf(errors[0]).startsWith("ServeError")) {
     const where = `${String(listen?.address ?? "the address")}:${String(listen?.port ?? "")}`
     if (code === "EADDRINUSE") {
-      return { line: `mzk: port ${String(listen?.port)} on ${String(listen?.address)} is already in use: stop the process that holds it, or choose another port with --port (MZK_PORT)`, code: 1 }
+      return { text: `mzk: port ${String(listen?.port)} on ${String(listen?.address)} is already in use: stop the process that holds it, or choose another port with --port (MZK_PORT)`, code: 1 }
     }
-    if (code === "EACCES") return { line: `mzk: not allowed to listen on ${where} (ports below 1024 need privileges): choose another port with --port (MZK_PORT)`, code: 1 }
-    if (code === "EADDRNOTAVAIL") return { line: `mzk: ${String(listen?.address)} is not an address of this machine: choose another with --host (MZK_HOST), e.g. 127.0.0.1 or 0.0.0.0`, code: 1 }
+    if (code === "EACCES") return { text: `mzk: not allowed to listen on ${where} (ports below 1024 need privileges): choose another port with --port (MZK_PORT)`, code: 1 }
+    if (code === "EADDRNOTAVAIL") return { text: `mzk: ${String(listen?.address)} is not an address of this machine: choose another with --host (MZK_HOST), e.g. 127.0.0.1 or 0.0.0.0`, code: 1 }
   }
   if (top.startsWith("Cannot open the SQLite database")) {
     const file = top.slice("Cannot open the SQLite database ".length)
     const reason = (code !== undefined ? SQLITE_REASONS[code] : undefined) ?? (oneLine(messageOf(errors[1])) || "unknown reason")
-    return { line: `mzk: cannot open the SQLite database ${file} (${reason}): check the path and its folder's permissions, or choose another with --database (MZK_DATABASE_URL)`, code: 1 }
+    return { text: `mzk: cannot open the SQLite database ${file} (${reason}): check the path and its folder's permissions, or choose another with --database (MZK_DATABASE_URL)`, code: 1 }
   }
   if (top.startsWith("Cannot connect to PostgreSQL")) {
     const invalidUrl = errors.some((e) => /invalid url/i.test(messageOf(e)))
     if (errors.some((e) => /does not support SSL/i.test(messageOf(e)))) {
-      return { line: `mzk: cannot connect to the PostgreSQL database (${POSTGRES_REASONS.NO_TLS}) (--database, MZK_DATABASE_URL)`, code: 1 }
+      return { text: `mzk: cannot connect to the PostgreSQL database (${POSTGRES_REASONS.NO_TLS}) (--database, MZK_DATABASE_URL)`, code: 1 }
     }
     const reason = (invalidUrl ? POSTGRES_REASONS.ERR_INVALID_URL : code !== undefined ? POSTGRES_REASONS[code] : undefined) ??
       (oneLine(messageOf(errors[errors.length - 1])) || "unknown reason")
-    return { line: `mzk: cannot connect to the PostgreSQL database (${reason}): check the URL's host, port, user, password and database name (--database, MZK_DATABASE_URL)`, code: 1 }
+    return { text: `mzk: cannot connect to the PostgreSQL database (${reason}): check the URL's host, port, user, password and database name (--database, MZK_DATABASE_URL)`, code: 1 }
   }
   const tag = typeof (error as { _tag?: unknown })._tag === "string" ? (error as { _tag: string })._tag : undefined
   const below = errors.slice(1).map(messageOf).filter((m) => m !== "" && !top.includes(m))
   const message = oneLine([top || String(error), ...below].join(": "))
   // Errors that already speak to people (a bad ptau, a prover that cannot start) are shown as they are.
   const known = tag === "PtauError" || tag === "ProverStartupError"
-  return { line: `mzk: ${message}${known ? "" : " (--log-level debug prints the details)"}`, code: 1 }
+  return { text: `mzk: ${message}${known ? "" : " (--log-level debug prints the details)"}`, code: 1 }
 }

@@ -4,8 +4,9 @@ import { Console, Effect, Option, Redacted, Schema } from "effect"
 import { MzkAccounts } from "./lazy.js"
 import { account } from "./circuits.js"
 import { database, wroteTo } from "./database.js"
-import { CommandFailed, UsageError } from "./failures.js"
+import { CommandFailed, notOneOf, UsageError } from "./failures.js"
 import { option, repeatable, settings } from "./settings.js"
+import { printTable } from "./table.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of text"))
 
@@ -32,7 +33,7 @@ const create = Command.make("create", {
       const unknown = scopes.find((scope) => !isScope(scope))
       return unknown === undefined
         ? Effect.succeed(scopes.filter(isScope))
-        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--scope: ${JSON.stringify(unknown)} is not one of ${SCOPES.join(", ")}`)))
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(notOneOf("scope", unknown, SCOPES))))
     })
   ),
   maxActiveKeys: option(settings.maxActiveKeysPerAccount),
@@ -69,8 +70,7 @@ const list = Command.make("list", { account, database, json }, (flags) =>
     const rows = [["ID", "NAME", "PREFIX", "CREATED", "LAST USED", "SCOPES"], ...keys.map((k) => [
       k.id, k.name, k.prefix, k.created_at, k.last_used_at ?? "never", k.scopes.length === SCOPES.length ? "all" : k.scopes.join(",")
     ])]
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
-    for (const row of rows) yield* Console.log(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]! + 2) : cell)).join(""))
+    yield* printTable(rows)
   }).pipe(Effect.provide(MzkAccounts({ database: flags.database })))
 ).pipe(Command.withDescription("List an account's active keys (never the keys themselves)"))
 

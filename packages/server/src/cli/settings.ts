@@ -352,7 +352,6 @@ export const parseConfigFile = (path: string, content: string): Either.Either<Co
 /** The help's SETTINGS section: each flag, its variable and its default. */
 export const settingsHelp = (): HelpDoc.HelpDoc => {
   const width = Math.max(...all.map((s) => s.flag.length + 2))
-  const envWidth = Math.max(...all.map((s) => s.env.length))
   return HelpDoc.blocks([
     HelpDoc.h1("SETTINGS"),
     HelpDoc.p(
@@ -360,7 +359,7 @@ export const settingsHelp = (): HelpDoc.HelpDoc => {
         "(the flag's name, e.g. {\"port\": 8080, \"proof-timeout\": \"90s\"}). A flag wins over the environment, the environment " +
         "over the config file, the config file over the default. Durations: 90s, 5m, 12h, 30d (a plain number is seconds). Sizes: 512MiB, 4GiB."
     ),
-    HelpDoc.p(all.map((s) => `  --${s.flag.padEnd(width)} ${s.env.padEnd(envWidth)}  default ${s.shown}`).join("\n"))
+    HelpDoc.p(all.map((s) => `  --${s.flag.padEnd(width)} ${s.env}, default ${s.shown}`).join("\n"))
   ])
 }
 

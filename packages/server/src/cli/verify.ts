@@ -2,7 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { type ProvingSystem, PROVING_SYSTEMS, Verifier } from "@mzk/core"
 import { Console, Effect, Option } from "effect"
 import { readFile } from "node:fs/promises"
-import { CommandFailed, UsageError } from "./failures.js"
+import { choiceOption, CommandFailed, UsageError } from "./failures.js"
 
 // The verifier is loaded when the command runs, so `mzk --help` never reads snarkjs.
 const loadVerifier = Effect.promise(() => import("@mzk/circuits"))
@@ -23,7 +23,7 @@ const readJson = (path: string, flag: string) =>
  * checked against the CRS it was made with (`--noir-crs`, as `mzk serve` takes it).
  */
 export const verifyCommand = Command.make("verify", {
-  provingSystem: Options.choice("proving-system", PROVING_SYSTEMS).pipe(
+  provingSystem: choiceOption("proving-system", PROVING_SYSTEMS).pipe(
     Options.withDescription(
       "The proof's system: groth16, plonk or fflonk (snarkjs JSON), or ultra_honk (a Noir circuit's verification_key and proof as mzk returns them, with --noir-crs)"
     )
