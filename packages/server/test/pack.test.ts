@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { appManifest, publicPackages, tarballName } from "../../../scripts/release.mjs"
 
 /**
  * mzk as people install it: every public package built and packed (`pnpm pack`), the tarballs
@@ -51,13 +52,6 @@ const registryProblem = await run("npm", ["ping"], { cwd: tmpdir(), timeout: 20_
 if (registryProblem !== undefined && inCi) throw new Error(`The pack test installs from the npm registry, which is unreachable in CI: ${registryProblem}`)
 if (registryProblem !== undefined) console.warn(`Skipping the pack test: the npm registry is unreachable (${registryProblem})`)
 
-/** Every workspace package that is published: packages/* and circuits without `"private": true`. */
-const publicPackages = () =>
-  [...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name)), join(root, "circuits")]
-    .filter((dir) => existsSync(join(dir, "package.json")))
-    .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; version: string; private?: boolean } }))
-    .filter(({ manifest }) => manifest.private !== true)
-
 /**
  * better-sqlite3 as its users get it, a prebuilt binary, rather than compiled from source: npm
  * installs it with prebuild-install, which downloads one from GitHub (unreachable here) and else
@@ -88,27 +82,19 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     work = mkdtempSync(join(tmpdir(), "mzk-pack-"))
     const tarballs = join(work, "tarballs")
     app = join(work, "app")
-    mkdirSync(tarballs)
     mkdirSync(app)
 
-    const build = await run("pnpm", ["build"], { cwd: root, timeout: 10 * MINUTE })
-    timings["build"] = build.ms
+    // The release as its maintainers make it: `pnpm release` builds and packs every public package
+    // into one folder and checks each with `npm publish --dry-run`; the install below is its
+    // install check, with more asked of the application.
+    const release = await run("pnpm", ["release", "--out", tarballs, "--skip-install-check"], { cwd: root, timeout: 15 * MINUTE })
+    timings["pnpm release"] = release.ms
     const packages = publicPackages()
-    const packed = performance.now()
-    for (const { dir } of packages) await run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir, timeout: 2 * MINUTE })
-    timings["pack"] = performance.now() - packed
     const files = readdirSync(tarballs)
-    expect(files).toHaveLength(packages.length)
-
-    // Every package from its tarball, so the exact versions the tarballs name resolve to them;
-    // effect too, as an application of Effect has it (the packages' ^3 ranges dedupe with it).
-    const dependencies: Record<string, string> = { effect: "^3.22.4" }
-    for (const { manifest } of packages) {
-      const file = files.find((f) => f === `${manifest.name.replace("@", "").replace("/", "-")}-${manifest.version}.tgz`)
-      if (file === undefined) throw new Error(`no tarball for ${manifest.name} in ${files.join(", ")}`)
-      dependencies[manifest.name] = `file:${join(tarballs, file)}`
-    }
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "packed-app", private: true, type: "module", dependencies }, null, 2))
+    expect(files.sort()).toEqual(packages.map(({ manifest }) => tarballName(manifest)).sort())
+    for (const { manifest } of packages) expect(release.stdout).toContain(`npm publish --dry-run ${manifest.name}`)
+    const manifest = appManifest(Object.fromEntries(packages.map(({ manifest }) => [manifest.name, join(tarballs, tarballName(manifest))])))
+    writeFileSync(join(app, "package.json"), JSON.stringify(manifest, null, 2))
     for (const name of readdirSync(fixtures)) copyFileSync(join(fixtures, name), join(app, name))
 
     const prebuilds = join(work, "prebuilds")
