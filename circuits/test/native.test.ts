@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ArtifactsRepo, type Circuit, type Digest, Prover } from "@mzk/core"
 import { loadNativeProver, type NativeLoad, type NativeProverAddon, type ZkeyHandle } from "@mzk/prover-native"
 import { buildPoseidon, type Poseidon } from "circomlibjs"
-import { ConfigProvider, Effect, Either, Exit, Fiber, Layer, Logger, Option, TestClock } from "effect"
+import { ConfigProvider, Effect, Either, Exit, Layer, Logger, Option } from "effect"
 import { artifactsInMap } from "@mzk/testkit"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
@@ -22,6 +22,7 @@ import * as snarkjs from "snarkjs"
 import { ArtifactFilesLive } from "../src/artifacts/files.js"
 import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../src/catalog.js"
 import { chooseEngine, type Groth16ProverOptions, Groth16ProverLive } from "../src/prover.js"
+import { timesOutThenProves } from "./fixtures/poolTimeout.js"
 
 const native = loadNativeProver()
 const addon: NativeProverAddon | undefined = native.ok ? native.addon : undefined
@@ -487,20 +488,8 @@ describe.skipIf(addon === undefined)("the pool on the native engine", () => {
 
   it.scoped("a proof past the timeout fails with timeout; its thread is cancelled and replaced and the pool goes on", () =>
     Effect.gen(function*() {
-      const prover = yield* Prover
       const { inputs } = complete("merkle_membership", fc.sample(cases.merkle_membership, { numRuns: 1, seed: 8 })[0]!)
-      // The timeout runs on the TestClock: it is moved on until the proof (which takes real
-      // milliseconds) has failed.
-      const slow = yield* Effect.fork(Effect.flip(prover.prove(builtin("merkle_membership"), inputs)))
-      let exit = yield* Fiber.poll(slow)
-      while (Option.isNone(exit)) {
-        yield* TestClock.adjust("1 second")
-        exit = yield* Fiber.poll(slow)
-      }
-      expect(exit.value).toEqual(Exit.succeed(expect.objectContaining({ _tag: "ProverFailure", code: "timeout" })))
-      const out = yield* prover.prove(builtin("multiplier"), { a: "3", b: "11" })
-      expect(out.public_signals).toEqual(["33"])
-      expect(yield* prover.verify(builtin("multiplier"), out.proof, out.public_signals)).toBe(true)
+      yield* timesOutThenProves(inputs)
     }).pipe(Effect.provide(pool({ engine: "native", poolSize: 1, timeout: "5 seconds", preload: ["multiplier", "merkle_membership"] }))), 60_000)
 
   it.live("MZK_PROVER_ENGINE picks the engine when the option does not, and a bad value stops the start", () =>

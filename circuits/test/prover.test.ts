@@ -15,7 +15,7 @@ import {
   SCOPES
 } from "@mzk/core"
 import { artifactsInMap, testCore } from "@mzk/testkit"
-import { Duration, Effect, Either, Exit, Fiber, Layer, Option, Schedule, TestClock } from "effect"
+import { Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -26,6 +26,7 @@ import { ArtifactFilesLive } from "../src/artifacts/files.js"
 import { BUILTIN_CIRCUITS, buildFilesOf, builtinCircuit, BuiltinCircuitsLive, FIELD_MODULUS } from "../src/catalog.js"
 import { checkInputs, type Groth16ProverOptions, Groth16ProverLive } from "../src/prover.js"
 import { type Case, makeCases } from "./fixtures/inputs.js"
+import { timesOutThenProves } from "./fixtures/poolTimeout.js"
 
 const vkeyOf = (circuit: string) => JSON.parse(readFileSync(buildFilesOf(circuit).vkey, "utf8")) as unknown
 const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
@@ -118,22 +119,7 @@ describe("built-in circuits", () => {
 // `it`, so a top-level it.scoped after it runs without the TestClock.
 describe("Prover timeout", () => {
   it.scoped("snarkjs: a proof past the timeout fails with timeout; its thread is replaced and the pool keeps working", () =>
-    Effect.gen(function*() {
-      const prover = yield* Prover
-      // The timeout runs on the TestClock, moved on until the proof (which takes real seconds) has
-      // failed; the proof after it then has all the time it needs, however loaded the machine.
-      const slow = yield* Effect.fork(Effect.flip(prover.prove(builtin("merkle_membership"), cases.merkle_membership!.inputs)))
-      let exit = yield* Fiber.poll(slow)
-      while (Option.isNone(exit)) {
-        yield* TestClock.adjust("1 second")
-        exit = yield* Fiber.poll(slow)
-      }
-      expect(exit.value).toEqual(Exit.succeed(expect.objectContaining({ _tag: "ProverFailure", code: "timeout" })))
-      // One thread: the proof below runs on the one that replaced the stopped thread.
-      const out = yield* prover.prove(builtin("multiplier"), { a: "3", b: "11" })
-      expect(out.public_signals).toEqual(["33"])
-      expect(yield* prover.verify(builtin("multiplier"), out.proof, out.public_signals)).toBe(true)
-    }).pipe(Effect.provide(pool({
+    timesOutThenProves(cases.merkle_membership!.inputs).pipe(Effect.provide(pool({
       engine: "snarkjs",
       poolSize: 1,
       timeout: "5 seconds",
