@@ -139,7 +139,8 @@ describe("pnpm mzk: usage", () => {
 
   it("--help shows optional flags in brackets, repeatable ones included, and required ones bare", async () => {
     const [keys, circuits] = [await mzk("keys", "create", "--help"), await mzk("circuits", "add", "--help")]
-    const usage = (ran: Ran) => ran.stdout.split("\n").find((line) => line.startsWith("$ "))!
+    // The usage line as one line again: help is wrapped to 80 columns.
+    const usage = (ran: Ran) => /^\$ .*(?:\n[ \t]+\S.*)*/m.exec(ran.stdout)![0].replace(/\s+/g, " ")
     expect(usage(keys)).toMatch(/^\$ create --account text --name text \[--description text\] \[--scope scope\.\.\.\] /)
     expect(usage(keys)).toContain("[(--database, --database-url url)]")
     expect(usage(circuits)).toContain("[--include directory...]")

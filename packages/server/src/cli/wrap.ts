@@ -4,10 +4,10 @@ export const HELP_WIDTH = 80
 /**
  * Where a wrapped line's continuation starts: under the second column of a table row (text after
  * the first run of two or more spaces, as in `  --port   MZK_PORT  default 8080`), under the text
- * of a list item (`  - serve …`), else at the line's own indentation.
+ * of a list item (`  - serve …`) or of a usage line (`$ create …`), else at the line's own indentation.
  */
 const hangingIndent = (line: string): number => {
-  const item = /^(\s*- )/.exec(line)
+  const item = /^(\s*- |\$ )/.exec(line)
   if (item !== null) return item[1]!.length
   const column = /^(\s*\S+(?: \S+)*\s{2,})\S/.exec(line)
   if (column !== null && column[1]!.length <= HELP_WIDTH / 2) return column[1]!.length
