@@ -1,4 +1,5 @@
 import { Either, LogLevel } from "effect"
+import { notOneOf } from "./failures.js"
 
 /**
  * The options every command takes, wherever they stand on the line: taken out of the arguments
@@ -53,7 +54,7 @@ export const takeGlobals = (args: ReadonlyArray<string>, env: { readonly MZK_CON
       config = value
     } else {
       const level = LEVELS[value.toLowerCase()]
-      if (level === undefined) return Either.left(`--log-level: ${JSON.stringify(value)} is not one of ${Object.keys(LEVELS).join(", ")}`)
+      if (level === undefined) return Either.left(notOneOf("log-level", value, Object.keys(LEVELS)))
       logLevel = level
     }
   }
