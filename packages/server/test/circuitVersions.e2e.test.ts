@@ -21,6 +21,8 @@ describe("circuit versions over a real port", () => {
       const serve = (workers: boolean) =>
         Effect.gen(function*() {
           const scope = yield* Scope.make()
+          // Closed by the test where it says so, else with the test (before its folders go).
+          yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
           const server = yield* startServer({
             workers,
             database: { kind: "sqlite", filename: join(dir, "mzk.db") },
