@@ -10,9 +10,13 @@ const SOURCE = "@mzk/source"
 const serverConditions = [SOURCE, "module", "node", "development|production"]
 
 /**
- * Tests of the library in one process, over in-memory SQLite and fake provers: their files share a
- * worker's loaded modules (isolate: false), since importing effect and the packages again for each
- * file cost more than most files' tests. Each builds its own layers, so nothing is shared but code.
+ * Tests of the library in one process, over in-memory SQLite and fake provers. Like the
+ * integration files (servers on real ports, `./mzk` processes, Postgres, the native prover), their
+ * files share a worker's loaded modules (isolate: false): importing effect, the packages and
+ * snarkjs again for each file took 208–220 s a run, summed over the files. Each file
+ * builds its own layers and servers and closes them (a test that left a server running would
+ * log into the next file's output), so nothing is shared but code; the two projects are apart so
+ * that the quick library files can fill the gaps at the end of a run (scripts/test-sequencer.ts).
  */
 const IN_PROCESS = ["core", "http", "testkit", "webhooks", "client", "adapters-sql"].map((name) => `packages/${name}/test/**/*.test.ts`)
 
@@ -44,7 +48,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["packages/*/test/**/*.test.ts", "circuits/test/**/*.test.ts"],
-          exclude: IN_PROCESS
+          exclude: IN_PROCESS,
+          isolate: false
         }
       }
     ]

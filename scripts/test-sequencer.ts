@@ -27,7 +27,7 @@ export default class LongestFirst extends BaseSequencer {
     const rank = (spec: TestSpecification) => {
       const known = LONGEST.indexOf(relative(this.ctx.config.root, spec.moduleId))
       if (known >= 0) return known
-      return spec.project.config.isolate ? LONGEST.length : LONGEST.length + 1
+      return spec.project.name === "in-process" ? LONGEST.length + 1 : LONGEST.length
     }
     // Array.prototype.sort is stable: within a rank, vitest's own order stays.
     return remembered.sort((a, b) => rank(a) - rank(b))
