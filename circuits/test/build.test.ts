@@ -3,7 +3,7 @@ import type { BuildFailure, BuildInput, BuildOutput, Digest, StoredBuildFile } f
 import { Effect, Either, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
@@ -13,6 +13,7 @@ import { eventually } from "@mzk/testkit"
 import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../src/builder/compiler.js"
 import { checkUpload, includesOf } from "../src/builder/upload.js"
 import { pointOffset, twistPoints, zkeyG2 } from "../../packages/prover-native/test/zkeyFixture.js"
+import { makeTestPtau, makeUnpreparedTestPtau } from "./fixtures/universal.js"
 
 const require = createRequire(import.meta.url)
 const enc = (text: string) => new TextEncoder().encode(text)
@@ -117,12 +118,10 @@ beforeAll(async () => {
   // The same steps a server with --dev-ptau takes (buildJob.mjs), made here once and shared, at
   // power 8: enough for circuits of up to 255 constraints + public signals.
   const started = Date.now()
-  const curve = await snarkjs.curves.getCurveFromName("bn128")
   mkdirSync(join(work, "ptau"))
-  await snarkjs.powersOfTau.newAccumulator(curve, 8, join(work, "p0.ptau"))
-  await snarkjs.powersOfTau.contribute(join(work, "p0.ptau"), join(work, "p1.ptau"), "test", "test entropy")
   ptau = join(work, "ptau", "dev_pot8.ptau")
-  await snarkjs.powersOfTau.preparePhase2(join(work, "p1.ptau"), ptau)
+  renameSync(await makeTestPtau(work, 8), ptau)
+  await makeUnpreparedTestPtau(work, 8)
   console.log(`development ptau, power 8: ${Date.now() - started} ms`)
   options = { ptau, timeoutMs: 120_000, memoryBytes: 2 * GiB, workDir: join(work, "builds") }
   const t = Date.now()

@@ -11,6 +11,7 @@ import * as snarkjs from "snarkjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Circuit, makeCircuit } from "./fixtures/r1csFixture.js"
 import { contributeNative } from "../src/builder/phase2.mjs"
+import { makeTestPtau, makeUnpreparedTestPtau } from "./fixtures/universal.js"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined
@@ -24,12 +25,8 @@ let otherCurve: string
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mzk-phase2-test-"))
-  const bn128 = await snarkjs.curves.getCurveFromName("bn128")
-  await snarkjs.powersOfTau.newAccumulator(bn128, 8, join(work, "p0.ptau"))
-  unprepared = join(work, "p1.ptau")
-  await snarkjs.powersOfTau.contribute(join(work, "p0.ptau"), unprepared, "test", "test entropy")
-  ptau = join(work, "final.ptau")
-  await snarkjs.powersOfTau.preparePhase2(unprepared, ptau)
+  unprepared = await makeUnpreparedTestPtau(work, 8)
+  ptau = await makeTestPtau(work, 8)
   const bls = await snarkjs.curves.getCurveFromName("bls12381")
   otherCurve = join(work, "bls.ptau")
   await snarkjs.powersOfTau.newAccumulator(bls, 1, otherCurve)

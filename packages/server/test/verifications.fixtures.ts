@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url"
 import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
 import { makeCircuit } from "../../../circuits/test/fixtures/r1csFixture.js"
+import { madeOnceJson } from "../../../circuits/test/fixtures/madeOnce.js"
 import { makeTestPtau, type SnarkjsInstance, universalInstance } from "../../../circuits/test/fixtures/universal.js"
 
 export type Foreign = SnarkjsInstance
@@ -30,7 +31,11 @@ export const makeForeignGroth16 = async (): Promise<Foreign> => {
  * A proof of each system. `constants: false` makes the PLONK and FFLONK circuit one without
  * constant terms, as `c <== (a + b) * d` is: its PLONK key's Qc is the point at infinity.
  */
-export const makeForeignProofs = async (options: { readonly constants?: boolean } = {}): Promise<Record<"groth16" | "plonk" | "fflonk", Foreign>> => {
+export const makeForeignProofs = (options: { readonly constants?: boolean } = {}): Promise<Record<"groth16" | "plonk" | "fflonk", Foreign>> =>
+  // Made once per run for each kind: a ptau and two setups are seconds of CPU, and no test needs its own.
+  madeOnceJson(`foreign-proofs-${options.constants === false ? "without" : "with"}-constants`, () => makeForeignProofsNow(options))
+
+const makeForeignProofsNow = async (options: { readonly constants?: boolean }): Promise<Record<"groth16" | "plonk" | "fflonk", Foreign>> => {
   const work = mkdtempSync(join(tmpdir(), "mzk-verifications-"))
   try {
     const groth16 = await makeForeignGroth16()
