@@ -25,8 +25,9 @@ const CIRCUIT = benchCircuit("poseidon", 16)
 describe.skipIf(!native.ok)("a 2^16 circuit through the HTTP API", () => {
   it.scopedLive("a prebuilt upload of 65,520 constraints is ready, proves, and its proof verifies with snarkjs", () =>
     Effect.gen(function*() {
-      const cacheDir = yield* tempDir("large")
-      const a = yield* Effect.promise(() => prepareBenchArtifacts(CIRCUIT, { cacheDir, threads: 2 }))
+      // The benchmarks' cache (named by the circuit and checked against its source): its compile,
+      // witness and development key are a minute of CPU, made on a machine's first run only.
+      const a = yield* Effect.promise(() => prepareBenchArtifacts(CIRCUIT, { threads: 2 }))
       expect(a.constraints).toBe(273 * 240)
       const read = (path: string) => new Uint8Array(readFileSync(path))
       // Sample inputs make the build check that this wasm, this zkey and this sym are one circuit.
