@@ -15,7 +15,8 @@ const serverConditions = [SOURCE, "module", "node", "development|production"]
  * files share a worker's loaded modules (isolate: false): importing effect, the packages and
  * snarkjs again for each file took 208–220 s a run, summed over the files. Each file
  * builds its own layers and servers and closes them (a test that left a server running would
- * log into the next file's output), so nothing is shared but code; the two projects are apart so
+ * log into the next file's output), and each starts with @effect/vitest's `it` as it ships
+ * (scripts/effect-vitest-reset.ts), so nothing is shared but code; the two projects are apart so
  * that the quick library files can fill the gaps at the end of a run (scripts/test-sequencer.ts).
  */
 const IN_PROCESS = ["core", "http", "testkit", "webhooks", "client", "adapters-sql"].map((name) => `packages/${name}/test/**/*.test.ts`)
@@ -37,8 +38,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     maxWorkers: workers,
     globalSetup: ["./scripts/test-setup.ts"],
-    // Each file's CPU time where MZK_FILE_CPU names a folder (a no-op otherwise).
-    setupFiles: ["./scripts/file-cpu.ts"],
+    // Each file's CPU time where MZK_FILE_CPU names a folder (a no-op otherwise); @effect/vitest's
+    // `it` as it ships, whatever an earlier file in the same worker did to it.
+    setupFiles: ["./scripts/file-cpu.ts", "./scripts/effect-vitest-reset.ts"],
     reporters: ["default", "./scripts/slowest-files.ts"],
     sequence: { sequencer: LongestFirst },
     projects: [
