@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
-import LongestFirst from "./scripts/test-sequencer.js"
+import LongestFirst, { IN_PROCESS_PROJECT } from "./scripts/test-sequencer.js"
 
 // Workspace packages resolve to their TypeScript sources (the "@mzk/source" export condition),
 // so tests never need a build and never run a stale dist/. Vite resolves with the ssr
@@ -44,7 +44,7 @@ export default defineConfig({
     reporters: ["default", "./scripts/slowest-files.ts"],
     sequence: { sequencer: LongestFirst },
     projects: [
-      { extends: true, test: { name: "in-process", include: IN_PROCESS, isolate: false } },
+      { extends: true, test: { name: IN_PROCESS_PROJECT, include: IN_PROCESS, isolate: false } },
       {
         extends: true,
         test: {

@@ -21,13 +21,16 @@ const LONGEST = [
   "packages/server/test/circuitsWorkers.test.ts"
 ]
 
+/** The project of the library's quick in-process files (vitest.config.ts), started last. */
+export const IN_PROCESS_PROJECT = "in-process"
+
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
     const remembered = await super.sort(files)
     const rank = (spec: TestSpecification) => {
       const known = LONGEST.indexOf(relative(this.ctx.config.root, spec.moduleId))
       if (known >= 0) return known
-      return spec.project.name === "in-process" ? LONGEST.length + 1 : LONGEST.length
+      return spec.project.name === IN_PROCESS_PROJECT ? LONGEST.length + 1 : LONGEST.length
     }
     // Array.prototype.sort is stable: within a rank, vitest's own order stays.
     return remembered.sort((a, b) => rank(a) - rank(b))
