@@ -21,9 +21,12 @@ export const openPostgres = (options: PostgresOptions): Effect.Effect<SqlConnect
     Effect.tryPromise({
       try: async () => {
         const pool = new pg.Pool({ connectionString: pgConnectionString(options.connectionString), max: options.poolSize ?? 10 })
-        // An idle connection that the server drops (restart, failover) must not crash the process:
-        // the pool discards it and the next query opens a new one.
+        // A connection that the server drops (restart, failover, pg_terminate_backend) must not crash
+        // the process. Idle ones are reported on the pool, which discards them; a checked-out one
+        // emits "error" on its client, where pg-pool listens only while it is idle: its query fails
+        // with the cause (a StorageError, then 503) and the pool discards it on release.
         pool.on("error", () => undefined)
+        pool.on("connect", (client) => client.on("error", () => undefined))
         try {
           const client = await pool.connect()
           client.release()

@@ -42,24 +42,32 @@ export const PostgresWakeups = (
     const byChannel = new Map(Object.entries(WORK_CHANNELS).map(([work, channel]) => [channel, wakeups[work as WorkKind]]))
     const run = Runtime.runFork(yield* Effect.runtime<never>())
 
+    // The loss is watched from before `connect`, so a connection dropped while the channels are
+    // being subscribed (or between subscribing and waiting) is seen, never an uncaught "error".
     const listen = Effect.acquireRelease(
-      Effect.tryPromise(async () => {
+      Effect.sync(() => {
         const client = new pg.Client({ connectionString: pgConnectionString(options.connectionString) })
+        const lost = new Promise<Error>((resolve) => {
+          client.on("error", resolve)
+          client.on("end", () => resolve(new Error("LISTEN connection ended")))
+        })
         client.on("notification", (notice) => {
           const wakeup = byChannel.get(notice.channel)
           if (wakeup !== undefined) run(wakeup.notify)
         })
-        await client.connect()
-        for (const channel of Object.values(WORK_CHANNELS)) await client.query(`listen ${channel}`)
-        return client
+        return { client, lost }
       }),
-      (client) => Effect.promise(() => client.end().catch(() => undefined))
+      ({ client }) => Effect.promise(() => client.end().catch(() => undefined))
     )
 
-    const holdUntilLost = Effect.scoped(Effect.flatMap(listen, (client) =>
-      Effect.async<never, Error>((resume) => {
-        client.on("error", (error) => resume(Effect.fail(error)))
-        client.on("end", () => resume(Effect.fail(new Error("LISTEN connection ended"))))
+    const holdUntilLost = Effect.scoped(Effect.flatMap(listen, ({ client, lost }) =>
+      Effect.tryPromise({
+        try: async () => {
+          await client.connect()
+          for (const channel of Object.values(WORK_CHANNELS)) await client.query(`listen ${channel}`)
+          throw await lost
+        },
+        catch: (cause) => cause instanceof Error ? cause : new Error(String(cause))
       })))
 
     yield* holdUntilLost.pipe(
