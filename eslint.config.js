@@ -23,7 +23,7 @@ const forbiddenInCore = [
 ]
 
 export default defineConfig(
-  { ignores: ["**/node_modules/**", "**/dist/**", "circuits/build/**", "circuits/scripts/**", "**/.cache/**"] },
+  { ignores: ["**/node_modules/**", "**/dist/**", "packages/proving/build/**", "packages/proving/scripts/**", "**/.cache/**"] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

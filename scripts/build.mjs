@@ -11,7 +11,7 @@ import process from "node:process"
 import { fileURLToPath } from "node:url"
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
-const dirs = [...readdirSync(join(root, "packages")).map((name) => join("packages", name)), "circuits"]
+const dirs = readdirSync(join(root, "packages")).map((name) => join("packages", name))
   .filter((dir) => existsSync(join(root, dir, "package.json")))
 const packages = new Map()
 for (const dir of dirs) {

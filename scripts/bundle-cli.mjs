@@ -20,7 +20,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { dirname, join, relative, sep } from "node:path"
 import process from "node:process"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { OPTIONAL_PACKAGES } from "../circuits/src/optionalPackages.mjs"
+import { OPTIONAL_PACKAGES } from "../packages/proving/src/optionalPackages.mjs"
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 /** Where bundles live: ignored by git, and gone with node_modules (install makes a fresh one). */

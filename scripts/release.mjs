@@ -14,9 +14,9 @@ import { fileURLToPath } from "node:url"
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 
-/** Every workspace package that is published: packages/* and circuits without `"private": true`. */
+/** Every workspace package that is published: packages/* without `"private": true`. */
 export const publicPackages = () =>
-  [...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name)), join(root, "circuits")]
+  readdirSync(join(root, "packages")).map((name) => join(root, "packages", name))
     .filter((dir) => existsSync(join(dir, "package.json")))
     .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
     .filter(({ manifest }) => manifest.private !== true)

@@ -13,11 +13,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
  */
 const LONGEST = [
   "packages/server/test/pack.test.ts",
-  "circuits/test/build.test.ts",
+  "packages/proving/test/build.test.ts",
   "packages/server/test/provingMatrix.e2e.test.ts",
   "packages/server/test/largeCircuit.e2e.test.ts",
   "packages/adapters-postgres/test/multiProcessWorkers.test.ts",
-  "circuits/test/native.test.ts",
+  "packages/proving/test/native.test.ts",
   "packages/server/test/circuitsWorkers.test.ts"
 ]
 

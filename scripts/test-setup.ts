@@ -1,7 +1,7 @@
 // The suite's global setup, run once before any test file: the CLI's bundle (what `./mzk` runs, and
 // the tests that start mzk as a process) made fresh now, so those files do not each find it stale
 // and bundle it again at once; and the run's folder for inputs made once and shared between test
-// files (circuits/test/fixtures/madeOnce.ts), removed when the run ends.
+// files (packages/proving/test/fixtures/madeOnce.ts), removed when the run ends.
 import { mkdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -2,7 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { createClient, MzkApiError, type Proof } from "@mzk/client"
 import { Effect } from "effect"
 import { describe } from "vitest"
-import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
+import { MUL_SOURCE } from "../../proving/test/fixtures/mulSource.js"
 import { tarGz } from "../../http/test/archives.js"
 import { serverWithAccount } from "../../server/test/circuits.js"
 

@@ -1,7 +1,7 @@
 // @mzk/prover-native: loads the Node-API addon, the one compiled at install (build/Release) or the
 // one the package carries prebuilt for this platform (prebuilds/, found by node-gyp-build's rules),
 // or says why there is none. Plain JavaScript (typed by index.d.ts) so that worker threads load it
-// with no TypeScript loader, like circuits/src/proverWorker.mjs.
+// with no TypeScript loader, like packages/proving/src/proverWorker.mjs.
 import { createRequire } from "node:module"
 import { fileURLToPath, URL } from "node:url"
 

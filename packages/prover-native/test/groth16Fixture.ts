@@ -1,5 +1,5 @@
 // Groth16 keys and proofs in snarkjs's JSON, made from scalars so the verifier's answer is known:
-// for the native verifier's tests here and the verification thread's in circuits/test.
+// for the native verifier's tests here and the verification thread's in packages/proving/test.
 import { type F2, inv, mod, type Point, R } from "./reference.js"
 import { g1, g2 } from "./zkeyFixture.js"
 

@@ -9,7 +9,7 @@
  *   pnpm bench packages/server/bench/artifact-cache.ts [MiB=512]
  */
 import { SqliteStore } from "@mzk/adapters-sqlite"
-import { ArtifactFiles, ArtifactFilesLive } from "@mzk/circuits"
+import { ArtifactFiles, ArtifactFilesLive } from "@mzk/proving"
 import { ArtifactsRepo } from "@mzk/core"
 import { Effect, Layer, Option, Stream } from "effect"
 import { mkdtempSync, rmSync, statSync } from "node:fs"

@@ -44,7 +44,7 @@ const DECIMAL = /^(0|[1-9][0-9]*)$/
 const MAX_BODY_BYTES = 1024 * 1024
 const MINUTE_MS = 60_000
 const DAY_MS = 86_400_000
-// The one proof type the benchmark sends, as circuits/src/catalog.json describes it.
+// The one proof type the benchmark sends, as packages/proving/src/catalog.json describes it.
 const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n
 const CIRCUITS = new Map([["multiplier", { circuit: "multiplier", inputs: [{ name: "a", public: false }, { name: "b", public: false }] }]])
 

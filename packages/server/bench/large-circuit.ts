@@ -4,7 +4,7 @@
  * circuit's prebuilt wasm, zkey and sym streamed from disk as one upload; the build's checks until
  * `ready`; one proof until `completed`; the proof checked with the snarkjs CLI. Prints the server's
  * peak RSS growth during the upload, the time to ready, the proof's time and the server's peak RSS
- * while proving. The circuit comes from `circuits/bench/large.ts`'s cache:
+ * while proving. The circuit comes from `packages/proving/bench/large.ts`'s cache:
  *
  *   pnpm bench packages/server/bench/large-circuit.ts ~/.cache/mzk-bench/mimc_20
  *
@@ -133,7 +133,7 @@ await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       writeFileSync(join(work, "proof.json"), Buffer.from(String(done["proof_blob"]), "base64"))
       const publicSignals = (ready["public_signals"] as Array<string>).map((signal) => (done["public_inputs"] as Record<string, string>)[signal])
       writeFileSync(join(work, "public.json"), JSON.stringify(publicSignals))
-      const snarkjs = join(import.meta.dirname, "../../../circuits/node_modules/.bin/snarkjs")
+      const snarkjs = join(import.meta.dirname, "../../proving/node_modules/.bin/snarkjs")
       const out = execFileSync(snarkjs, ["groth16", "verify", join(dir, "verification_key.json"), join(work, "public.json"), join(work, "proof.json")], { encoding: "utf8" })
       console.log(`snarkjs groth16 verify: ${out.includes("OK") ? "OK" : out.trim()}`)
     } finally {

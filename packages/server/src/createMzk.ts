@@ -12,7 +12,7 @@ import {
   Verifications
 } from "@mzk/core"
 import { makeFetchHandler, makeMountedNodeListener, type NodeListener } from "@mzk/http"
-import type { ProverEngine } from "@mzk/circuits"
+import type { ProverEngine } from "@mzk/proving"
 import type { Registry } from "prom-client"
 import { Cause, Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { createAccountWithKey } from "./accounts.js"
@@ -46,7 +46,7 @@ export interface CreateMzkOptions {
    * them elsewhere over the same (Postgres) database.
    */
   readonly workers?: boolean | undefined
-  /** A prover of your own (a `Prover` layer); default the prover pool of `@mzk/circuits`. */
+  /** A prover of your own (a `Prover` layer); default the prover pool of `@mzk/proving`. */
   readonly prover?: Layer.Layer<Prover, unknown> | undefined
   /** The default pool's engine: `auto` (native where its addon loaded), `native`, `snarkjs`; default MZK_PROVER_ENGINE, else auto. */
   readonly proverEngine?: ProverEngine | undefined

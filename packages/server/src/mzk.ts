@@ -13,7 +13,7 @@ import {
   type ProverEngine,
   VerifierLive,
   writeDevelopmentCrs
-} from "@mzk/circuits"
+} from "@mzk/proving"
 import {
   type AuditConfigShape,
   CircuitsConfig,
@@ -68,7 +68,7 @@ export interface MzkOptions {
   /** The embedding application's session check; API keys only when absent. */
   readonly sessions?: Layer.Layer<SessionAuthenticator>
   /**
-   * Defaults to the prover pool of `@mzk/circuits` (`Groth16ProverLive`), native where its addon
+   * Defaults to the prover pool of `@mzk/proving` (`Groth16ProverLive`), native where its addon
    * loaded and snarkjs otherwise, started on first use.
    */
   readonly prover?: Layer.Layer<Prover, unknown>

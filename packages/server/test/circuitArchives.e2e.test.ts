@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe } from "vitest"
-import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
+import { MUL_SOURCE } from "../../proving/test/fixtures/mulSource.js"
 import { tarGz, zip } from "../../http/test/archives.js"
 import { BOUNDED_SQUARES, serverWithAccount, settle, tempDir } from "./circuits.js"
 

@@ -163,7 +163,7 @@ describe("an account's own circuit over a real port", () => {
 
 /** `POST /api/v1/circuits` of prebuilt artifacts: the built-in multiplier's wasm and zkey with a sym of its signals. */
 const uploadPrebuilt = async (baseUrl: string, token: string, name: string) => {
-  const built = fileURLToPath(new URL("../../../circuits/build/multiplier/", import.meta.url))
+  const built = fileURLToPath(new URL("../../proving/build/multiplier/", import.meta.url))
   const form = new FormData()
   form.append("name", name)
   form.append("wasm", new Blob([readFileSync(join(built, "multiplier.wasm"))]), "multiplier.wasm")

@@ -52,7 +52,7 @@ export const spinningProof = (client: HttpClient) =>
 export const DEV_PTAU_POWER = 8
 
 /** An independent verifier and setup: the snarkjs command line, in another process. */
-export const snarkjsCli = fileURLToPath(new URL("../../../circuits/node_modules/.bin/snarkjs", import.meta.url))
+export const snarkjsCli = fileURLToPath(new URL("../../proving/node_modules/.bin/snarkjs", import.meta.url))
 
 /**
  * A server on a real port that builds uploads with a small development ptau (made at start in
@@ -106,7 +106,7 @@ export const compileCircom = (source: string) =>
     const dir = yield* tempDir("circom")
     const name = basename(source, ".circom")
     copyFileSync(source, join(dir, `${name}.circom`))
-    const circom2 = fileURLToPath(new URL("../../../circuits/node_modules/circom2/cli.js", import.meta.url))
+    const circom2 = fileURLToPath(new URL("../../proving/node_modules/circom2/cli.js", import.meta.url))
     execFileSync(process.execPath, [circom2, `${name}.circom`, "--r1cs", "--wasm", "--sym", "--O2", "-o", "."], { cwd: dir, stdio: "pipe" })
     const paths = { wasm: join(dir, `${name}_js`, `${name}.wasm`), sym: join(dir, `${name}.sym`), r1cs: join(dir, `${name}.r1cs`) }
     const read = (path: string) => new Uint8Array(readFileSync(path))

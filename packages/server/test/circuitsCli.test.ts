@@ -71,9 +71,9 @@ describe("mzk circuits (the operator's way to add a circuit)", () => {
     Effect.gen(function*() {
       const { database } = yield* tempSqlite("circuits-cli-prebuilt")
       const { account_id } = createAccount(database, "CLI prebuilt")
-      const multiplier = yield* compileCircom(fileURLToPath(new URL("../../../circuits/circom/multiplier.circom", import.meta.url)))
+      const multiplier = yield* compileCircom(fileURLToPath(new URL("../../proving/circom/multiplier.circom", import.meta.url)))
       const sumsq = yield* compileCircom(fileURLToPath(new URL("./fixtures/circuits/sumsq/main.circom", import.meta.url)))
-      const zkey = fileURLToPath(new URL("../../../circuits/build/multiplier/multiplier.zkey", import.meta.url))
+      const zkey = fileURLToPath(new URL("../../proving/build/multiplier/multiplier.zkey", import.meta.url))
       const dir = yield* tempDir("sample")
       const add = (name: string, circuit: CompiledCircuit, ...more: Array<string>) =>
         ["circuits", "add", name, "--account", account_id, "--wasm", circuit.paths.wasm, "--zkey", zkey, "--sym", circuit.paths.sym, "--database", database, ...more]

@@ -1,5 +1,5 @@
 import { describePostgres, freshDatabaseUrl } from "@mzk/adapters-postgres/testing"
-import { prepareDevelopmentPtau } from "@mzk/circuits"
+import { prepareDevelopmentPtau } from "@mzk/proving"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"

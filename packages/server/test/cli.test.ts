@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { settings } from "../src/cli/settings.js"
 import { freePort, root } from "./processes.js"
-import { compileNoir, proveUltraHonk, publicSignalsDecimal, ultraHonkKeyRecord, ultraHonkProofRecord, ultraHonkVerificationKey, writeDevelopmentCrs } from "@mzk/circuits"
+import { compileNoir, proveUltraHonk, publicSignalsDecimal, ultraHonkKeyRecord, ultraHonkProofRecord, ultraHonkVerificationKey, writeDevelopmentCrs } from "@mzk/proving"
 import { makeForeignGroth16, makeForeignProofs } from "./verifications.fixtures.js"
 
 /**

@@ -9,14 +9,14 @@ import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe } from "vitest"
-import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
+import { MUL_SOURCE } from "../../proving/test/fixtures/mulSource.js"
 import { tarGz, zip } from "../../http/test/archives.js"
 import { settle, tempDir } from "./circuits.js"
 import { createAccount, root, serveProcess } from "./processes.js"
 
 const MANIFEST = `[package]\nname = "sum"\ntype = "bin"\nauthors = [""]\n`
 const MAIN_NR = "fn main(x: Field, y: pub Field) -> pub Field {\n    assert(x != y);\n    x + y\n}\n"
-const multiplier = (file: string) => new Uint8Array(readFileSync(join(root, "circuits", "build", "multiplier", file)))
+const multiplier = (file: string) => new Uint8Array(readFileSync(join(root, "packages", "proving", "build", "multiplier", file)))
 const utf8 = (text: string) => new TextEncoder().encode(text)
 
 type Part = readonly [field: string, content: string | Uint8Array, filename?: string]

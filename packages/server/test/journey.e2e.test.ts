@@ -16,7 +16,7 @@ const http = (baseUrl: string, key: string) => {
 }
 
 /** An independent verifier: the snarkjs command line, in another process, with the published key. */
-const snarkjsCli = fileURLToPath(new URL("../../../circuits/node_modules/.bin/snarkjs", import.meta.url))
+const snarkjsCli = fileURLToPath(new URL("../../proving/node_modules/.bin/snarkjs", import.meta.url))
 
 describe("the whole journey over a real port", () => {
   it.scopedLive("account → key → webhook → proof → signed proof.completed → verify → signed proof.verified", () =>

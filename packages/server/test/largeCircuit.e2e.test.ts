@@ -12,8 +12,8 @@ import { execFileSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe } from "vitest"
-import { nativeSetup, prepareBenchArtifacts } from "../../../circuits/bench/circuits/artifacts.js"
-import { benchCircuit } from "../../../circuits/bench/circuits/sources.js"
+import { nativeSetup, prepareBenchArtifacts } from "../../proving/bench/circuits/artifacts.js"
+import { benchCircuit } from "../../proving/bench/circuits/sources.js"
 import { serverWithAccount, settle, snarkjsCli, tempDir, uploadPrebuilt } from "./circuits.js"
 
 const native = nativeSetup()

@@ -1,7 +1,7 @@
 import { UltraHonkBackend } from "@aztec/bb.js"
 import { createEVM } from "@ethereumjs/evm"
 import { bytesToHex, hexToBytes } from "@ethereumjs/util"
-import { compileNoir, noirWitness, writeDevelopmentCrs } from "@mzk/circuits"
+import { compileNoir, noirWitness, writeDevelopmentCrs } from "@mzk/proving"
 import { Accounts, ApiKeys } from "@mzk/core"
 import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"

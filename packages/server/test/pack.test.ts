@@ -124,9 +124,9 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
         expect(existsSync(join(installed, "src")), `${manifest.name} src`).toBe(false)
       }
     }
-    expect(readdirSync(join(modules, "circuits", "build"))).toContain("manifest.json")
-    expect(existsSync(join(modules, "circuits", "dist", "proverWorker.mjs"))).toBe(true)
-    expect(readFileSync(join(modules, "circuits", "LICENSE"), "utf8")).toContain("GNU GENERAL PUBLIC LICENSE")
+    expect(readdirSync(join(modules, "proving", "build"))).toContain("manifest.json")
+    expect(existsSync(join(modules, "proving", "dist", "proverWorker.mjs"))).toBe(true)
+    expect(readFileSync(join(modules, "proving", "LICENSE"), "utf8")).toContain("GNU GENERAL PUBLIC LICENSE")
     // Where this machine built the workspace's addon, the package carries it prebuilt for this
     // platform: the app's install compiled nothing (no build/), and the addon loads with plain node.
     // Elsewhere the install succeeds without it (snarkjs).

@@ -5,8 +5,8 @@
 import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { SUM_TIMES_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
-import { makeTestPtau, snarkjsSetup, type UniversalSystem } from "../../../circuits/test/fixtures/universal.js"
+import { SUM_TIMES_SOURCE } from "../../proving/test/fixtures/mulSource.js"
+import { makeTestPtau, snarkjsSetup, type UniversalSystem } from "../../proving/test/fixtures/universal.js"
 import { compileCircom } from "./circuits.js"
 
 

@@ -14,7 +14,7 @@ import {
   type StoredCircuit,
   type Timestamp
 } from "@mzk/core"
-import { prepareDevelopmentPtau } from "@mzk/circuits"
+import { prepareDevelopmentPtau } from "@mzk/proving"
 import { makeHttpClient, startWebhookReceiver } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
@@ -28,7 +28,7 @@ import { compileCircom, DEV_PTAU_POWER, serverWithAccount, settle, snarkjsCli, t
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/circuits/${name}/main.circom`, import.meta.url))
 const builtin = (name: string, file: string) =>
-  new Uint8Array(readFileSync(fileURLToPath(new URL(`../../../circuits/build/${name}/${file}`, import.meta.url))))
+  new Uint8Array(readFileSync(fileURLToPath(new URL(`../../proving/build/${name}/${file}`, import.meta.url))))
 const MULTIPLIER_ZKEY = builtin("multiplier", "multiplier.zkey")
 
 /** The built-in multiplier's zkey with one byte of a G2 point changed, or a B2 point replaced by one outside G2. */
@@ -53,7 +53,7 @@ describe("prebuilt uploads over a real port", () => {
       const api = makeHttpClient(baseUrl, { token })
       yield* Effect.promise(() => api.send("POST", "/api/v1/webhooks", { body: { url: receiver.url, events: ["circuit.failed"] } }))
       const sumsq = yield* compileCircom(fixture("sumsq"))
-      const multiplier = yield* compileCircom(fileURLToPath(new URL("../../../circuits/circom/multiplier.circom", import.meta.url)))
+      const multiplier = yield* compileCircom(fileURLToPath(new URL("../../proving/circom/multiplier.circom", import.meta.url)))
 
       // sumsq's witness generator and signal names with multiplier's key: six wires, one output and two private inputs each.
       for (const [name, r1cs, reason] of [["mixed", undefined, /all-zero input.*does not verify/], ["mixed_r1cs", sumsq.r1cs, /constraints are not the r1cs's/]] as const) {
@@ -84,7 +84,7 @@ describe("prebuilt uploads over a real port", () => {
       const { baseUrl, keyOf } = yield* serverWithAccount({ workers: true })
       const { token } = yield* keyOf("Corrupt keys")
       const api = makeHttpClient(baseUrl, { token })
-      const multiplier = yield* compileCircom(fileURLToPath(new URL("../../../circuits/circom/multiplier.circom", import.meta.url)))
+      const multiplier = yield* compileCircom(fileURLToPath(new URL("../../proving/circom/multiplier.circom", import.meta.url)))
       for (const what of ["b2", "delta2", "outside"] as const) {
         const { zkey, b2 } = corrupted(what)
         expect((yield* Effect.promise(() => uploadPrebuilt(baseUrl, token, what, { wasm: multiplier.wasm, sym: multiplier.sym, r1cs: multiplier.r1cs, zkey }))).status).toBe(202)
@@ -157,7 +157,7 @@ describe("prebuilt uploads over a real port", () => {
             { name: "b", visibility: "private", kind: "field", dimensions: [] }
           ],
           public_signals: ["c"],
-          verification_key: JSON.parse(readFileSync(fileURLToPath(new URL("../../../circuits/build/multiplier/verification_key.json", import.meta.url)), "utf8")),
+          verification_key: JSON.parse(readFileSync(fileURLToPath(new URL("../../proving/build/multiplier/verification_key.json", import.meta.url)), "utf8")),
           development_only: false,
           field_modulus: BN128_FIELD_MODULUS,
           artifacts: { wasm: wasm!, zkey: zkey!, sym: sym!, r1cs: null },

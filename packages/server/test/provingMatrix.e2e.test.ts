@@ -11,16 +11,16 @@
 // The uploaded circom circuits have no constant terms, so their PLONK keys have Qc at the point at
 // infinity (asserted), and the prebuilt ones are snarkjs's own setups of a gate that takes a sum (a
 // wire the setup adds and the wasm does not compute): keys some ways out used to refuse.
-import { compileNoir, writeDevelopmentCrs } from "@mzk/circuits"
+import { compileNoir, writeDevelopmentCrs } from "@mzk/proving"
 import { makeHttpClient } from "@mzk/testkit"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe } from "vitest"
-import { callContract, type CompiledContract, compileContract, deployContract } from "../../../circuits/test/fixtures/evm.js"
-import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
-import { makeTestPtau } from "../../../circuits/test/fixtures/universal.js"
+import { callContract, type CompiledContract, compileContract, deployContract } from "../../proving/test/fixtures/evm.js"
+import { MUL_SOURCE } from "../../proving/test/fixtures/mulSource.js"
+import { makeTestPtau } from "../../proving/test/fixtures/universal.js"
 import { tarGz, zip } from "../../http/test/archives.js"
 import { createMzk, type Mzk } from "../src/createMzk.js"
 import { DEV_PTAU_POWER, settle, tempDir } from "./circuits.js"
@@ -187,7 +187,7 @@ const WAYS: Record<WayIn, (shared: Shared, system: System, name: string) => Prom
     // GET /circuits/multiplier shows the key of its default system (groth16); the package publishes the others'.
     const key = system === "groth16"
       ? circuit.verification_key
-      : JSON.parse(readFileSync(join(root, "circuits", "build", "multiplier", `verification_key.${system}.json`), "utf8"))
+      : JSON.parse(readFileSync(join(root, "packages", "proving", "build", "multiplier", `verification_key.${system}.json`), "utf8"))
     return { api: server, name: "multiplier", request: { type: "multiplier", proving_system: system }, key, case: MUL }
   },
   sources: async ({ server }, system, name) => ({

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe } from "vitest"
-import { callContract, compileContract, deployContract } from "../../../circuits/test/fixtures/evm.js"
-import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
+import { callContract, compileContract, deployContract } from "../../proving/test/fixtures/evm.js"
+import { MUL_SOURCE } from "../../proving/test/fixtures/mulSource.js"
 import { compileCircom, serverWithAccount, settle, snarkjsCli, uploadPrebuilt } from "./circuits.js"
 
 // PLONK and FFLONK through the HTTP API over a real port: circom sources uploaded with
@@ -117,8 +117,8 @@ describe("proof systems over a real port", () => {
       const { token } = yield* keyOf("Prebuilt systems")
       const api = makeHttpClient(baseUrl, { token })
       // The built-in multiplier's keys, with the wasm and sym circom writes for its source.
-      const { sym, wasm } = yield* compileCircom(fileURLToPath(new URL("../../../circuits/circom/multiplier.circom", import.meta.url)))
-      const key = (file: string) => new Uint8Array(readFileSync(fileURLToPath(new URL(`../../../circuits/build/multiplier/${file}`, import.meta.url))))
+      const { sym, wasm } = yield* compileCircom(fileURLToPath(new URL("../../proving/circom/multiplier.circom", import.meta.url)))
+      const key = (file: string) => new Uint8Array(readFileSync(fileURLToPath(new URL(`../../proving/build/multiplier/${file}`, import.meta.url))))
       const send = (name: string, zkey: Uint8Array, proving_system?: string) =>
         Effect.promise(async () => {
           const form = new FormData()
@@ -167,7 +167,7 @@ describe("proof systems over a real port", () => {
         const proof = yield* Effect.promise(() => settle(api, `/api/v1/proofs/${requested.json.proof_id}`, settled, 120_000))
         expect(proof).toMatchObject({ status: "completed", proving_system: system })
         const vkey = JSON.parse(readFileSync(fileURLToPath(new URL(
-          `../../../circuits/build/multiplier/verification_key${system === "groth16" ? "" : `.${system}`}.json`,
+          `../../proving/build/multiplier/verification_key${system === "groth16" ? "" : `.${system}`}.json`,
           import.meta.url
         )), "utf8"))
         expect(cliVerifies(system, vkey, blobOf(proof), ["33"])).toBe(true)

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { describe } from "vitest"
 import { settle, tempDir } from "./circuits.js"
 import { createAccount, mzkRun, serveProcess } from "./processes.js"
-import { MUL_SOURCE } from "../../../circuits/test/fixtures/mulSource.js"
+import { MUL_SOURCE } from "../../proving/test/fixtures/mulSource.js"
 
 // Compiling it never ends: circom evaluates the function's loop at compile time.
 const ENDLESS = `pragma circom 2.1.0;

@@ -6,20 +6,20 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
-import { makeCircuit } from "../../../circuits/test/fixtures/r1csFixture.js"
-import { madeOnceJson } from "../../../circuits/test/fixtures/madeOnce.js"
-import { makeTestPtau, type SnarkjsInstance, universalInstance } from "../../../circuits/test/fixtures/universal.js"
+import { makeCircuit } from "../../proving/test/fixtures/r1csFixture.js"
+import { madeOnceJson } from "../../proving/test/fixtures/madeOnce.js"
+import { makeTestPtau, type SnarkjsInstance, universalInstance } from "../../proving/test/fixtures/universal.js"
 
 export type Foreign = SnarkjsInstance
 
 interface Snarkjs {
   readonly groth16: { fullProve(input: object, wasm: string, zkey: string): Promise<{ proof: Record<string, unknown>; publicSignals: Array<string> }> }
 }
-// snarkjs as @mzk/circuits has it (this package does not depend on it): the same library, run here as a stranger would.
-const fromCircuits = createRequire(fileURLToPath(new URL("../../../circuits/package.json", import.meta.url)))
+// snarkjs as @mzk/proving has it (this package does not depend on it): the same library, run here as a stranger would.
+const fromCircuits = createRequire(fileURLToPath(new URL("../../proving/package.json", import.meta.url)))
 const s = (await import(pathToFileURL(fromCircuits.resolve("snarkjs")).href)) as Snarkjs
 
-const builtin = (file: string) => fileURLToPath(new URL(`../../../circuits/build/multiplier/${file}`, import.meta.url))
+const builtin = (file: string) => fileURLToPath(new URL(`../../proving/build/multiplier/${file}`, import.meta.url))
 
 /** A Groth16 proof of the built-in multiplier (3 × 11), made by snarkjs from its published files. */
 export const makeForeignGroth16 = async (): Promise<Foreign> => {

@@ -18,7 +18,7 @@ export const testCore = <E = never, R = never>(
   options: {
     readonly seed?: string | number
     readonly prover?: Layer.Layer<Prover>
-    /** `FakeVerifier` unless given (the real one is `@mzk/circuits`'s `VerifierLive`). */
+    /** `FakeVerifier` unless given (the real one is `@mzk/proving`'s `VerifierLive`). */
     readonly verifier?: Layer.Layer<Verifier>
     readonly compiler?: Layer.Layer<CircuitCompiler>
     /** The real built-in circuits, where a test proves with the real prover. */

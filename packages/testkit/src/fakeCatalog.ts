@@ -34,7 +34,7 @@ const builtin = (
 })
 
 /**
- * The built-in circuits of `@mzk/circuits` (its `src/catalog.json` and build manifest) without
+ * The built-in circuits of `@mzk/proving` (its `src/catalog.json` and build manifest) without
  * verification keys and with fake artifact digests, so tests validate against the real shapes
  * without the GPL package.
  */

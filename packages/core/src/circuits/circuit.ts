@@ -152,7 +152,7 @@ export const CircuitSource = Schema.Union(
 export type CircuitSource = typeof CircuitSource.Type
 
 /**
- * A circuit as mzk keeps it. Built-in circuits (owner `builtin`) come from `@mzk/circuits` and are
+ * A circuit as mzk keeps it. Built-in circuits (owner `builtin`) come from `@mzk/proving` and are
  * never stored; accounts' circuits are rows whose status moves `compiling → ready | failed`.
  * `inputs`, `public_signals`, `constraints` and `verification_key` are derived from the build and
  * stay empty/null until it is ready.

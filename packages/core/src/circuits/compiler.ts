@@ -97,7 +97,7 @@ export type SourceSetup =
 /**
  * Compiles and sets up a circuit (circom → r1cs + witness wasm → Groth16 setup against the
  * operator's powers of tau), or checks prebuilt artifacts. Runs its work in a child process with
- * a memory ceiling and a time limit. `@mzk/circuits` implements it; the testkit has a fake.
+ * a memory ceiling and a time limit. `@mzk/proving` implements it; the testkit has a fake.
  */
 export class CircuitCompiler extends Context.Tag("@mzk/core/CircuitCompiler")<CircuitCompiler, {
   /** Known when the compiler is made, so an upload is refused, or marked `development_only`, when it arrives. */

@@ -95,7 +95,7 @@ const uploadSystem = (input: CreateCircuitInput): Effect.Effect<{ readonly syste
 /** Why a Noir upload is refused by a compiler that says nothing of Noir (one made before it could prove them). */
 const NO_NOIR_CRS_MESSAGE = "This server cannot prove Noir programs: it has no UltraHonk CRS (--noir-crs DIR); nothing was stored"
 
-/** The circuits `@mzk/circuits` ships, as records of owner `builtin`, visible to every account. */
+/** The circuits `@mzk/proving` ships, as records of owner `builtin`, visible to every account. */
 export class BuiltinCircuits extends Context.Tag("@mzk/core/BuiltinCircuits")<BuiltinCircuits, {
   readonly list: ReadonlyArray<Circuit>
   /** A built-in circuit by name, as its default system (`proving_system`) proves it. */

@@ -39,7 +39,7 @@ export class Verifier extends Context.Tag("@mzk/core/Verifier")<Verifier, {
     publicSignals: ReadonlyArray<string>
   ) => Effect.Effect<Effect.Effect<boolean>, VerifierInputInvalid>
 }>() {
-  /** No system at all: what a process without `@mzk/circuits` (a test's core) answers. */
+  /** No system at all: what a process without `@mzk/proving` (a test's core) answers. */
   static readonly none: Layer.Layer<Verifier> = Layer.succeed(this, {
     systems: [],
     checkKey: (system) => Effect.fail(unsupported(system, [])),

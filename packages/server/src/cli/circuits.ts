@@ -31,7 +31,7 @@ const archiveInput = (file: string, main: string | undefined, maxBytes: number):
   })
 
 /** The circuits package, read when `circuits add` runs: `mzk --help` and other commands never load the compiler. */
-const loadCircuits = Effect.promise(() => import("@mzk/circuits"))
+const loadCircuits = Effect.promise(() => import("@mzk/proving"))
 
 const usage = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
 

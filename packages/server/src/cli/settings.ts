@@ -1,5 +1,5 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { parseBytes } from "@mzk/circuits/bytes"
+import { parseBytes } from "@mzk/proving/bytes"
 import { DEFAULT_AUDIT_CONFIG, DEFAULT_CIRCUITS_CONFIG, DEFAULT_EVENTS_CONFIG, DEFAULT_LIMITS, DEFAULT_PROOFS_CONFIG, DEFAULT_WEBHOOK_CONFIG } from "@mzk/core"
 import { trustedProxiesProblem } from "@mzk/http/trusted-proxies"
 import { Config, Context, Effect, Either, Option, ParseResult, Schema } from "effect"

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises"
 import { choiceOption, CommandFailed, UsageError } from "./failures.js"
 
 // The verifier is loaded when the command runs, so `mzk --help` never reads snarkjs.
-const loadVerifier = Effect.promise(() => import("@mzk/circuits"))
+const loadVerifier = Effect.promise(() => import("@mzk/proving"))
 
 const file = (name: string, what: string) =>
   Options.file(name, { exists: "yes" }).pipe(Options.withDescription(what))

@@ -1,4 +1,4 @@
-// rapidsnark beside mzk, for circuits/bench/large.ts (rapidsnark itself is never part of mzk).
+// rapidsnark beside mzk, for packages/proving/bench/large.ts (rapidsnark itself is never part of mzk).
 // Its C API keeps the key loaded (groth16_prover_create once on the mapped file, then groth16_prover_prove),
 // which is the fair comparison with mzk's warm engine. Prints one JSON line: key load, each
 // proof's wall and CPU time (the process's, all threads), RSS, peak RSS.

@@ -11,7 +11,7 @@ describe("optional packages", () => {
     expect(missingPackages(["circom2", "circomlib"], (name) => name !== "circom2")).toEqual({
       missing: ["circom2"],
       message: "Uploads of circom sources need the optional package circom2, not installed here: " +
-        "its operator installs it beside @mzk/circuits (npm install circom2@0.2.23)."
+        "its operator installs it beside @mzk/proving (npm install circom2@0.2.23)."
     })
     expect(missingPackages(["circom2", "circomlib"], () => false)?.message).toContain("npm install circom2@0.2.23 circomlib@2.0.5")
   })

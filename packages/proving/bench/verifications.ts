@@ -1,5 +1,5 @@
 // Verification of proofs made elsewhere (POST /verifications, mzk verify), not a test:
-//   pnpm bench circuits/bench/verifications.ts [--runs N]
+//   pnpm bench packages/proving/bench/verifications.ts [--runs N]
 //
 // The built-in multiplier's Groth16, PLONK and FFLONK proofs (made here by snarkjs), each verified
 // N times in a row (after N warm-up calls) by the whole `Verifier.prepare` a request runs (every

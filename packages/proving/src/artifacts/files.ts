@@ -28,7 +28,7 @@ export interface ArtifactFilesStats {
  * cached on local disk. A worker on another host thus proves an uploaded circuit with no shared
  * filesystem, and reads the database once per artifact, not once per proof.
  */
-export class ArtifactFiles extends Context.Tag("@mzk/circuits/ArtifactFiles")<ArtifactFiles, {
+export class ArtifactFiles extends Context.Tag("@mzk/proving/ArtifactFiles")<ArtifactFiles, {
   /** A local file holding exactly the bytes of `digest` (fetched and checked on first use). */
   readonly path: (digest: Digest) => Effect.Effect<string, ProverFailure>
   /** Drops a cached file that turned out not to match its digest; the next `path` fetches it again. */

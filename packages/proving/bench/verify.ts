@@ -1,4 +1,4 @@
-// Verification benchmark (not a test): pnpm bench circuits/bench/verify.ts [--quick]
+// Verification benchmark (not a test): pnpm bench packages/proving/bench/verify.ts [--quick]
 //
 // What it costs that the proof worker verifies every proof before it reports it completed, on the
 // built-in circuits multiplier, range and merkle_membership:

@@ -1,4 +1,4 @@
-// One proof on many threads (not a test): pnpm exec tsx circuits/bench/threads.ts [--rounds N]
+// One proof on many threads (not a test): pnpm exec tsx packages/proving/bench/threads.ts [--rounds N]
 //
 // For every built-in circuit, one native proof of one witness (computed once) at threads = 1, 2,
 // … up to the core count, round-robin across the thread counts so that a shared machine's load

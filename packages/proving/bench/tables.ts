@@ -1,12 +1,12 @@
 // The native prover's tables: memory budget and disk cache (not a test).
-//   pnpm bench circuits/bench/tables.ts [--log 16] [--threads 1] [--proofs 3] [--budgets 1,1.5,2,4]
+//   pnpm bench packages/proving/bench/tables.ts [--log 16] [--threads 1] [--proofs 3] [--budgets 1,1.5,2,4]
 //     [--cache 2,4] [--unbounded yes]
 //
 // A synthetic key of about 2^log constraints (domain 2^log, nVars = 2^log - 2^(log-4), four
 // coefficients per constraint, points tiled from merkle_membership's key: proving cost does not
 // depend on which points they are; its proofs verify against nothing, so they are timed, not
 // checked; the tests prove real keys) and a random witness, in <tmpdir>/mzk-bench-tables. Each row
-// is a fresh process (circuits/bench/tablesChild.mjs) that loads the key from its file and proves
+// is a fresh process (packages/proving/bench/tablesChild.mjs) that loads the key from its file and proves
 // it --proofs times: load time, first (cold) and best later (warm) proof, peak RSS of the whole
 // process and its growth over the RSS before the load (Node's own ~45 MB excluded).
 //   1. budgets: unbounded (the old default: tables up to 1 GiB), then the smallest budget the key

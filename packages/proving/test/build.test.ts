@@ -12,7 +12,7 @@ import * as snarkjs from "snarkjs"
 import { eventually } from "@mzk/testkit"
 import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../src/builder/compiler.js"
 import { checkUpload, includesOf } from "../src/builder/upload.js"
-import { pointOffset, twistPoints, zkeyG2 } from "../../packages/prover-native/test/zkeyFixture.js"
+import { pointOffset, twistPoints, zkeyG2 } from "../../prover-native/test/zkeyFixture.js"
 import { makeTestPtau, makeUnpreparedTestPtau } from "./fixtures/universal.js"
 
 const require = createRequire(import.meta.url)

@@ -1,4 +1,4 @@
-// One fresh process of circuits/bench/tables.ts: loads a key (argv: zkey, sha256, wtns, options
+// One fresh process of packages/proving/bench/tables.ts: loads a key (argv: zkey, sha256, wtns, options
 // JSON, proofs, threads), proves it `proofs` times and prints one JSON line: load ms, each proof's
 // wall and CPU ms, the key's info, and peak / current RSS of the whole process (VmHWM, VmRSS) and its growth
 // over the RSS before the load.

@@ -1,9 +1,9 @@
-// Large-circuit benchmark (not a test): pnpm bench circuits/bench/large.ts
+// Large-circuit benchmark (not a test): pnpm bench packages/proving/bench/large.ts
 //   [--sizes 16,18,20] [--kinds poseidon,sha256] [--runs 3] [--engines mzk,rapidsnark,snarkjs]
 //   [--snarkjs-max-power 18] [--mzk default,unbounded] [--table-budget MB (unbounded's)] [--cpp-witness]
 //   [--rapidsnark PATH] [--json out.json]
 //
-// For each circuit (circuits/bench/circuits: a Poseidon chain and SHA-256 of N bytes, filling a
+// For each circuit (packages/proving/bench/circuits: a Poseidon chain and SHA-256 of N bytes, filling a
 // domain of 2^size), side by side in one run on the same zkey and the same witness:
 //   - witness generation with the circuit's wasm (circom_runtime, as mzk's prover threads run it)
 //     and, with --cpp-witness, with circom's C++ generator compiled for the circuit;

@@ -1,6 +1,6 @@
 import { Option } from "effect"
 
-// A module of its own, exported as @mzk/circuits/bytes: the CLI reads sizes in its settings
+// A module of its own, exported as @mzk/proving/bytes: the CLI reads sizes in its settings
 // without loading the prover (docs/performance.md, "CLI start-up").
 
 const UNITS: Readonly<Record<string, number>> = { "": 1, b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, kb: 1e3, mb: 1e6, gb: 1e9 }

@@ -1,4 +1,4 @@
-// Point-check benchmark (not a test): pnpm bench circuits/bench/zkeyPoints.ts [--sizes 14,16,18] [--js-up-to 14]
+// Point-check benchmark (not a test): pnpm bench packages/proving/bench/zkeyPoints.ts [--sizes 14,16,18] [--js-up-to 14]
 //
 // What checking every point of an uploaded zkey costs (G1 on the curve, G2 on the twist and in G2):
 //   1. The built-in keys: the native check on 1 and 2 threads and its JavaScript twin (used where
@@ -9,8 +9,8 @@
 //      --js-up-to (it is slow). Reports ms and µs per G2 point (they are most of the cost).
 import { loadNativeProver } from "@mzk/prover-native"
 import { readFileSync } from "node:fs"
-import { G1, G2 } from "../../packages/prover-native/test/reference.js"
-import { zkeyG1, zkeyG2, zkeyOf } from "../../packages/prover-native/test/zkeyFixture.js"
+import { G1, G2 } from "../../prover-native/test/reference.js"
+import { zkeyG1, zkeyG2, zkeyOf } from "../../prover-native/test/zkeyFixture.js"
 import { buildFilesOf } from "../src/catalog.js"
 import { checkZkeyPointsJs } from "../src/builder/zkeyPoints.mjs"
 

@@ -2,8 +2,8 @@
 // setup (verification key), proving and verification times, the proof's size and the gas of one
 // on-chain verification by bb.js's HonkVerifier (solc + @ethereumjs/evm, as the tests run it).
 //
-//   pnpm bench circuits/bench/ultraHonk.ts            the small program (2^12 gates after padding)
-//   pnpm bench circuits/bench/ultraHonk.ts --large    also a loop of squarings padded to 2^16 gates
+//   pnpm bench packages/proving/bench/ultraHonk.ts            the small program (2^12 gates after padding)
+//   pnpm bench packages/proving/bench/ultraHonk.ts --large    also a loop of squarings padded to 2^16 gates
 //
 // The CRS is a development one (fresh τ), cached in ~/.cache/mzk-bench/noir-crs-<points>: making
 // 65,537 points takes minutes on a shared 2-core machine, once. Every proof is verified by bb.js.

@@ -1,8 +1,8 @@
 // Proof-system benchmark (not a test):
-//   pnpm bench circuits/bench/systems.ts [--quick | --large-only] [--kind mimc|poseidon|sha256] [--power 16] [--runs 3] [--threads 2]
+//   pnpm bench packages/proving/bench/systems.ts [--quick | --large-only] [--kind mimc|poseidon|sha256] [--power 16] [--runs 3] [--threads 2]
 //
 // Groth16, PLONK and FFLONK side by side on the same circuits: the four built-ins (compiled from
-// circuits/circom/ with circom2 --O2, as scripts/build.mjs does) and, unless --quick, one benchmark
+// packages/proving/circom/ with circom2 --O2, as scripts/build.mjs does) and, unless --quick, one benchmark
 // circuit filling a Groth16 domain of 2^power (bench/circuits/sources.ts). Per circuit and system:
 //
 // - setup: Groth16's native development setup (no ptau) and its native phase 2 against a ptau;

@@ -7,7 +7,7 @@ import path from "node:path";
 
 const require = createRequire(import.meta.url);
 
-/** Each optional package: the version @mzk/circuits is tested with, and the feature that needs it. */
+/** Each optional package: the version @mzk/proving is tested with, and the feature that needs it. */
 export const OPTIONAL_PACKAGES = {
   circom2: { version: "0.2.23", feature: "uploads of circom sources" },
   circomlib: { version: "2.0.5", feature: "uploads of circom sources" },
@@ -32,7 +32,7 @@ export function missingPackages(names, isInstalled = installed) {
     missing,
     message: `${feature[0].toUpperCase()}${feature.slice(1)} need the optional package${missing.length === 1 ? "" : "s"} ` +
       `${missing.join(" and ")}, not installed here: its operator installs ${missing.length === 1 ? "it" : "them"} ` +
-      `beside @mzk/circuits (npm install ${install}).`
+      `beside @mzk/proving (npm install ${install}).`
   };
 }
 

@@ -1,4 +1,4 @@
-// Prover benchmark (not a test): pnpm exec tsx circuits/bench/prover.ts [--quick] [--no-cli] [--priority normal]
+// Prover benchmark (not a test): pnpm exec tsx packages/proving/bench/prover.ts [--quick] [--no-cli] [--priority normal]
 //
 // For every circuit, in one run:
 //   1. One proof on one thread, both engines on the same zkey and the same witness (computed

@@ -1,4 +1,4 @@
-// Development-setup benchmark (not a test): pnpm bench circuits/bench/setup.ts [--sizes 16,18,20] [--threads 2] [--snarkjs-up-to 0]
+// Development-setup benchmark (not a test): pnpm bench packages/proving/bench/setup.ts [--sizes 16,18,20] [--threads 2] [--snarkjs-up-to 0]
 //
 // The native development setup (setupDevelopment: fresh toxic waste → snarkjs-format zkey) on
 // synthetic circuits whose domain is 2^k: 2^k − 100 constraints of the shape circom emits most,
