@@ -49,7 +49,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
-          include: ["packages/*/test/**/*.test.ts"],
+          include: ["packages/*/test/**/*.test.ts", "scripts/test/**/*.test.ts"],
           exclude: IN_PROCESS,
           isolate: false
         }

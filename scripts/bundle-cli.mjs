@@ -90,7 +90,7 @@ const lazyParsers = {
 }
 
 /**
- * The workspace's modules that find files beside themselves (`new URL("./proverWorker.mjs",
+ * The workspace's modules that find files beside themselves (`new URL("./proveThread.mjs",
  * import.meta.url)`, the circuits' catalog, circom's runtime) keep their own location: their
  * `import.meta.url` is written in as the source file's URL, not the bundle's.
  */

@@ -1,6 +1,6 @@
 // Phase-2 benchmark (not a test): pnpm bench packages/proving/bench/phase2.ts --log 16 [--power 17] [--threads 2] [--snarkjs] [--compare]
 //
-// The native phase 2 (phase2NewZkey, then the in-place contribution of packages/proving/src/builder/phase2.mjs) of
+// The native phase 2 (phase2NewZkey, then the in-place contribution of packages/proving/src/build/phase2.mjs) of
 // a synthetic r1cs of 2^log − 64 constraints against a prepared ptau of `power` (default log + 1).
 // A real ceremony ptau of power ≥ 16 takes snarkjs about an hour here, so the ptau is synthetic too:
 // every section of snarkjs's prepared layout at its exact size, filled with a pool of valid curve
@@ -18,7 +18,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { loadNativeProver } from "@mzk/prover-native"
 import * as snarkjs from "snarkjs"
-import { contribute, pastEndPoint } from "../src/builder/phase2.mjs"
+import { contribute, pastEndPoint } from "../src/build/phase2.mjs"
 import { le, R, u32, u64 } from "../test/fixtures/r1csFixture.js"
 
 const arg = (name: string) => {

@@ -7,7 +7,7 @@
 //      per-pair ratios (and their range) on wall time, and the ratio of the CPU time each engine
 //      used (process.cpuUsage: steadier than wall time on a shared machine).
 //   2. Throughput on all cores, each engine two ways:
-//      (a) mzk's pool (Groth16ProverLive, pool size = core count, one proof per thread, the
+//      (a) mzk's pool (ProverPoolLive, pool size = core count, one proof per thread, the
 //          native engine single-threaded per proof), `throughputProofs` submitted at once;
 //      (b) the engine's own in-process loop, one proof after the other with everything a loop
 //          can keep (witness calculator compiled once, zkey loaded once): snarkjs with its
@@ -28,7 +28,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
 import { ArtifactFilesLive } from "../src/artifacts/files.js"
 import { BUILTIN_CIRCUITS, buildFilesOf } from "../src/catalog.js"
-import { Groth16ProverLive, type ProverPriority } from "../src/prover.js"
+import { ProverPoolLive, type ProverPriority } from "../src/prove/pool.js"
 import { makeCases } from "../test/fixtures/inputs.js"
 
 // snarkjs's own witness calculator builder and curve, as the prover threads load them.
@@ -173,7 +173,7 @@ const poolRun = (engine: "snarkjs" | "native") =>
       out[spec.name] = { latencyMs: median(latencies), proofsPerSecond: (count * 1000) / wall, n: count }
     }
     return out
-  }).pipe(Effect.provide(Groth16ProverLive({ poolSize: cores, engine, priority: PRIORITY }).pipe(
+  }).pipe(Effect.provide(ProverPoolLive({ poolSize: cores, engine, priority: PRIORITY }).pipe(
     // Built-in circuits only: their files are the build, so no artifact store is needed.
     Layer.provide(ArtifactFilesLive()),
     Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))

@@ -1,10 +1,11 @@
 // rapidsnark beside mzk, for packages/proving/bench/large.ts (rapidsnark itself is never part of mzk).
 // Its C API keeps the key loaded (groth16_prover_create once on the mapped file, then groth16_prover_prove),
 // which is the fair comparison with mzk's warm engine. Prints one JSON line: key load, each
-// proof's wall and CPU time (the process's, all threads), RSS, peak RSS.
+// proof's wall and CPU time (the process's, all threads), RSS, peak RSS. The peak is the kernel's
+// VmHWM of this process, as largeChild.ts reads it for mzk: getrusage's ru_maxrss keeps, across
+// exec, the peak of the Node process that spawned it (a 328 MB parent reads as 290 MB here).
 //
-// Build (../shared/notes/native-prover-anchor.md has the sources and the Release build of the
-// `rapidsnark` target), after sizing its pool from the environment in depends/ffiasm/c/misc.hpp's
+// Build (rapidsnark's sources, and the Release build of its `rapidsnark` target), after sizing its pool from the environment in depends/ffiasm/c/misc.hpp's
 // ThreadPool::defaultThreadCount (`if (const char* e = std::getenv("RAPIDSNARK_THREADS")) n =
 // std::atoi(e);`: stock rapidsnark sizes it from the CPU count and ignores taskset):
 //   g++ -O3 -DNDEBUG -I<rapidsnark>/src rapidsnarkDriver.cpp -o rsbench -lgmp \
@@ -19,13 +20,17 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 static double cpuMs() { timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }
 static double nowMs() { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-static long rssKb() { std::ifstream f("/proc/self/status"); std::string l; while (std::getline(f, l)) if (l.rfind("VmRSS:", 0) == 0) return std::atol(l.c_str() + 6); return 0; }
+static long statusKb(const char* field) {
+  std::ifstream f("/proc/self/status"); std::string l; const std::string key(field);
+  while (std::getline(f, l)) if (l.rfind(key, 0) == 0) return std::atol(l.c_str() + key.size());
+  return 0;
+}
+static long rssKb() { return statusKb("VmRSS:"); }
 int main(int argc, char** argv) {
   if (argc < 5) { fprintf(stderr, "rsbench zkey wtns runs outdir\n"); return 2; }
   char err[1024];
@@ -55,8 +60,7 @@ int main(int argc, char** argv) {
       std::ofstream(std::string(argv[4]) + "/public.json") << std::string(pub.data(), pubsz);
     }
   }
-  rusage ru; getrusage(RUSAGE_SELF, &ru);
-  printf("{\"loadMs\":%.1f,\"loadCpuMs\":%.1f,\"rssBeforeKb\":%.0f,\"rssLoadedKb\":%.0f,\"peakRssKb\":%ld,\"proveMs\":[", loadMs, loadCpu, rss0, rssLoaded, ru.ru_maxrss);
+  printf("{\"loadMs\":%.1f,\"loadCpuMs\":%.1f,\"rssBeforeKb\":%.0f,\"rssLoadedKb\":%.0f,\"peakRssKb\":%ld,\"proveMs\":[", loadMs, loadCpu, rss0, rssLoaded, statusKb("VmHWM:"));
   for (size_t i = 0; i < wall.size(); i++) printf("%s%.1f", i ? "," : "", wall[i]);
   printf("],\"proveCpuMs\":[");
   for (size_t i = 0; i < cpu.size(); i++) printf("%s%.1f", i ? "," : "", cpu[i]);

@@ -17,7 +17,7 @@ import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
 import type { DevelopmentSetup } from "@mzk/prover-native"
-import { nativeDevelopmentSetup } from "../src/builder/developmentSetup.mjs"
+import { nativeDevelopmentSetup } from "../src/build/developmentSetup.mjs"
 
 const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name)
@@ -29,7 +29,7 @@ const SNARKJS_UP_TO = Number(arg("--snarkjs-up-to", "0"))
 
 const addon = nativeDevelopmentSetup()
 if (addon === undefined) throw new Error("the native addon is not built: nothing to measure")
-const SETUP_MODULE = pathToFileURL(fileURLToPath(new URL("../src/builder/developmentSetup.mjs", import.meta.url))).href
+const SETUP_MODULE = pathToFileURL(fileURLToPath(new URL("../src/build/developmentSetup.mjs", import.meta.url))).href
 const CHILD = `
 import { nativeDevelopmentSetup, setUpDevelopmentKey } from ${JSON.stringify(SETUP_MODULE)}
 const [r1cs, zkey, threads] = process.argv.slice(1)

@@ -7,8 +7,8 @@ import { loadNativeProver } from "@mzk/prover-native"
 import { randomBytes } from "node:crypto"
 import { readFileSync, rmSync } from "node:fs"
 import * as snarkjs from "snarkjs"
-import { setUpDevelopmentKey } from "../src/builder/developmentSetup.mjs"
-import { contributeNative } from "../src/builder/phase2.mjs"
+import { setUpDevelopmentKey } from "../src/build/developmentSetup.mjs"
+import { contributeNative } from "../src/build/phase2.mjs"
 
 type Proved = { proof: unknown; publicSignals: ReadonlyArray<string> }
 /** snarkjs's PLONK and FFLONK entry points (src/snarkjs.d.ts declares Groth16 only). */

@@ -6,7 +6,7 @@
 //      busy machine), snarkjs's groth16.verify of it on a warm single-threaded bn128 curve, and the
 //      native verifyGroth16 of it (a key prepared once), as a pool thread verifies. Median wall ms of
 //      each and the CPU ms each used in all, and verify as a share of prove + verify, with each.
-//   2. Through the pool (Groth16ProverLive, one thread, the default engine), as the worker calls it:
+//   2. Through the pool (ProverPoolLive, one thread, the default engine), as the worker calls it:
 //      prover.prove then prover.verify, proof by proof: median wall ms of each.
 //   3. One thread, keys with more public signals (1 to 64; valid proofs made from random scalars
 //      with ffjavascript's curve): snarkjs verify and native verify, CPU ms per proof.
@@ -19,7 +19,7 @@ import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"
 import { ArtifactFilesLive } from "../src/artifacts/files.js"
 import { BUILTIN_CIRCUITS, buildFilesOf } from "../src/catalog.js"
-import { Groth16ProverLive } from "../src/prover.js"
+import { ProverPoolLive } from "../src/prove/pool.js"
 import { snarkjsDependency } from "../src/snarkjsDeps.mjs"
 import { makeCases } from "../test/fixtures/inputs.js"
 
@@ -193,7 +193,7 @@ await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const share = (100 * verify.reduce((s, x) => s + x, 0)) / [...prove, ...verify].reduce((s, x) => s + x, 0)
     console.log(`| ${name} | ${prove.length} | ${ms(median(prove))} | ${ms(median(verify))} | ${share.toFixed(0)}% |`)
   }
-}).pipe(Effect.provide(Groth16ProverLive({ poolSize: 1, priority: "normal", preload: [...CIRCUITS] }).pipe(
+}).pipe(Effect.provide(ProverPoolLive({ poolSize: 1, priority: "normal", preload: [...CIRCUITS] }).pipe(
   // Built-in circuits only: their files are the build, so no artifact store is needed.
   Layer.provide(ArtifactFilesLive()),
   Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))

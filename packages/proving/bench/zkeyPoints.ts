@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs"
 import { G1, G2 } from "../../prover-native/test/reference.js"
 import { zkeyG1, zkeyG2, zkeyOf } from "../../prover-native/test/zkeyFixture.js"
 import { buildFilesOf } from "../src/catalog.js"
-import { checkZkeyPointsJs } from "../src/builder/zkeyPoints.mjs"
+import { checkZkeyPointsJs } from "../src/build/zkeyPoints.mjs"
 
 const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name)

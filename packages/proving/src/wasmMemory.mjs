@@ -1,4 +1,4 @@
-// Plain JavaScript, like the pool thread that loads it (see proverWorker.mjs).
+// Plain JavaScript, like the pool thread that loads it (see prove/proveThread.mjs).
 export const WASM_PAGE = 65536
 
 /**

@@ -13,7 +13,7 @@ import { join } from "node:path"
 import * as snarkjs from "snarkjs"
 import { ArtifactFiles, ArtifactFilesLive, makeArtifactFiles, TABLES } from "../src/artifacts/files.js"
 import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../src/catalog.js"
-import { type Groth16Prover, type Groth16ProverOptions, makeGroth16Prover, parseBytes, type ProverEngine } from "../src/prover.js"
+import { type ProverPool, type ProverPoolOptions, makeProverPool, parseBytes, type ProverEngine } from "../src/prove/pool.js"
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex") as Digest
 const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
@@ -181,17 +181,17 @@ const ENGINES: ReadonlyArray<ProverEngine> = native.ok ? ["snarkjs", "native"] :
 
 const withPool = <A, E>(
   store: ReturnType<typeof memoryArtifacts>,
-  options: Groth16ProverOptions & { readonly cacheDir: string },
-  use: (prover: Groth16Prover, files: ArtifactFiles["Type"]) => Effect.Effect<A, E>
+  options: ProverPoolOptions & { readonly cacheDir: string },
+  use: (prover: ProverPool, files: ArtifactFiles["Type"]) => Effect.Effect<A, E>
 ) =>
   Effect.gen(function*() {
     const files = yield* ArtifactFiles
-    const prover = yield* makeGroth16Prover(options)
+    const prover = yield* makeProverPool(options)
     return yield* use(prover, files)
   }).pipe(Effect.provide(ArtifactFilesLive({ cacheDir: options.cacheDir })), Effect.provide(store.layer), Effect.scoped)
 
 /** Proves and checks the proof: with the pool, with snarkjs and the circuit's key, and that a changed signal fails. */
-const proveVerified = (prover: Groth16Prover, circuit: Circuit, a: bigint, b: bigint) =>
+const proveVerified = (prover: ProverPool, circuit: Circuit, a: bigint, b: bigint) =>
   Effect.gen(function*() {
     const out = yield* prover.prove(circuit, { a: a.toString(), b: b.toString() })
     const c = ((a * b) % FIELD_MODULUS).toString()
@@ -304,7 +304,7 @@ describe("the prover's memory setting", () => {
   it.live("MZK_PROVER_MEMORY sets the budget (bytes or with a unit); a bad value stops the start", () =>
     Effect.gen(function*() {
       const start = (value: string) =>
-        makeGroth16Prover({ engine: "snarkjs", poolSize: 1, preload: [] }).pipe(
+        makeProverPool({ engine: "snarkjs", poolSize: 1, preload: [] }).pipe(
           Effect.flatMap((prover) => prover.stats),
           Effect.provide(ArtifactFilesLive({ cacheDir: freshDir() })),
           Effect.provide(memoryArtifacts().layer),

@@ -3,8 +3,8 @@ import { Effect, Either, Exit } from "effect"
 import fc from "fast-check"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { makeCircuitCompiler } from "../src/builder/compiler.js"
-import { decodeChildMessage, type JobKind } from "../src/builder/jobAnswer.js"
+import { makeCircuitCompiler } from "../src/build/compiler.js"
+import { decodeChildMessage, type JobKind } from "../src/build/jobAnswer.js"
 
 const failureOf = (kind: JobKind, message: unknown) => {
   const decoded = decodeChildMessage(kind, message)

@@ -21,7 +21,7 @@ import { pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
 import { ArtifactFilesLive } from "../src/artifacts/files.js"
 import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../src/catalog.js"
-import { chooseEngine, type Groth16ProverOptions, Groth16ProverLive } from "../src/prover.js"
+import { chooseEngine, type ProverPoolOptions, ProverPoolLive } from "../src/prove/pool.js"
 import { timesOutThenProves } from "./fixtures/poolTimeout.js"
 
 const native = loadNativeProver()
@@ -47,8 +47,8 @@ const put = (bytes: Uint8Array) => {
 }
 const cacheDir = mkdtempSync(join(tmpdir(), "mzk-native-cache-"))
 const ArtifactsInMemory = Layer.succeed(ArtifactsRepo, artifactsInMap(stored))
-const pool = (options: Groth16ProverOptions) =>
-  Groth16ProverLive(options).pipe(Layer.provide(ArtifactFilesLive({ cacheDir })), Layer.provide(ArtifactsInMemory))
+const pool = (options: ProverPoolOptions) =>
+  ProverPoolLive(options).pipe(Layer.provide(ArtifactFilesLive({ cacheDir })), Layer.provide(ArtifactsInMemory))
 
 let poseidon: Poseidon
 const calculators = new Map<string, Calculator>()
@@ -470,7 +470,7 @@ describe.skipIf(addon === undefined)("the pool on the native engine", () => {
       // A server's first start: its cache folder (./data/cache by default) does not exist yet.
       const fresh = join(cacheDir, "first-start", "cache")
       const start = Effect.scoped(Layer.build(
-        Groth16ProverLive({ engine: "native", poolSize: 1, preload: ["merkle_membership"] }).pipe(
+        ProverPoolLive({ engine: "native", poolSize: 1, preload: ["merkle_membership"] }).pipe(
           Layer.provide(ArtifactFilesLive({ cacheDir: fresh })),
           Layer.provide(ArtifactsInMemory)
         )

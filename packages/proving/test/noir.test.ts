@@ -157,7 +157,7 @@ describe("compileNoir", () => {
   })
 
   it("runs in the build child, answering over IPC", async () => {
-    const job = fileURLToPath(new URL("../src/builder/noirJob.mjs", import.meta.url))
+    const job = fileURLToPath(new URL("../src/build/noirJob.mjs", import.meta.url))
     const child = fork(job, [], { stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" })
     const answer = await new Promise<unknown>((resolve, reject) => {
       child.once("message", resolve)

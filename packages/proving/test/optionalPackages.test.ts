@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { makeCircuitCompiler, NO_PTAU_MESSAGE } from "../src/builder/compiler.js"
+import { makeCircuitCompiler, NO_PTAU_MESSAGE } from "../src/build/compiler.js"
 import { importOptional, missingPackages, OPTIONAL_PACKAGES } from "../src/optionalPackages.mjs"
 
 describe("optional packages", () => {

@@ -10,7 +10,7 @@ import { loadNativeProver } from "@mzk/prover-native"
 import * as snarkjs from "snarkjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Circuit, makeCircuit } from "./fixtures/r1csFixture.js"
-import { contributeNative } from "../src/builder/phase2.mjs"
+import { contributeNative } from "../src/build/phase2.mjs"
 import { makeTestPtau, makeUnpreparedTestPtau } from "./fixtures/universal.js"
 
 const native = loadNativeProver()

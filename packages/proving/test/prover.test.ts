@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
 import { ArtifactFilesLive } from "../src/artifacts/files.js"
 import { BUILTIN_CIRCUITS, buildFilesOf, builtinCircuit, BuiltinCircuitsLive, FIELD_MODULUS } from "../src/catalog.js"
-import { checkInputs, type Groth16ProverOptions, Groth16ProverLive } from "../src/prover.js"
+import { checkInputs, type ProverPoolOptions, ProverPoolLive } from "../src/prove/pool.js"
 import { type Case, makeCases } from "./fixtures/inputs.js"
 import { timesOutThenProves } from "./fixtures/poolTimeout.js"
 
@@ -34,8 +34,8 @@ const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
 // Built-in circuits need no artifact store: their files are this package's build.
 const cacheDir = mkdtempSync(join(tmpdir(), "mzk-prover-cache-"))
 const NoStoredArtifacts = Layer.succeed(ArtifactsRepo, artifactsInMap())
-const pool = (options: Groth16ProverOptions) =>
-  Groth16ProverLive(options).pipe(Layer.provide(ArtifactFilesLive({ cacheDir })), Layer.provide(NoStoredArtifacts))
+const pool = (options: ProverPoolOptions) =>
+  ProverPoolLive(options).pipe(Layer.provide(ArtifactFilesLive({ cacheDir })), Layer.provide(NoStoredArtifacts))
 
 let cases: Record<string, Case>
 beforeAll(async () => {
@@ -127,7 +127,7 @@ describe("Prover timeout", () => {
     }))), 120_000)
 })
 
-layer(pool({ poolSize: 2 }), { timeout: 60_000, excludeTestServices: true })("Groth16Prover", (it) => {
+layer(pool({ poolSize: 2 }), { timeout: 60_000, excludeTestServices: true })("ProverPool", (it) => {
   for (const circuit of BUILTIN_CIRCUITS) {
     it.effect(`${circuit.name}: a proof from the pool verifies with snarkjs and the committed key; a flipped public signal does not`, () =>
       Effect.gen(function*() {
@@ -218,14 +218,14 @@ describe("process exit", () => {
       import { Effect, Layer, Option } from "effect"
       import { ArtifactFilesLive } from ${src("artifacts/files.ts")}
       import { builtinCircuit } from ${src("catalog.ts")}
-      import { Groth16ProverLive } from ${src("prover.ts")}
+      import { ProverPoolLive } from ${src("prove/pool.ts")}
       const multiplier = Option.getOrThrow(builtinCircuit("multiplier"))
       const program = Effect.gen(function*() {
         const prover = yield* Prover
         const out = yield* prover.prove(multiplier, { a: "3", b: "11" })
         const valid = yield* prover.verify(multiplier, out.proof, out.public_signals)
         console.log(JSON.stringify({ public_signals: out.public_signals, valid }))
-      }).pipe(Effect.provide(Groth16ProverLive({ poolSize: 2 }).pipe(
+      }).pipe(Effect.provide(ProverPoolLive({ poolSize: 2 }).pipe(
         Layer.provide(ArtifactFilesLive({ cacheDir: ${JSON.stringify(cacheDir)} })),
         Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))
       )))

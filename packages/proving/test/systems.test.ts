@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import solc from "solc"
 import * as snarkjs from "snarkjs"
-import { makeCircuitCompiler } from "../src/builder/compiler.js"
+import { makeCircuitCompiler } from "../src/build/compiler.js"
 import { MUL_SOURCE, SUM_TIMES_SOURCE } from "./fixtures/mulSource.js"
 
 // PLONK and FFLONK circuits end to end below the HTTP API: set up by the CircuitCompiler from a

@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
 import { ArtifactFilesLive } from "../src/artifacts/files.js"
 import { buildFilesOf, builtinCircuit } from "../src/catalog.js"
-import { Groth16ProverLive } from "../src/prover.js"
+import { ProverPoolLive } from "../src/prove/pool.js"
 import { makeCases } from "./fixtures/inputs.js"
 
 const native = loadNativeProver()
@@ -166,7 +166,7 @@ describe("the pool's verify (the proof worker's check)", () => {
       expect(yield* prover.verify(circuit, { ...out.proof, pi_a: [(BigInt(x!) + Q).toString(), y, "1"] } as never, out.public_signals)).toBe(
         addon === undefined
       )
-    }).pipe(Effect.provide(Groth16ProverLive({ poolSize: 1, priority: "normal", engine: addon === undefined ? "snarkjs" : "native" }).pipe(
+    }).pipe(Effect.provide(ProverPoolLive({ poolSize: 1, priority: "normal", engine: addon === undefined ? "snarkjs" : "native" }).pipe(
       Layer.provide(ArtifactFilesLive()),
       Layer.provide(Layer.succeed(ArtifactsRepo, artifactsInMap()))
     )))))

@@ -18,7 +18,7 @@ import { Layer } from "effect"
 import { storageLayer } from "./database.js"
 import { NodeEntropy } from "./entropy.js"
 import { NodeApiKeyHashing } from "./keyHashing.js"
-import type { MzkOptions } from "./mzk.js"
+import type { MzkOptions } from "./options.js"
 
 /** `partial` over `defaults`, its `undefined` values left out (a setting not given keeps its default). */
 export const over = <A extends object>(defaults: A, partial: Partial<A> | undefined): A => ({

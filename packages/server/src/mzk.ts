@@ -6,104 +6,33 @@ import {
   BuiltinCircuitsLive,
   CircuitCompilerLive,
   crsPoints,
-  Groth16ProverLive,
+  ProverPoolLive,
   inspectPtau,
   developmentSetupIsNative,
   prepareDevelopmentPtau,
-  type ProverEngine,
   VerifierLive,
   writeDevelopmentCrs
 } from "@mzk/proving"
 import {
-  type AuditConfigShape,
   CircuitsConfig,
   type CircuitsConfigShape,
   CoreLoops,
   CoreServices,
   DEFAULT_CIRCUITS_CONFIG,
-  type EventsConfigShape,
-  type LimitsConfig,
-  Prover,
-  Verifier,
-  type ProofsConfigShape,
-  SessionAuthenticator,
-  type WebhookConfigShape
+  Prover
 } from "@mzk/core"
 import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener, TrustedProxies } from "@mzk/http"
 import { Context, Effect, Layer, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
-import type { DatabaseTarget } from "./database.js"
 import { MzkFoundation, over, proofsConfigOf } from "./foundation.js"
-import { MzkOperations, type OperationsOptions } from "./operations.js"
+import { MzkOperations } from "./operations.js"
+import type { CircuitsOptions, MzkOptions } from "./options.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
-/** Where accounts' circuits are built and cached, and their limits (`CircuitsConfig`). */
-export interface CircuitsOptions extends Partial<CircuitsConfigShape> {
-  /**
-   * The operator's prepared (phase 2) powers of tau file, e.g. a Hermez `powersOfTau28_hez_final_<power>.ptau`.
-   * Without it or `developmentPtau`, uploads of circom sources are refused (`setup_unavailable`).
-   */
-  readonly ptau?: string | undefined
-  /**
-   * Development only: without `ptau`, make a powers of tau of this power once (cached in `dir`) and
-   * build with it; the circuits are marked `development_only`.
-   */
-  readonly developmentPtau?: { readonly power: number; readonly dir: string } | undefined
-  /**
-   * The UltraHonk CRS directory Noir programs are proven against (`bn254_g1.dat`, `bn254_g2.dat`).
-   * Without it but with `developmentPtau`, a development CRS of 2^power + 1 points is made in
-   * `developmentPtau.dir/noir-crs` (its Noir circuits `development_only`); without either, Noir
-   * uploads are refused (`setup_unavailable`).
-   */
-  readonly noirCrs?: string | undefined
-  /** Where artifacts read from the database are kept on local disk (default: the OS's temp dir). */
-  readonly cacheDir?: string | undefined
-  /** The prover threads' memory budget for loaded circuits (default MZK_PROVER_MEMORY, else 1 GiB per thread). */
-  readonly proverMemoryBytes?: number | undefined
-}
-
-export interface MzkOptions {
-  readonly database: DatabaseTarget
-  /** The embedding application's session check; API keys only when absent. */
-  readonly sessions?: Layer.Layer<SessionAuthenticator>
-  /**
-   * Defaults to the prover pool of `@mzk/proving` (`Groth16ProverLive`), native where its addon
-   * loaded and snarkjs otherwise, started on first use.
-   */
-  readonly prover?: Layer.Layer<Prover, unknown>
-  /** Verification of proofs made elsewhere (`POST /verifications`); default `VerifierLive` (Groth16 with the prover's engine, PLONK and FFLONK with snarkjs, UltraHonk where a CRS is set). */
-  readonly verifier?: Layer.Layer<Verifier>
-  /** The default pool's engine; absent: MZK_PROVER_ENGINE, else `auto` (native where it loaded). */
-  readonly proverEngine?: ProverEngine | undefined
-  /** Development only: accept http:// and non-public webhook URLs. */
-  readonly allowInsecureWebhooks?: boolean
-  /**
-   * `eager` loads the circuits into the prover threads at start (processes that run the proof
-   * worker, so no proof pays for it); `lazy` (default) on first use, so one-off commands start none.
-   */
-  readonly startProver?: "eager" | "lazy"
-  readonly circuits?: CircuitsOptions
-  /** Metrics (prom-client), the access log and what `/readyz` reports. */
-  readonly operations?: OperationsOptions
-  /** Proof timeout, retention and the workers' timings over DESIGN.md's defaults. The timeout is also the prover pool's. */
-  readonly proofs?: Partial<ProofsConfigShape> | undefined
-  /** Rate and size limits over the published defaults. */
-  readonly limits?: Partial<LimitsConfig> | undefined
-  /** Webhook delivery settings (attempt timeout…) over the defaults; `allowInsecureWebhooks` is its own option. */
-  readonly webhooks?: Partial<Omit<WebhookConfigShape, "allowInsecureWebhooks">> | undefined
-  /** Event retention (30 days) and its sweep over the defaults. */
-  readonly events?: Partial<EventsConfigShape> | undefined
-  /** The default pool's prover threads: proofs worked on at once (default: the core count). */
-  readonly proverThreads?: number | undefined
-  /** The audit log's retention over its default (365 days). */
-  readonly audit?: Partial<AuditConfigShape> | undefined
-  /**
-   * The proxies whose `X-Forwarded-For` names the client (addresses, CIDR ranges, `loopback`,
-   * `linklocal`, `uniquelocal`), for the audit log's `ip_address`. Default none: the connection's peer.
-   */
-  readonly trustProxy?: ReadonlyArray<string> | undefined
-}
+// Still exported from here: the package's index and the modules that take the options read them
+// from mzk.js. Only foundation.ts needs them without the rest of the composition root.
+export type { CircuitsOptions, MzkOptions } from "./options.js"
 
 /**
  * Builds `layer` the first time a proof is made or verified, or when a proof worker is about to
@@ -136,7 +65,7 @@ export const MzkCore = (options: MzkOptions) => {
   const circuits = options.circuits ?? {}
   const proofs = proofsConfigOf(options)
   const noir = noirCrsOf(circuits)
-  const prover = options.prover ?? Groth16ProverLive({
+  const prover = options.prover ?? ProverPoolLive({
     timeout: proofs.timeoutMs,
     ...(noir === undefined ? {} : { noirCrs: noir.path }),
     ...(options.proverThreads === undefined ? {} : { poolSize: options.proverThreads }),

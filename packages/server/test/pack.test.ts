@@ -125,7 +125,7 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
       }
     }
     expect(readdirSync(join(modules, "proving", "build"))).toContain("manifest.json")
-    expect(existsSync(join(modules, "proving", "dist", "proverWorker.mjs"))).toBe(true)
+    expect(existsSync(join(modules, "proving", "dist", "prove", "proveThread.mjs"))).toBe(true)
     expect(readFileSync(join(modules, "proving", "LICENSE"), "utf8")).toContain("GNU GENERAL PUBLIC LICENSE")
     // Where this machine built the workspace's addon, the package carries it prebuilt for this
     // platform: the app's install compiled nothing (no build/), and the addon loads with plain node.

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from "kysely"
-import type { SqlDialect } from "../sqlDialect.js"
+import type { SqlDialect } from "../connection.js"
 
 export const migration = ({ columnTypes }: SqlDialect): Migration => ({
   up: async (db: Kysely<unknown>) => {

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from "kysely"
-import type { SqlDialect } from "../sqlDialect.js"
+import type { SqlDialect } from "../connection.js"
 
 /** The records that carry an application's metadata (a batch's is copied onto its proofs). */
 const TABLES = ["proofs", "api_keys", "webhooks", "circuits"] as const

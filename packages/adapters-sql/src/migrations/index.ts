@@ -1,5 +1,5 @@
 import type { Migration } from "kysely"
-import type { SqlDialect } from "../sqlDialect.js"
+import type { SqlDialect } from "../connection.js"
 import { migration as m0001 } from "./0001_core.js"
 import { migration as m0002 } from "./0002_proofs.js"
 import { migration as m0003 } from "./0003_delivery_engine.js"

@@ -23,7 +23,7 @@ import {
   SetupUnavailableWire,
   UploadTooLargeWire
 } from "./errors.js"
-import { MAX_UPLOAD_FILES } from "../wire/archive.js"
+import { MAX_UPLOAD_FILES } from "@mzk/proving/archive"
 import { StagedFile, UploadedFile } from "./upload.js"
 
 /** A circuit as clients see it: never its artifacts' digests nor its sources. */

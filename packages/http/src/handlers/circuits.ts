@@ -17,7 +17,7 @@ import {
 import { Effect, Either, Option } from "effect"
 import type { CircuitUpload } from "../api/circuits.js"
 import type { StagedFile, UploadedFile } from "../api/upload.js"
-import { type ArchiveLimits, archiveSource, MAX_UPLOAD_FILES, readArchive } from "../wire/archive.js"
+import { type ArchiveLimits, archiveSource, MAX_UPLOAD_FILES, readArchive } from "@mzk/proving/archive"
 import { implement } from "./handler.js"
 
 type Upload = typeof CircuitUpload.Type

@@ -8,9 +8,19 @@ import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
 import { JSON_HEADERS, TEXT_HEADERS } from "../wire/message.js"
 import type { FormPartSpec, FormSpec } from "../wire/multipart.js"
 import { makeErrorEncoder, makeResponseBody, type ErrorEncoder } from "./encode.js"
-import type { QueryNames } from "./stages/queryParameters.js"
 
 export type Decode = (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+
+/**
+ * What an endpoint's query may hold: its schema's names, and the bracketed families it declares.
+ * Declared here with the rest of a compiled endpoint, not by the stage that checks it: the stages
+ * read what compiling decided, and compiling knows nothing of the stages.
+ */
+export interface QueryNames {
+  readonly names: ReadonlySet<string>
+  /** `metadata` admits `metadata[<key>]`. */
+  readonly prefixes: ReadonlyArray<string>
+}
 
 /** One endpoint, everything about it decided once: what the dispatcher runs per request. */
 export interface CompiledEndpoint {

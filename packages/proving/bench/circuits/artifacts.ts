@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "n
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import * as snarkjs from "snarkjs"
-import { setUpDevelopmentKey } from "../../src/builder/developmentSetup.mjs"
+import { setUpDevelopmentKey } from "../../src/build/developmentSetup.mjs"
 import { type CompileOptions, type Compiled, compileBenchCircuit } from "./compile.js"
 import type { BenchCircuit } from "./sources.js"
 

@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { dirname, join, relative } from "node:path"
-import { readR1csHeader } from "../../src/builder/formats.mjs"
+import { readR1csHeader } from "../../src/formats/iden3.mjs"
 import type { BenchCircuit } from "./sources.js"
 
 const require = createRequire(import.meta.url)

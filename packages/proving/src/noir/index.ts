@@ -2,7 +2,7 @@
 // calls. See docs/proving-systems-noir.md for versions, the CRS and measured figures.
 export { MAX_NOIR_ABI_DEPTH, MAX_NOIR_ABI_VALUES, type NoirAbi, NoirAbiError, type NoirAbiType, noirCircuitInputs, noirPublicSignals, readNoirAbi } from "./abi.js"
 export { compileNoirProject as compileNoir, NOIR_VERSION, type NoirCompileAnswer, type NoirFailure, type NoirFiles, parseNoirProgram } from "./compile.mjs"
-export { CrsError, crsG2Words, crsPoints, type NoirCrs, readCrs, writeCrsFromPtau, writeDevelopmentCrs } from "./crs.js"
+export { CrsError, crsG2Words, crsPoints, type NoirCrs, readCrs, writeCrsFromPtau, writeDevelopmentCrs } from "../setup/crs.js"
 export {
   type NoirProgram,
   noirWitness,

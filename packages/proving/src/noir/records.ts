@@ -3,7 +3,7 @@
 // bytes as 0x-hex; public signals are decimal strings as for every system. The prover, the
 // compiler's verifier contract and the calldata all read them through here.
 import type { SnarkjsProof } from "@mzk/core"
-import type { NoirCrs } from "./crs.js"
+import type { NoirCrs } from "../setup/crs.js"
 import { type UltraHonkOptions, type UltraHonkProof, UltraHonkError, verifyUltraHonk } from "./ultraHonk.js"
 
 /** A circuit's `verification_key` for UltraHonk: bb.js's key bytes (keccak flavour) as 0x-hex. */

@@ -5,7 +5,7 @@
 // bb.js is driven through its Barretenberg API rather than UltraHonkBackend so the CRS comes from
 // readCrs (local files only; UltraHonkBackend would download missing points).
 import { gunzipSync } from "node:zlib"
-import { crsG2Words, type NoirCrs, readCrs } from "./crs.js"
+import { crsG2Words, type NoirCrs, readCrs } from "../setup/crs.js"
 import { importOptional } from "../optionalPackages.mjs"
 
 /** A compiled Noir program: the fields proving and verifying read (noirc's program artifact). */

@@ -1,4 +1,4 @@
-import type { NoirCrs } from "../noir/crs.js"
+import type { NoirCrs } from "../setup/crs.js"
 import { verifyUltraHonkRecord } from "../noir/records.js"
 import { BN128_Q, type JsonReader } from "./fields.js"
 import { MAX_PUBLIC, type SystemModule } from "./system.js"

@@ -9,7 +9,7 @@ import { loadNativeProver } from "@mzk/prover-native"
 import { parentPort, workerData } from "node:worker_threads"
 import * as snarkjs from "snarkjs"
 import { snarkjsDependency } from "../snarkjsDeps.mjs"
-import { makeVerifyingKeys } from "../verifyingKeys.mjs"
+import { makeVerifyingKeys } from "./verifyingKeys.mjs"
 
 const { buildBn128 } = await snarkjsDependency("ffjavascript")
 globalThis.curve_bn128 = await buildBn128(true)

@@ -11,7 +11,7 @@ import { printTable } from "./table.js"
 import { repeatable } from "./settings.js"
 
 /** The archive reader the API uses, read only when `circuits add --archive` runs. */
-const loadArchives = Effect.promise(() => import("@mzk/http/archive"))
+const loadArchives = Effect.promise(() => import("@mzk/proving/archive"))
 
 /**
  * `--archive FILE [--main PATH]`: the archive read by the API's own rules (its files as an upload's,

@@ -2,7 +2,7 @@ import type { Principal } from "@mzk/core"
 import { Effect, Redacted } from "effect"
 import { header } from "../../wire/message.js"
 import type { RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 
 /**
  * The token of an `Authorization: Bearer <token>` header, or "" (refused as a missing key) for any

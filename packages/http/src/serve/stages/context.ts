@@ -1,7 +1,7 @@
 import { actorOf, withRequestContext } from "@mzk/core"
 import { header, type MzkRequest } from "../../wire/message.js"
 import type { RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 
 /** The client's `User-Agent`, cut to what an audit entry keeps. */
 const userAgent = (request: MzkRequest): string | null => {

@@ -1,7 +1,7 @@
 import { CONTROL_CHARACTERS_REFUSED, type ErrorDetail, hasControlCharacters, type InvalidRequest, invalidRequest } from "@mzk/core"
 import { Effect } from "effect"
 import type { RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 
 /** Query string → record, a repeated key as an array of its values (as the platform's UrlParams). */
 const queryParams = (search: string) => {

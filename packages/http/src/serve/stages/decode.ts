@@ -6,7 +6,7 @@ import { makeFormParser, type PartCut, type StagePart } from "../../wire/multipa
 import { tooLarge } from "../../wire/precheck.js"
 import type { CompiledEndpoint, Decode } from "../compile.js"
 import type { RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 
 const notJson = () => new InvalidRequest({ message: "The request body is not valid JSON" })
 

@@ -1,5 +1,5 @@
 import { type Circuits, type Idempotency, invalidRequestFromParseError } from "@mzk/core"
-import { Effect, ParseResult, type Scope } from "effect"
+import { Effect, ParseResult } from "effect"
 import type { MzkRequest } from "../../wire/message.js"
 import type { CompiledEndpoint } from "../compile.js"
 import { compose, type Next, type RequestRecord, type Stage } from "../pipeline.js"
@@ -7,15 +7,13 @@ import { type Authenticate, authenticate } from "./authenticate.js"
 import { requestContext } from "./context.js"
 import { controlCharacters } from "./controlCharacters.js"
 import { decodeForm, decodeJson, decodePath, decodeUrlParams } from "./decode.js"
+import type { EndpointEnv } from "./env.js"
 import { handle } from "./handle.js"
 import { idempotency } from "./idempotency.js"
 import { idempotencyKey } from "./idempotencyKey.js"
 import { queryParameters } from "./queryParameters.js"
 import type { Recover } from "./recover.js"
 import { requireScope } from "./scope.js"
-
-/** An endpoint's stages may need the request's scope: only an upload's form reads into it. */
-export type EndpointEnv = Scope.Scope
 
 export interface EndpointServices {
   readonly authenticate: Authenticate

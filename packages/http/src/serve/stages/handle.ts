@@ -2,7 +2,7 @@ import { metered } from "@mzk/core"
 import { Effect } from "effect"
 import type { CompiledEndpoint } from "../compile.js"
 import type { Answer, Next, RequestRecord } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 
 /**
  * The handler, given what the stages decoded, and its success encoded: the endpoint's status, and

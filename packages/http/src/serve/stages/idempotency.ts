@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import type { MzkResponse } from "../../wire/message.js"
 import type { CompiledEndpoint } from "../compile.js"
 import type { Answer, RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 import type { Recover } from "./recover.js"
 
 /**

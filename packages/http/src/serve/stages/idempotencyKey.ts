@@ -2,7 +2,7 @@ import { idempotencyKeyProblem, InvalidRequest } from "@mzk/core"
 import { Effect } from "effect"
 import { header } from "../../wire/message.js"
 import type { RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 
 /**
  * An idempotent endpoint's `Idempotency-Key`, checked for its form (400) and put on the record;

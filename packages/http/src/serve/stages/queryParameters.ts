@@ -1,14 +1,8 @@
 import { type ErrorDetail, invalidRequest } from "@mzk/core"
 import { Effect } from "effect"
+import type { QueryNames } from "../compile.js"
 import type { RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
-
-/** What an endpoint's query may hold: its schema's names, and the bracketed families it declares. */
-export interface QueryNames {
-  readonly names: ReadonlySet<string>
-  /** `metadata` admits `metadata[<key>]`. */
-  readonly prefixes: ReadonlyArray<string>
-}
+import type { EndpointEnv } from "./env.js"
 
 // A parameter's name is echoed in the answer; one a megabyte long (or a secret pasted into the
 // wrong place) is cut short there.

@@ -1,7 +1,7 @@
 import { missingScope, type Scope } from "@mzk/core"
 import { Effect } from "effect"
 import type { RequestRecord, Stage } from "../pipeline.js"
-import type { EndpointEnv } from "./endpoint.js"
+import type { EndpointEnv } from "./env.js"
 
 /**
  * The endpoint's scope (403 `insufficient_scope`). It runs after decoding, as it always did, and

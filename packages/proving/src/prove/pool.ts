@@ -14,12 +14,12 @@ import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Sc
 import { readFileSync, statSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
-import { ArtifactFiles } from "./artifacts/files.js"
+import { ArtifactFiles } from "../artifacts/files.js"
 import { chooseEngine, type ProverEngine, ProverEngineConfig } from "./engine.js"
-import { parseBytes } from "./bytes.js"
-import { BUILTIN_CIRCUITS, builtinCircuit } from "./catalog.js"
-import { wasmPages } from "./builder/compiler.js"
-import { snarkjsThreadData } from "./snarkjsDeps.mjs"
+import { parseBytes } from "../bytes.js"
+import { BUILTIN_CIRCUITS, builtinCircuit } from "../catalog.js"
+import { wasmPages } from "../build/compiler.js"
+import { snarkjsThreadData } from "../snarkjsDeps.mjs"
 import {
   type NoirProgram,
   proveUltraHonk,
@@ -27,11 +27,11 @@ import {
   UltraHonkError,
   ultraHonkProofRecord,
   verifyUltraHonkRecord
-} from "./noir/index.js"
+} from "../noir/index.js"
 
 export { chooseEngine, type EngineChoice, type ProverEngine, ProverEngineConfig } from "./engine.js"
 
-export interface Groth16ProverOptions {
+export interface ProverPoolOptions {
   /** Prover threads; each proves one proof at a time. Default: the core count. */
   readonly poolSize?: number
   /** Per-proof limit, after which the thread is killed and replaced. Default 60 s. */
@@ -103,10 +103,10 @@ export interface Groth16ProverOptions {
   readonly priority?: ProverPriority
 }
 
-/** See `Groth16ProverOptions.tableBudgetBytes`. */
+/** See `ProverPoolOptions.tableBudgetBytes`. */
 export const DEFAULT_TABLE_BUDGET = 64 * 2 ** 20
 
-/** See `Groth16ProverOptions.priority`. */
+/** See `ProverPoolOptions.priority`. */
 export type ProverPriority = "normal" | "low" | "idle"
 
 /** The pool could not start: artifacts missing or a thread failed to load them. */
@@ -155,7 +155,7 @@ interface CircuitFiles {
  */
 export const UNIVERSAL_MEMORY_FACTOR = 4
 
-const WORKER_URL = new URL("./proverWorker.mjs", import.meta.url)
+const WORKER_URL = new URL("./proveThread.mjs", import.meta.url)
 
 
 /** MZK_PROVER_PRIORITY: the prover threads' CPU priority. */
@@ -163,7 +163,7 @@ export const ProverPriorityConfig: Config.Config<ProverPriority> = Config.litera
   Config.withDefault<ProverPriority>("low")
 )
 
-export { parseBytes } from "./bytes.js"
+export { parseBytes } from "../bytes.js"
 
 export const DEFAULT_PROVER_MEMORY_BYTES = 2 ** 30
 
@@ -290,7 +290,7 @@ export const checkInputs = (circuit: Circuit, inputs: CircuitInputs): Either.Eit
   })
 
 /** The Groth16 prover with what its threads hold, for operators and tests. */
-export type Groth16Prover = Prover["Type"] & { readonly stats: Effect.Effect<ProverStats> }
+export type ProverPool = Prover["Type"] & { readonly stats: Effect.Effect<ProverStats> }
 
 /**
  * The Groth16 `Prover`: a warm pool of worker threads. Each thread loads a circuit on its first
@@ -302,9 +302,9 @@ export type Groth16Prover = Prover["Type"] & { readonly stats: Effect.Effect<Pro
  * timeout (or is interrupted) has its thread cancelled (native), killed and replaced. Closing the
  * scope terminates every thread, so nothing keeps the process alive. Logs the engine at start.
  */
-export const makeGroth16Prover = (
-  options: Groth16ProverOptions = {}
-): Effect.Effect<Groth16Prover, ProverStartupError, Scope.Scope | ArtifactFiles> =>
+export const makeProverPool = (
+  options: ProverPoolOptions = {}
+): Effect.Effect<ProverPool, ProverStartupError, Scope.Scope | ArtifactFiles> =>
   Effect.gen(function*() {
     const files = yield* ArtifactFiles
     const filesOf = (circuit: Circuit): Effect.Effect<CircuitFiles, ProverFailure> =>
@@ -572,5 +572,5 @@ const makeUltraHonkLane = (options: {
  * The Groth16 prover as a scoped layer: threads start (warm, with the built-in circuits) when it
  * is built, stop when it closes. It finds artifacts through `ArtifactFiles` (`ArtifactFilesLive`).
  */
-export const Groth16ProverLive = (options: Groth16ProverOptions = {}): Layer.Layer<Prover, ProverStartupError, ArtifactFiles> =>
-  Layer.scoped(Prover, makeGroth16Prover(options))
+export const ProverPoolLive = (options: ProverPoolOptions = {}): Layer.Layer<Prover, ProverStartupError, ArtifactFiles> =>
+  Layer.scoped(Prover, makeProverPool(options))

@@ -6,7 +6,7 @@
 // the test ([x₀+1]P + ψ([x₀]P) + ψ²([x₀]P) = ψ³([2x₀]P), ePrint 2022/348) and why it was chosen.
 
 import * as snarkjs from "snarkjs";
-import { BN128_Q, BN128_R, FormatError, bytesReader, only, readSections } from "./formats.mjs";
+import { BN128_Q, BN128_R, FormatError, bytesReader, only, readSections } from "../formats/iden3.mjs";
 
 /** BN254's seed x₀ (t = 6x₀² + 1). */
 const BN_SEED = 4965661367192848881n;

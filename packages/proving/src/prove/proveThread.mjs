@@ -1,4 +1,4 @@
-// One prover thread of the pool in prover.ts. Plain JavaScript on purpose: `new Worker(url)` loads
+// One prover thread of the pool in pool.ts. Plain JavaScript on purpose: `new Worker(url)` loads
 // it as is, under vitest, tsx and plain node alike, with no TypeScript loader in the thread.
 //
 // Circuits are loaded on demand, by the digests of their wasm and zkey, and kept in a least
@@ -11,9 +11,9 @@ import { createHash } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { performance } from "node:perf_hooks"
 import { parentPort, workerData } from "node:worker_threads"
-import { snarkjsDependency } from "./snarkjsDeps.mjs"
-import { makeVerifyingKeys } from "./verifyingKeys.mjs"
-import { WASM_PAGE, withMemoryCeiling } from "./wasmMemory.mjs"
+import { snarkjsDependency } from "../snarkjsDeps.mjs"
+import { makeVerifyingKeys } from "../verify/verifyingKeys.mjs"
+import { WASM_PAGE, withMemoryCeiling } from "../wasmMemory.mjs"
 import * as snarkjs from "snarkjs"
 
 const { WitnessCalculatorBuilder } = await snarkjsDependency("circom_runtime")

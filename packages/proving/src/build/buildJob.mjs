@@ -33,7 +33,7 @@ import {
   readR1csHeaderFile,
   readZkeyInfo,
   requiredPower,
-} from "./formats.mjs";
+} from "../formats/iden3.mjs";
 import { contributeNative, nativePhase2 } from "./phase2.mjs";
 import { checkZkeyPoints } from "./zkeyPoints.mjs";
 

@@ -30,7 +30,7 @@ import {
 import { MissingOptionalPackage, missingPackages } from "../optionalPackages.mjs"
 import { renderVerifier } from "../solidity/verifier.js"
 import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
-import { readPtauHeader } from "./formats.mjs"
+import { readPtauHeader } from "../formats/iden3.mjs"
 import { type ChildMessage, decodeChildMessage, type JobSuccess } from "./jobAnswer.js"
 import { makePtauProgressLog } from "./ptauProgress.js"
 import { checkUpload } from "./upload.js"

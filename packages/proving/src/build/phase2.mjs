@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 import * as snarkjs from "snarkjs";
+import { fileReader, readSections } from "../formats/iden3.mjs";
 import { snarkjsDependency } from "../snarkjsDeps.mjs";
 
 /** The addon when it has the native phase 2, else undefined (snarkjs does it all then). */
@@ -25,21 +26,13 @@ const u32 = (n) => {
   return b;
 };
 
-/** The iden3 section table of a file: id → { header (offset of its id), pos, size }. */
-function sectionsOf(fd) {
-  const head = Buffer.alloc(12);
-  fs.readSync(fd, head, 0, 12, 0);
-  const n = head.readUInt32LE(8);
-  const out = new Map();
-  let pos = 12;
-  for (let i = 0; i < n; i++) {
-    const h = Buffer.alloc(12);
-    fs.readSync(fd, h, 0, 12, pos);
-    const size = Number(h.readBigUInt64LE(4));
-    out.set(h.readUInt32LE(0), { header: pos, pos: pos + 12, size });
-    pos += 12 + size;
-  }
-  return out;
+/** One section of an iden3 file, located by the one reader of their section tables. */
+function sectionOf(fd, magic, type) {
+  const { sections } = readSections(fileReader(fd), magic);
+  const list = sections.get(type);
+  if (list === undefined || list.length !== 1) return undefined;
+  // `header`: where its type and size are written, to rewrite the size after the contribution.
+  return { header: list[0].start - 12, pos: list[0].start, size: list[0].size };
 }
 
 /**
@@ -53,8 +46,7 @@ export async function contribute(addon, zkey, { name = "mzk server contribution"
   const { ChaCha } = await snarkjsDependency("ffjavascript");
   const fd = fs.openSync(zkey, "r+");
   try {
-    const sections = sectionsOf(fd);
-    const mpc = sections.get(10);
+    const mpc = sectionOf(fd, "zkey", 10);
     const end = fs.fstatSync(fd).size;
     if (mpc === undefined || mpc.size !== 68 || mpc.pos + mpc.size !== end) throw new Error("the zkey is not a fresh phase2NewZkey output");
     const csHash = Buffer.alloc(64);
@@ -120,14 +112,13 @@ export async function pastEndPoint(r1cs, ptau) {
   const rfd = fs.openSync(r1cs, "r");
   const pfd = fs.openSync(ptau, "r");
   try {
-    const header = sectionsOf(rfd).get(1);
+    const header = sectionOf(rfd, "r1cs", 1);
     const h = readAt(rfd, header.pos + 36, 28);
     const nPublic = h.readUInt32LE(4) + h.readUInt32LE(8);
     const sizing = h.readUInt32LE(24) + nPublic;
     const cirPower = (sizing === 0 ? 0 : 31 - Math.clz32(sizing)) + 1; // snarkjs: log2(n) + 1
-    const ps = sectionsOf(pfd);
-    const ph = ps.get(1);
-    const tau = ps.get(2);
+    const ph = sectionOf(pfd, "ptau", 1);
+    const tau = sectionOf(pfd, "ptau", 2);
     if (ph === undefined || tau === undefined) return undefined;
     const power = readAt(pfd, ph.pos + 4 + 32, 4).readUInt32LE(0);
     const domainSize = 2 ** cirPower;

@@ -13,7 +13,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
-import { fileReader, only, readPtauHeader, readSections } from "../builder/formats.mjs"
+import { fileReader, only, readPtauHeader, readSections } from "../formats/iden3.mjs"
 import { snarkjsDependency } from "../snarkjsDeps.mjs"
 
 /** Where the CRS files are: the directory holding bn254_g1.dat and bn254_g2.dat. */
