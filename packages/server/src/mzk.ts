@@ -5,13 +5,10 @@ import {
   ArtifactFilesLive,
   BuiltinCircuitsLive,
   CircuitCompilerLive,
-  crsPoints,
+  noirCrsOf,
   ProverPoolLive,
-  inspectPtau,
-  developmentSetupIsNative,
-  prepareDevelopmentPtau,
-  VerifierLive,
-  writeDevelopmentCrs
+  setupStartup,
+  VerifierLive
 } from "@mzk/proving"
 import {
   CircuitsConfig,
@@ -22,9 +19,8 @@ import {
   Prover
 } from "@mzk/core"
 import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener, TrustedProxies } from "@mzk/http"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
-import { join } from "node:path"
 import { MzkFoundation, over, proofsConfigOf } from "./foundation.js"
 import { MzkOperations } from "./operations.js"
 import type { CircuitsOptions, MzkOptions } from "./options.js"
@@ -101,94 +97,15 @@ export const MzkCore = (options: MzkOptions) => {
     : core
 }
 
-/**
- * The UltraHonk CRS of these options: the operator's, or with a development ptau the development
- * one kept beside it (made at start by `circuitsStartup`), or none.
- */
-export const noirCrsOf = (circuits: CircuitsOptions): { readonly path: string; readonly development: boolean; readonly points: number } | undefined =>
-  circuits.noirCrs !== undefined
-    ? { path: circuits.noirCrs, development: false, points: 0 }
-    : circuits.developmentPtau !== undefined
-    ? { path: join(circuits.developmentPtau.dir, "noir-crs"), development: true, points: 2 ** circuits.developmentPtau.power + 1 }
-    : undefined
-
 /** The circuits settings over their defaults: only the limits and timings, not the build's files. */
 const circuitsConfig = ({ cacheDir: _c, developmentPtau: _d, noirCrs: _n, proverMemoryBytes: _m, ptau: _p, ...limits }: CircuitsOptions): CircuitsConfigShape =>
   over(DEFAULT_CIRCUITS_CONFIG, limits)
 
-/** The operator's ptau did not pass its check at start: not bn128, not prepared for phase 2, unreadable. */
-export class PtauError extends Schema.TaggedError<PtauError>()("PtauError", { message: Schema.String }) {}
-
-/**
- * What a process that builds circuits checks and prepares at start: the operator's ptau is read
- * (a wrong file fails the start, not the first upload), and a development ptau is made in the
- * background so the first upload does not wait for it.
- */
-const circuitsStartup = (circuits: CircuitsOptions = {}) =>
-  Layer.scopedDiscard(Effect.gen(function*() {
-    const config = circuitsConfig(circuits)
-    if (circuits.ptau !== undefined) {
-      const path = circuits.ptau
-      const header = yield* inspectPtau(path).pipe(Effect.mapError((failure) => new PtauError({ message: failure.message })))
-      if (!header.bn128 || !header.prepared) {
-        return yield* new PtauError({
-          message: `--ptau ${path}: ${!header.bn128 ? "not a bn128 powers of tau" : "not prepared for phase 2 (run snarkjs powersoftau prepare phase2, or use a Hermez final file)"}`
-        })
-      }
-      yield* Effect.logInfo(`circuits: powers of tau ${path} (power ${header.power}: circuits up to ${2 ** header.power} constraints)`)
-    } else if (circuits.developmentPtau !== undefined && developmentSetupIsNative()) {
-      yield* Effect.logWarning("circuits: DEVELOPMENT setup, natively from fresh toxic waste (any size, no powers of tau); circuits built with it are development_only")
-    } else if (circuits.developmentPtau !== undefined) {
-      const developmentPtau = circuits.developmentPtau
-      yield* prepareDevelopmentPtau({ developmentPtau, timeoutMs: config.buildTimeoutMs, memoryBytes: config.buildMemoryBytes }).pipe(
-        Effect.tap((path) => Effect.logWarning(`circuits: DEVELOPMENT powers of tau ${path} (power ${developmentPtau.power}); circuits built with it are development_only`)),
-        Effect.catchAll((failure) => Effect.logError(`circuits: the development powers of tau could not be made: ${failure.message}`)),
-        Effect.forkScoped
-      )
-    } else {
-      yield* Effect.logInfo("circuits: no powers of tau (--ptau or --dev-ptau); uploads of circom sources are refused (setup_unavailable), prebuilt uploads work")
-    }
-    yield* noirStartup(circuits)
-  }))
-
-/**
- * The UltraHonk CRS checked at start (a missing or malformed one fails the start, not the first
- * Noir proof), or the development one made in the background when it is not there yet.
- */
-const noirStartup = (circuits: CircuitsOptions) =>
-  Effect.gen(function*() {
-    const noir = noirCrsOf(circuits)
-    if (noir === undefined) {
-      return yield* Effect.logInfo("circuits: no UltraHonk CRS (--noir-crs or --dev-ptau); uploads of Noir programs are refused (setup_unavailable)")
-    }
-    const points = Effect.try({ try: () => crsPoints({ path: noir.path }), catch: (e) => new PtauError({ message: `--noir-crs: ${e instanceof Error ? e.message : String(e)}` }) })
-    if (!noir.development) {
-      const have = yield* points
-      return yield* Effect.logInfo(`circuits: UltraHonk CRS ${noir.path} (${have} points: Noir programs up to ${2 ** Math.floor(Math.log2(have - 1))} gates)`)
-    }
-    yield* prepareDevelopmentNoirCrs(noir).pipe(
-      Effect.flatMap((have) =>
-        Effect.logWarning(`circuits: DEVELOPMENT UltraHonk CRS ${noir.path} (${have} points); Noir circuits built with it are development_only`)),
-      Effect.catchAll((e) => Effect.logError(`circuits: the development UltraHonk CRS could not be made: ${e.message}`)),
-      Effect.forkScoped
-    )
-  })
-
-/**
- * The development UltraHonk CRS, made from a fresh τ (forgotten at once) when the directory does
- * not hold enough points yet: what --dev-ptau gives Noir programs. Whoever runs the machine could
- * have kept τ: development only. Its points.
- */
-export const prepareDevelopmentNoirCrs = (noir: { readonly path: string; readonly points: number }): Effect.Effect<number, PtauError> =>
-  Effect.gen(function*() {
-    const have = yield* Effect.orElseSucceed(Effect.try(() => crsPoints({ path: noir.path })), () => 0)
-    if (have >= noir.points) return have
-    yield* Effect.tryPromise({
-      try: () => writeDevelopmentCrs(noir.path, noir.points),
-      catch: (e) => new PtauError({ message: `the development UltraHonk CRS could not be made at ${noir.path}: ${e instanceof Error ? e.message : String(e)}` })
-    })
-    return noir.points
-  })
+/** What a process that builds circuits checks and prepares at start (`setupStartup`), under a build's limits. */
+const circuitsStartup = (circuits: CircuitsOptions = {}) => {
+  const config = circuitsConfig(circuits)
+  return setupStartup(circuits, { timeoutMs: config.buildTimeoutMs, memoryBytes: config.buildMemoryBytes })
+}
 
 /** The background loops (`CoreLoops`) over Node's webhook transport. */
 export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>

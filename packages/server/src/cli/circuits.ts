@@ -3,7 +3,7 @@ import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds,
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
-import { loadMzk, MzkCore } from "./lazy.js"
+import { MzkCore } from "./lazy.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
 import { database, wroteTo } from "./database.js"
 import { choiceOption, CommandFailed } from "./failures.js"
@@ -266,7 +266,7 @@ const add = Command.make("add", {
       }).pipe(Effect.either)
       if (made._tag === "Left") return yield* fail(`The development powers of tau could not be made: ${made.left.message}`)
     }
-    const { noirCrsOf, prepareDevelopmentNoirCrs } = yield* loadMzk
+    const { noirCrsOf, prepareDevelopmentNoirCrs } = yield* loadCircuits
     const noir = noirCrsOf(options)
     if ((source.kind === "noir" || source.kind === "noir_program") && noir?.development === true) {
       const made = yield* prepareDevelopmentNoirCrs(noir).pipe(Effect.either)
