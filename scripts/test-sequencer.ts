@@ -12,13 +12,13 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
  * the packed packages from the registry and compiles the native prover: several minutes).
  */
 const LONGEST = [
-  "packages/server/test/pack.test.ts",
+  "packages/server/test/packaging/pack.test.ts",
   "packages/proving/test/build.test.ts",
-  "packages/server/test/provingMatrix.e2e.test.ts",
-  "packages/server/test/largeCircuit.e2e.test.ts",
+  "packages/server/test/proving/provingMatrix.e2e.test.ts",
+  "packages/server/test/circuits/largeCircuit.e2e.test.ts",
   "packages/adapters-postgres/test/multiProcessWorkers.test.ts",
   "packages/proving/test/native.test.ts",
-  "packages/server/test/circuitsWorkers.test.ts"
+  "packages/server/test/circuits/circuitsWorkers.test.ts"
 ]
 
 /** The project of the library's quick in-process files (vitest.config.ts), started last. */

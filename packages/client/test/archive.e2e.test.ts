@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { describe } from "vitest"
 import { MUL_SOURCE } from "../../proving/test/fixtures/mulSource.js"
 import { tarGz } from "../../http/test/archives.js"
-import { serverWithAccount } from "../../server/test/circuits.js"
+import { serverWithAccount } from "../../server/test/circuits/circuits.js"
 
 describe("circuits.create with an archive, against a real server", () => {
   it.scopedLive("a tar.gz and the main file's path: built, proven; a bad entry is an MzkApiError naming it", () =>

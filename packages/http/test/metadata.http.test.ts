@@ -6,7 +6,7 @@ import { expectEnvelope, makeHarness } from "./support.js"
  * A circuit upload's `metadata` form field (a JSON object, as every other create's `metadata`), over
  * a real port with the fake compiler: on the 202, on GET and the list, in `circuit.ready` and
  * `circuit.failed`, and each bad value a 400 naming the field. The other resources are tested over
- * the whole server in `packages/server/test/metadata.e2e.test.ts`.
+ * the whole server in `packages/server/test/api/metadata.e2e.test.ts`.
  */
 
 let h: Harness

@@ -7,7 +7,7 @@ import { expectEnvelope, makeHarness } from "./support.js"
  * NUL, no lone surrogate), whatever the field, checked as the body is read (the `decodeJson`
  * stage, the form's text fields): fields that are only looked up (a proof's `type`) reached
  * Postgres, which answered a NUL with 503. The walk of every field on both stores is
- * `packages/server/test/storedText.e2e.test.ts`.
+ * `packages/server/test/api/storedText.e2e.test.ts`.
  */
 
 let h: Harness

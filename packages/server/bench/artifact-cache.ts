@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { memoryOf, resetPeak } from "../test/bigUpload.js"
+import { memoryOf, resetPeak } from "../test/circuits/bigUpload.js"
 
 const MiB = 1024 * 1024
 const SIZE_MIB = Number(process.argv[2] ?? 512)

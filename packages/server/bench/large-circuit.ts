@@ -18,7 +18,7 @@ import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { memoryOf, resetPeak } from "../test/bigUpload.js"
+import { memoryOf, resetPeak } from "../test/circuits/bigUpload.js"
 import { createAccount, serveProcess, tempSqlite } from "../test/processes.js"
 
 const MiB = 1024 * 1024

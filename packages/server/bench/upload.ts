@@ -12,7 +12,7 @@ import { Effect } from "effect"
 import { availableParallelism } from "node:os"
 import { performance } from "node:perf_hooks"
 import { freshDatabaseUrl } from "../../adapters-postgres/test/freshDatabase.js"
-import { memoryOf, resetPeak, sendBigUpload } from "../test/bigUpload.js"
+import { memoryOf, resetPeak, sendBigUpload } from "../test/circuits/bigUpload.js"
 import { createAccount, serveProcess, tempSqlite } from "../test/processes.js"
 
 const MiB = 1024 * 1024
