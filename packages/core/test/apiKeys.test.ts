@@ -15,7 +15,7 @@ import {
   type Timestamp,
   WebhooksRepo
 } from "@mzk/core"
-import { makeMemoryStore, SeededEntropy, testCore } from "@mzk/testkit"
+import { makeSqliteMemoryStore, SeededEntropy, testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, Option, Redacted, Ref, TestClock } from "effect"
 
 /** Storage lists newest first; this file reads events in the order they happened. */
@@ -24,7 +24,7 @@ const oldestFirst = <A>(items: ReadonlyArray<A>): Array<A> => [...items].reverse
 /** The memory store with `findByHash` counted, to prove which paths never reach storage. */
 class StorageReads extends Context.Tag("test/StorageReads")<StorageReads, Ref.Ref<number>>() {}
 const CountingStore = Layer.effectContext(Effect.gen(function*() {
-  const store = yield* makeMemoryStore
+  const store = yield* makeSqliteMemoryStore
   const reads = yield* Ref.make(0)
   const keys = Context.get(store, KeysRepo)
   return store.pipe(

@@ -14,7 +14,7 @@ import {
   Webhooks,
   WebhooksRepo
 } from "@mzk/core"
-import { makeMemoryStore, makeScriptedTransport, type RecordedRequest, type Script, testCore, verifyWebhookSignature } from "@mzk/testkit"
+import { makeSqliteMemoryStore, makeScriptedTransport, type RecordedRequest, type Script, testCore, verifyWebhookSignature } from "@mzk/testkit"
 import { Clock, Effect, Exit, Layer, Logger, Option, Redacted, Scope, TestClock } from "effect"
 import { createHmac } from "node:crypto"
 
@@ -355,7 +355,7 @@ describe("delivery engine", () => {
   it.effect("an engine stopped mid-request hands the delivery back: another engine sends it at once, not after the lease", () =>
     Effect.gen(function*() {
       // Two processes over one store; the first engine's request hangs when it is stopped.
-      const store = yield* makeMemoryStore
+      const store = yield* makeSqliteMemoryStore
       const core = testCore(Layer.succeedContext(store))
       const hanging = yield* makeScriptedTransport({ [OK]: [{ hang: true }] })
       const healthy = yield* makeScriptedTransport({})

@@ -19,7 +19,7 @@ import {
   SCOPES,
   type Storage
 } from "@mzk/core"
-import { FakeProver, type FakeProverOptions, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
+import { FakeProver, type FakeProverOptions, makeSqliteMemoryStore, SqliteMemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, Option, Ref, TestClock } from "effect"
 
 /** Storage lists newest first; this file reads events in the order they happened. */
@@ -50,7 +50,7 @@ class ClaimChecks extends Context.Tag("test/ClaimChecks")<ClaimChecks, Ref.Ref<n
 
 /** The in-memory store, counting `lostClaims` calls. */
 const countingStore = Layer.effectContext(Effect.gen(function*() {
-  const store = yield* makeMemoryStore
+  const store = yield* makeSqliteMemoryStore
   const checks = yield* Ref.make(0)
   const repo = Context.get(store, ProofsRepo)
   return Context.add(store, ProofsRepo, { ...repo, lostClaims: (claims) => Effect.zipRight(Ref.update(checks, (n) => n + 1), repo.lostClaims(claims)) })
@@ -61,7 +61,7 @@ const countingStore = Layer.effectContext(Effect.gen(function*() {
 const withLoops = <S>(
   prover: FakeProverOptions = {},
   config: Partial<ProofsConfigShape> = {},
-  store: Layer.Layer<Storage | S> = MemoryStore as Layer.Layer<Storage | S>
+  store: Layer.Layer<Storage | S> = SqliteMemoryStore as Layer.Layer<Storage | S>
 ) => {
   // One layer value, so both uses share one prover (layers are memoised by reference in a build).
   const logged = loggedProver(prover)
@@ -184,7 +184,7 @@ describe("Proof cancellation on TestClock", () => {
   it.effect("canceled in another process (no nudge): the worker stops the proof at its next claim check", () =>
     Effect.gen(function*() {
       // Two cores over one store stand for an API process and a worker process.
-      const store = Layer.succeedContext(yield* makeMemoryStore)
+      const store = Layer.succeedContext(yield* makeSqliteMemoryStore)
       const workerCore = yield* Layer.build(withLoops({ duration: "1 minute" }, { claimCheckIntervalMs: 2_000 }, store))
       const apiCore = yield* Layer.build(testCore(store, { seed: "api" }))
       const principal = yield* newAccount.pipe(Effect.provide(apiCore))

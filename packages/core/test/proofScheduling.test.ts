@@ -11,7 +11,7 @@ import {
   ProofsConfig,
   type ProofsConfigShape
 } from "@mzk/core"
-import { FakeProver, FakeProverCalls, type FakeProverOptions, MemoryStore, testCore } from "@mzk/testkit"
+import { FakeProver, FakeProverCalls, type FakeProverOptions, SqliteMemoryStore, testCore } from "@mzk/testkit"
 import { Effect, Either, Layer, TestClock } from "effect"
 
 /**
@@ -28,7 +28,7 @@ const advance = (duration: Parameters<typeof TestClock.adjust>[0]) => Effect.zip
 const withLoops = (runningPerAccount: number, config: Partial<ProofsConfigShape> = {}, prover: FakeProverOptions = {}) => {
   const fake = FakeProver({ capacity: 8, duration: ({ inputs }) => (inputs.b === "7" ? "50 seconds" : inputs.b === "8" ? "2 minutes" : "3 seconds"), ...prover })
   return ProofLoops.pipe(
-    Layer.provideMerge(testCore(MemoryStore, { prover: fake })),
+    Layer.provideMerge(testCore(SqliteMemoryStore, { prover: fake })),
     Layer.provideMerge(fake),
     Layer.provide(Layer.succeed(ProofsConfig, { ...DEFAULT_PROOFS_CONFIG, ...config })),
     Layer.provide(Layer.succeed(Limits, { ...DEFAULT_LIMITS, maxRunningProofsPerAccount: runningPerAccount }))

@@ -17,7 +17,7 @@ import {
   type Storage,
   type Timestamp
 } from "@mzk/core"
-import { FakeProver, type FakeProverOptions, makeMemoryStore, testCore } from "@mzk/testkit"
+import { FakeProver, type FakeProverOptions, makeSqliteMemoryStore, testCore } from "@mzk/testkit"
 import { Context, type Duration, Effect, Layer, TestClock } from "effect"
 
 /**
@@ -41,7 +41,7 @@ const withLoops = (options: {
   readonly prover?: Layer.Layer<Prover>
   readonly config?: Partial<ProofsConfigShape>
 } = {}) =>
-  Layer.unwrapEffect(Effect.map(options.store ?? makeMemoryStore, (store) =>
+  Layer.unwrapEffect(Effect.map(options.store ?? makeSqliteMemoryStore, (store) =>
     ProofLoops.pipe(
       Layer.provideMerge(testCore(Layer.succeedContext(store), { prover: options.prover ?? fake() })),
       Layer.provide(Layer.succeed(ProofsConfig, { ...DEFAULT_PROOFS_CONFIG, ...options.config })),
@@ -50,7 +50,7 @@ const withLoops = (options: {
 
 /** A store whose claims take `ms` on the clock after they were made, as a claim's transaction takes time. */
 const slowClaims = (ms: number) =>
-  Effect.map(makeMemoryStore, (store) => {
+  Effect.map(makeSqliteMemoryStore, (store) => {
     const repo = Context.get(store, ProofsRepo)
     return Context.add(store, ProofsRepo, {
       ...repo,

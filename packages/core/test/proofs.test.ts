@@ -26,7 +26,7 @@ import {
   type Timestamp,
   validateCircuitInputs
 } from "@mzk/core"
-import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeMemoryDatabase, makeMemoryStore, MemoryStore, testCore } from "@mzk/testkit"
+import { FAKE_BUILTIN_CIRCUITS, FakeProver, type FakeProverOptions, makeSqliteMemoryDatabase, makeSqliteMemoryStore, SqliteMemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 
 /** Storage lists newest first; this file reads events in the order they happened. */
@@ -38,7 +38,7 @@ const R = "218882428718392752222464057452572750885483644004160343436982041865758
 const withLoops = (
   prover: FakeProverOptions = {},
   config: Partial<ProofsConfigShape> = {},
-  store: Layer.Layer<import("@mzk/core").Storage> = MemoryStore
+  store: Layer.Layer<import("@mzk/core").Storage> = SqliteMemoryStore
 ) =>
   ProofLoops.pipe(
     Layer.provideMerge(testCore(store, { prover: FakeProver(prover) as Layer.Layer<Prover> })),
@@ -191,7 +191,7 @@ describe("Proofs: batches", () => {
       const error = yield* Effect.flip((yield* Proofs).create(principal.account_id, good))
       expect(error._tag).toBe("StorageError")
       expect(yield* dailyRemaining(principal)).toBe(DEFAULT_LIMITS.proofsPerDayPerAccount)
-    }).pipe(Effect.provide(testCore(Layer.effectContext(Effect.map(makeMemoryStore, (ctx) =>
+    }).pipe(Effect.provide(testCore(Layer.effectContext(Effect.map(makeSqliteMemoryStore, (ctx) =>
       Context.add(ctx, ProofsRepo, {
         ...Context.get(ctx, ProofsRepo),
         insertMany: () => Effect.fail(new StorageError({ message: "disk full" }))
@@ -255,7 +255,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
   it.effect("a worker that stops mid-proof hands it back: queued, attempt uncounted, and another worker proves it at once", () =>
     Effect.gen(function*() {
       // Two processes' cores over one store: the first stops while proving.
-      const store = Layer.succeedContext(yield* makeMemoryStore)
+      const store = Layer.succeedContext(yield* makeSqliteMemoryStore)
       const core = withLoops({ duration: "10 seconds" }, {}, store)
       const firstScope = yield* Scope.make()
       const first = yield* Layer.buildWithScope(core, firstScope)
@@ -410,7 +410,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
 
   it.effect("a dead worker's proof is taken over when its lease lapses; one that keeps dying fails as internal", () =>
     Effect.gen(function*() {
-      const { connection, store } = yield* makeMemoryDatabase
+      const { connection, store } = yield* makeSqliteMemoryDatabase
       yield* Effect.gen(function*() {
         const principal = yield* newAccount
         const proofs = yield* Proofs
@@ -453,7 +453,7 @@ describe("Proofs: the lifecycle on TestClock", () => {
 
   it.effect("verify reports a tampered stored proof as invalid", () =>
     Effect.gen(function*() {
-      const { connection, store } = yield* makeMemoryDatabase
+      const { connection, store } = yield* makeSqliteMemoryDatabase
       yield* Effect.gen(function*() {
         const principal = yield* newAccount
         const proofs = yield* Proofs

@@ -1,5 +1,5 @@
 import { KeysRepo, SessionAuthenticator, StorageError } from "@mzk/core"
-import { MemoryStore, testCore } from "@mzk/testkit"
+import { SqliteMemoryStore, testCore } from "@mzk/testkit"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectEnvelope, harnessOver, makeHarness } from "./support.js"
@@ -7,7 +7,7 @@ import { expectEnvelope, harnessOver, makeHarness } from "./support.js"
 const SECRET_DETAIL = "disk /var/lib/mzk on fire at sector 7"
 
 /** The memory store, except that listing keys fails the way a lost database connection does. */
-const StoreLosingKeys = Layer.map(MemoryStore, (context) => {
+const StoreLosingKeys = Layer.map(SqliteMemoryStore, (context) => {
   const keys = Context.get(context, KeysRepo)
   return Context.add(context, KeysRepo, {
     ...keys,

@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
 import { DEFAULT_LIMITS, IdempotencyRepo, KeysRepo, Limits, StorageError, type Timestamp } from "@mzk/core"
-import { MemoryStore } from "@mzk/testkit"
+import { SqliteMemoryStore } from "@mzk/testkit"
 import { IdempotentEndpoint, MzkApi } from "@mzk/http"
 import { Context, Effect, Layer, ManagedRuntime, Option, Ref } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -201,7 +201,7 @@ describe("Idempotency-Key and a storage failure", () => {
     // The memory store, whose next key insert once armed fails as a database that lost its disk would.
     const armed = Effect.runSync(Ref.make(false))
     const inserts = Effect.runSync(Ref.make(0))
-    const FailingOnce = Layer.map(MemoryStore, (context) => {
+    const FailingOnce = Layer.map(SqliteMemoryStore, (context) => {
       const keys = Context.get(context, KeysRepo)
       return Context.add(context, KeysRepo, {
         ...keys,

@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS, EventsRepo, Limits, ProofLoops, ProofsRepo, ProofWorker, timestampFromMillis } from "@mzk/core"
-import { eventually, FakeProver, MemoryStore, testCore } from "@mzk/testkit"
+import { eventually, FakeProver, SqliteMemoryStore, testCore } from "@mzk/testkit"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allBut, createProof, createWebhook, expectRequestId, ISO, keyWithScopes, MULTIPLIER, type Harness } from "./helpers.js"
@@ -23,7 +23,7 @@ const RUNNING_PER_ACCOUNT = 2
  */
 const runtime = ManagedRuntime.make(
   ProofLoops.pipe(
-    Layer.provideMerge(coreWithBuilds(testCore(MemoryStore, {
+    Layer.provideMerge(coreWithBuilds(testCore(SqliteMemoryStore, {
       prover: FakeProver({ capacity: 50, duration: ({ inputs }) => (inputs.b === "7" ? "10 minutes" : "20 millis") })
     }))),
     Layer.provideMerge(Layer.succeed(Limits, { ...DEFAULT_LIMITS, proofsPerDayPerAccount: DAILY, maxRunningProofsPerAccount: RUNNING_PER_ACCOUNT }))

@@ -5,16 +5,16 @@ import { FakeBuiltinCircuits } from "./fakeCatalog.js"
 import { FakeCompiler } from "./fakeCompiler.js"
 import { FakeProver } from "./fakeProver.js"
 import { FakeVerifier } from "./fakeVerifier.js"
-import { MemoryStore } from "./memoryStore.js"
+import { SqliteMemoryStore } from "./sqliteMemoryStore.js"
 
 /**
- * The core services over a store (SQLite in memory, `MemoryStore`, unless given), seeded entropy, no session
+ * The core services over a store (SQLite in memory, `SqliteMemoryStore`, unless given), seeded entropy, no session
  * authenticator, the fake prover, compiler and built-in circuits: what a test of code built on mzk
  * needs, with `TestClock` from the test runner. The background loops (`ProofLoops`,
  * `CircuitBuilds.layer`, the delivery engine) are the test's to build over it.
  */
 export const testCore = <E = never, R = never>(
-  store: Layer.Layer<Storage, E, R> = MemoryStore as Layer.Layer<Storage, E, R>,
+  store: Layer.Layer<Storage, E, R> = SqliteMemoryStore as Layer.Layer<Storage, E, R>,
   options: {
     readonly seed?: string | number
     readonly prover?: Layer.Layer<Prover>

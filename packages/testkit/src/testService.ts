@@ -24,7 +24,7 @@ import {
 import { Context, Effect, Layer, TestClock } from "effect"
 import { testCore } from "./coreLayer.js"
 import { FakeProver, type FakeProverOptions } from "./fakeProver.js"
-import { MemoryStore } from "./memoryStore.js"
+import { SqliteMemoryStore } from "./sqliteMemoryStore.js"
 import { makeScriptedTransport, type Script, type ScriptedResponse, type ScriptedTransport } from "./scriptedTransport.js"
 
 /** The scripted webhook transport of a `testService`: what each endpoint answers, and every request sent. */
@@ -88,7 +88,7 @@ export const testService = <E = never, R = never>(options: TestServiceOptions<E,
       Layer.succeed(IdempotencyConfig, { ...DEFAULT_IDEMPOTENCY_CONFIG, sweepIntervalMs: A_DAY }),
       Layer.succeed(AuditConfig, { ...DEFAULT_AUDIT_CONFIG, sweepIntervalMs: A_DAY })
     )
-    const core = testCore(options.store ?? (MemoryStore as Layer.Layer<Storage, E, R>), {
+    const core = testCore(options.store ?? (SqliteMemoryStore as Layer.Layer<Storage, E, R>), {
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       prover: FakeProver(options.prover)
     })
