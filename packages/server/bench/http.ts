@@ -38,7 +38,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { MzkCore } from "../src/mzk.js"
+import { CoreServicesLive } from "../src/mzk.js"
 
 const { values } = parseArgs({
   options: {
@@ -109,7 +109,7 @@ const createAccounts = (count: number, filename: string = file) =>
       created.push({ account_id: account.id, api_key: Redacted.value(key.secret) })
     }
     return created
-  }).pipe(Effect.provide(MzkCore({ database: { kind: "sqlite", filename } }))))
+  }).pipe(Effect.provide(CoreServicesLive({ database: { kind: "sqlite", filename } }))))
 
 /** Fills each account up to 10 keys over mzk's API (`POST /api/v1/keys`); returns all the keys. */
 const fillKeys = async (base: string, accounts: ReadonlyArray<Account>) => {

@@ -21,7 +21,7 @@ import { wrapText } from "./commands/wrap.js"
 import { GLOBAL_OPTIONS, takeGlobals } from "./commands/globals.js"
 import { keysCommand } from "./commands/keys.js"
 import { verifyCommand } from "./commands/verify.js"
-import { loadMzk, MzkAccounts } from "./commands/lazy.js"
+import { loadMzk, AccountServicesLive } from "./commands/lazy.js"
 import { coreGroup, coreOptions, LoadedConfigFile, optionsOf, parseConfigFile, serverGroup, settingsHelp, workerGroup } from "./commands/settings.js"
 
 /** The signal that stopped this process, for its last log line. */
@@ -60,8 +60,8 @@ const serve = Command.make("serve", {
       database: describeDatabase(options.database),
       workers: !options.noWorkers
     }))
-    const { MzkServer } = yield* loadMzk
-    return yield* untilStopped(Layer.launch(MzkServer({
+    const { HttpServerLive } = yield* loadMzk
+    return yield* untilStopped(Layer.launch(HttpServerLive({
       database: options.database,
       port: options.port,
       host: options.host,
@@ -76,8 +76,8 @@ const serve = Command.make("serve", {
 const worker = Command.make("worker", { database, ...optionsOf(workerGroup), ...core, ...circuitSettings }, (options) =>
   Effect.gen(function*() {
     yield* Effect.logInfo("mzk worker starting").pipe(Effect.annotateLogs({ database: describeDatabase(options.database) }))
-    const { MzkWorkerProcess } = yield* loadMzk
-    return yield* untilStopped(Layer.launch(MzkWorkerProcess({
+    const { WorkerProcessLive } = yield* loadMzk
+    return yield* untilStopped(Layer.launch(WorkerProcessLive({
       database: options.database,
       port: options.metricsPort,
       host: options.host,
@@ -122,7 +122,7 @@ const accountsCreate = Command.make("create", {
       ? JSON.stringify({ account_id: account.id, api_key: apiKey })
       : `Account ${account.id} (${account.name})\nAPI key ${apiKey}\nThe key is shown once; store it now.`)
     yield* wroteTo(database, json)
-  }).pipe(Effect.provide(MzkAccounts({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
+  }).pipe(Effect.provide(AccountServicesLive({ database })))).pipe(Command.withDescription("Create an account and its first API key"))
 
 const accounts = Command.make("accounts").pipe(
   Command.withDescription("Accounts: create"),

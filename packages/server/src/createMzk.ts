@@ -18,7 +18,7 @@ import { Cause, Effect, Either, Exit, Layer, ManagedRuntime, Option, Redacted, S
 import { createAccountWithKey } from "./accounts.js"
 import { type DatabaseTarget, parseDatabaseUrl } from "./database.js"
 import { type HostLogger, mzkLogger } from "./logging.js"
-import { type CircuitsOptions, MzkCore, MzkLoops, type MzkOptions } from "./mzk.js"
+import { type CircuitsOptions, CoreServicesLive, CoreLoopsLive, type MzkOptions } from "./mzk.js"
 
 /** Who a session token of the embedding application belongs to; `null`/`undefined` when nobody. */
 export interface EmbeddedSession {
@@ -140,7 +140,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
   }
   // The prover pool starts on the first verification, or once start()'s proof worker runs (before
   // it takes a proof, so no proof's times count the start): an API-only process never starts it.
-  const runtime = ManagedRuntime.make(MzkCore({ ...settings, startProver: "lazy" }).pipe(Layer.provideMerge(mzkLogger(options.logger))))
+  const runtime = ManagedRuntime.make(CoreServicesLive({ ...settings, startProver: "lazy" }).pipe(Layer.provideMerge(mzkLogger(options.logger))))
   // Rejects with the error itself (a StorageError, a PtauError…) rather than Effect's FiberFailure wrapper.
   const run = <A, E>(effect: Effect.Effect<A, E, ManagedRuntime.ManagedRuntime.Context<typeof runtime>>): Promise<A> =>
     runtime.runPromiseExit(effect).then((exit) => Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)))
@@ -161,7 +161,7 @@ export const createMzk = async (options: CreateMzkOptions) => {
     if (stopped !== undefined) return Promise.reject(new Error("createMzk: start() after stop()"))
     started ??= options.workers === false
       ? Promise.resolve()
-      : run(Layer.buildWithScope(MzkLoops(settings), loops).pipe(Effect.asVoid))
+      : run(Layer.buildWithScope(CoreLoopsLive(settings), loops).pipe(Effect.asVoid))
     return started
   }
 

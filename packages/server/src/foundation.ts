@@ -38,10 +38,10 @@ const webhookConfig = (options: MzkOptions): WebhookConfigShape => {
 /**
  * What every part of the core stands on, whatever the process proves: the options' settings, the
  * chosen storage, the OS's randomness, key hashing and the session check. The composition root
- * (`MzkCore` in mzk.ts) builds the core over it; this module reads none of the circuits, the
+ * (`CoreServicesLive` in mzk.ts) builds the core over it; this module reads none of the circuits, the
  * prover or the HTTP stack, so the commands that only touch accounts and keys start quickly.
  */
-export const MzkFoundation = (options: MzkOptions) =>
+export const FoundationLive = (options: MzkOptions) =>
   storageLayer(options.database).pipe(
     Layer.provideMerge(Layer.succeed(WebhookConfig, webhookConfig(options))),
     Layer.provideMerge(Layer.succeed(ProofsConfig, proofsConfigOf(options))),
@@ -55,7 +55,7 @@ export const MzkFoundation = (options: MzkOptions) =>
 
 /**
  * Accounts and API keys over the foundation, and nothing else: `mzk accounts create`, `mzk keys …`.
- * Without Postgres's cross-process wakeups (`MzkCore` has them): a delivery of an event these
+ * Without Postgres's cross-process wakeups (`CoreServicesLive` has them): a delivery of an event these
  * commands record is picked up by the workers' next poll, not at once.
  */
-export const MzkAccounts = (options: MzkOptions) => AccountServices.pipe(Layer.provideMerge(MzkFoundation(options)))
+export const AccountServicesLive = (options: MzkOptions) => AccountServices.pipe(Layer.provideMerge(FoundationLive(options)))

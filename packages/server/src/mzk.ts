@@ -21,8 +21,8 @@ import {
 import { createMzkNodeServer, makeNodeListener, makeOperationsDispatcher, toNodeListener, TrustedProxies } from "@mzk/http"
 import { Context, Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
-import { MzkFoundation, over, proofsConfigOf } from "./foundation.js"
-import { MzkOperations } from "./operations.js"
+import { FoundationLive, over, proofsConfigOf } from "./foundation.js"
+import { OperationsLive } from "./operations.js"
 import type { CircuitsOptions, MzkOptions } from "./options.js"
 import { NodeHostResolver, NodeWebhookTransport } from "./webhookTransport.js"
 
@@ -57,7 +57,7 @@ export const lazyProver = <R>(layer: Layer.Layer<Prover, unknown, R>, capacity: 
  * circuits, the prover, DNS for webhook URL checks and the session authenticator. Every way of
  * running mzk (server, worker, CLI, embedding) starts here.
  */
-export const MzkCore = (options: MzkOptions) => {
+export const CoreServicesLive = (options: MzkOptions) => {
   const circuits = options.circuits ?? {}
   const proofs = proofsConfigOf(options)
   const noir = noirCrsOf(circuits)
@@ -86,10 +86,10 @@ export const MzkCore = (options: MzkOptions) => {
     })),
     Layer.provideMerge(Layer.succeed(CircuitsConfig, config)),
     // Between the services and storage: they report to its Telemetry, and it reads the queue from storage.
-    Layer.provideMerge(MzkOperations({ ...options.operations, prover: options.startProver ?? "lazy" })),
+    Layer.provideMerge(OperationsLive({ ...options.operations, prover: options.startProver ?? "lazy" })),
     Layer.provideMerge(NodeHostResolver()),
     Layer.provideMerge(Layer.succeed(TrustedProxies, options.trustProxy ?? [])),
-    Layer.provideMerge(MzkFoundation(options))
+    Layer.provideMerge(FoundationLive(options))
   )
   // Many processes share a Postgres database: work one of them writes wakes the others' loops.
   return options.database.kind === "postgres"
@@ -107,24 +107,24 @@ const circuitsStartup = (circuits: CircuitsOptions = {}) => {
   return setupStartup(circuits, { timeoutMs: config.buildTimeoutMs, memoryBytes: config.buildMemoryBytes })
 }
 
-/** The background loops (`CoreLoops`) over Node's webhook transport. */
-export const MzkWorkers = (options: Pick<MzkOptions, "allowInsecureWebhooks">) =>
-  CoreLoops.pipe(
-    Layer.provide(NodeWebhookTransport({ allowInsecure: options.allowInsecureWebhooks ?? false }))
+/**
+ * The background loops (`CoreLoops`) over Node's webhook transport, and the checks a process that
+ * runs them makes at start (its ptau and UltraHonk CRS).
+ */
+export const CoreLoopsLive = (options: Pick<MzkOptions, "allowInsecureWebhooks" | "circuits">) =>
+  Layer.merge(
+    CoreLoops.pipe(Layer.provide(NodeWebhookTransport({ allowInsecure: options.allowInsecureWebhooks ?? false }))),
+    circuitsStartup(options.circuits)
   )
-
-/** The background loops and the checks a process that runs them makes at start (its ptau). */
-export const MzkLoops = (options: Pick<MzkOptions, "allowInsecureWebhooks" | "circuits">) =>
-  Layer.merge(MzkWorkers(options), circuitsStartup(options.circuits))
 
 /**
  * The core and, unless `workers` is false, the background loops with what they check at start:
  * what every process of mzk runs beside its way in (HTTP server, worker, embedding). With the loops
  * the prover pool starts with the process (`eager`), so no proof pays for it.
  */
-export const MzkServices = (options: MzkOptions & { readonly workers?: boolean | undefined }) =>
-  (options.workers === false ? Layer.empty : MzkLoops(options)).pipe(
-    Layer.provideMerge(MzkCore({ ...options, startProver: options.startProver ?? (options.workers === false ? "lazy" : "eager") }))
+export const ServicesLive = (options: MzkOptions & { readonly workers?: boolean | undefined }) =>
+  (options.workers === false ? Layer.empty : CoreLoopsLive(options)).pipe(
+    Layer.provideMerge(CoreServicesLive({ ...options, startProver: options.startProver ?? (options.workers === false ? "lazy" : "eager") }))
   )
 
 export interface ServeOptions extends MzkOptions {
@@ -135,13 +135,13 @@ export interface ServeOptions extends MzkOptions {
 }
 
 /** The HTTP server on a Node `http.Server`, listening until its scope closes. */
-export const MzkServer = (options: ServeOptions) =>
+export const HttpServerLive = (options: ServeOptions) =>
   Layer.unwrapEffect(Effect.map(makeNodeListener, (listener) =>
     // The platform's Node server for listening, its address and a graceful close; mzk's own
     // listener for the requests (see @mzk/http's dispatcher).
     HttpServer.withLogAddress(NodeHttpServer.layer(() => createMzkNodeServer(listener), { port: options.port, host: options.host })))).pipe(
     // Kept in the output, so code running beside the server (tests, CLI tasks) shares its services.
-    Layer.provideMerge(MzkServices({ ...options, operations: { ...options.operations, metrics: options.operations?.metrics ?? true } }))
+    Layer.provideMerge(ServicesLive({ ...options, operations: { ...options.operations, metrics: options.operations?.metrics ?? true } }))
   )
 
 export interface WorkerOptions extends MzkOptions {
@@ -154,9 +154,9 @@ export interface WorkerOptions extends MzkOptions {
  * A process that only works: the loops over the shared database, and with `port` the operational
  * endpoints, since its proofs and deliveries are counted in its own metrics.
  */
-export const MzkWorkerProcess = (options: WorkerOptions) => {
+export const WorkerProcessLive = (options: WorkerOptions) => {
   const { port } = options
-  const services = MzkServices({
+  const services = ServicesLive({
     ...options,
     workers: true,
     operations: { ...options.operations, metrics: port === undefined ? false : options.operations?.metrics ?? true }

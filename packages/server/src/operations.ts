@@ -16,7 +16,7 @@ export interface OperationsOptions {
    * `/metrics`); default a registry of mzk's own with Node's process metrics.
    */
   readonly registry?: Registry | undefined
-  /** How the prover starts, for `/readyz`: loaded before serving, or on the first proof (set by `MzkCore`). */
+  /** How the prover starts, for `/readyz`: loaded before serving, or on the first proof (set by `CoreServicesLive`). */
   readonly prover?: "eager" | "lazy" | undefined
 }
 
@@ -126,7 +126,7 @@ const readiness = (prover: "eager" | "lazy") =>
  * and `/metrics` answer (`Operations`). The queue depth is read from the database at scrape time,
  * so every process reports the shared queue.
  */
-export const MzkOperations = (options: OperationsOptions = {}): Layer.Layer<Telemetry | Operations, never, StorageHealth | ProofsRepo> =>
+export const OperationsLive = (options: OperationsOptions = {}): Layer.Layer<Telemetry | Operations, never, StorageHealth | ProofsRepo> =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const checks = yield* readiness(options.prover ?? "eager")
     const accessLog = options.accessLog ?? false

@@ -1,7 +1,7 @@
 import { HttpServer } from "@effect/platform"
 import { makeHttpClient } from "@mzk/testkit"
 import { Context, Effect, Layer } from "effect"
-import { MzkServer, type ServeOptions } from "../src/mzk.js"
+import { HttpServerLive, type ServeOptions } from "../src/mzk.js"
 
 /**
  * mzk listening on a free loopback port for the test's scope, in this process: its base URL, port,
@@ -10,7 +10,7 @@ import { MzkServer, type ServeOptions } from "../src/mzk.js"
  */
 export const startServer = (options: Partial<ServeOptions> = {}) =>
   Effect.gen(function*() {
-    const context = yield* Layer.build(MzkServer({
+    const context = yield* Layer.build(HttpServerLive({
       port: 0,
       host: "127.0.0.1",
       database: { kind: "sqlite", filename: ":memory:" },

@@ -3,7 +3,7 @@ import { AccountId, Accounts, auditedAs, CLI_ACTOR, type Circuit, CircuitBuilds,
 import { Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, join, relative, resolve, sep } from "node:path"
-import { MzkCore } from "./lazy.js"
+import { CoreServicesLive } from "./lazy.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
 import { database, wroteTo } from "./database.js"
 import { choiceOption, CommandFailed } from "./failures.js"
@@ -304,7 +304,7 @@ const add = Command.make("add", {
           (settled.development_only ? " (development-only setup: not for production)" : "")
       )
     }
-  }).pipe(Effect.provide(MzkCore({ database: flags.database, circuits: circuitsOptions(flags) })))).pipe(Command.withDescription("Add a circuit to an account: compile and set it up now (or check prebuilt artifacts)"))
+  }).pipe(Effect.provide(CoreServicesLive({ database: flags.database, circuits: circuitsOptions(flags) })))).pipe(Command.withDescription("Add a circuit to an account: compile and set it up now (or check prebuilt artifacts)"))
 
 const list = Command.make("list", {
   account,
@@ -322,7 +322,7 @@ const list = Command.make("list", {
       c.constraints === null ? "-" : String(c.constraints),
       c.owner === "builtin" ? "builtin" : "account"
     ])])
-  }).pipe(Effect.provide(MzkCore({ database })))).pipe(Command.withDescription("List the circuits an account can prove with"))
+  }).pipe(Effect.provide(CoreServicesLive({ database })))).pipe(Command.withDescription("List the circuits an account can prove with"))
 
 const remove = Command.make("remove", {
   name: Args.text({ name: "NAME" }).pipe(Args.withDescription("NAME removes every version of the circuit; NAME@N only version N")),
@@ -334,7 +334,7 @@ const remove = Command.make("remove", {
     if (removed._tag === "Left") return yield* fail(removed.left.message)
     yield* Console.log(`Removed circuit ${name}`)
     yield* wroteTo(database)
-  }).pipe(Effect.provide(MzkCore({ database })))).pipe(
+  }).pipe(Effect.provide(CoreServicesLive({ database })))).pipe(
     Command.withDescription("Remove an account's circuit, every version (NAME) or one (NAME@N); refused while proofs of it are queued or running")
   )
 

@@ -1,7 +1,7 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Accounts, type AccountId, type ApiKey, ApiKeys, auditedAs, CLI_ACTOR, CreateKeyInput, decodeInput, Scope, SCOPES } from "@mzk/core"
 import { Console, Effect, Option, Redacted, Schema } from "effect"
-import { MzkAccounts } from "./lazy.js"
+import { AccountServicesLive } from "./lazy.js"
 import { account } from "./circuits.js"
 import { database, wroteTo } from "./database.js"
 import { CommandFailed, notOneOf, UsageError } from "./failures.js"
@@ -59,7 +59,7 @@ const create = Command.make("create", {
       ? JSON.stringify({ ...record(created.api_key), key: raw })
       : `Key ${created.api_key.id} (${created.api_key.name}) for ${flags.account}: ${created.api_key.scopes.join(", ")}\n${raw}\nThe key is shown once; store it now.`)
     yield* wroteTo(flags.database, flags.json)
-  }).pipe(Effect.provide(MzkAccounts({ database: flags.database, limits: { maxActiveKeys: flags.maxActiveKeys } })))
+  }).pipe(Effect.provide(AccountServicesLive({ database: flags.database, limits: { maxActiveKeys: flags.maxActiveKeys } })))
 ).pipe(Command.withDescription("Create an API key for an account; the key is printed once"))
 
 const list = Command.make("list", { account, database, json }, (flags) =>
@@ -71,7 +71,7 @@ const list = Command.make("list", { account, database, json }, (flags) =>
       k.id, k.name, k.prefix, k.created_at, k.last_used_at ?? "never", k.scopes.length === SCOPES.length ? "all" : k.scopes.join(",")
     ])]
     yield* printTable(rows)
-  }).pipe(Effect.provide(MzkAccounts({ database: flags.database })))
+  }).pipe(Effect.provide(AccountServicesLive({ database: flags.database })))
 ).pipe(Command.withDescription("List an account's active keys (never the keys themselves)"))
 
 const revoke = Command.make("revoke", {
@@ -87,7 +87,7 @@ const revoke = Command.make("revoke", {
     )
     yield* Console.log(`Revoked key ${flags.id}`)
     yield* wroteTo(flags.database)
-  }).pipe(Effect.provide(MzkAccounts({ database: flags.database })))
+  }).pipe(Effect.provide(AccountServicesLive({ database: flags.database })))
 ).pipe(Command.withDescription("Revoke an account's key, permanently"))
 
 export const keysCommand = Command.make("keys").pipe(

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
-import type { MzkAccounts as EagerAccounts } from "../foundation.js"
-import type { MzkCore as EagerCore, MzkOptions } from "../mzk.js"
+import type { AccountServicesLive as EagerAccounts } from "../foundation.js"
+import type { CoreServicesLive as EagerCore, MzkOptions } from "../mzk.js"
 
 /**
  * The composition root, read when a command runs rather than when the CLI starts: `mzk --help`
@@ -9,13 +9,13 @@ import type { MzkCore as EagerCore, MzkOptions } from "../mzk.js"
  */
 export const loadMzk = Effect.promise(() => import("../mzk.js"))
 
-/** `MzkCore(options)`, loaded when the layer is built. */
-export const MzkCore = (options: MzkOptions): ReturnType<typeof EagerCore> =>
-  Layer.unwrapEffect(Effect.map(loadMzk, (mzk) => mzk.MzkCore(options)))
+/** `CoreServicesLive(options)`, loaded when the layer is built. */
+export const CoreServicesLive = (options: MzkOptions): ReturnType<typeof EagerCore> =>
+  Layer.unwrapEffect(Effect.map(loadMzk, (mzk) => mzk.CoreServicesLive(options)))
 
 /**
- * `MzkAccounts(options)` (foundation.ts), loaded when the layer is built: the accounts and keys
+ * `AccountServicesLive(options)` (foundation.ts), loaded when the layer is built: the accounts and keys
  * commands read the core's accounts and keys over storage, not the circuits, prover or HTTP stack.
  */
-export const MzkAccounts = (options: MzkOptions): ReturnType<typeof EagerAccounts> =>
-  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../foundation.js")), (foundation) => foundation.MzkAccounts(options)))
+export const AccountServicesLive = (options: MzkOptions): ReturnType<typeof EagerAccounts> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../foundation.js")), (foundation) => foundation.AccountServicesLive(options)))

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Accounts, ApiKeyHashing, ApiKeys, hashApiKey, KeysRepo } from "@mzk/core"
 import { Effect, Option, Redacted } from "effect"
 import fc from "fast-check"
-import { MzkCore, NodeApiKeyHashing } from "../../src/index.js"
+import { CoreServicesLive, NodeApiKeyHashing } from "../../src/index.js"
 
 describe("API key hashing with node:crypto", () => {
   it.effect("gives exactly the core's SHA-256 hex for any text", () =>
@@ -22,5 +22,5 @@ describe("API key hashing with node:crypto", () => {
       const stored = yield* (yield* KeysRepo).findByHash(hashApiKey(raw))
       expect(Option.map(stored, (key) => key.id)).toEqual(Option.some(created.api_key.id))
       expect((yield* keys.authenticate(created.secret)).account_id).toBe(account.id)
-    }).pipe(Effect.provide(MzkCore({ database: { kind: "sqlite", filename: ":memory:" } }))))
+    }).pipe(Effect.provide(CoreServicesLive({ database: { kind: "sqlite", filename: ":memory:" } }))))
 })

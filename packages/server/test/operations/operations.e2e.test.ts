@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { describe } from "vitest"
-import { MzkWorkerProcess } from "../../src/mzk.js"
+import { WorkerProcessLive } from "../../src/mzk.js"
 import { startServer } from "../realServer.js"
 
 /** The value of one series of a Prometheus text exposition (0 when absent: a counter never moved). */
@@ -175,7 +175,7 @@ describe("a worker's operational endpoints", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       const database = { kind: "sqlite", filename: join(dir, "mzk.db") } as const
       const server = yield* startServer({ database })
-      const workerContext = yield* Layer.build(MzkWorkerProcess({ database, port: 0 }))
+      const workerContext = yield* Layer.build(WorkerProcessLive({ database, port: 0 }))
       // With a port the worker's layer has an HttpServer; its type is the union of both shapes.
       const address = Context.get(workerContext as unknown as Context.Context<HttpServer.HttpServer>, HttpServer.HttpServer).address
       if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
