@@ -27,9 +27,10 @@ export interface ConformanceOptions {
 
 /**
  * The storage conformance suite: every repository method, transaction rollback, and the limits
- * that must hold under concurrency, run against one store layer. Both dialects run it (and so
- * does any storage adapter of an embedder's); `@mzk/testkit`'s test store is the SQLite one. Tests
- * create their own accounts, so the store may be shared by all of them (one database per run).
+ * that must hold under concurrency, run against one store layer. Both dialects' packages run it
+ * (the package is the repository's own, not published: a store is one of mzk's SQL dialects);
+ * `@mzk/testkit`'s test store is the SQLite one. Tests create their own accounts, so the store may
+ * be shared by all of them (one database per run).
  */
 export const storageConformance = <E>(name: string, store: Layer.Layer<Storage, E>, options: ConformanceOptions = {}) => {
   const timeout = options.timeout ?? 30_000
