@@ -235,8 +235,12 @@ async function universalSetup(system, r1cs, ptau, zkey, power) {
       "circuit_too_large",
       `the circuit is too large for ${system} on the server's powers of tau (power ${power}): ${why}; ${system === "fflonk" ? "FFLONK needs a ptau about 8 times the circuit's PLONK domain" : "PLONK needs a ptau covering its gates, usually more than the r1cs constraints"}`,
     );
+  // Each system's setup by name: a system added to the list without one is refused here, never
+  // set up as another.
+  const setups = { plonk: snarkjs.plonk.setup, fflonk: snarkjs.fflonk.setup };
+  if (!Object.hasOwn(setups, system)) throw new Failure("internal", `no setup for the ${system} proving system from a powers of tau`);
   try {
-    const result = system === "plonk" ? await snarkjs.plonk.setup(r1cs, ptau, zkey, logger) : await snarkjs.fflonk.setup(r1cs, ptau, zkey, logger);
+    const result = await setups[system](r1cs, ptau, zkey, logger);
     if (result === -1 || refused.length > 0) {
       const why = refused.join("; ") || "the setup refused the ptau";
       if (/too big|not big enough/i.test(why)) throw tooLarge(why);
