@@ -1,13 +1,7 @@
 // Types for phase2.mjs (plain JS so the build job, a bare node process, can load it).
-export interface Phase2Info {
-  readonly csHash: Uint8Array
-  readonly nVars: number
-  readonly nPublic: number
-  readonly nConstraints: number
-  readonly domainSize: number
-  readonly power: number
-  readonly bytes: number
-}
+import type { Phase2Info } from "@mzk/prover-native"
+
+export type { Phase2Info }
 export declare function nativePhase2(): unknown
 export declare function pastEndPoint(r1cs: string, ptau: string): Promise<Uint8Array | undefined>
 export declare function contribute(addon: unknown, zkey: string, options?: { readonly name?: string; readonly threads?: number }): Promise<void>
