@@ -94,7 +94,7 @@ describe("the client covers the API as the server defines it", () => {
     expect(Object.keys(client).sort()).toEqual(["API_PREFIX", "ENDPOINTS", "MzkApiError", "createClient", "parseRateLimit"])
   })
 
-  // The types are generated from the OpenAPI document (`pnpm gen`; packages/http/test/contract.test.ts
+  // The types are generated from the OpenAPI document (`pnpm gen`; packages/http/test/api/contract.test.ts
   // fails while they are stale); this holds the generator's JSON Schema → TypeScript to the schemas'
   // own types, which generation cannot vouch for itself.
   it("the generated request and response types equal the server's schemas (checked by the compiler)", () => {

@@ -10,7 +10,7 @@ import { describe, expect, expectTypeOf, it } from "vitest"
 import type { Plain } from "./plain.js"
 
 /**
- * The types are generated from the OpenAPI document (`pnpm gen`; `packages/http/test/contract.test.ts`
+ * The types are generated from the OpenAPI document (`pnpm gen`; `packages/http/test/api/contract.test.ts`
  * fails while they are stale). What generation cannot vouch for itself is its translation of
  * JSON Schema into TypeScript: the compiler holds the result equal to the core's own types here.
  */

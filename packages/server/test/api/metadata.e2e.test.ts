@@ -8,7 +8,7 @@ import { startServer } from "../realServer.js"
 
 /**
  * Metadata over a real port: set at creation on proofs, batches, keys and
- * webhooks (circuits: `packages/http/test/metadata.http.test.ts`, over the fake compiler), merged
+ * webhooks (circuits: `packages/http/test/api/metadata.http.test.ts`, over the fake compiler), merged
  * by a webhook update, returned on every record, refused with a 400 naming the field, and the
  * proofs list filtered by `metadata[<key>]=<value>` on both stores.
  */
