@@ -30,7 +30,7 @@ const archiveInput = (file: string, main: string | undefined, maxBytes: number):
     return yield* reachable(source.main, files)
   })
 
-/** The circuits package, read when `circuits add` runs: `mzk --help` and other commands never load the compiler. */
+/** The proving engine, read when `circuits add` runs: `mzk --help` and other commands never load the compiler. */
 const loadCircuits = Effect.promise(() => import("@mzk/proving"))
 
 const usage = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
