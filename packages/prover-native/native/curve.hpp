@@ -219,7 +219,7 @@ void batchToAffine(const Jacobian<C>* in, Affine<C>* out, size_t n, typename C::
  */
 template <class C>
 struct FixedBase {
-  static constexpr int POSITIONS = 80;  // 320-bit scalars: the blinded ones (see kernel_impl.hpp)
+  static constexpr int POSITIONS = 80;  // 320-bit scalars: the blinded ones (see random.hpp)
   std::vector<Affine<C>> table;
 
   void build(const Affine<C>& p) {

@@ -1,7 +1,7 @@
-// The boundary between the Node-API glue (addon.cpp) and the arithmetic kernels. The kernel
+// The boundary between the Node-API glue (bindings_*.cpp) and the arithmetic kernels. The kernel
 // (fields, curves, MSM, NTT, zkey parsing, the Groth16 prover) is compiled twice: once for any
-// x86-64 / any 64-bit CPU ("generic") and once with BMI2 + ADX enabled ("adx"); addon.cpp picks one
-// at run time from the CPU's features. Nothing here depends on a kernel's types.
+// x86-64 / any 64-bit CPU ("generic") and once with BMI2 + ADX enabled ("adx"); the glue picks one
+// at run time from the CPU's features (bindings.hpp). Nothing here depends on a kernel's types.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +16,7 @@
 
 namespace mzk {
 
-/** A malformed input (zkey, witness, test arguments): reported to JavaScript as an Error. */
+/** A malformed input (zkey, witness, r1cs, ptau, test arguments): reported to JavaScript as an Error. */
 struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -105,16 +105,9 @@ class ZKeyImpl {
   virtual void prove(const uint8_t* wtns, size_t length, const ProveOptions& options, ProofOut& out) const = 0;
 };
 
-struct Bytes {
-  const uint8_t* data;
-  size_t length;
-};
-
 struct Kernel {
   const char* name;
   std::shared_ptr<ZKeyImpl> (*load)(const uint8_t* data, size_t length, const LoadOptions& options);
-  /** Test-only arithmetic entry points (see kernel_impl.hpp, `testOp`). */
-  std::vector<uint8_t> (*test)(const std::string& op, const std::vector<Bytes>& args, const std::vector<int64_t>& ints);
 };
 
 const Kernel& kernelGeneric();

@@ -3,11 +3,11 @@
 #if defined(__x86_64__)
 #define MZK_KERNEL adx
 #define MZK_ADX_ASM 1
-#include "kernel_impl.hpp"
+#include "prove.hpp"
 
 namespace mzk {
 const Kernel* kernelAdx() {
-  static const Kernel kernel{"adx", &adx::load, &adx::testOp};
+  static const Kernel kernel{"adx", &adx::load};
   return &kernel;
 }
 }  // namespace mzk

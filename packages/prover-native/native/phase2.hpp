@@ -1,4 +1,4 @@
-// The boundary between the Node-API glue (addon.cpp) and the native phase 2 (phase2_impl.hpp):
+// The boundary between the Node-API glue (bindings_setup.cpp) and the native phase 2 (phase2_impl.hpp):
 // snarkjs's `zkey new` from a circuit's r1cs and an operator's prepared powers of tau, compiled
 // once per kernel (phase2_generic.cpp, phase2_adx.cpp) like the prover.
 #pragma once

@@ -17,61 +17,25 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <map>
 #include <string>
 #include <vector>
 
+#include "binfile.hpp"
 #include "blake2b.hpp"
+#include "codec.hpp"
 #include "curve.hpp"
 #include "kernel.hpp"
-#include "kernel_impl.hpp"
+#include "parallel.hpp"
 #include "phase2.hpp"
 #include "r1cs.hpp"
+#include "random.hpp"
 
 namespace mzk {
 namespace MZK_KERNEL {
 namespace phase2 {
 
-struct Section {
-  const uint8_t* p;
-  uint64_t size;
-};
-
-
-/** The sections of an iden3 binary file ("ptau", "r1cs"); every section's size checked against the file. */
-inline std::map<uint32_t, std::vector<Section>> readBinFile(const uint8_t* d, size_t n, const char* magic, const char* what) {
-  if (n < 12 || std::memcmp(d, magic, 4) != 0) throw InputError(std::string(what) + " is not a " + magic + " file (no '" + magic + "' header)");
-  if (le32(d + 4) != 1) throw InputError(std::string(what) + ": version " + std::to_string(le32(d + 4)) + " is not supported (1 is)");
-  const uint32_t nSections = le32(d + 8);
-  std::map<uint32_t, std::vector<Section>> sections;
-  size_t pos = 12;
-  for (uint32_t i = 0; i < nSections; i++) {
-    if (n - pos < 12) throw InputError(std::string(what) + " is truncated: it ends inside the header of section " + std::to_string(i + 1) + " of " + std::to_string(nSections));
-    const uint32_t id = le32(d + pos);
-    const uint64_t size = le64(d + pos + 4);
-    pos += 12;
-    if (size > n - pos)
-      throw InputError(std::string(what) + " is truncated: section " + std::to_string(id) + " claims " + std::to_string(size) + " bytes, the file has " +
-                       std::to_string(n - pos) + " left");
-    sections[id].push_back(Section{d + pos, size});
-    pos += size;
-  }
-  return sections;
-}
-
-inline const Section& unique(const std::map<uint32_t, std::vector<Section>>& s, uint32_t id, const char* what, const char* missing) {
-  auto it = s.find(id);
-  if (it == s.end()) throw InputError(std::string(what) + ": " + missing);
-  if (it->second.size() != 1) throw InputError(std::string(what) + ": section " + std::to_string(id) + " appears more than once");
-  return it->second[0];
-}
-
-template <class P>
-inline bool equalsModulus(const uint8_t* le) {
-  u64 l[4];
-  std::memcpy(l, le, 32);
-  return l[0] == P::P[0] && l[1] == P::P[1] && l[2] == P::P[2] && l[3] == P::P[3];
-}
+constexpr BinFormat PTAU_FILE{"ptau", "a ptau file", 1, "the ptau", true};
+constexpr BinFormat PHASE2_ZKEY_FILE{"zkey", "a zkey file", 1, "the zkey", true};
 
 /** snarkjs's log2 (misc.js): the index of the highest set bit of a 32-bit value, 0 for 0. */
 inline uint32_t log2u32(uint32_t v) {
@@ -266,31 +230,32 @@ inline Phase2Info newZkey(const R1cs& r1cs, const uint8_t* ptauData, size_t ptau
   using namespace phase2;
   if (threads < 1) threads = 1;
   // --- the ptau: header and the sections this circuit needs, sizes checked before any read ----
-  const auto ps = readBinFile(ptauData, ptauLength, "ptau", "the ptau");
-  const Section& ph = unique(ps, 1, "the ptau", "it has no header section");
-  if (ph.size < 4) throw InputError("the ptau's header section is too short");
-  const uint32_t n8q = le32(ph.p);
-  if (ph.size != 4 + (uint64_t)n8q + 8) throw InputError("the ptau's header section has " + std::to_string(ph.size) + " bytes, not 4 + n8 + 8");
-  if (n8q != 32 || !equalsModulus<FqParams>(ph.p + 4))
-    throw InputError("the ptau is for another curve (base field of " + std::to_string(n8q * 8) + " bits, not BN254's q): mzk sets up bn128 circuits only");
-  const uint32_t power = le32(ph.p + 4 + n8q);
-  if (power < 1 || power > 28) throw InputError("the ptau's power " + std::to_string(power) + " is outside 1..28");
-  if (ps.find(12) == ps.end())
-    throw InputError("the ptau is not prepared for phase 2 (it has no Lagrange sections 12-15): run `snarkjs powersoftau prepare phase2` on it first");
+  const BinFile ps(ptauData, ptauLength, PTAU_FILE);
+  const BinSection& ph = ps.section(1, "header");
+  if (ph.size < 4) ps.fail("'s header section is too short");
+  const uint32_t n8q = le32(ph.data);
+  if (ph.size != 4 + (uint64_t)n8q + 8) ps.fail("'s header section has " + std::to_string(ph.size) + " bytes, not 4 + n8 + 8");
+  if (n8q != 32 || !sameModulus<FqParams>(ph.data + 4))
+    ps.fail(" is for another curve (base field of " + std::to_string(n8q * 8) + " bits, not BN254's q): mzk sets up bn128 circuits only");
+  const uint32_t power = le32(ph.data + 4 + n8q);
+  if (power < 1 || power > 28) ps.fail("'s power " + std::to_string(power) + " is outside 1..28");
+  if (!ps.has(12)) ps.fail(" is not prepared for phase 2 (it has no Lagrange sections 12-15): run `snarkjs powersoftau prepare phase2` on it first");
   const uint64_t nTau = ((uint64_t)2 << power) - 1;
   auto sized = [&](uint32_t id, uint64_t expect, const char* name) -> const uint8_t* {
-    const Section& s = unique(ps, id, "the ptau", (std::string("it has no section ") + std::to_string(id) + " (" + name + ")").c_str());
+    const BinSection& s = ps.section(id, name);
     if (s.size != expect)
-      throw InputError("the ptau's section " + std::to_string(id) + " (" + name + ") has " + std::to_string(s.size) + " bytes, a power-" + std::to_string(power) +
-                       " ptau has " + std::to_string(expect));
-    return s.p;
+      ps.fail("'s section " + std::to_string(id) + " (" + name + ") has " + std::to_string(s.size) + " bytes, a power-" + std::to_string(power) +
+              " ptau has " + std::to_string(expect));
+    return s.data;
   };
   const uint8_t* tauG1 = sized(2, nTau * 64, "tauG1");
-  const uint8_t* alphaTauG1 = unique(ps, 4, "the ptau", "it has no section 4 (alphaTauG1)").p;
-  const uint8_t* betaTauG1 = unique(ps, 5, "the ptau", "it has no section 5 (betaTauG1)").p;
-  const uint8_t* betaG2 = unique(ps, 6, "the ptau", "it has no section 6 (betaG2)").p;
-  if (unique(ps, 4, "", "").size < 64 || unique(ps, 5, "", "").size < 64 || unique(ps, 6, "", "").size < 128)
-    throw InputError("the ptau's sections 4-6 are too short for their first point");
+  const BinSection& alphaTau = ps.section(4, "alphaTauG1");
+  const BinSection& betaTau = ps.section(5, "betaTauG1");
+  const BinSection& beta2 = ps.section(6, "betaG2");
+  if (alphaTau.size < 64 || betaTau.size < 64 || beta2.size < 128) ps.fail("'s sections 4-6 are too short for their first point");
+  const uint8_t* alphaTauG1 = alphaTau.data;
+  const uint8_t* betaTauG1 = betaTau.data;
+  const uint8_t* betaG2 = beta2.data;
   const uint8_t* lagG1 = sized(12, (((uint64_t)4 << power) - 1) * 64, "Lagrange tauG1");
   const uint8_t* lagG2 = sized(13, nTau * 128, "Lagrange tauG2");
   const uint8_t* lagAlpha = sized(14, nTau * 64, "Lagrange alphaTauG1");
@@ -567,17 +532,17 @@ inline void scaleSection(uint8_t* points, size_t count, const u64* k, int limbs,
 inline void contribute(uint8_t* zkey, size_t length, const HashToG2& hashToG2, int threads, Phase2Contribution& out) {
   using namespace phase2;
   if (threads < 1) threads = 1;
-  const auto zs = readBinFile(zkey, length, "zkey", "the zkey");
-  const Section& s1 = unique(zs, 1, "the zkey", "it has no header section");
-  if (s1.size != 4 || le32(s1.p) != 1) throw InputError("the zkey is not a Groth16 key");
-  const Section& s2 = unique(zs, 2, "the zkey", "it has no Groth16 header");
-  if (s2.size != 660 || le32(s2.p) != 32 || !equalsModulus<FqParams>(s2.p + 4) || le32(s2.p + 36) != 32 || !equalsModulus<FrParams>(s2.p + 40))
-    throw InputError("the zkey's Groth16 header is not bn128's");
-  const uint32_t domainSize = le32(s2.p + 80);
-  const Section& c = unique(zs, 8, "the zkey", "it has no C section");
-  const Section& h = unique(zs, 9, "the zkey", "it has no H section");
-  if (c.size % 64 != 0 || h.size != (uint64_t)domainSize * 64) throw InputError("the zkey's C or H section has the wrong size");
-  uint8_t* delta1 = zkey + (s2.p - zkey) + 468;
+  const BinFile zs(zkey, length, PHASE2_ZKEY_FILE);
+  const BinSection& s1 = zs.section(1, "header");
+  if (s1.size != 4 || le32(s1.data) != 1) zs.fail(" is not a Groth16 key");
+  const BinSection& s2 = zs.section(2, "Groth16 header");
+  if (s2.size != 660 || le32(s2.data) != 32 || !sameModulus<FqParams>(s2.data + 4) || le32(s2.data + 36) != 32 || !sameModulus<FrParams>(s2.data + 40))
+    zs.fail("'s Groth16 header is not bn128's");
+  const uint32_t domainSize = le32(s2.data + 80);
+  const BinSection& c = zs.section(8, "C points");
+  const BinSection& h = zs.section(9, "H points");
+  if (c.size % 64 != 0 || h.size != (uint64_t)domainSize * 64) zs.fail("'s C or H section has the wrong size");
+  uint8_t* delta1 = zkey + (s2.data - zkey) + 468;
   uint8_t* delta2 = delta1 + 64;
 
   u64 delta[4], deltaInv[4], k[4];
@@ -588,7 +553,7 @@ inline void contribute(uint8_t* zkey, size_t length, const HashToG2& hashToG2, i
   Fr di = d.inverse();
   di.toPlain(deltaInv);
   // Every multiplication by the secret δ or δ⁻¹ runs on a freshly blinded scalar (k + m·r, see
-  // kernel_impl.hpp), so its time says nothing about the scalar.
+  // random.hpp), so its time says nothing about the scalar.
   u64 b[5];
   auto blinded = [&](const u64* scalar) {
     blindScalar(scalar, b);
@@ -609,8 +574,8 @@ inline void contribute(uint8_t* zkey, size_t length, const HashToG2& hashToG2, i
   storeG1(delta1, d1);
   storeG2(delta2, d2);
   storeG1(out.deltaAfter, d1);
-  uint8_t* cPoints = zkey + (c.p - zkey);
-  uint8_t* hPoints = zkey + (h.p - zkey);
+  uint8_t* cPoints = zkey + (c.data - zkey);
+  uint8_t* hPoints = zkey + (h.data - zkey);
   scaleSection(cPoints, (size_t)(c.size / 64), blinded(deltaInv), 5, threads);
   scaleSection(hPoints, domainSize, blinded(deltaInv), 5, threads);
   wipe(b, sizeof b);

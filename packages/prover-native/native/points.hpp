@@ -1,4 +1,4 @@
-// The boundary between the Node-API glue (addon.cpp) and the zkey point check (zkey_points.hpp),
+// The boundary between the Node-API glue (bindings_points.cpp) and the zkey point check (zkey_points.hpp),
 // which, like the prover, is compiled once per kernel (points_generic.cpp, points_adx.cpp).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The boundary between the Node-API glue (addon.cpp) and the native development setup
+// The boundary between the Node-API glue (bindings_setup.cpp) and the native development setup
 // (setup_dev.hpp), which, like the prover, is compiled once per kernel (setup_generic.cpp,
 // setup_adx.cpp).
 #pragma once

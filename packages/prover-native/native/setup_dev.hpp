@@ -31,8 +31,13 @@
 #include <vector>
 
 #include "blake2b.hpp"
-#include "kernel_impl.hpp"
+#include "codec.hpp"
+#include "curve.hpp"
+#include "kernel.hpp"
+#include "ntt.hpp"
+#include "parallel.hpp"
 #include "r1cs.hpp"
+#include "random.hpp"
 #include "setup.hpp"
 #include "zkey_write.hpp"
 

@@ -1,4 +1,4 @@
-// The boundary between the Node-API glue (addon.cpp) and the Groth16 verifier (verifier.hpp), which,
+// The boundary between the Node-API glue (bindings_verify.cpp) and the Groth16 verifier (verifier.hpp), which,
 // like the prover, is compiled once per kernel (verify_generic.cpp, verify_adx.cpp). Points cross it
 // as plain 256-bit integers in snarkjs's JSON shape; the kernel checks that each is below its modulus.
 #pragma once

@@ -1,6 +1,6 @@
 // The zkey point check (points.hpp): every point a prover or verifier reads from a snarkjs bn128
-// zkey, checked before an uploaded key is accepted. Compiled once per kernel, like kernel_impl.hpp,
-// whose file and point readers it shares.
+// zkey, checked before an uploaded key is accepted. Compiled once per kernel, like the prover
+// (prove.hpp), whose file reader (binfile.hpp) and point readers (codec.hpp) it shares.
 //
 // G1 has cofactor 1, so a point on the curve is in G1. The twist E'(Fq2) that holds G2 has order
 // r·h with h = 2q − r = 10069 · 5864401 · …, so a point on the twist may lie outside G2, and r·P = O
@@ -20,7 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "kernel_impl.hpp"
+#include "binfile.hpp"
+#include "codec.hpp"
+#include "curve.hpp"
+#include "kernel.hpp"
+#include "parallel.hpp"
 #include "points.hpp"
 
 namespace mzk {
@@ -97,15 +101,15 @@ inline const char* g2Problem(const uint8_t* p, const Psi& psi) {
 
 inline PointCount checkZkeyPoints(const uint8_t* data, size_t length, int threads) {
   static const Psi psi;
-  const BinFile file(data, length, "zkey", 2, "zkey");
-  const auto& s1 = file.unique(1, 4, "protocol");
+  const BinFile file(data, length, BinFormat{"zkey", "a zkey file", 2, "zkey"});
+  const BinSection& s1 = file.section(1, 4, "protocol");
   if (le32(s1.data) != 1) throw InputError("zkey: not a Groth16 key (protocol " + std::to_string(le32(s1.data)) + "; 1 is Groth16)");
-  const auto& s2 = file.sections[2];
-  if (s2.count != 1 || s2.size < 72 || le32(s2.data) != 32 || !sameModulus<FqParams>(s2.data + 4) || le32(s2.data + 36) != 32 ||
+  const BinSection& s2 = file.section(2, "Groth16 header");
+  if (s2.size < 72 || le32(s2.data) != 32 || !sameModulus<FqParams>(s2.data + 4) || le32(s2.data + 36) != 32 ||
       !sameModulus<FrParams>(s2.data + 40)) {
     throw InputError("zkey: not a bn128 Groth16 key (its header names other fields)");
   }
-  file.unique(2, 72 + 12 + 3 * 64 + 3 * 128, "Groth16 header");
+  file.section(2, 72 + 12 + 3 * 64 + 3 * 128, "Groth16 header");
   const uint8_t* h = s2.data + 72;
   const uint64_t nVars = le32(h), nPublic = le32(h + 4), domainSize = le32(h + 8);
   if (nPublic + 1 > nVars) throw InputError("zkey: inconsistent header (more public signals than variables)");
@@ -128,7 +132,7 @@ inline PointCount checkZkeyPoints(const uint8_t* data, size_t length, int thread
                               {7, nVars, true, "B2 points"}, {8, nVars - nPublic - 1, false, "C points"}, {9, domainSize, false, "H points"}};
   for (const Section& section : sections) {
     const size_t size = section.g2 ? 128 : 64;
-    const auto& s = file.unique(section.type, section.count * size, section.name);
+    const BinSection& s = file.section(section.type, section.count * size, section.name);
     // Each thread notes the first bad point of its range; the lowest one is reported.
     const int T = section.count >= 1024 ? std::max(1, threads) : 1;
     std::vector<uint64_t> firstBad((size_t)T, section.count);

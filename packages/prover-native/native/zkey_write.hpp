@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "binfile.hpp"
 #include "r1cs.hpp"
 
 namespace mzk {

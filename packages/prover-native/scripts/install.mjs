@@ -49,15 +49,18 @@ if (process.env.MZK_NATIVE_BUILD !== "force") {
 
 // Every `pnpm install` runs this script again; a build newer than all its inputs is kept
 // (MZK_NATIVE_BUILD=force rebuilds anyway). Node-API addons do not depend on the Node version.
+// In a checkout (test/ is there) binding.gyp also builds the test addon, which the tests load.
+const withTests = existsSync(join(root, "test"))
 const addon = join(root, "build", "Release", "mzk_prover.node")
+const outputs = [addon, ...(withTests ? [join(root, "build", "Release", "mzk_prover_test.node")] : [])]
 const inputs = [
   ...readdirSync(join(root, "native")).map((name) => join(root, "native", name)),
   join(root, "binding.gyp"),
   join(root, "scripts", "install.mjs"),
   join(root, "package.json")
 ]
-if (process.env.MZK_NATIVE_BUILD !== "force" && existsSync(addon)) {
-  const built = statSync(addon).mtimeMs
+if (process.env.MZK_NATIVE_BUILD !== "force" && outputs.every((file) => existsSync(file))) {
+  const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs))
   if (inputs.every((file) => statSync(file).mtimeMs < built)) {
     say("native prover up to date")
     process.exit(0)
@@ -82,7 +85,7 @@ if (command === undefined) giveUp("node-gyp not found (it comes with pnpm and np
 // make names each object and library as it starts it (`CXX(target) …/kernel_adx.o`): one progress
 // line per C++ file, since the whole build takes a minute or more and would otherwise say nothing.
 const gyp = readFileSync(join(root, "binding.gyp"), "utf8")
-const sources = new Set(gyp.match(/native\/[\w.]+\.cpp/g) ?? [])
+const sources = new Set((gyp.match(/native\/[\w.]+\.cpp/g) ?? []).filter((file) => withTests || !file.startsWith("native/test_")))
 const jobs = String(Math.max(1, Math.min(4, cpus().length)))
 const started = Date.now()
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`

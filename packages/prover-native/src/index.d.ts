@@ -199,7 +199,7 @@ export interface NativeProverAddon {
       /**
        * Where the domain is the ptau's whole power and above 2^14, snarkjs's circuit hash reads one
        * "point" past the ptau's τ section: its hashed form (64 bytes), computed with snarkjs's own
-       * WebAssembly (`packages/proving/src/builder/phase2.mjs`). Without it such a ptau is refused.
+       * WebAssembly (`packages/proving/src/build/phase2.mjs`). Without it such a ptau is refused.
        */
       readonly pastEnd?: Uint8Array
     }
@@ -210,7 +210,7 @@ export interface NativeProverAddon {
    * and the proof of knowledge g1_s (random), g1_sx = δ·g1_s, g2_spx = δ·g2_sp, where g2_sp is what
    * `hashToG2(g1s, g1sx)` returns (called once, synchronously: snarkjs's hash of the transcript to
    * G2, 128 bytes). Points in and out are Montgomery little-endian, as a zkey stores them. Section
-   * 10 (the contribution record) is left to the caller (`packages/proving/src/builder/phase2.mjs`).
+   * 10 (the contribution record) is left to the caller (`packages/proving/src/build/phase2.mjs`).
    */
   phase2Contribute(
     zkey: string,
@@ -247,11 +247,6 @@ export interface NativeProverAddon {
    * strings, or safe integers). Throws MZK_INVALID_INPUT only for a handle that is not a key's.
    */
   verifyGroth16(vkey: VerifyingKeyHandle, proof: Groth16Proof, publicSignals: ReadonlyArray<string>): boolean
-  /**
-   * Test entry points for the field, curve, MSM, NTT and pairing arithmetic (plain little-endian
-   * values; "pairing.e", "pairing.check", "fq12.mul", "fq12.pow").
-   */
-  test(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>, kernel?: string): Uint8Array
 }
 
 export type NativeLoad =

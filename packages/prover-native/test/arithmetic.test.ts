@@ -4,6 +4,7 @@
 // the NTT / coset evaluation against the naive DFT. Every check runs on each kernel the CPU has.
 import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
+import { loadNativeTesting } from "@mzk/prover-native/testing"
 import fc from "fast-check"
 import {
   concat,
@@ -28,15 +29,19 @@ import {
 } from "./reference.js"
 
 const native = loadNativeProver()
+// The arithmetic's test entry points are in the test addon, built beside the production one.
+const testing = loadNativeTesting()
 
 describe("@mzk/prover-native build", () => {
   it("the addon loads (required where CI=true, so a broken build cannot pass silently)", () => {
     if (process.env.CI === "true") expect(native.ok ? "loaded" : native.reason).toBe("loaded")
+    if (process.env.CI === "true") expect(testing.ok ? "loaded" : testing.reason).toBe("loaded")
     if (!native.ok) console.warn(`native prover tests skipped: ${native.reason}`)
+    else if (!testing.ok) console.warn(`native arithmetic tests skipped: ${testing.reason}`)
   })
 })
 
-const addon = native.ok ? native.addon : undefined
+const addon = native.ok && testing.ok ? testing.addon : undefined
 const kernels = addon?.kernels ?? []
 
 // Field elements biased toward the edges (0, 1, p - 1, small values) as well as uniform ones.

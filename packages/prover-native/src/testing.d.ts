@@ -1,0 +1,18 @@
+/** The test addon: the kernels' arithmetic on plain little-endian values, for tests only. */
+export interface NativeTestingAddon {
+  /** The kernel `test` uses when none is named, and every kernel this build and CPU have (as the addon's). */
+  readonly kernel: string
+  readonly kernels: ReadonlyArray<string>
+  /**
+   * Test entry points for the field, curve, MSM, NTT and pairing arithmetic (plain little-endian
+   * values; "pairing.e", "pairing.check", "fq12.mul", "fq12.pow").
+   */
+  test(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>, kernel?: string): Uint8Array
+}
+
+export type NativeTestingLoad =
+  | { readonly ok: true; readonly addon: NativeTestingAddon }
+  | { readonly ok: false; readonly reason: string }
+
+/** The test addon, or why it cannot be used (not built: a package has none). Never throws. */
+export declare const loadNativeTesting: () => NativeTestingLoad
