@@ -13,11 +13,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
  */
 const LONGEST = [
   "packages/server/test/packaging/pack.test.ts",
-  "packages/proving/test/build.test.ts",
+  "packages/proving/test/build/build.test.ts",
   "packages/server/test/proving/provingMatrix.e2e.test.ts",
   "packages/server/test/circuits/largeCircuit.e2e.test.ts",
   "packages/adapters-postgres/test/multiProcessWorkers.test.ts",
-  "packages/proving/test/native.test.ts",
+  "packages/proving/test/prove/native.test.ts",
   "packages/server/test/circuits/circuitsWorkers.test.ts"
 ]
 

@@ -7,7 +7,7 @@
 // the twist but outside G2 (also where the pairing equation holds: π_A at infinity), malformed
 // shapes and strings (false, never a crash); past the 32 signals it keeps tables for, and with IC
 // points at infinity, it answers the same. On each kernel.
-// Real circuits' proofs, checked against snarkjs, are in packages/proving/test/verify.test.ts.
+// Real circuits' proofs, checked against snarkjs, are in packages/proving/test/verify/verify.test.ts.
 import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
 import { loadNativeTesting } from "@mzk/prover-native/testing"

@@ -4,7 +4,7 @@ import { functionSelector, groth16Calldata } from "../../src/proofs/calldata.js"
 import type { Groth16Proof } from "../../src/proofs/proof.js"
 
 // A real proof of the built-in `range` circuit (value 42 in [10, 100]) and what snarkjs 0.7.6's
-// groth16.exportSolidityCallData printed for it. packages/proving/test/solidity.test.ts repeats the
+// groth16.exportSolidityCallData printed for it. packages/proving/test/solidity/solidity.test.ts repeats the
 // comparison live against snarkjs and runs the calldata through the exported verifier in an EVM.
 const proof: Groth16Proof = {
   pi_a: [

@@ -9,9 +9,9 @@ import { join } from "node:path"
 import { loadNativeProver } from "@mzk/prover-native"
 import * as snarkjs from "snarkjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Circuit, makeCircuit } from "./fixtures/r1csFixture.js"
-import { contributeNative } from "../src/build/phase2.mjs"
-import { makeTestPtau, makeUnpreparedTestPtau } from "./fixtures/universal.js"
+import { type Circuit, makeCircuit } from "../fixtures/r1csFixture.js"
+import { contributeNative } from "../../src/build/phase2.mjs"
+import { makeTestPtau, makeUnpreparedTestPtau } from "../fixtures/universal.js"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined

@@ -10,10 +10,10 @@ import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
 import { eventually } from "@mzk/testkit"
-import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../src/build/compiler.js"
-import { checkUpload, includesOf } from "../src/build/upload.js"
-import { pointOffset, twistPoints, zkeyG2 } from "../../prover-native/test/zkeyFixture.js"
-import { makeTestPtau, makeUnpreparedTestPtau } from "./fixtures/universal.js"
+import { type CircuitCompilerOptions, developmentSetupIsNative, makeCircuitCompiler, inspectPtau } from "../../src/build/compiler.js"
+import { checkUpload, includesOf } from "../../src/build/upload.js"
+import { pointOffset, twistPoints, zkeyG2 } from "../../../prover-native/test/zkeyFixture.js"
+import { makeTestPtau, makeUnpreparedTestPtau } from "../fixtures/universal.js"
 
 const require = createRequire(import.meta.url)
 const enc = (text: string) => new TextEncoder().encode(text)
@@ -78,7 +78,7 @@ const NONZERO = `template NonZero() {
 component main = NonZero();
 `
 const builtinFile = (name: string, ext: string) =>
-  new Uint8Array(readFileSync(fileURLToPath(new URL(`../build/${name}/${name}.${ext}`, import.meta.url))))
+  new Uint8Array(readFileSync(fileURLToPath(new URL(`../../build/${name}/${name}.${ext}`, import.meta.url))))
 
 let work: string
 let ptau: string
@@ -317,7 +317,7 @@ component main {public [p, late]} = T();
   })
 
   it("end with the process that started them: a SIGKILLed worker leaves no build running", async () => {
-    const script = fileURLToPath(new URL("./fixtures/buildForever.ts", import.meta.url))
+    const script = fileURLToPath(new URL("../fixtures/buildForever.ts", import.meta.url))
     const worker = spawn(process.execPath, ["--import", "tsx", script, ptau, join(work, "orphans")], { stdio: "ignore" })
     const children = () => {
       try {

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as snarkjs from "snarkjs"
-import { makeCircuitCompiler } from "../src/build/compiler.js"
-import { callContract, compileContract, type Deployed, deployContract } from "./fixtures/evm.js"
+import { makeCircuitCompiler } from "../../src/build/compiler.js"
+import { callContract, compileContract, type Deployed, deployContract } from "../fixtures/evm.js"
 
 // An uploaded circuit's whole on-chain path: built by the CircuitCompiler against a development
 // ptau, proved with snarkjs, its verifier rendered by solidityVerifier, compiled by solc and run in

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { makeCircuitCompiler, NO_PTAU_MESSAGE } from "../src/build/compiler.js"
-import { importOptional, missingPackages, OPTIONAL_PACKAGES } from "../src/optionalPackages.mjs"
+import { makeCircuitCompiler, NO_PTAU_MESSAGE } from "../../src/build/compiler.js"
+import { importOptional, missingPackages, OPTIONAL_PACKAGES } from "../../src/optionalPackages.mjs"
 
 describe("optional packages", () => {
   it("are all installed in this repository", () => {

@@ -20,10 +20,10 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
-import { ArtifactFilesLive } from "../src/artifacts/files.js"
-import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../src/catalog.js"
-import { chooseEngine, type ProverPoolOptions, ProverPoolLive } from "../src/prove/pool.js"
-import { timesOutThenProves } from "./fixtures/poolTimeout.js"
+import { ArtifactFilesLive } from "../../src/artifacts/files.js"
+import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../../src/catalog.js"
+import { chooseEngine, type ProverPoolOptions, ProverPoolLive } from "../../src/prove/pool.js"
+import { timesOutThenProves } from "../fixtures/poolTimeout.js"
 
 const native = loadNativeProver()
 const addon: NativeProverAddon | undefined = native.ok ? native.addon : undefined

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { removeStaleBuildDirs } from "../src/build/compiler.js"
+import { removeStaleBuildDirs } from "../../src/build/compiler.js"
 
 const workDir = mkdtempSync(join(tmpdir(), "mzk-stale-"))
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))

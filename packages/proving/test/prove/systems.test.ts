@@ -10,15 +10,15 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import solc from "solc"
 import * as snarkjs from "snarkjs"
-import { makeCircuitCompiler } from "../src/build/compiler.js"
-import { MUL_SOURCE, SUM_TIMES_SOURCE } from "./fixtures/mulSource.js"
+import { makeCircuitCompiler } from "../../src/build/compiler.js"
+import { MUL_SOURCE, SUM_TIMES_SOURCE } from "../fixtures/mulSource.js"
 
 // PLONK and FFLONK circuits end to end below the HTTP API: set up by the CircuitCompiler from a
 // development ptau alone, proved with snarkjs, checked by the snarkjs command line (another
 // process), and on chain: the verifier solidityVerifier renders, compiled by solc, run in an
 // in-process EVM with the calldata the core computes.
 const SOURCE = MUL_SOURCE
-const SNARKJS_CLI = fileURLToPath(new URL("../node_modules/.bin/snarkjs", import.meta.url))
+const SNARKJS_CLI = fileURLToPath(new URL("../../node_modules/.bin/snarkjs", import.meta.url))
 type FullProver = { fullProve(inputs: unknown, wasm: Uint8Array, zkey: Uint8Array): Promise<{ proof: SnarkjsProof; publicSignals: Array<string> }> }
 
 let work: string

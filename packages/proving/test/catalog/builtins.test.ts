@@ -2,7 +2,7 @@ import { FAKE_BUILTIN_CIRCUITS } from "@mzk/testkit"
 import { describe, expect, it } from "vitest"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { BUILTIN_CIRCUITS, buildFilesOf } from "../src/catalog.js"
+import { BUILTIN_CIRCUITS, buildFilesOf } from "../../src/catalog.js"
 
 /** What a test without cryptography relies on: the testkit's copy promises the real built-ins' shapes. */
 const shape = ({ constraints, description, development_only, field_modulus, inputs, name, owner, public_signals, status }: typeof BUILTIN_CIRCUITS[number]) =>

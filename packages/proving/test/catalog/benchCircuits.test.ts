@@ -13,9 +13,9 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
-import { prepareBenchArtifacts } from "../bench/circuits/artifacts.js"
-import { benchCircuit } from "../bench/circuits/sources.js"
-import { FIELD_MODULUS } from "../src/catalog.js"
+import { prepareBenchArtifacts } from "../../bench/circuits/artifacts.js"
+import { benchCircuit } from "../../bench/circuits/sources.js"
+import { FIELD_MODULUS } from "../../src/catalog.js"
 
 const native = loadNativeProver()
 if (!native.ok && process.env["CI"] === "true") throw new Error(`CI=true but the native addon did not load: ${native.reason}`)

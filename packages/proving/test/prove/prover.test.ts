@@ -22,11 +22,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as snarkjs from "snarkjs"
-import { ArtifactFilesLive } from "../src/artifacts/files.js"
-import { BUILTIN_CIRCUITS, buildFilesOf, builtinCircuit, BuiltinCircuitsLive, FIELD_MODULUS } from "../src/catalog.js"
-import { checkInputs, type ProverPoolOptions, ProverPoolLive } from "../src/prove/pool.js"
-import { type Case, makeCases } from "./fixtures/inputs.js"
-import { timesOutThenProves } from "./fixtures/poolTimeout.js"
+import { ArtifactFilesLive } from "../../src/artifacts/files.js"
+import { BUILTIN_CIRCUITS, buildFilesOf, builtinCircuit, BuiltinCircuitsLive, FIELD_MODULUS } from "../../src/catalog.js"
+import { checkInputs, type ProverPoolOptions, ProverPoolLive } from "../../src/prove/pool.js"
+import { type Case, makeCases } from "../fixtures/inputs.js"
+import { timesOutThenProves } from "../fixtures/poolTimeout.js"
 
 const vkeyOf = (circuit: string) => JSON.parse(readFileSync(buildFilesOf(circuit).vkey, "utf8")) as unknown
 const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
@@ -47,7 +47,7 @@ afterAll(async () => {
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }).curve_bn128?.terminate()
 })
 
-const manifest = JSON.parse(readFileSync(new URL("../build/manifest.json", import.meta.url), "utf8")) as {
+const manifest = JSON.parse(readFileSync(new URL("../../build/manifest.json", import.meta.url), "utf8")) as {
   circuits: Record<string, { constraints: number; developmentOnly: boolean; files: Record<string, { sha256: string }> }>
 }
 
@@ -211,7 +211,7 @@ describe("process exit", () => {
   it("a process that used the prover exits on its own with code 0", async () => {
     // Proves once through the layer and returns without any explicit exit: the process must end
     // on its own, which it does only if no prover thread (or curve thread) is left running.
-    const src = (file: string) => JSON.stringify(new URL(`../src/${file}`, import.meta.url).href)
+    const src = (file: string) => JSON.stringify(new URL(`../../src/${file}`, import.meta.url).href)
     const script = `
       import { ArtifactsRepo, Prover } from "@mzk/core"
       import { artifactsInMap } from "@mzk/testkit"
@@ -232,7 +232,7 @@ describe("process exit", () => {
       await Effect.runPromise(program)
     `
     // Under node_modules (git-ignored), so its bare imports resolve from this package.
-    const dir = mkdtempSync(fileURLToPath(new URL("../node_modules/.cache-prove-once-", import.meta.url)))
+    const dir = mkdtempSync(fileURLToPath(new URL("../../node_modules/.cache-prove-once-", import.meta.url)))
     const file = join(dir, "proveOnce.mts")
     writeFileSync(file, script)
     const child = spawn(process.execPath, ["--import", "tsx", file], { stdio: ["ignore", "pipe", "pipe"] })

@@ -6,10 +6,10 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
 import fc from "fast-check"
 import { readFileSync } from "node:fs"
-import { inG2 } from "../../prover-native/test/reference.js"
-import { g2Candidate, pointOffset, VALID_COUNT, VALID_KEY, zkeyOf } from "../../prover-native/test/zkeyFixture.js"
-import { buildFilesOf } from "../src/catalog.js"
-import { checkZkeyPoints, checkZkeyPointsJs } from "../src/build/zkeyPoints.mjs"
+import { inG2 } from "../../../prover-native/test/reference.js"
+import { g2Candidate, pointOffset, VALID_COUNT, VALID_KEY, zkeyOf } from "../../../prover-native/test/zkeyFixture.js"
+import { buildFilesOf } from "../../src/catalog.js"
+import { checkZkeyPoints, checkZkeyPointsJs } from "../../src/build/zkeyPoints.mjs"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined

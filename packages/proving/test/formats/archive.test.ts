@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { archiveSource, readArchive } from "../src/formats/archive.js"
-import { type ArchiveEntry, tarGz, zip } from "../../http/test/archives.js"
+import { archiveSource, readArchive } from "../../src/formats/archive.js"
+import { type ArchiveEntry, tarGz, zip } from "../../../http/test/archives.js"
 
 const LIMITS = { maxBytes: 2 ** 20, maxFiles: 1000 }
 const read = (bytes: Uint8Array) => Effect.runPromise(Effect.either(readArchive(bytes, LIMITS)))

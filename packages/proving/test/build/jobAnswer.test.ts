@@ -3,8 +3,8 @@ import { Effect, Either, Exit } from "effect"
 import fc from "fast-check"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { makeCircuitCompiler } from "../src/build/compiler.js"
-import { decodeChildMessage, type JobKind } from "../src/build/jobAnswer.js"
+import { makeCircuitCompiler } from "../../src/build/compiler.js"
+import { decodeChildMessage, type JobKind } from "../../src/build/jobAnswer.js"
 
 const failureOf = (kind: JobKind, message: unknown) => {
   const decoded = decodeChildMessage(kind, message)
@@ -59,7 +59,7 @@ describe("a build child gone wrong fails its build, never the process", () => {
     timeoutMs: 60_000,
     memoryBytes: 1 << 30,
     noirCrs: "/nonexistent-crs",
-    jobScript: fileURLToPath(new URL("./fixtures/answeringJob.mjs", import.meta.url))
+    jobScript: fileURLToPath(new URL("../fixtures/answeringJob.mjs", import.meta.url))
   })
   const buildAnswering = (answers: unknown) =>
     Effect.runPromiseExit(compiler.build({

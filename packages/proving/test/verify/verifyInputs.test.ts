@@ -17,17 +17,17 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as snarkjs from "snarkjs"
-import { g1Json, groth16Instance } from "../../prover-native/test/groth16Fixture.js"
-import { G1, mod, Q, R } from "../../prover-native/test/reference.js"
-import { g1, twistPoints } from "../../prover-native/test/zkeyFixture.js"
-import { type AtInfinity, JsonReader } from "../src/verify/fields.js"
-import { groth16 } from "../src/verify/groth16.js"
-import { makeCircuit } from "./fixtures/r1csFixture.js"
-import { makeTestPtau, type SnarkjsInstance, type UniversalSystem, universalInstance } from "./fixtures/universal.js"
-import { makeVerifier, VERIFIER_MODULES, verifierModules } from "../src/verify/index.js"
-import { makeVerifyThread } from "../src/verify/thread.js"
+import { g1Json, groth16Instance } from "../../../prover-native/test/groth16Fixture.js"
+import { G1, mod, Q, R } from "../../../prover-native/test/reference.js"
+import { g1, twistPoints } from "../../../prover-native/test/zkeyFixture.js"
+import { type AtInfinity, JsonReader } from "../../src/verify/fields.js"
+import { groth16 } from "../../src/verify/groth16.js"
+import { makeCircuit } from "../fixtures/r1csFixture.js"
+import { makeTestPtau, type SnarkjsInstance, type UniversalSystem, universalInstance } from "../fixtures/universal.js"
+import { makeVerifier, VERIFIER_MODULES, verifierModules } from "../../src/verify/index.js"
+import { makeVerifyThread } from "../../src/verify/thread.js"
 
-const file = (name: string) => new URL(`../build/multiplier/${name}`, import.meta.url)
+const file = (name: string) => new URL(`../../build/multiplier/${name}`, import.meta.url)
 const key = JSON.parse(readFileSync(file("verification_key.json"), "utf8"))
 const point = twistPoints(1, 100n)[0]!
 const offSubgroup = [[point.x[0].toString(), point.x[1].toString()], [point.y[0].toString(), point.y[1].toString()], ["1", "0"]]

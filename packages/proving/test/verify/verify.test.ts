@@ -14,10 +14,10 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
-import { ArtifactFilesLive } from "../src/artifacts/files.js"
-import { buildFilesOf, builtinCircuit } from "../src/catalog.js"
-import { ProverPoolLive } from "../src/prove/pool.js"
-import { makeCases } from "./fixtures/inputs.js"
+import { ArtifactFilesLive } from "../../src/artifacts/files.js"
+import { buildFilesOf, builtinCircuit } from "../../src/catalog.js"
+import { ProverPoolLive } from "../../src/prove/pool.js"
+import { makeCases } from "../fixtures/inputs.js"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as snarkjs from "snarkjs"
-import { buildFilesOf } from "../src/catalog.js"
+import { buildFilesOf } from "../../src/catalog.js"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined

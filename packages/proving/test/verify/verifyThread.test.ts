@@ -8,10 +8,10 @@ import { Verifier } from "@mzk/core"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import * as snarkjs from "snarkjs"
-import { makeVerifier, VERIFIER_MODULES, VerifierLive } from "../src/verify/index.js"
-import { makeVerifyThread } from "../src/verify/thread.js"
+import { makeVerifier, VERIFIER_MODULES, VerifierLive } from "../../src/verify/index.js"
+import { makeVerifyThread } from "../../src/verify/thread.js"
 
-const file = (name: string) => new URL(`../build/multiplier/${name}`, import.meta.url).pathname
+const file = (name: string) => new URL(`../../build/multiplier/${name}`, import.meta.url).pathname
 const keyOf = (name: string) => JSON.parse(readFileSync(file(name), "utf8"))
 
 interface Made {

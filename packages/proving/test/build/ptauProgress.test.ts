@@ -3,7 +3,7 @@ import { Effect, HashMap, Logger } from "effect"
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { prepareDevelopmentPtau } from "../src/build/compiler.js"
+import { prepareDevelopmentPtau } from "../../src/build/compiler.js"
 
 interface Line {
   readonly level: string

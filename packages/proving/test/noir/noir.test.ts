@@ -34,7 +34,7 @@ import {
   verifyUltraHonkRecord,
   writeCrsFromPtau,
   writeDevelopmentCrs
-} from "../src/noir/index.js"
+} from "../../src/noir/index.js"
 
 // A Noir program through the engine the service calls: compiled by noir_wasm, proved by bb.js's
 // UltraHonk against a CRS taken from a snarkjs powers of tau made here, checked by bb.js's own
@@ -157,7 +157,7 @@ describe("compileNoir", () => {
   })
 
   it("runs in the build child, answering over IPC", async () => {
-    const job = fileURLToPath(new URL("../src/build/noirJob.mjs", import.meta.url))
+    const job = fileURLToPath(new URL("../../src/build/noirJob.mjs", import.meta.url))
     const child = fork(job, [], { stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" })
     const answer = await new Promise<unknown>((resolve, reject) => {
       child.once("message", resolve)

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { buildFilesOf } from "../src/catalog.js"
-import { WASM_PAGE, withMemoryCeiling } from "../src/wasmMemory.mjs"
+import { buildFilesOf } from "../../src/catalog.js"
+import { WASM_PAGE, withMemoryCeiling } from "../../src/wasmMemory.mjs"
 
 // The compiler's lib has no WebAssembly types (no DOM lib); these are the few calls used here.
 interface Memory { readonly buffer: ArrayBuffer; grow(pages: number): number }

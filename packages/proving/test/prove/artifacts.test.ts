@@ -11,9 +11,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as snarkjs from "snarkjs"
-import { ArtifactFiles, ArtifactFilesLive, makeArtifactFiles, TABLES } from "../src/artifacts/files.js"
-import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../src/catalog.js"
-import { type ProverPool, type ProverPoolOptions, makeProverPool, parseBytes, type ProverEngine } from "../src/prove/pool.js"
+import { ArtifactFiles, ArtifactFilesLive, makeArtifactFiles, TABLES } from "../../src/artifacts/files.js"
+import { buildFilesOf, builtinCircuit, FIELD_MODULUS } from "../../src/catalog.js"
+import { type ProverPool, type ProverPoolOptions, makeProverPool, parseBytes, type ProverEngine } from "../../src/prove/pool.js"
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex") as Digest
 const builtin = (name: string) => Option.getOrThrow(builtinCircuit(name))
