@@ -20,7 +20,7 @@ import { buildFilesOf } from "../../src/catalog.js"
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined
 
-const CHILD = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "tablesChild.mjs")
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "tablesChild.mjs")
 const files = buildFilesOf("merkle_membership")
 const vkey = JSON.parse(readFileSync(files.vkey, "utf8")) as unknown
 const zkeyDigest = createHash("sha256").update(readFileSync(files.zkey)).digest("hex")

@@ -167,7 +167,7 @@ describe("proof systems over a real port", () => {
         const proof = yield* Effect.promise(() => settle(api, `/api/v1/proofs/${requested.json.proof_id}`, settled, 120_000))
         expect(proof).toMatchObject({ status: "completed", proving_system: system })
         const vkey = JSON.parse(readFileSync(fileURLToPath(new URL(
-          `../../proving/build/multiplier/verification_key${system === "groth16" ? "" : `.${system}`}.json`,
+          `../../../proving/build/multiplier/verification_key${system === "groth16" ? "" : `.${system}`}.json`,
           import.meta.url
         )), "utf8"))
         expect(cliVerifies(system, vkey, blobOf(proof), ["33"])).toBe(true)

@@ -36,7 +36,9 @@ describe.each(STORES)("verification keys per account, on %s", (_, database) => {
         expect([reply.status, reply.json.error.code]).toEqual([409, "verification_key_limit_reached"])
         expect(reply.json.error.message).toContain("at most 5 verification keys")
       }
-      const remaining = (reply: { headers: Headers }) => Number(/^"key";r=(\d+);t=\d+$/.exec(reply.headers.get("ratelimit") ?? "")?.[1])
+      const window = (reply: { headers: Headers }) => /^"key";r=(\d+);t=(\d+)$/.exec(reply.headers.get("ratelimit") ?? "")
+      const remaining = (reply: { headers: Headers }) => Number(window(reply)?.[1])
+      const secondsLeft = (reply: { headers: Headers }) => Number(window(reply)?.[2])
       for (const reply of created) expect(remaining(reply)).toBeGreaterThanOrEqual(22)
       expect((yield* Effect.promise(() => client.send("GET", "/api/v1/verification-keys"))).json.total).toBe(5)
 
@@ -44,7 +46,10 @@ describe.each(STORES)("verification keys per account, on %s", (_, database) => {
       const again = yield* Effect.promise(() => register(9))
       expect(again.status).toBe(201)
       // Every registration before it, refused or not, was a request on the key's minute: 30 - 9.
-      expect(remaining(again)).toBe(21)
+      // The minute is the wall clock's: a run slowed past its end meets a new one (more seconds
+      // left than the burst had), where fewer of them count.
+      if (secondsLeft(again) <= Math.min(...created.map(secondsLeft))) expect(remaining(again)).toBe(21)
+      else expect(remaining(again)).toBeGreaterThan(21)
       expect((yield* Effect.promise(() => register(10))).status).toBe(409)
     }), 120_000)
 })
