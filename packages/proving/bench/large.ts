@@ -10,7 +10,7 @@
 //   - each engine in a child process of its own (its peak RSS is its own): key load, one proof on
 //     one thread and on every thread, `runs` times each, wall and CPU time;
 //   - every engine's first proof verified with snarkjs against the key's verification key.
-// rapidsnark is not part of mzk: build it beside the repository (../shared/notes/native-prover-anchor.md)
+// rapidsnark is not part of mzk: build it beside the repository (rapidsnarkDriver.cpp says how)
 // with its thread pool sized from RAPIDSNARK_THREADS, and a driver that keeps the key loaded
 // (groth16_prover_create_zkey_file once, then groth16_prover_prove); --rapidsnark names the driver
 // (default $RAPIDSNARK_BENCH). Without it its columns are left out.

@@ -5,9 +5,11 @@
 // VmHWM of this process, as largeChild.ts reads it for mzk: getrusage's ru_maxrss keeps, across
 // exec, the peak of the Node process that spawned it (a 328 MB parent reads as 290 MB here).
 //
-// Build (rapidsnark's sources, and the Release build of its `rapidsnark` target), after sizing its pool from the environment in depends/ffiasm/c/misc.hpp's
-// ThreadPool::defaultThreadCount (`if (const char* e = std::getenv("RAPIDSNARK_THREADS")) n =
-// std::atoi(e);`: stock rapidsnark sizes it from the CPU count and ignores taskset):
+// Build: rapidsnark's sources with their submodules (ffiasm, circom_runtime, nlohmann/json),
+// libgmp-dev and nasm, the Release build of its `rapidsnarkStatic` target, after sizing its pool
+// from the environment in depends/ffiasm/c/misc.hpp's ThreadPool::defaultThreadCount
+// (`if (const char* e = std::getenv("RAPIDSNARK_THREADS")) n = std::atoi(e);`: stock rapidsnark
+// sizes it from the CPU count and ignores taskset):
 //   g++ -O3 -DNDEBUG -I<rapidsnark>/src rapidsnarkDriver.cpp -o rsbench -lgmp \
 //     <build>/src/librapidsnark.a <build>/src/libfr.a <build>/src/libfq.a -lgmp -fopenmp -lpthread
 //   rsbench <zkey> <wtns> <runs> <outdir>     (outdir gets the first proof.json and public.json)
