@@ -26,13 +26,18 @@ const u32 = (n) => {
   return b;
 };
 
-/** One section of an iden3 file, located by the one reader of their section tables. */
-function sectionOf(fd, magic, type) {
+/**
+ * The sections of an iden3 file, read once by the one reader of their tables: type → { header
+ * (where its type and size are written, to rewrite the size after the contribution), pos, size },
+ * for the types that occur exactly once.
+ */
+function sectionsOf(fd, magic) {
   const { sections } = readSections(fileReader(fd), magic);
-  const list = sections.get(type);
-  if (list === undefined || list.length !== 1) return undefined;
-  // `header`: where its type and size are written, to rewrite the size after the contribution.
-  return { header: list[0].start - 12, pos: list[0].start, size: list[0].size };
+  const out = new Map();
+  for (const [type, list] of sections) {
+    if (list.length === 1) out.set(type, { header: list[0].start - 12, pos: list[0].start, size: list[0].size });
+  }
+  return out;
 }
 
 /**
@@ -46,7 +51,7 @@ export async function contribute(addon, zkey, { name = "mzk server contribution"
   const { ChaCha } = await snarkjsDependency("ffjavascript");
   const fd = fs.openSync(zkey, "r+");
   try {
-    const mpc = sectionOf(fd, "zkey", 10);
+    const mpc = sectionsOf(fd, "zkey").get(10);
     const end = fs.fstatSync(fd).size;
     if (mpc === undefined || mpc.size !== 68 || mpc.pos + mpc.size !== end) throw new Error("the zkey is not a fresh phase2NewZkey output");
     const csHash = Buffer.alloc(64);
@@ -112,13 +117,14 @@ export async function pastEndPoint(r1cs, ptau) {
   const rfd = fs.openSync(r1cs, "r");
   const pfd = fs.openSync(ptau, "r");
   try {
-    const header = sectionOf(rfd, "r1cs", 1);
+    const header = sectionsOf(rfd, "r1cs").get(1);
     const h = readAt(rfd, header.pos + 36, 28);
     const nPublic = h.readUInt32LE(4) + h.readUInt32LE(8);
     const sizing = h.readUInt32LE(24) + nPublic;
     const cirPower = (sizing === 0 ? 0 : 31 - Math.clz32(sizing)) + 1; // snarkjs: log2(n) + 1
-    const ph = sectionOf(pfd, "ptau", 1);
-    const tau = sectionOf(pfd, "ptau", 2);
+    const ps = sectionsOf(pfd, "ptau");
+    const ph = ps.get(1);
+    const tau = ps.get(2);
     if (ph === undefined || tau === undefined) return undefined;
     const power = readAt(pfd, ph.pos + 4 + 32, 4).readUInt32LE(0);
     const domainSize = 2 ** cirPower;
