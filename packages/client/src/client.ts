@@ -1,3 +1,4 @@
+import { type ArtifactDownload, artifactDownloadOf, type ArtifactKind, type ArtifactOptions, downloadHeaders } from "./download.js"
 import { API_PREFIX, type Endpoint, ENDPOINTS } from "./endpoints.js"
 import { type ErrorDetail, MzkApiError } from "./errors.js"
 import { parseRateLimit, type RateLimit } from "./rateLimit.js"
@@ -268,6 +269,19 @@ export const createClient = (options: ClientOptions) => {
   const send = options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init))
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
 
+  /** Why a request got no answer: `timeout` (no answer within `timeoutMs`) or `network_error`. */
+  const unsent = (endpoint: Endpoint, url: string, cause: unknown) => {
+    const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError")
+    return new MzkApiError({
+      status: 0,
+      code: timedOut ? "timeout" : "network_error",
+      message: timedOut
+        ? `${endpoint.method} ${url}: no answer within ${timeoutMs} ms`
+        : `${endpoint.method} ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause
+    })
+  }
+
   const request = async (endpoint: Endpoint, call: Call = {}): Promise<{ readonly response: Response; readonly body: unknown }> => {
     const url = `${base}${API_PREFIX}${pathOf(endpoint.path, call.params)}${queryOf(call.query)}`
     const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${options.apiKey}`, accept: "application/json" }
@@ -288,15 +302,7 @@ export const createClient = (options: ClientOptions) => {
         ...(Number.isFinite(timeoutMs) ? { signal: AbortSignal.timeout(timeoutMs) } : {})
       })
     } catch (cause) {
-      const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError")
-      throw new MzkApiError({
-        status: 0,
-        code: timedOut ? "timeout" : "network_error",
-        message: timedOut
-          ? `${endpoint.method} ${url}: no answer within ${timeoutMs} ms`
-          : `${endpoint.method} ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
-        cause
-      })
+      throw unsent(endpoint, url, cause)
     }
     if (!response.ok) throw await errorOf(response, endpoint)
     if (response.status === 204) return { response, body: undefined }
@@ -336,6 +342,29 @@ export const createClient = (options: ClientOptions) => {
   const { audit, circuits, events, keys, proofs, usage, verificationKeys, verifications, webhooks } = ENDPOINTS
 
   const getProof = (id: string) => json<Proof>(proofs.get, { params: { id } })
+
+  /**
+   * A circuit's file as it arrives. `timeoutMs` bounds the wait for the answer's head only: reading
+   * a zkey of gigabytes may take far longer, and `signal` is what stops it.
+   */
+  const artifact = async (name: string, kind: ArtifactKind, download: ArtifactOptions = {}): Promise<ArtifactDownload> => {
+    const endpoint = circuits.artifact
+    const url = `${base}${API_PREFIX}${pathOf(endpoint.path, { name, kind })}${queryOf({ proving_system: download.proving_system })}`
+    const headers = { ...options.headers, authorization: `Bearer ${options.apiKey}`, ...downloadHeaders(download) }
+    const timeout = new AbortController()
+    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => timeout.abort(new DOMException("no answer", "TimeoutError")), timeoutMs) : undefined
+    const signal = download.signal === undefined ? timeout.signal : AbortSignal.any([download.signal, timeout.signal])
+    let response: Response
+    try {
+      response = await send(url, { method: "GET", headers, signal })
+    } catch (cause) {
+      throw unsent(endpoint, url, cause)
+    } finally {
+      clearTimeout(timer)
+    }
+    if (response.status !== 304 && !response.ok) throw await errorOf(response, endpoint)
+    return artifactDownloadOf(response)
+  }
 
   return {
     keys: {
@@ -446,7 +475,14 @@ export const createClient = (options: ClientOptions) => {
        */
       remove: (name: string) => none(circuits.remove, { params: { name } }),
       /** The Solidity source of a contract that verifies the circuit's proofs on chain (`name` or `name@N`). */
-      verifier: (name: string) => text(circuits.verifier, { params: { name } })
+      verifier: (name: string) => text(circuits.verifier, { params: { name } }),
+      /**
+       * One of a ready circuit's files (`name` or `name@N`): `wasm` and `zkey` to prove with
+       * snarkjs, `verification_key`, `r1cs`, `sym`, or a Noir circuit's `noir_program`. Streamed:
+       * `body` as it arrives, `bytes()` whole; `offset` (with `ifRange`) resumes, `ifNoneMatch`
+       * revalidates a copy held. Rejects with 409 `circuit_not_ready` while it builds.
+       */
+      artifact
     },
     events: {
       /**

@@ -49,7 +49,8 @@ export const ENDPOINTS = {
     get: { method: "GET", path: "/circuits/:name" },
     versions: { method: "GET", path: "/circuits/:name/versions" },
     remove: { method: "DELETE", path: "/circuits/:name" },
-    verifier: { method: "GET", path: "/circuits/:name/verifier.sol" }
+    verifier: { method: "GET", path: "/circuits/:name/verifier.sol" },
+    artifact: { method: "GET", path: "/circuits/:name/artifacts/:kind" }
   },
   events: {
     list: { method: "GET", path: "/events" },

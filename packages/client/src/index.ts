@@ -1,4 +1,5 @@
 export { type ClientOptions, type CreateOptions, createClient, type FetchLike, type Metered, type MzkClient, type PagedList, type WaitOptions } from "./client.js"
+export type { ArtifactDownload, ArtifactKind, ArtifactOptions } from "./download.js"
 export { API_PREFIX, type Endpoint, ENDPOINTS } from "./endpoints.js"
 export { type ErrorDetail, MzkApiError } from "./errors.js"
 export { parseRateLimit, type RateLimit, type RateLimitPolicy } from "./rateLimit.js"

@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { Accounts } from "./accounts/service.js"
 import { AuditLog, AuditRetentionSweeper } from "./audit/service.js"
 import { Circuits } from "./circuits/service.js"
+import { ArtifactDownloads } from "./circuits/download.js"
 import { CircuitBuildWakeup } from "./circuits/wakeup.js"
 import { Events } from "./events/service.js"
 import { EventSubscribers } from "./events/subscribers.js"
@@ -55,6 +56,8 @@ export const AccountServices = Layer.mergeAll(ApiKeys.layer, Accounts.layer).pip
 export const CoreServices = Layer.mergeAll(RateLimits.layer, Webhooks.layer, Idempotency.layer,
   Proofs.layer.pipe(Layer.provide(RateLimits.layer)), UsageReports.layer.pipe(Layer.provide(RateLimits.layer)),
   Verifications.layer.pipe(Layer.provide(RateLimits.layer))).pipe(
+  // Downloads find circuits as `Circuits` does, so they sit over it.
+  Layer.provideMerge(ArtifactDownloads.layer),
   Layer.provideMerge(Circuits.layer),
   Layer.provideMerge(WebhookReplay.layer),
   // Shared by Proofs (which nudges) and ProofLoops built over CoreServices (which listen).

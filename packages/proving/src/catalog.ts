@@ -1,14 +1,16 @@
 import {
+  type ArtifactBytes,
   BN128_FIELD_MODULUS,
   BuiltinCircuits,
   type Circuit,
   type CircuitInput,
   type Digest,
   type ProvingSystem,
+  StorageError,
   type Timestamp
 } from "@mzk/core"
-import { Layer, Option } from "effect"
-import { readFileSync } from "node:fs"
+import { Layer, Option, Stream } from "effect"
+import { createReadStream, readFileSync, statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 interface CatalogFile {
@@ -146,9 +148,26 @@ export const builtinCircuitFor = (name: string, system: ProvingSystem): Option.O
 /** The build file holding a built-in artifact, by its digest. */
 export const builtinArtifactFile = (digest: string): Option.Option<string> => Option.fromNullable(builtinFiles.get(digest))
 
+/**
+ * A built-in artifact's file for downloads, read from disk as it is sent (a range by its offsets,
+ * so resuming a download reads only what is left). Its size is read once, here: the package's
+ * files do not change under a running process.
+ */
+const builtinArtifactBytes = (path: string): ArtifactBytes => ({
+  size: statSync(path).size,
+  read: (start, end) =>
+    end <= start
+      ? Stream.empty
+      : Stream.fromAsyncIterable(
+        createReadStream(path, { start, end: end - 1 }) as AsyncIterable<Buffer>,
+        (cause) => new StorageError({ message: `Reading the built-in artifact ${path} failed: ${cause instanceof Error ? cause.message : String(cause)}` })
+      )
+})
+
 /** The built-in circuits as the core's `BuiltinCircuits`. */
 export const BuiltinCircuitsLive: Layer.Layer<BuiltinCircuits> = Layer.succeed(BuiltinCircuits, {
   list: BUILTIN_CIRCUITS,
   get: builtinCircuit,
-  forSystem: builtinCircuitFor
+  forSystem: builtinCircuitFor,
+  artifact: (digest) => Option.map(builtinArtifactFile(digest), builtinArtifactBytes)
 })

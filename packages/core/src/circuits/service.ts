@@ -21,12 +21,14 @@ import {
   BN128_FIELD_MODULUS,
   type Circuit,
   type CircuitRef,
+  type Digest,
   formatCircuitRef,
   type ListCircuitVersionsQuery,
   parseCircuitRef,
   type StoredCircuit,
   toCircuit
 } from "./circuit.js"
+import type { ArtifactBytes } from "./artifactBytes.js"
 import { CircuitCompiler, SETUP_SYSTEMS, type SetupSystem } from "./compiler.js"
 import { scanZkeySystem, zkeyProofSystem } from "./zkeyHeader.js"
 import { CircuitsConfig } from "./config.js"
@@ -105,6 +107,11 @@ export class BuiltinCircuits extends Context.Tag("@mzk/core/BuiltinCircuits")<Bu
    * when it has no key for it (not among its `proving_systems`).
    */
   readonly forSystem: (name: string, system: ProvingSystem) => Option.Option<Circuit>
+  /**
+   * A built-in artifact's bytes by digest, for downloads (`ArtifactDownloads`); none for a digest
+   * it does not ship. Absent where the catalogue has no files (a test's fake one).
+   */
+  readonly artifact?: (digest: Digest) => Option.Option<ArtifactBytes>
 }>() {
   static readonly fromCircuits = (circuits: ReadonlyArray<Circuit>): Layer.Layer<BuiltinCircuits> => {
     const byName = new Map(circuits.map((circuit) => [circuit.name, circuit]))

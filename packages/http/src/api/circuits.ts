@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
+  ArtifactKind,
   CircuitError,
   CircuitId,
   CircuitInput,
@@ -20,10 +21,12 @@ import {
   CircuitNotFoundWire,
   CircuitNotReadyWire,
   CompilationLimitReachedWire,
+  RangeNotSatisfiableWire,
   SetupUnavailableWire,
   UploadTooLargeWire
 } from "./errors.js"
 import { MAX_UPLOAD_FILES } from "@mzk/proving/archive"
+import { DownloadedFile } from "./download.js"
 import { StagedFile, UploadedFile } from "./upload.js"
 
 /** A circuit as clients see it: never its artifacts' digests nor its sources. */
@@ -163,6 +166,11 @@ const circuitName = HttpApiSchema.param(
     description: "The circuit's name, or `name@N` for exactly its version N (a positive integer; names cannot hold `@`)"
   })
 )
+/** Which file of a circuit a download sends. */
+const artifactKind = HttpApiSchema.param(
+  "kind",
+  ArtifactKind.annotations({ description: "The file: `wasm`, `zkey`, `verification_key`, `r1cs`, `sym` or `noir_program`" })
+)
 /** A name alone: every version of it. */
 const bareName = HttpApiSchema.param("name", Schema.String.annotations({ description: "The circuit's name, without `@N`" }))
 
@@ -268,6 +276,33 @@ export class CircuitsGroup extends HttpApiGroup.make("circuits")
           "`proving_systems`; another is 400); for a Noir program (`ultra_honk`), bb.js's HonkVerifier " +
           "(`verify(bytes,bytes32[])`) with the server's CRS. Only for a ready circuit: `{name}` is the newest version, " +
           "`{name}@N` version N (each version has its own key)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("artifact")`/circuits/${circuitName}/artifacts/${artifactKind}`
+      .setUrlParams(Schema.Struct({
+        proving_system: Schema.optional(ProvingSystem.annotations({
+          description: "`zkey` and `verification_key`: the system whose key to send, one of the circuit's `proving_systems` " +
+            "(default: its `proving_system`)"
+        }))
+      }))
+      .addSuccess(DownloadedFile)
+      .addError(CircuitNotFoundWire)
+      .addError(CircuitNotReadyWire)
+      .addError(RangeNotSatisfiableWire)
+      .pipe(requires("circuits:read"))
+      .annotate(
+        OpenApi.Description,
+        "Download one of a ready circuit's files, for proving or verifying in your own code (snarkjs in a browser): " +
+          "`wasm` (the witness calculator, `application/wasm`), `zkey` (the proving key of `?proving_system=`), " +
+          "`verification_key` (the key as snarkjs exports it, `application/json`), `r1cs` and `sym` where the circuit has " +
+          "them (uploads of circom sources, or prebuilt ones that sent them; built-in circuits have neither), and a Noir " +
+          "circuit's `noir_program` (the program JSON bb.js proves from; its key is `verification_key`). A kind the circuit " +
+          "does not have is 400 naming the ones it has. `{name}` is the newest version, `{name}@N` version N, built-in " +
+          "circuits included; a circuit still compiling or failed is 409 `circuit_not_ready`. The file is streamed as it is " +
+          "read, however large: `ETag` is its SHA-256 (quoted), `If-None-Match` with it answers 304, and a `Range` of one " +
+          "byte range resumes a broken download (206 with `Content-Range`; `If-Range` with the ETag keeps the parts of one " +
+          "file). A browser page on another origin needs the server's CORS settings to allow it (see the docs' browser example)."
       )
   )
   .middleware(Authentication)

@@ -47,6 +47,8 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 /** An upload over its endpoint's limit (a setting), unlike `PayloadTooLarge`, the 1 MiB of every JSON body. */
 export class UploadTooLarge extends Schema.TaggedError<UploadTooLarge>()("UploadTooLarge", message) {}
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", message) {}
+/** A `Range` that starts past the end of the file asked for. */
+export class RangeNotSatisfiable extends Schema.TaggedError<RangeNotSatisfiable>()("RangeNotSatisfiable", message) {}
 /** The server is stopping; the request was not served. */
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", message) {}
 
@@ -220,6 +222,12 @@ export const IdempotencyKeyInUseWire = wire(
 export const PayloadTooLargeWire = wire(PayloadTooLarge, "payload_too_large", 413, "The request body is over 1 MiB")
 export const UploadTooLargeWire = wire(UploadTooLarge, "upload_too_large", 413, "The upload is over this server's upload limit (a setting; 50 MiB by default)")
 export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "unsupported_media_type", 415, "The request body is not of the type the endpoint takes: application/json, or multipart/form-data for uploads")
+export const RangeNotSatisfiableWire = wire(
+  RangeNotSatisfiable,
+  "range_not_satisfiable",
+  416,
+  "The Range starts past the end of the file; `Content-Range: bytes */<size>` gives its size"
+)
 export const RateLimitExceededWire = wire(
   RateLimitExceeded,
   "rate_limit_exceeded",

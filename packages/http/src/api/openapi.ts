@@ -14,6 +14,7 @@ import {
 } from "@mzk/core"
 import { Context, Option, Schema, SchemaAST as AST } from "effect"
 import { IdempotentEndpoint, MeteredEndpoint, RequiredScope } from "./annotations.js"
+import { DOWNLOAD_HEADERS, DOWNLOAD_PARAMETERS, isDownloadAst } from "./download.js"
 
 const RATE_LIMIT_HEADERS = {
   "RateLimit-Policy": {
@@ -102,6 +103,35 @@ const bracketedParameters = (schema: Schema.Schema.All | undefined): Array<Recor
 }
 
 /**
+ * A download's conditional and range headers, and the answers they bring besides the 200 (206, 304,
+ * 416), which the platform cannot declare: an endpoint has one success response.
+ */
+const describeDownload = (operation: Operation) => {
+  operation.parameters = [...(operation.parameters ?? []), ...DOWNLOAD_PARAMETERS]
+  const ok = operation.responses["200"]
+  if (ok !== undefined) {
+    ok.description = "The whole file"
+    ok.headers = { ...ok.headers, ...DOWNLOAD_HEADERS }
+    operation.responses["206"] = {
+      description: "The byte range `Range` asked for",
+      headers: {
+        ...DOWNLOAD_HEADERS,
+        "Content-Range": { description: "`bytes <first>-<last>/<size>`", schema: { type: "string" } }
+      },
+      ...(ok.content === undefined ? {} : { content: ok.content })
+    }
+  }
+  operation.responses["304"] = {
+    description: "`If-None-Match` holds the file's ETag: the copy held is current",
+    headers: { ETag: DOWNLOAD_HEADERS.ETag }
+  }
+  const refused = operation.responses["416"]
+  if (refused !== undefined) {
+    refused.headers = { ...refused.headers, "Content-Range": { description: "`bytes */<size>`: the file's size", schema: { type: "string" } } }
+  }
+}
+
+/**
  * What mzk's annotations add to each operation of an API's OpenAPI document: its scope (as the
  * bearer requirement's role, OpenAPI's place for it, in `x-mzk-scope` and in its description) and,
  * where it is metered, the RateLimit response headers and `Retry-After` on 429; and the platform's
@@ -125,6 +155,7 @@ export const describeAnnotations = (api: HttpApi.HttpApi.Any) => (spec: OpenApi.
         operation["x-mzk-scope"] = scope
         operation.description = `${operation.description ?? ""} Scope: ${scope}.`.trim()
       })
+      if (isDownloadAst(endpoint.successSchema.ast)) describeDownload(operation)
       if (Context.getOption(mergedAnnotations, IdempotentEndpoint).pipe(Option.getOrElse(() => false))) {
         operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY]
         for (const [status, response] of Object.entries(operation.responses)) {

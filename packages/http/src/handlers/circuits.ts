@@ -1,5 +1,6 @@
 import {
   type AccountId,
+  ArtifactDownloads,
   type BuildInput,
   CircuitCompiler,
   CircuitNotFound,
@@ -211,6 +212,7 @@ const notFound = (name: string) =>
 
 export const CircuitsHandlers = Effect.gen(function*() {
   const circuits = yield* Circuits
+  const downloads = yield* ArtifactDownloads
   const compiler = yield* CircuitCompiler
   const { maxUploadBytes } = yield* CircuitsConfig
   // An archive's files are held to what the same files sent as parts would be.
@@ -228,6 +230,7 @@ export const CircuitsHandlers = Effect.gen(function*() {
         has_more: page.has_more
       })),
     remove: ({ path, principal }) => circuits.remove(principal.account_id, path.name),
+    artifact: ({ path, principal, urlParams }) => downloads.get(principal.account_id, path.name, path.kind, urlParams.proving_system),
     verifier: ({ path, principal, urlParams }) =>
       Effect.gen(function*() {
         const found = yield* find(principal.account_id, path.name)

@@ -3,6 +3,7 @@ import type { Scope } from "@mzk/core"
 import { Context, type Effect, Option, type ParseResult, Schema, SchemaAST as AST } from "effect"
 import { Authentication, IdempotentEndpoint, MeteredEndpoint, QueryPrefixes, ReplayWithout, RequiredScope } from "../api/annotations.js"
 import { wireErrorOf } from "../api/errors.js"
+import { isDownloadAst } from "../api/download.js"
 import { isStagedFileAst, isUploadedFileAst } from "../api/upload.js"
 import type { AnyHandler, GroupImplementation } from "../handlers/handler.js"
 import { JSON_HEADERS, TEXT_HEADERS } from "../wire/message.js"
@@ -53,6 +54,8 @@ export interface CompiledEndpoint {
   readonly status: number
   /** Answers without a body (204). */
   readonly empty: boolean
+  /** Answers with a file (`DownloadedFile`), served with its validators and ranges by `serve/download.ts`. */
+  readonly download: boolean
   readonly handler: AnyHandler
 }
 
@@ -208,7 +211,10 @@ export const compileApi = (
       if (successes.size !== 1) refuse(name, `it declares ${successes.size} success responses; the dispatcher answers with one`)
       const success = [...successes.values()][0]!
       const successKind = Option.isSome(success.ast) ? HttpApiSchema.getEncoding(success.ast.value).kind : "Json"
-      if (successKind !== "Json" && successKind !== "Text") refuse(name, `its success body is ${successKind}; the dispatcher answers JSON or text`)
+      const download = Option.isSome(success.ast) && isDownloadAst(success.ast.value)
+      if (successKind !== "Json" && successKind !== "Text" && !download) {
+        refuse(name, `its success body is ${successKind}; the dispatcher answers JSON, text or a DownloadedFile`)
+      }
       if (/:\w+\?/.test(e.path)) refuse(name, "it has an optional path parameter; the router matches required ones only")
       const untagged = untaggedError(errors)
       if (untagged !== undefined) refuse(name, `it declares an error schema (${String(untagged)}) without mzk's error envelope`)
@@ -245,6 +251,7 @@ export const compileApi = (
         successHeaders: successKind === "Text" ? TEXT_HEADERS : JSON_HEADERS,
         status: HttpApiSchema.getStatusSuccess(e.successSchema),
         empty: HttpApiSchema.isVoid(e.successSchema.ast),
+        download,
         handler: handler!
       })
     }

@@ -1,6 +1,7 @@
 import type { HttpApi } from "@effect/platform"
 import {
   type ApiKeys,
+  type ArtifactDownloads,
   type AuditLog,
   type Verifications,
   type CircuitCompiler,
@@ -47,7 +48,7 @@ export type Dispatch = (request: MzkRequest) => Effect.Effect<MzkResponse>
 /** The services mzk's HTTP layer is built over (see `@mzk/server` for the default wiring). */
 export type HttpServices =
   ApiKeys | Webhooks | WebhookReplay | Events | Proofs | Circuits | CircuitCompiler | SessionAuthenticator | Idempotency | AuditLog | UsageReports
-  | Verifications
+  | Verifications | ArtifactDownloads
 
 /** A route beside the API's endpoints (documents, probes, metrics): its answer, or a declared error. */
 export interface StaticRoute {

@@ -96,7 +96,7 @@ export interface DeclaredError {
 }
 
 /** Encodes a failure as its response, or undefined when the API declares no schema for it. */
-export type ErrorEncoder = (error: DeclaredError, requestId: string) => MzkResponse | undefined
+export type ErrorEncoder = (error: DeclaredError, requestId: string) => (MzkResponse & { readonly body: string }) | undefined
 
 /** Every wire error of `api` (API, group, middleware and endpoint level), by the tag it carries. */
 const wireErrorsOf = (api: HttpApi.HttpApi.Any): ReadonlyMap<string, WireError> => {

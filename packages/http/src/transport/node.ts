@@ -1,11 +1,11 @@
 import { InvalidRequest } from "@mzk/core"
-import { Effect, Exit, Runtime } from "effect"
+import { Effect, Exit, Runtime, Stream } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { Duplex } from "node:stream"
+import { type Duplex, pipeline, Readable } from "node:stream"
 import { MzkApi } from "../api/index.js"
 import { type Dispatch, type HttpServices, makeDispatcher } from "../serve/dispatch.js"
 import { makeErrorEncoder } from "../serve/encode.js"
-import type { BodyError, MzkRequest, MzkResponse } from "../wire/message.js"
+import { type BodyError, isStreamedBody, type MzkRequest, type MzkResponse, type StreamedBody } from "../wire/message.js"
 import { MAX_BODY_BYTES, sendsAcceptableBody } from "../wire/precheck.js"
 import { makeRequestIds } from "../wire/requestId.js"
 import { apiPath, consumedBody, consumedStream, consumedText, mountedPath, routesAsIs } from "./mount.js"
@@ -189,12 +189,25 @@ export interface NodeListenerOptions {
 /** A listener for `node:http` (`(req, res)`) and, mounted, for Express (`(req, res, next)`). */
 export type NodeListener = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void
 
-const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
+/** Runs a streamed body's stream as Node's readable, on the listener's runtime. */
+type Readables = (stream: StreamedBody["stream"]) => Readable
+
+const write = (response: ServerResponse, answer: MzkResponse, held: Held, readables: Readables) => {
   const waiting = held.get(response)
-  if (waiting !== undefined) return void waiting.push(() => write(response, answer, held))
+  if (waiting !== undefined) return void waiting.push(() => write(response, answer, held, readables))
   if (response.headersSent || response.destroyed) return
   if (answer.body === undefined) {
     response.writeHead(answer.status, answer.headers).end()
+    return
+  }
+  if (isStreamedBody(answer.body)) {
+    response.writeHead(answer.status, { ...answer.headers, "content-length": String(answer.body.length) })
+    // A HEAD gets the head only: the file is not read.
+    if (response.req.method === "HEAD") return void response.end()
+    // Pulled as the socket drains; a client that goes away destroys the readable, which ends the
+    // stream's fiber. A read that fails midway cuts the response short of its Content-Length, so
+    // the client sees it incomplete rather than a file that merely ends early.
+    pipeline(readables(answer.body.stream), response, () => undefined)
     return
   }
   // writeHead fixes the headers, so without a length Node would send the body chunked. The body
@@ -216,11 +229,16 @@ const write = (response: ServerResponse, answer: MzkResponse, held: Held) => {
 export const toNodeListener = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatch, options: NodeListenerOptions = {}): NodeListener => {
   const runFork = Runtime.runFork(runtime)
   const held: Held = new WeakMap()
+  const readables: Readables = (stream) =>
+    Readable.from(Stream.toAsyncIterableRuntime(
+      Stream.tapErrorCause(stream, (cause) => Effect.logError("A streamed response failed midway", cause)),
+      runtime
+    ))
   const start = (response: ServerResponse, request: MzkRequest) => {
     const fiber = runFork(dispatch(request))
     fiber.addObserver((exit) => {
       // `dispatch` answers every failure itself; an exit that is not a success means a defect in mzk.
-      if (Exit.isSuccess(exit)) write(response, exit.value, held)
+      if (Exit.isSuccess(exit)) write(response, exit.value, held, readables)
       else response.destroy()
     })
   }

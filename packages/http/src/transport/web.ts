@@ -1,6 +1,6 @@
-import { Effect, type Layer, ManagedRuntime, Runtime } from "effect"
+import { Effect, type Layer, ManagedRuntime, Runtime, Stream } from "effect"
 import { type Dispatch, type HttpServices, makeDispatcher } from "../serve/dispatch.js"
-import type { BodyError } from "../wire/message.js"
+import { type BodyError, isStreamedBody } from "../wire/message.js"
 import { MAX_BODY_BYTES } from "../wire/precheck.js"
 import { mountedPath } from "./mount.js"
 
@@ -73,7 +73,13 @@ export const toFetchHandler = <R>(runtime: Runtime.Runtime<R>, dispatch: Dispatc
       body: webBody(request),
       stream: webStream(request)
     }))
-    return new Response(request.method === "HEAD" ? null : answer.body ?? null, { status: answer.status, headers: answer.headers })
+    if (!isStreamedBody(answer.body)) {
+      return new Response(request.method === "HEAD" ? null : answer.body ?? null, { status: answer.status, headers: answer.headers })
+    }
+    // Read as the client takes it; a HEAD gets the head only, and the file is not read.
+    const headers = { ...answer.headers, "content-length": String(answer.body.length) }
+    const body = request.method === "HEAD" ? null : Stream.toReadableStreamRuntime(answer.body.stream, runtime)
+    return new Response(body, { status: answer.status, headers })
   }
 }
 

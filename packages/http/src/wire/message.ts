@@ -1,4 +1,4 @@
-import type { Effect } from "effect"
+import type { Effect, Stream } from "effect"
 
 /** A request as the dispatcher sees it, whatever server it came from. */
 export interface MzkRequest {
@@ -22,11 +22,27 @@ export interface MzkRequest {
 
 export type BodyError = { readonly _tag: "BodyTooLarge" } | { readonly _tag: "BodyUnreadable" }
 
-/** A response as the dispatcher answers; `body` undefined sends none (204, 304), bytes are sent as they are (a compressed static response). */
+/**
+ * A body sent as it is read (a file of any size, never held whole): `length` bytes, which the
+ * transport announces as `Content-Length` and pulls from `stream` as the client takes them.
+ */
+export interface StreamedBody {
+  readonly _tag: "StreamedBody"
+  readonly length: number
+  readonly stream: Stream.Stream<Uint8Array, unknown>
+}
+
+export const isStreamedBody = (body: MzkResponse["body"]): body is StreamedBody =>
+  typeof body === "object" && !(body instanceof Uint8Array) && body._tag === "StreamedBody"
+
+/**
+ * A response as the dispatcher answers; `body` undefined sends none (204, 304), bytes are sent as
+ * they are (a compressed static response), a `StreamedBody` as it is read (a download).
+ */
 export interface MzkResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string | Uint8Array | undefined
+  readonly body: string | Uint8Array | StreamedBody | undefined
 }
 
 export const JSON_HEADERS = { "content-type": "application/json" } as const

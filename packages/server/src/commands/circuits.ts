@@ -6,6 +6,7 @@ import { basename, join, relative, resolve, sep } from "node:path"
 import { CoreServicesLive } from "./lazy.js"
 import { circuitSettings, circuitsOptions } from "./circuitSettings.js"
 import { database, wroteTo } from "./database.js"
+import { downloadCommand } from "./download.js"
 import { choiceOption, CommandFailed } from "./failures.js"
 import { printTable } from "./table.js"
 import { repeatable } from "./settings.js"
@@ -339,6 +340,6 @@ const remove = Command.make("remove", {
   )
 
 export const circuitsCommand = Command.make("circuits").pipe(
-  Command.withDescription("Accounts' own circuits: add, list, remove"),
-  Command.withSubcommands([add, list, remove])
+  Command.withDescription("Accounts' own circuits: add, list, remove, download"),
+  Command.withSubcommands([add, list, remove, downloadCommand(account)])
 )

@@ -48,7 +48,7 @@ export const endpointStages = (endpoint: CompiledEndpoint, services: EndpointSer
 
 /** The endpoint's whole chain, compiled once. */
 export const compileEndpoint = (endpoint: CompiledEndpoint, services: EndpointServices): Next<RequestRecord> => {
-  const chained = compose(endpointStages(endpoint, services), handle(endpoint))
+  const chained = compose(endpointStages(endpoint, services), handle(endpoint, services.recover))
   // An upload's staged parts live until its answer: published by the handler, or dropped. Only
   // an upload reads its body into the scope; other requests are spared making one.
   const run: Next<RequestRecord> = endpoint.upload === undefined

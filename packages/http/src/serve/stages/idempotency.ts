@@ -15,8 +15,8 @@ const replayable = (response: MzkResponse) => response.status !== 400 && respons
 
 /** What is kept of a response for replays: all of it but the fields the endpoint shows once (never the rate-limit windows). */
 const kept = (endpoint: CompiledEndpoint, response: Answer): StoredResponse => {
-  // An endpoint answers text; only the static documents are bytes.
-  let body = response.body === undefined ? null : typeof response.body === "string" ? response.body : new TextDecoder().decode(response.body)
+  // An endpoint answers text; only the static documents are bytes, and only a GET streams a file.
+  let body = response.body === undefined ? null : typeof response.body === "string" ? response.body : new TextDecoder().decode(response.body as Uint8Array)
   if (body !== null && endpoint.replayWithout.length > 0 && response.status < 300) {
     const value = JSON.parse(body) as Record<string, unknown>
     for (const field of endpoint.replayWithout) value[field] = null
