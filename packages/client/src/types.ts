@@ -60,6 +60,7 @@ export type SubscribableEventType =
  * one.
  */
 export interface PageQuery {
+  /** How many items a page holds (default 20); 1 to 100 */
   readonly limit?: number
   /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
@@ -360,6 +361,7 @@ export interface EventList {
  * back to newer ones.
  */
 export interface ListEventsQuery {
+  /** How many items a page holds (default 20); 1 to 100 */
   readonly limit?: number
   /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
@@ -510,6 +512,7 @@ export interface ProofList {
 
 /** `proofs.list`: newest first, optionally only one status; paged as `PageQuery`. */
 export interface ListProofsQuery {
+  /** How many items a page holds (default 20); 1 to 100 */
   readonly limit?: number
   /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
@@ -696,6 +699,7 @@ export interface CircuitVersionList {
  * ones, `ending_before` back to newer ones.
  */
 export interface ListCircuitVersionsQuery {
+  /** How many items a page holds (default 20); 1 to 100 */
   readonly limit?: number
   /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string
@@ -929,6 +933,7 @@ export interface AuditLogPage {
  * the first id of the next one; the filters narrow the log.
  */
 export interface AuditLogQuery {
+  /** How many items a page holds (default 20); 1 to 100 */
   readonly limit?: number
   /** A cursor: the page of items after this id in the list (older ones). Not with `ending_before`. */
   readonly starting_after?: string

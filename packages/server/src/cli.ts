@@ -1,6 +1,6 @@
 /**
  * The `mzk` command line: `serve`, `worker`, `migrate`, `accounts create`, `keys create|list|revoke`,
- * `circuits add|list|remove`. Run from the repository root as `pnpm mzk <command>`. Settings come from
+ * `circuits add|list|remove|download`. Run from the repository root as `pnpm mzk <command>`. Settings come from
  * flags, MZK_* environment variables or a `--config` file (cli/settings.ts); a failure is one line on
  * stderr (cli/failures.ts), exit code 2 for a usage mistake and 1 for anything else.
  */
@@ -16,7 +16,7 @@ import { mzkLogger } from "./logging.js"
 import { circuitsCommand } from "./commands/circuits.js"
 import { circuitSettings, circuitsOptions } from "./commands/circuitSettings.js"
 import { database, describeDatabase, wroteTo } from "./commands/database.js"
-import { describeFailure, stripAnsi, UsageError } from "./commands/failures.js"
+import { describeFailure, type Mistyped, stripAnsi, UsageError } from "./commands/failures.js"
 import { wrapText } from "./commands/wrap.js"
 import { GLOBAL_OPTIONS, takeGlobals } from "./commands/globals.js"
 import { keysCommand } from "./commands/keys.js"
@@ -153,7 +153,7 @@ const TOP_LEVEL: Record<string, CommandDescriptor.Command<unknown>> = {
 
 /** The commands' names, to point a usage mistake at the right `--help`. */
 const COMMANDS: Record<string, ReadonlyArray<string>> = {
-  serve: [], worker: [], migrate: [], accounts: ["create"], keys: ["create", "list", "revoke"], circuits: ["add", "list", "remove"], verify: []
+  serve: [], worker: [], migrate: [], accounts: ["create"], keys: ["create", "list", "revoke"], circuits: ["add", "list", "remove", "download"], verify: []
 }
 const commandPath = (args: ReadonlyArray<string>) => {
   const [first, second] = args
@@ -161,15 +161,25 @@ const commandPath = (args: ReadonlyArray<string>) => {
   return second !== undefined && COMMANDS[first]!.includes(second) ? `${first} ${second}` : first
 }
 
-/** The first word of the command line that names no command where one is expected, and what it could have been. */
-const mistypedCommand = (args: ReadonlyArray<string>) => {
+/** What mzk itself takes before a command: the global options, help and version. */
+const TOP_LEVEL_FLAGS = [...GLOBAL_OPTIONS.map(([usage]) => usage.split(" ")[0]!), "--help", "--version"]
+
+/**
+ * The first word of the command line that names no command where one is expected (or a flag
+ * where a command is), and what it could have been.
+ */
+const mistypedCommand = (args: ReadonlyArray<string>): Mistyped | undefined => {
   const [first, second] = args
-  if (first === undefined || first.startsWith("-")) return undefined
-  if (!(first in COMMANDS)) return { word: first, choices: Object.keys(COMMANDS) }
+  if (first === undefined) return undefined
+  if (first.startsWith("-")) return { kind: "flag", word: first.replace(/=.*/, ""), choices: TOP_LEVEL_FLAGS }
+  if (!(first in COMMANDS)) return { kind: "command", word: first, choices: Object.keys(COMMANDS) }
   const subcommands = COMMANDS[first]!
   if (subcommands.length === 0 || second === undefined || second.startsWith("-") || subcommands.includes(second)) return undefined
-  return { word: second, choices: subcommands }
+  return { kind: "command", word: second, choices: subcommands }
 }
+
+/** A command that has subcommands, named alone (`mzk keys`): its help is what it prints. */
+const groupAlone = (args: ReadonlyArray<string>) => args.length === 1 && (COMMANDS[args[0]!]?.length ?? 0) > 0
 
 /** The flags a command takes, as its usage line names them: what "did you mean" chooses from. */
 const flagsOf = (path: string): ReadonlyArray<string> => {
@@ -210,7 +220,7 @@ const main = Effect.gen(function*() {
       hint: "mzk --help lists the settings"
     })
   }).pipe(Effect.flatMap((content) => Either.mapLeft(parseConfigFile(config, content), (message) => new UsageError({ message, hint: "mzk --help lists the settings" }))))
-  const console = forPeople(yield* Effect.console, rest.length === 0 || rest.includes("--help") || rest.includes("-h"))
+  const console = forPeople(yield* Effect.console, rest.length === 0 || groupAlone(rest) || rest.includes("--help") || rest.includes("-h"))
   yield* cli([...process.argv.slice(0, 2), ...rest]).pipe(
     Effect.provideService(LoadedConfigFile, file),
     Effect.withConsole(console),

@@ -4,7 +4,7 @@
 import { Accounts, ApiKeys, Proofs, Webhooks } from "@mzk/core"
 import { ScriptedWebhooks, testService } from "@mzk/testkit"
 import { runRetryScheduleExample } from "@mzk/testkit/example"
-import { Effect, TestClock, TestContext } from "effect"
+import { Effect, Redacted, TestClock, TestContext } from "effect"
 import { describe, expect, it } from "vitest"
 
 const ENDPOINT = "https://hooks.example.com/mzk"
@@ -20,7 +20,10 @@ describe("a webhook whose endpoint keeps failing", () => {
       const key = yield* Effect.flatMap(ApiKeys, (keys) => keys.create(account.id, { name: "ci" }))
       const principal = yield* Effect.flatMap(ApiKeys, (keys) => keys.authenticate(key.secret))
       const webhooks = yield* Webhooks
-      const { webhook } = yield* webhooks.create(account.id, { url: ENDPOINT, events: ["proof.completed"] })
+      const { secret, webhook } = yield* webhooks.create(account.id, { url: ENDPOINT, events: ["proof.completed"] })
+      // As the README's example says: the secret comes back Redacted, printed as <redacted>, and
+      // Redacted.value gives the whsec_… string a receiver verifies with.
+      expect([Redacted.isRedacted(secret), String(secret), Redacted.value(secret).startsWith("whsec_")]).toEqual([true, "<redacted>", true])
 
       // A proof: the fake prover takes 100 ms of simulated time, then proof.completed is sent.
       yield* Effect.flatMap(Proofs, (proofs) => proofs.create(principal.account_id, { type: "multiplier", inputs: { a: 3, b: 11 } }))

@@ -39,10 +39,20 @@ export const MAX_PAGE_LIMIT = 100
 export const pageQuery = <Id extends string>(cursor: Schema.Schema<Id, string>) =>
   Schema.Struct({
     limit: Schema.optionalWith(
-      Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_PAGE_LIMIT)).annotations({
+      // A query parameter is documented by its encoded side, which NumberFromString alone
+      // describes as "a string to be decoded into a number": the document says what the text holds.
+      Schema.compose(
+        Schema.String.annotations({
+          jsonSchema: { type: "integer", minimum: 1, maximum: MAX_PAGE_LIMIT, description: `How many items a page holds (default ${DEFAULT_PAGE_LIMIT})` }
+        }),
+        Schema.NumberFromString
+      ).pipe(
+        Schema.int(),
+        Schema.between(1, MAX_PAGE_LIMIT)
+      ).annotations({
         description: `How many items a page holds, 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})`,
         // Not the description read back as "Expected …": one sentence for a number, a fraction or a word.
-        message: () => ({ message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`, override: true })
+        message: () => ({ message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}`, override: true })
       }),
       { exact: true }
     ),

@@ -33,7 +33,8 @@ export class VerificationsGroup extends HttpApiGroup.make("verifications")
       .pipe(metered, requires("proofs:verify"), idempotent)
       .annotate(
         OpenApi.Description,
-        "Verify a proof made anywhere, synchronously: `proving_system` (`groth16`, `plonk`, `fflonk`; snarkjs JSON), the proof, " +
+        "Verify a proof made anywhere, synchronously: `proving_system` (`groth16`, `plonk`, `fflonk`: snarkjs JSON; `ultra_honk`: " +
+          "bb.js's key and proof as 0x-hex, on a server with an UltraHonk CRS), the proof, " +
           "its `public_signals`, and exactly one of `verification_key` (inline), `verification_key_id` (registered with " +
           "POST /verification-keys) or `circuit` (a circuit's key). A proof that does not hold is 200 with `valid: false`, " +
           "not an error. " + CHECKED + " Metered as a proof request (the key's minute and the account's day, no proof " +

@@ -35,6 +35,26 @@ describe("the OpenAPI document", () => {
     expect(description).not.toMatch(/^Groth16 proofs as a service/)
   })
 
+  it("documents every list's ?limit= as a page size, not as the string it is sent as", async () => {
+    const doc = (await h.call("GET", "/api/v1/openapi.json")).json
+    const limits = Object.entries(doc.paths as Record<string, Record<string, { parameters?: Array<{ name: string; in: string; description?: string; schema?: unknown }> }>>)
+      .flatMap(([path, operations]) => Object.values(operations).flatMap((operation) =>
+        (operation.parameters ?? []).filter((p) => p.in === "query" && p.name === "limit").map((p) => [path, p])))
+    expect(limits.length).toBeGreaterThan(5)
+    for (const [path, parameter] of limits) {
+      expect([path, parameter]).toEqual([path, expect.objectContaining({
+        description: "How many items a page holds (default 20)",
+        schema: expect.objectContaining({ type: "integer", minimum: 1, maximum: 100 })
+      })])
+    }
+  })
+
+  it("POST /verifications names every proving system it takes, as the request's schema does", async () => {
+    const doc = (await h.call("GET", "/api/v1/openapi.json")).json
+    const { description } = doc.paths["/api/v1/verifications"].post
+    for (const system of doc.components.schemas.ProvingSystem.enum as Array<string>) expect(description).toContain(`\`${system}\``)
+  })
+
   it("lists every endpoint of the API, with the bearer scheme and the error envelope", async () => {
     const doc = (await h.call("GET", "/api/v1/openapi.json")).json
     const listed = Object.entries(doc.paths as Record<string, Record<string, unknown>>)

@@ -321,8 +321,8 @@ describe("GET /api/v1/proofs and /api/v1/proofs/:id", () => {
     for (const limit of ["0", "1000", "2.5", "ten", ""]) {
       const reply = await h.call("GET", `/api/v1/proofs?limit=${limit}`, { token: key })
       expectEnvelope(reply, 400, "invalid_request")
-      expect([limit, reply.json.error.details]).toEqual([limit, [{ path: "limit", message: "must be a whole number from 1 to 100" }]])
-      expect(reply.json.error.message).toBe("Invalid request: limit: must be a whole number from 1 to 100")
+      expect([limit, reply.json.error.details]).toEqual([limit, [{ path: "limit", message: "must be an integer from 1 to 100" }]])
+      expect(reply.json.error.message).toBe("Invalid request: limit: must be an integer from 1 to 100")
     }
   })
 

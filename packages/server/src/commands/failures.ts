@@ -26,6 +26,29 @@ export const stripAnsi = (text: string) => text.replace(ANSI, "")
 const linesOf = (text: string) => stripAnsi(text).split("\n").map((line) => line.trim()).filter((line) => line !== "")
 const oneLine = (text: string) => linesOf(text).join(" ")
 
+/** A word of the command line that names no command or flag where one is expected, and what it could have been. */
+export interface Mistyped {
+  readonly kind: "command" | "flag"
+  readonly word: string
+  readonly choices: ReadonlyArray<string>
+}
+
+/**
+ * An unknown command or flag, said one way for both (and for subcommands): the word as typed, the
+ * nearest name there is, then where to read more. Names of commands and flags are not quoted, as
+ * everywhere else in mzk's messages; values are.
+ */
+const unknownName = (
+  kind: Mistyped["kind"],
+  word: string,
+  choices: ReadonlyArray<string>,
+  hint: string,
+  named: (word: string) => string = (word) => word
+) => {
+  const near = nearest(word, choices)
+  return `mzk: unknown ${kind} ${named(word)}${near === undefined ? "" : `: did you mean ${named(near)}?`} (${hint})`
+}
+
 /** A flag given a value outside its choices, said the same way for every flag. */
 export const notOneOf = (flag: string, value: string, values: ReadonlyArray<string>) =>
   `--${flag}: ${JSON.stringify(value)} is not one of ${values.join(", ")}`
@@ -112,28 +135,25 @@ export const describeFailure = (
   cause: Cause.Cause<unknown>,
   command: string,
   flags: ReadonlyArray<string> = [],
-  mistyped?: { readonly word: string; readonly choices: ReadonlyArray<string> }
+  mistyped?: Mistyped
 ): Failure => {
   const error = Cause.squash(cause)
   const help = `mzk ${command === "" ? "" : `${command} `}--help shows the usage`
   if (ValidationError.isValidationError(error)) {
     const lines = "error" in error ? linesOf(HelpDoc.toAnsiText(error.error)).map(inOwnWords) : ["invalid command line"]
     const text = lines.join(" ")
-    // @effect/cli names the top level's commands whatever level the mistake is at: name this level's.
+    // @effect/cli names the top level's commands whatever level the mistake is at, and takes a flag
+    // before any command for a command: name this level's.
     if (mistyped !== undefined && /invalid subcommand/i.test(text)) {
-      const near = nearest(mistyped.word, mistyped.choices)
-      const at = (word: string) => JSON.stringify(command === "" ? word : `${command} ${word}`)
+      if (mistyped.kind === "flag") return { text: unknownName("flag", mistyped.word, mistyped.choices, help), code: 2 }
+      const at = (word: string) => (command === "" ? word : `${command} ${word}`)
       return {
-        text: `mzk: unknown command ${at(mistyped.word)}${near === undefined ? "" : `: did you mean ${at(near)}?`} ` +
-          `(${command === "" ? "mzk" : `mzk ${command}`} takes ${mistyped.choices.join(", ")}; ${help})`,
+        text: unknownName("command", mistyped.word, mistyped.choices, `${command === "" ? "mzk" : `mzk ${command}`} takes ${mistyped.choices.join(", ")}; ${help}`, at),
         code: 2
       }
     }
     const unknown = /unknown argument: '(--[^'=]+)/.exec(text)?.[1]
-    const near = unknown === undefined ? undefined : nearest(unknown, flags)
-    if (unknown !== undefined) {
-      return { text: `mzk: unknown flag ${unknown}${near === undefined ? "" : `: did you mean ${near}?`} (${help})`, code: 2 }
-    }
+    if (unknown !== undefined) return { text: unknownName("flag", unknown, flags, help), code: 2 }
     // Each mistake on its own line; the command's help named once, after the last.
     return { text: lines.map((line, i) => `mzk: ${line}${i === lines.length - 1 ? ` (${help})` : ""}`).join("\n"), code: 2 }
   }

@@ -1,4 +1,5 @@
-import { Command, Options } from "@effect/cli"
+import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { type ProvingSystem, PROVING_SYSTEMS, Verifier } from "@mzk/core"
 import { Console, Effect, Option } from "effect"
 import { readFile } from "node:fs/promises"
@@ -7,8 +8,26 @@ import { choiceOption, CommandFailed, UsageError } from "./failures.js"
 // The verifier is loaded when the command runs, so `mzk --help` never reads snarkjs.
 const loadVerifier = Effect.promise(() => import("@mzk/proving"))
 
+/**
+ * A file that must exist. Checked here rather than by `Options.file`'s `exists`, whose refusals
+ * ("Path 'x' must exist", "Expected path 'x' to be a regular file") do not say which flag named it.
+ */
 const file = (name: string, what: string) =>
-  Options.file(name, { exists: "yes" }).pipe(Options.withDescription(what))
+  Options.text(name).pipe(
+    Options.withPseudoName("file"),
+    Options.withDescription(what),
+    Options.mapEffect((path) =>
+      Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(
+        Effect.map((info) => info.type),
+        Effect.orElseSucceed(() => undefined),
+        Effect.flatMap((type) =>
+          type === "File"
+            ? Effect.succeed(path)
+            : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: ${path} ${type === undefined ? "does not exist" : "is not a file"}`)))
+        )
+      )
+    )
+  )
 
 const readJson = (path: string, flag: string) =>
   Effect.tryPromise({

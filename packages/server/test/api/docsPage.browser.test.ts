@@ -82,6 +82,11 @@ const visit = async (url: string): Promise<Visit> => {
       // "Webhook endpoints".
       expect(dom).not.toContain("No authentication selected")
       expect(dom).toContain("Webhook endpoints")
+      // Scalar's sidebar entries (one per tag) and section headings: each name once.
+      const sidebar = [...dom.matchAll(/class="line-clamp-1 w-full text-left font-medium break-all">([^<]+)</g)].map((match) => match[1]!.trim())
+      expect(sidebar).toContain("Webhook endpoints")
+      expect(sidebar.filter((entry, i) => sidebar.indexOf(entry) !== i)).toEqual([])
+      expect(dom.match(/<h2 [^>]*>\s*Webhooks\b/g) ?? []).toHaveLength(1)
 
       // The log did record the page's requests (so an empty list of strangers means something)...
       expect(requests).toContain(`${baseUrl}/docs`)

@@ -152,11 +152,33 @@ describe("mzk's mistakes: one line each", () => {
     expect([choice.code, choice.stderr.split("\n")]).toEqual([2, [
       'mzk: --proving-system: "groth17" is not one of groth16, plonk, fflonk, ultra_honk',
       "mzk: --verification-key is required",
-      `mzk: ${join(dir, "none.json")} does not exist`,
+      `mzk: --proof: ${join(dir, "none.json")} does not exist`,
       "mzk: --public is required (mzk verify --help shows the usage)",
       ""
     ]])
     expect([misspelt.code, misspelt.stderr]).toEqual([2, "mzk: unknown flag --nme: did you mean --name? (mzk keys create --help shows the usage)\n"])
+  }, 240_000)
+
+  it("commands, subcommands and flags, at every level, mistyped: one sentence, the same for each", async () => {
+    const [command, subcommand, flag, topFlag, farFlag] = await inTurns(3, [
+      () => run(["serv"]),
+      () => run(["keys", "lst", "--account", "acct_x"]),
+      () => run(["circuits", "list", "--jsn"]),
+      () => run(["--versio"]),
+      () => run(["--zzzzzz", "serve"])
+    ])
+    expect([command.code, command.stderr]).toEqual([
+      2,
+      "mzk: unknown command serv: did you mean serve? (mzk takes serve, worker, migrate, accounts, keys, circuits, verify; mzk --help shows the usage)\n"
+    ])
+    expect([subcommand.code, subcommand.stderr]).toEqual([
+      2,
+      "mzk: unknown command keys lst: did you mean keys list? (mzk keys takes create, list, revoke; mzk keys --help shows the usage)\n"
+    ])
+    expect([flag.code, flag.stderr]).toEqual([2, "mzk: unknown flag --jsn: did you mean --json? (mzk circuits list --help shows the usage)\n"])
+    // Before any command, mzk's own flags: not @effect/cli's "Invalid subcommand".
+    expect([topFlag.code, topFlag.stderr]).toEqual([2, "mzk: unknown flag --versio: did you mean --version? (mzk --help shows the usage)\n"])
+    expect([farFlag.code, farFlag.stderr]).toEqual([2, "mzk: unknown flag --zzzzzz (mzk --help shows the usage)\n"])
   }, 240_000)
 
   it("--log-level debug, anywhere on the line, adds the stack trace", async () => {
@@ -171,12 +193,14 @@ describe("mzk's mistakes: one line each", () => {
 
 describe("mzk --help", () => {
   it("names every setting's flag, environment variable and default, as plain text when piped, in 80 columns", async () => {
-    const [root, serve, add, verify, create] = await inTurns(3, [
+    const [root, serve, add, verify, create, group] = await inTurns(3, [
       () => run(["--help"]),
       () => run(["serve", "--help"]),
       () => run(["circuits", "add", "--help"]),
       () => run(["verify", "--help"]),
-      () => run(["keys", "create", "--help"])
+      () => run(["keys", "create", "--help"]),
+      // A command with subcommands named alone prints its help, wrapped as any help is.
+      () => run(["keys"])
     ])
     expect(root.code).toBe(0)
     // Wrapped lines are joined back: a value may continue on the next line.
@@ -189,7 +213,8 @@ describe("mzk --help", () => {
     expect(flat(serve.stdout)).toContain("Env MZK_DATABASE_URL; default sqlite:./data/mzk.db.")
     // A command's description on its own line under its usage, not run on after the last flag.
     expect(root.stdout).toMatch(/^ {2}- keys list --account text .*\n {4}List an account's active keys/m)
-    for (const ran of [root, serve, add, verify, create]) {
+    expect([group.code, flat(group.stdout)]).toEqual([0, expect.stringContaining("Accounts' API keys: create, list, revoke")])
+    for (const ran of [root, serve, add, verify, create, group]) {
       expect(ran.stdout + ran.stderr).not.toContain("\u001b")
       expect(ran.stdout.split("\n").filter((line) => line.length > 80)).toEqual([])
     }
