@@ -236,6 +236,37 @@ export const circuitTests = (it: ConformanceIt, timeout: number) => {
       }
     }), timeout)
 
+  it.effect("artifacts: a range from any offset (in a chunk, on a boundary, the last byte, past the end) is exactly those bytes of the whole", () =>
+    Effect.gen(function*() {
+      const artifacts = yield* ArtifactsRepo
+      const MiB = 1024 * 1024
+      const bytes = patterned(3 * MiB + 12_345, 91)
+      const written = yield* artifacts.write(pieces(bytes, 500_000))
+      const found = yield* artifacts.read(written.digest)
+      if (Option.isNone(found)) return expect.fail("the written artifact is readable")
+      const reader = found.value
+      const whole = concat(Chunk.toReadonlyArray(yield* Stream.runCollect(reader.chunks)))
+      expect(sameBytes(whole, bytes)).toBe(true)
+      const n = bytes.length
+      const starts = [0, 1, 12_345, MiB - 1, MiB, MiB + 1, 2 * MiB + 777, 3 * MiB, n - 1, n, n + 1, n + MiB]
+      const ranges: Array<readonly [number, number | undefined]> = [
+        ...starts.map((start) => [start, undefined] as const),
+        // A range with an end: inside one chunk, across a boundary, ending on one, past the last byte, empty.
+        [100, 200], [MiB - 10, MiB + 10], [MiB, 2 * MiB], [5, 3 * MiB], [2 * MiB + 1, n + 100], [MiB + 3, MiB + 3], [200, 100]
+      ]
+      for (const [start, end] of ranges) {
+        const got = Chunk.toReadonlyArray(yield* Stream.runCollect(reader.range(start, end)))
+        const expected = whole.subarray(start, end)
+        expect(sameBytes(concat(got), expected), `bytes ${start} to ${end ?? "the end"}`).toBe(true)
+        // Read chunk by chunk: no piece holds more than a stored chunk.
+        expect(got.every((piece) => piece.length <= MiB), `pieces of ${start} to ${end ?? "the end"}`).toBe(true)
+      }
+      // The empty artifact has no byte to start from.
+      const empty = yield* artifacts.read(yield* artifacts.put(new Uint8Array(0)))
+      expect(Option.map(empty, (r) => r.size)).toEqual(Option.some(0))
+      if (Option.isSome(empty)) expect(concat(Chunk.toReadonlyArray(yield* Stream.runCollect(empty.value.range(0)))).length).toBe(0)
+    }), timeout)
+
   it.effect("artifacts: the same bytes streamed twice, at once and again, are one artifact", () =>
     Effect.gen(function*() {
       const artifacts = yield* ArtifactsRepo

@@ -25,7 +25,13 @@ export const artifactsInMap = (stored: Map<string, Uint8Array> = new Map()) => {
         return artifact.digest
       }),
     read: (digest) =>
-      Effect.sync(() => Option.map(Option.fromNullable(stored.get(digest)), (bytes) => ({ size: bytes.length, chunks: Stream.make(bytes) }))),
+      Effect.sync(() =>
+        Option.map(Option.fromNullable(stored.get(digest)), (bytes) => ({
+          size: bytes.length,
+          chunks: Stream.make(bytes),
+          range: (start: number, end = bytes.length) => (start < end && start < bytes.length ? Stream.make(bytes.subarray(Math.max(0, start), end)) : Stream.empty)
+        }))
+      ),
     size: (digest) => Effect.sync(() => Option.fromNullable(stored.get(digest)?.length)),
     // Nothing here outlives its process, so nothing is ever abandoned.
     dropAbandoned: () => Effect.succeed(0)

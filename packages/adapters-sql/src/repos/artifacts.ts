@@ -76,32 +76,49 @@ export const sqlArtifacts = (conn: SqlConnection) => {
       return yield* new StorageError({ message: `Artifact ${digest} could not be stored: it was deleted under every attempt` })
     })) as Effect.Effect<Digest, StorageError>
 
+  /**
+   * Every chunk but the last holds `ARTIFACT_CHUNK_BYTES` (`writeChunks` cuts them so), which is
+   * what places a byte: offset `n` is in chunk `floor(n / ARTIFACT_CHUNK_BYTES)`. A range reads
+   * from that chunk on, one query per chunk, so it holds one chunk at a time and never reads the
+   * chunks before its start. A chunk of another length than its place says fails the read.
+   */
   const read: ArtifactStreams["read"] = (digest) =>
     Effect.map(
       conn.first((db) => db.selectFrom("artifacts").select(["size", "chunks"]).where("digest", "=", digest)),
       Option.map((meta) => {
         const size = Number(meta.size)
         const count = meta.chunks
-        let offset = 0
         const chunk = (idx: number) =>
           Effect.flatMap(
             conn.first((db) => db.selectFrom("artifact_chunks").select("data").where("digest", "=", digest).where("idx", "=", idx)),
             (row): Effect.Effect<Uint8Array, StorageError> => {
               if (Option.isNone(row)) return new StorageError({ message: `Artifact ${digest} is missing chunk ${idx} of ${count}` })
-              offset += row.value.data.length
-              if (offset > size) return new StorageError({ message: `Artifact ${digest} has more than its ${size} bytes` })
+              const expected = Math.min(ARTIFACT_CHUNK_BYTES, size - idx * ARTIFACT_CHUNK_BYTES)
+              if (row.value.data.length !== expected) {
+                return new StorageError({ message: `Artifact ${digest}'s chunk ${idx} has ${row.value.data.length} bytes, not ${expected}` })
+              }
               return Effect.succeed(row.value.data)
             }
           )
-        const end = Effect.suspend(() =>
-          offset === size ? Effect.void : new StorageError({ message: `Artifact ${digest} has ${offset} of its ${size} bytes` })
-        )
-        // One query per chunk: a reader holds one chunk at a time, however large the artifact.
-        const chunks = Stream.suspend(() => {
-          offset = 0
-          return (count === 0 ? Stream.empty : Stream.range(0, count - 1)).pipe(Stream.mapEffect(chunk), Stream.concat(Stream.execute(end)))
-        })
-        return { size, chunks }
+        const range = (start: number, end = size): Stream.Stream<Uint8Array, StorageError> => {
+          if (count !== Math.ceil(size / ARTIFACT_CHUNK_BYTES)) {
+            return Stream.fail(new StorageError({ message: `Artifact ${digest} has ${count} chunks for its ${size} bytes` }))
+          }
+          const from = Math.max(0, start)
+          const to = Math.min(size, end)
+          if (from >= to) return Stream.empty
+          const first = Math.floor(from / ARTIFACT_CHUNK_BYTES)
+          const last = Math.floor((to - 1) / ARTIFACT_CHUNK_BYTES)
+          return Stream.range(first, last).pipe(
+            Stream.mapEffect((idx) =>
+              Effect.map(chunk(idx), (data) => {
+                const at = idx * ARTIFACT_CHUNK_BYTES
+                return from <= at && at + data.length <= to ? data : data.subarray(Math.max(0, from - at), Math.min(data.length, to - at))
+              })
+            )
+          )
+        }
+        return { size, chunks: range(0), range }
       })
     )
 

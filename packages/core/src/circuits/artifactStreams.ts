@@ -23,10 +23,17 @@ export interface StagedArtifact {
   readonly zkeySystem?: ZkeySystem
 }
 
-/** A stored artifact, to read chunk by chunk; the stream fails when a chunk is missing or sizes disagree. */
+/** A stored artifact, to read chunk by chunk; a stream fails when a chunk is missing or sizes disagree. */
 export interface ArtifactReader {
   readonly size: number
+  /** Every byte, in order (`range(0)`). */
   readonly chunks: Stream.Stream<Uint8Array, StorageError>
+  /**
+   * Bytes `start` to `end - 1` (default: to the last byte), read from the chunk that holds `start`
+   * on, so a download resumed far into a large artifact reads only what is left. The offsets are
+   * cut to the artifact: a start at or past its end, or an end at or before the start, gives no bytes.
+   */
+  readonly range: (start: number, end?: number) => Stream.Stream<Uint8Array, StorageError>
 }
 
 /** What a storage adapter implements; `wholeArtifacts` derives the rest of `ArtifactsRepo` from it. */

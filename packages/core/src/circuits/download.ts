@@ -1,5 +1,5 @@
-import { Context, Effect, Layer, Option, Schema, Stream } from "effect"
-import { type ArtifactBytes, bytesInMemory, sliceBytes } from "./artifactBytes.js"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { type ArtifactBytes, bytesInMemory } from "./artifactBytes.js"
 import { CircuitNotFound, CircuitNotReady, type InvalidRequest, type StorageError } from "../kernel/errors.js"
 import { invalidRequest } from "../kernel/decode.js"
 import type { AccountId } from "../kernel/ids.js"
@@ -118,12 +118,7 @@ export class ArtifactDownloads extends Context.Tag("@mzk/core/ArtifactDownloads"
         Effect.flatMap(repo.read(digest), (found) =>
           Option.match(found, {
             onNone: () => Effect.dieMessage(`Artifact ${digest} of a ready circuit is not in the artifact store`),
-            onSome: (reader): Effect.Effect<ArtifactBytes> =>
-              Effect.succeed({
-                size: reader.size,
-                // A store reads from the start: the chunks before `start` are read and dropped.
-                read: (start, end) => sliceBytes(Stream.suspend(() => reader.chunks), start, end)
-              })
+            onSome: (reader): Effect.Effect<ArtifactBytes> => Effect.succeed({ size: reader.size, read: reader.range })
           }))
 
       const bytesOf = (circuit: Circuit, digest: Digest) => {

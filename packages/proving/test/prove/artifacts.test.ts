@@ -42,7 +42,8 @@ const memoryArtifacts = () => {
         reads.set(digest, (reads.get(digest) ?? 0) + 1)
         return Option.map(Option.fromNullable(bytes.get(digest)), (b) => ({
           size: b.length,
-          chunks: Stream.make(b.subarray(0, b.length >> 1), b.subarray(b.length >> 1))
+          chunks: Stream.make(b.subarray(0, b.length >> 1), b.subarray(b.length >> 1)),
+          range: (start: number, end?: number) => Stream.make(b.subarray(start, end))
         }))
       }),
     size: (digest) => Effect.sync(() => Option.fromNullable(bytes.get(digest)?.length)),

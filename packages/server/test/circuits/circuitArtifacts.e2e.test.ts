@@ -1,8 +1,9 @@
 import { expect, it } from "@effect/vitest"
-import { Accounts, ApiKeys, type Scope } from "@mzk/core"
+import { Accounts, ApiKeys, ArtifactsRepo, BN128_FIELD_MODULUS, CircuitsRepo, Ids, type Scope, type StoredCircuit, type Timestamp } from "@mzk/core"
 import { BUILD_DIR } from "@mzk/proving"
 import { makeHttpClient } from "@mzk/testkit"
-import { Effect, Redacted } from "effect"
+import Database from "better-sqlite3"
+import { Effect, Either, Redacted } from "effect"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -131,6 +132,74 @@ describe("GET /circuits/{name}/artifacts/{kind} over a real port", () => {
       const reader = yield* Effect.provide(keyWith(["circuits:read"]), context)
       expect((yield* Effect.promise(() => download(baseUrl, "/circuits/multiplier/artifacts/zkey", reader))).status).toBe(200)
     }), 30_000)
+
+  it.scopedLive("a stored artifact of several chunks resumed at an offset: the bytes from it, read from the database from the chunk that holds it on", () =>
+    Effect.gen(function*() {
+      const MiB = 1024 * 1024
+      const filename = join(yield* tempDir("resume"), "mzk.db")
+      const { baseUrl, context } = yield* startServer({ database: { kind: "sqlite", filename } })
+      // Every byte depends on its position, so a range read from the wrong place cannot match.
+      const zkey = Uint8Array.from({ length: 3 * MiB + 4321 }, (_, i) => (i * 31 + (i >> 20)) & 0xff)
+      const { token, digest } = yield* Effect.gen(function*() {
+        const account = yield* (yield* Accounts).create({ name: "Resumes" })
+        const key = yield* (yield* ApiKeys).create(account.id, { name: "k" })
+        const artifacts = yield* ArtifactsRepo
+        const zkeyDigest = yield* artifacts.put(zkey)
+        const small = yield* artifacts.put(new TextEncoder().encode(`wasm and sym of ${account.id}`))
+        const now = new Date().toISOString() as Timestamp
+        const circuit: StoredCircuit = {
+          id: yield* (yield* Ids).make("circuit"),
+          name: "large",
+          version: 1,
+          owner: account.id,
+          proving_system: "groth16",
+          proving_systems: ["groth16"],
+          status: "ready",
+          error: null,
+          description: null,
+          constraints: 1,
+          inputs: [],
+          public_signals: [],
+          verification_key: JSON.parse(readFileSync(join(BUILD_DIR, "multiplier", "verification_key.json"), "utf8")),
+          development_only: true,
+          field_modulus: BN128_FIELD_MODULUS,
+          artifacts: { wasm: small, zkey: zkeyDigest, sym: small, r1cs: null },
+          created_at: now,
+          updated_at: now,
+          source: { kind: "artifacts", wasm: small, zkey: zkeyDigest, sym: small, r1cs: null },
+          lease_expires_at: null,
+          attempts: 1,
+          metadata: {}
+        }
+        expect(yield* (yield* CircuitsRepo).insert(circuit, { maxCircuits: 10, maxCompiling: 10 })).toEqual(Either.right({ version: 1, replaced: null }))
+        return { token: Redacted.value(key.secret), digest: zkeyDigest }
+      }).pipe(Effect.provide(context))
+      const get = (headers?: Record<string, string>) => Effect.promise(() => download(baseUrl, "/circuits/large/artifacts/zkey", token, headers))
+
+      const start = 2 * MiB + 100
+      const resumed = yield* get({ range: `bytes=${start}-` })
+      expect([resumed.status, resumed.headers.get("content-range")]).toEqual([206, `bytes ${start}-${zkey.length - 1}/${zkey.length}`])
+      expect([resumed.bytes.length, sha256(resumed.bytes)]).toEqual([zkey.length - start, sha256(zkey.subarray(start))])
+
+      // The database loses the first two chunks (bytes 0 to 2 MiB - 1): a range that starts after
+      // them is still served whole and exact, which it could not be if they were read and dropped.
+      const db = new Database(filename, { fileMustExist: true })
+      yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+      expect(db.prepare("delete from artifact_chunks where digest = ? and idx < 2").run(digest).changes).toBe(2)
+      const again = yield* get({ range: `bytes=${start}-` })
+      expect([again.status, again.headers.get("content-range")]).toEqual([206, `bytes ${start}-${zkey.length - 1}/${zkey.length}`])
+      expect([again.bytes.length, sha256(again.bytes)]).toEqual([zkey.length - start, sha256(zkey.subarray(start))])
+      const boundary = yield* get({ range: `bytes=${2 * MiB}-${3 * MiB}` })
+      expect([boundary.status, boundary.bytes.length, sha256(boundary.bytes)]).toEqual([206, MiB + 1, sha256(zkey.subarray(2 * MiB, 3 * MiB + 1))])
+      expect((yield* get({ range: "bytes=-1" })).bytes).toEqual(zkey.subarray(zkey.length - 1))
+      // While a range that needs a lost chunk, or the whole file, does not arrive.
+      for (const range of [`bytes=${MiB}-`, undefined]) {
+        const broken = yield* Effect.either(Effect.tryPromise(() =>
+          download(baseUrl, "/circuits/large/artifacts/zkey", token, range === undefined ? {} : { range })
+        ))
+        expect(Either.isLeft(broken) || broken.right.status >= 500, `${range ?? "whole"}: ${Either.isRight(broken) ? broken.right.status : "failed"}`).toBe(true)
+      }
+    }), 60_000)
 
   it.scopedLive("an uploaded circuit: 409 while it builds; then its files, proven with elsewhere and verified here", () =>
     Effect.gen(function*() {
