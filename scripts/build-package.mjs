@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Builds the workspace package in the current directory (each package's `build` script runs it):
 // tsc over src/ into a fresh dist/ (tsconfig.build.json), then what tsc does not emit but the
-// built code needs beside it: plain-JS modules loaded by path at runtime (worker files, `.mjs`
-// helpers with their `.d.mts`) and JSON read with `new URL("./x.json", import.meta.url)`; and a
+// built code needs beside it: plain-JS modules loaded by path at runtime (worker files and the
+// modules they import, where a package's tsc does not take JavaScript in) and JSON read with
+// `new URL("./x.json", import.meta.url)`; and a
 // `#!/usr/bin/env node` line on every `bin` file so npm's links run with plain node.
 import { spawnSync } from "node:child_process"
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -32,6 +33,8 @@ const copyRuntimeFiles = (dir) => {
     if (entry.isDirectory()) copyRuntimeFiles(from)
     else if (runtimeFile(entry.name)) {
       const to = join(dist, relative(src, from))
+      // Emitted by tsc (allowJs), with its declarations and source map: that copy stays.
+      if (existsSync(to)) continue
       mkdirSync(dirname(to), { recursive: true })
       copyFileSync(from, to)
     }

@@ -1,4 +1,5 @@
 // Plain JavaScript, like the pool thread that loads it (see prove/proveThread.mjs).
+// @ts-check
 export const WASM_PAGE = 65536
 
 /**
@@ -7,6 +8,9 @@ export const WASM_PAGE = 65536
  * the process is killed. circom declares its memory with no maximum; this rewrites the module's
  * memory section with one (`maxPages`), so a `memory.grow` past it fails inside the wasm and the
  * proof fails, not the process. A module that needs more than the ceiling to start is refused.
+ * @param {Uint8Array} bytes
+ * @param {number} maxPages
+ * @returns {Uint8Array}
  */
 export const withMemoryCeiling = (bytes, maxPages) => {
   let at = 8
@@ -15,13 +19,16 @@ export const withMemoryCeiling = (bytes, maxPages) => {
     let shift = 0
     let byte
     do {
-      byte = bytes[at++]
+      // Past the end reads as 0: the loop stops, and the module fails to compile later.
+      byte = bytes[at++] ?? 0
       value += (byte & 0x7f) * 2 ** shift
       shift += 7
     } while (byte & 0x80)
     return value
   }
+  /** @param {number} value */
   const encode = (value) => {
+    /** @type {number[]} */
     const out = []
     do {
       let byte = value % 128
@@ -33,7 +40,7 @@ export const withMemoryCeiling = (bytes, maxPages) => {
   }
   while (at < bytes.length) {
     const sectionStart = at
-    const id = bytes[at++]
+    const id = bytes[at++] ?? 0
     const size = leb()
     const contentStart = at
     if (id === 2) {
@@ -41,21 +48,22 @@ export const withMemoryCeiling = (bytes, maxPages) => {
       for (let count = leb(); count > 0; count--) {
         at += leb()
         at += leb()
-        const kind = bytes[at++]
+        const kind = bytes[at++] ?? -1
         if (kind === 2) throw new Error("the witness generator imports its memory, which mzk does not provide")
         if (kind === 0) leb()
         else if (kind === 1) {
           at++
-          if (bytes[at++] & 1) leb()
+          if ((bytes[at++] ?? 0) & 1) leb()
           leb()
         } else if (kind === 3) at += 2
       }
     }
     if (id === 5) {
+      /** @type {number[]} */
       const memories = []
       const declared = leb()
       for (let count = declared; count > 0; count--) {
-        const flags = bytes[at++]
+        const flags = bytes[at++] ?? 0
         const min = leb()
         const max = flags & 1 ? leb() : undefined
         if (min > maxPages) {

@@ -8,6 +8,7 @@
 //   lib/circomlib/...    circomlib's circuits, copied here by this job
 //   out/                 circom's and snarkjs's outputs
 //   in/                  prebuilt artifacts (kind "artifacts")
+// @ts-check
 
 import { loadNativeProver } from "@mzk/prover-native";
 import { randomBytes } from "node:crypto";
@@ -39,7 +40,49 @@ import { checkZkeyPoints } from "./zkeyPoints.mjs";
 
 const require = createRequire(import.meta.url);
 
+/**
+ * @typedef {import("./jobAnswer.js").JobSpec} JobSpec
+ * @typedef {Extract<JobSpec, { kind: "circom" }>} CircomJob
+ * @typedef {Extract<JobSpec, { kind: "artifacts" }>} ArtifactsJob
+ * @typedef {import("@mzk/core").CircuitErrorCode} CircuitErrorCode
+ * @typedef {import("@mzk/core").SetupSystem} SetupSystem
+ * @typedef {import("@mzk/prover-native").NativeProverAddon} NativeProverAddon
+ * @typedef {import("../formats/iden3.mjs").DerivedInput} DerivedInput
+ * @typedef {import("../formats/iden3.mjs").R1csHeader} R1csHeader
+ * @typedef {{ r1cs: string; sym: string; wasm: string }} CircomFiles
+ * @typedef {{ file?: string; line?: number }} Location
+ * @typedef {{ exitCode: number; output: string }} CircomRun
+ *
+ * What this job uses of snarkjs beyond src/snarkjs.d.ts (it ships no types).
+ * @typedef {{
+ *   powersOfTau: {
+ *     newAccumulator(curve: unknown, power: number, file: string): Promise<unknown>
+ *     contribute(from: string, to: string, name: string, entropy: string): Promise<unknown>
+ *     preparePhase2(from: string, to: string): Promise<unknown>
+ *   }
+ *   zKey: {
+ *     newZKey(r1cs: string, ptau: string, zkey: string): Promise<unknown>
+ *     contribute(from: string, to: string, name: string, entropy: string): Promise<unknown>
+ *     exportVerificationKey(zkey: string): Promise<{ nPublic: number } & Record<string, unknown>>
+ *   }
+ *   curves: typeof snarkjs.curves
+ * } & Record<SetupSystem, {
+ *   setup?(r1cs: string, ptau: string, zkey: string, logger: object): Promise<unknown>
+ *   prove(zkey: Uint8Array, witness: Uint8Array): Promise<{ proof: unknown; publicSignals: Array<string> }>
+ *   verify(vkey: unknown, publicSignals: ReadonlyArray<string>, proof: unknown): Promise<boolean>
+ * }>} Snarkjs
+ */
+const SNARKJS = /** @type {Snarkjs} */ (/** @type {unknown} */ (snarkjs));
+
+/** @param {unknown} e */
+const messageOf = (e) => (e instanceof Error ? e.message : String(e));
+
 class Failure extends Error {
+  /**
+   * @param {CircuitErrorCode} code
+   * @param {string} message
+   * @param {Location} [extra]
+   */
   constructor(code, message, extra = {}) {
     super(message);
     this.code = code;
@@ -47,19 +90,26 @@ class Failure extends Error {
   }
 }
 
+/**
+ * @param {ReadonlyArray<string>} args
+ * @returns {Promise<CircomRun>}
+ */
 function runCircom(args) {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL("./circomWorker.mjs", import.meta.url), { workerData: { args } });
+    /** @type {import("./circomWorker.mjs").CircomAnswer | null} */
     let answer = null;
     worker.on("message", (m) => (answer = m));
     worker.on("error", (e) =>
       reject(e instanceof RangeError ? new Failure("compile_memory_exceeded", `circom ran out of memory: ${e.message}`) : e),
     );
     worker.on("exit", () => {
-      if (answer === null) return reject(new Failure("internal", "circom stopped without an answer"));
-      if (answer.error === undefined) return resolve(answer);
-      if (answer.rangeError) return reject(new Failure("compile_memory_exceeded", `circom ran out of memory: ${answer.error}`));
-      reject(new Failure("compile_error", `circom crashed: ${answer.error}\n${answer.output}`.trim()));
+      /** @type {import("./circomWorker.mjs").CircomAnswer | null} */
+      const got = answer;
+      if (got === null) return reject(new Failure("internal", "circom stopped without an answer"));
+      if (!("error" in got)) return resolve(got);
+      if (got.rangeError) return reject(new Failure("compile_memory_exceeded", `circom ran out of memory: ${got.error}`));
+      reject(new Failure("compile_error", `circom crashed: ${got.error}\n${got.output}`.trim()));
     });
   });
 }
@@ -69,6 +119,10 @@ function copyCircomlib() {
   fs.cpSync(circuits, path.join("lib", "circomlib", "circuits"), { recursive: true, dereference: true });
 }
 
+/**
+ * @param {string} main
+ * @returns {Promise<CircomFiles>}
+ */
 async function compile(main) {
   copyCircomlib();
   fs.mkdirSync("out", { recursive: true });
@@ -83,6 +137,7 @@ async function compile(main) {
   // eslint-disable-next-line no-control-regex -- circom colours its output with ANSI escapes
   if (exitCode !== 0 || /(^|\n)(\x1b\[[0-9;]*m)*error(\[|:)/.test(output) || !produced) {
     const { message, file, line } = parseCircomErrors(output, ["src/", "./src/"]);
+    /** @type {Location} */
     const extra = {};
     if (file !== undefined) extra.file = file;
     if (line !== undefined) extra.line = line;
@@ -91,7 +146,10 @@ async function compile(main) {
   return files;
 }
 
-/** The ptau to set up against: the operator's file, or the cached development one (made on first use). */
+/**
+ * The ptau to set up against: the operator's file, or the cached development one (made on first use).
+ * @param {CircomJob} job
+ */
 async function resolvePtau(job) {
   if (job.ptau) return { file: job.ptau, developmentOnly: false };
   if (job.developmentPtau) {
@@ -110,23 +168,31 @@ async function resolvePtau(job) {
  * Tells the parent how the development ptau is coming along, and waits until the message is sent,
  * so it is logged (by the parent, which has the server's logger and clock) before the next step
  * keeps this process busy for minutes.
+ * @param {object} event
+ * @returns {Promise<void>}
  */
 function progress(event) {
-  return new Promise((resolve) => process.send({ progress: event }, () => resolve()));
+  return new Promise((resolve) => send({ progress: event }, () => resolve()));
 }
 
 // One local contribution: whoever runs this host could forge proofs, hence development only. Made
 // under a unique temp name and renamed into place, so concurrent builds never read half a file.
+/**
+ * @param {number} power
+ * @param {string} dir
+ * @param {string} file
+ */
 async function makeDevelopmentPtau(power, dir, file) {
   fs.mkdirSync(dir, { recursive: true });
   const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const p0 = path.join(dir, `.dev_pot${power}_${tag}_0.ptau`);
   const p1 = path.join(dir, `.dev_pot${power}_${tag}_1.ptau`);
   const p2 = path.join(dir, `.dev_pot${power}_${tag}_final.ptau`);
+  /** @type {ReadonlyArray<readonly [string, (curve: unknown) => Promise<unknown>]>} */
   const steps = [
-    ["new accumulator", (curve) => snarkjs.powersOfTau.newAccumulator(curve, power, p0)],
-    ["contribution", () => snarkjs.powersOfTau.contribute(p0, p1, "mzk development ptau", randomBytes(32).toString("hex"))],
-    ["prepare phase 2", () => snarkjs.powersOfTau.preparePhase2(p1, p2)],
+    ["new accumulator", (curve) => SNARKJS.powersOfTau.newAccumulator(curve, power, p0)],
+    ["contribution", () => SNARKJS.powersOfTau.contribute(p0, p1, "mzk development ptau", randomBytes(32).toString("hex"))],
+    ["prepare phase 2", () => SNARKJS.powersOfTau.preparePhase2(p1, p2)],
   ];
   try {
     await progress({ event: "start", power, file, steps: steps.length });
@@ -143,12 +209,13 @@ async function makeDevelopmentPtau(power, dir, file) {
   }
 }
 
+/** @param {string} file */
 function readPtau(file) {
   let header;
   try {
     header = readPtauHeader(file);
   } catch (e) {
-    throw new Failure("internal", `the server's powers of tau file is unusable: ${e.message}`);
+    throw new Failure("internal", `the server's powers of tau file is unusable: ${messageOf(e)}`);
   }
   if (!header.bn128) throw new Failure("internal", `the server's powers of tau file is for curve ${header.curve}, not bn128`);
   if (!header.prepared) throw new Failure("internal", "the server's powers of tau file is not prepared for phase 2 (snarkjs powersoftau prepare phase2)");
@@ -160,6 +227,9 @@ function readPtau(file) {
  * circuit needs are read); false where the addon is not loaded or refuses this ptau, so snarkjs
  * does it (snarkjs accepts one case the native code refuses: a ptau of exactly the circuit's
  * power above 2^14 constraints).
+ * @param {string} r1cs
+ * @param {string} ptau
+ * @param {string} zkey
  */
 async function nativePhase2Setup(r1cs, ptau, zkey) {
   const addon = nativePhase2();
@@ -168,11 +238,15 @@ async function nativePhase2Setup(r1cs, ptau, zkey) {
     await contributeNative({ r1cs, ptau, zkey, threads: availableParallelism(), addon });
     return true;
   } catch (e) {
-    if (e?.code === "MZK_INVALID_INPUT") return false;
+    if (isInvalidInput(e)) return false;
     throw e;
   }
 }
 
+/** @param {unknown} e the native addon's refusal of its input, as opposed to a failure */
+const isInvalidInput = (e) => e instanceof Error && "code" in e && e.code === "MZK_INVALID_INPUT";
+
+/** @param {CircomJob} job */
 async function buildCircom(job) {
   const system = job.system ?? "groth16";
   // Development mode with the addon: a Groth16 key straight from fresh toxic waste, no ptau, no size
@@ -204,15 +278,19 @@ async function buildCircom(job) {
   const z0 = path.join("out", "circuit_0000.zkey");
   const zkey = path.join("out", "circuit.zkey");
   if (!(await nativePhase2Setup(files.r1cs, ptau.file, zkey))) {
-    const created = await snarkjs.zKey.newZKey(files.r1cs, ptau.file, z0);
+    const created = await SNARKJS.zKey.newZKey(files.r1cs, ptau.file, z0);
     if (!created || typeof created !== "object") throw new Failure("internal", "snarkjs could not start the Groth16 setup");
     // snarkjs mixes its own random bytes into this text; the phase-2 toxic waste lives only in this process.
-    await snarkjs.zKey.contribute(z0, zkey, "mzk server contribution", randomBytes(64).toString("hex"));
+    await SNARKJS.zKey.contribute(z0, zkey, "mzk server contribution", randomBytes(64).toString("hex"));
     fs.rmSync(z0, { force: true });
   }
   return built(files, zkey, r1cs, inputs, publicSignals, ptau.developmentOnly, "groth16");
 }
 
+/**
+ * @param {CircomJob} job
+ * @param {NativeProverAddon} addon
+ */
 async function buildCircomNatively(job, addon) {
   const files = await compile(job.main);
   const r1cs = readR1csHeaderFile(files.r1cs);
@@ -226,10 +304,17 @@ async function buildCircomNatively(job, addon) {
  * PLONK or FFLONK's setup: the circuit's key from the universal powers of tau alone, no phase 2.
  * Neither says how large a ptau it needs before it has turned the r1cs into its own gates, so a
  * ptau too small is found by the setup itself and reported as the circuit's error.
+ * @param {SetupSystem} system
+ * @param {string} r1cs
+ * @param {string} ptau
+ * @param {string} zkey
+ * @param {number} power
  */
 async function universalSetup(system, r1cs, ptau, zkey, power) {
+  /** @type {Array<string>} */
   const refused = [];
-  const logger = { debug() {}, info() {}, warn() {}, error: (message) => refused.push(String(message)) };
+  const logger = { debug() {}, info() {}, warn() {}, error: (/** @type {unknown} */ message) => refused.push(String(message)) };
+  /** @param {string} why */
   const tooLarge = (why) =>
     new Failure(
       "circuit_too_large",
@@ -237,10 +322,12 @@ async function universalSetup(system, r1cs, ptau, zkey, power) {
     );
   // Each system's setup by name: a system added to the list without one is refused here, never
   // set up as another.
-  const setups = { plonk: snarkjs.plonk.setup, fflonk: snarkjs.fflonk.setup };
-  if (!Object.hasOwn(setups, system)) throw new Failure("internal", `no setup for the ${system} proving system from a powers of tau`);
+  /** @type {Partial<Record<SetupSystem, ((r1cs: string, ptau: string, zkey: string, logger: object) => Promise<unknown>) | undefined>>} */
+  const setups = { plonk: SNARKJS.plonk.setup, fflonk: SNARKJS.fflonk.setup };
+  const setup = Object.hasOwn(setups, system) ? setups[system] : undefined;
+  if (setup === undefined) throw new Failure("internal", `no setup for the ${system} proving system from a powers of tau`);
   try {
-    const result = await setups[system](r1cs, ptau, zkey, logger);
+    const result = await setup(r1cs, ptau, zkey, logger);
     if (result === -1 || refused.length > 0) {
       const why = refused.join("; ") || "the setup refused the ptau";
       if (/too big|not big enough/i.test(why)) throw tooLarge(why);
@@ -248,29 +335,43 @@ async function universalSetup(system, r1cs, ptau, zkey, power) {
     }
   } catch (e) {
     if (e instanceof Failure) throw e;
-    if (/not big enough|too big/i.test(String(e?.message ?? e))) throw tooLarge(e.message);
+    if (/not big enough|too big/i.test(messageOf(e))) throw tooLarge(messageOf(e));
     throw e;
   }
 }
 
-/** What a circom build answers, however its key was made. */
+/**
+ * What a circom build answers, however its key was made.
+ * @param {CircomFiles} files
+ * @param {string} zkey
+ * @param {R1csHeader} r1cs
+ * @param {ReadonlyArray<DerivedInput>} inputs
+ * @param {ReadonlyArray<string>} publicSignals
+ * @param {boolean} developmentOnly
+ * @param {SetupSystem} system
+ */
 async function built(files, zkey, r1cs, inputs, publicSignals, developmentOnly, system) {
   return {
     files: { ...files, zkey },
     constraints: r1cs.nConstraints,
     inputs,
     public_signals: publicSignals,
-    verification_key: await snarkjs.zKey.exportVerificationKey(zkey),
+    verification_key: await SNARKJS.zKey.exportVerificationKey(zkey),
     proving_system: system,
     development_only: developmentOnly,
   };
 }
 
+/**
+ * @param {string} what
+ * @param {unknown} e
+ */
 const invalid = (what, e) => {
   if (e instanceof Failure) return e;
-  return new Failure("invalid_artifacts", `${what}: ${e?.message ?? e}`);
+  return new Failure("invalid_artifacts", `${what}: ${messageOf(e)}`);
 };
 
+/** @param {ArtifactsJob} job */
 async function checkArtifacts(job) {
   const zkeyBytes = fs.readFileSync(path.join("in", "circuit.zkey"));
   const wasmBytes = fs.readFileSync(path.join("in", "circuit.wasm"));
@@ -327,7 +428,7 @@ async function checkArtifacts(job) {
     try {
       counts = countsFromWasm(symText, zkey.nPublic, wasm);
     } catch (e) {
-      throw new Failure("artifact_mismatch", e.message);
+      throw new Failure("artifact_mismatch", messageOf(e));
     }
   }
 
@@ -335,7 +436,7 @@ async function checkArtifacts(job) {
   try {
     derived = deriveSignals(symText, counts);
   } catch (e) {
-    throw new Failure("artifact_mismatch", `the sym file does not match the circuit: ${e.message}`);
+    throw new Failure("artifact_mismatch", `the sym file does not match the circuit: ${messageOf(e)}`);
   }
   for (const input of derived.inputs) {
     const size = input.dimensions.reduce((a, b) => a * b, 1);
@@ -351,7 +452,7 @@ async function checkArtifacts(job) {
   try {
     // The Groth16 key's points one by one; a PLONK/FFLONK key is checked by the proof below.
     if (system === "groth16") await checkZkeyPoints(zkeyBytes, { addon, threads });
-    verificationKey = await snarkjs.zKey.exportVerificationKey(path.join("in", "circuit.zkey"));
+    verificationKey = await SNARKJS.zKey.exportVerificationKey(path.join("in", "circuit.zkey"));
   } catch (e) {
     throw invalid("the zkey is corrupt", e);
   }
@@ -376,6 +477,17 @@ const SAMPLE_INPUTS = path.join("in", "sample_inputs.json");
  * inputs, else the all-zero input), made with the zkey and verified with its verification key.
  * With no witness (the all-zero input fails the circuit) and no r1cs nothing can be checked, and
  * the upload is refused: the circuit would be `ready` with every proof failing if they did not fit.
+ * @param {{
+ *   zkeyBytes: Uint8Array
+ *   wasmBytes: Uint8Array
+ *   r1csBytes: Uint8Array | null
+ *   inputs: ReadonlyArray<DerivedInput>
+ *   verificationKey: unknown
+ *   wires: number
+ *   addon: NativeProverAddon | undefined
+ *   threads: number
+ *   system: SetupSystem
+ * }} circuit
  */
 async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verificationKey, wires, addon, threads, system }) {
   // Groth16's coefficients are the r1cs's; PLONK/FFLONK keys hold gates, so only the proof below tells.
@@ -399,7 +511,7 @@ async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verifi
   try {
     const { WitnessCalculatorBuilder } = await snarkjsDependency("circom_runtime");
     const calculator = await WitnessCalculatorBuilder(wasmBytes);
-    wtns = await calculator.calculateWTNSBin(sample ?? zeroInputs(inputs), 0);
+    wtns = /** @type {Uint8Array} */ (await calculator.calculateWTNSBin(sample ?? zeroInputs(inputs), 0));
   } catch (e) {
     const reason = witnessError(e);
     if (sample !== undefined) {
@@ -415,15 +527,15 @@ async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verifi
   let out;
   try {
     out = system !== "groth16"
-      ? await snarkjs[system].prove(zkeyBytes, wtns)
+      ? await SNARKJS[system].prove(zkeyBytes, wtns)
       : addon === undefined
-      ? await snarkjs.groth16.prove(zkeyBytes, wtns)
+      ? await SNARKJS.groth16.prove(zkeyBytes, wtns)
       : proveNatively(addon, zkeyBytes, wtns, threads);
   } catch (e) {
-    if (system === "groth16" && addon !== undefined && e?.code !== "MZK_INVALID_INPUT") throw e;
+    if (system === "groth16" && addon !== undefined && !isInvalidInput(e)) throw e;
     throw invalid("the zkey cannot prove the wasm's witness", e);
   }
-  if (!(await snarkjs[system].verify(verificationKey, out.publicSignals, out.proof))) {
+  if (!(await SNARKJS[system].verify(verificationKey, out.publicSignals, out.proof))) {
     throw new Failure(
       "artifact_mismatch",
       `a proof of ${what}, made with the zkey from the wasm's witness, does not verify against the zkey's verification key: the zkey is for another circuit than the wasm and sym (though both have ${wires} wires); send the zkey set up from this circuit's r1cs`,
@@ -431,7 +543,13 @@ async function checkOneCircuit({ zkeyBytes, wasmBytes, r1csBytes, inputs, verifi
   }
 }
 
-/** One proof on a key loaded for it alone: no shared cache, no precomputed tables. */
+/**
+ * One proof on a key loaded for it alone: no shared cache, no precomputed tables.
+ * @param {NativeProverAddon} addon
+ * @param {Uint8Array} zkeyBytes
+ * @param {Uint8Array} wtns
+ * @param {number} threads
+ */
 function proveNatively(addon, zkeyBytes, wtns, threads) {
   const handle = addon.loadZkey(zkeyBytes, { cache: false, tableBudgetMB: 0, threads });
   try {
@@ -441,13 +559,19 @@ function proveNatively(addon, zkeyBytes, wtns, threads) {
   }
 }
 
-/** The sample inputs as the witness calculator takes them: a JSON object naming only the circuit's inputs. */
+/**
+ * The sample inputs as the witness calculator takes them: a JSON object naming only the circuit's inputs.
+ * @param {string} text
+ * @param {ReadonlyArray<DerivedInput>} inputs
+ * @returns {Record<string, unknown>}
+ */
 function sampleInputs(text, inputs) {
+  /** @type {unknown} */
   let value;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new Failure("invalid_artifacts", `the sample inputs are not JSON: ${e.message}`);
+    throw new Failure("invalid_artifacts", `the sample inputs are not JSON: ${messageOf(e)}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new Failure("invalid_artifacts", "the sample inputs must be a JSON object of the circuit's inputs by name, as a proof's inputs are");
@@ -460,18 +584,28 @@ function sampleInputs(text, inputs) {
       `the sample inputs name ${unknown.join(", ")}, not an input of this circuit (its inputs: ${[...names].join(", ") || "none"})`,
     );
   }
-  return value;
+  return /** @type {Record<string, unknown>} */ (value);
 }
 
-/** Every input of the circuit, arrays in their dimensions, set to 0. */
+/**
+ * Every input of the circuit, arrays in their dimensions, set to 0.
+ * @param {ReadonlyArray<DerivedInput>} inputs
+ */
 const zeroInputs = (inputs) => {
-  const zeros = (dimensions) => (dimensions.length === 0 ? "0" : Array.from({ length: dimensions[0] }, () => zeros(dimensions.slice(1))));
+  /**
+   * @param {ReadonlyArray<number>} dimensions
+   * @returns {unknown}
+   */
+  const zeros = (dimensions) => (dimensions.length === 0 ? "0" : Array.from({ length: dimensions[0] ?? 0 }, () => zeros(dimensions.slice(1))));
   return Object.fromEntries(inputs.map((input) => [input.name, zeros(input.dimensions)]));
 };
 
-/** The witness calculator's reason, on one line ("Assert Failed. Error in template T_0 line: 6"). */
+/**
+ * The witness calculator's reason, on one line ("Assert Failed. Error in template T_0 line: 6").
+ * @param {unknown} e
+ */
 const witnessError = (e) =>
-  String(e?.message ?? e)
+  messageOf(e)
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "")
@@ -479,6 +613,7 @@ const witnessError = (e) =>
     .replace(/^Error:\s*/, "")
     .slice(0, 300);
 
+/** @param {JobSpec} job */
 async function run(job) {
   if (job.kind === "circom") return buildCircom(job);
   if (job.kind === "artifacts") return checkArtifacts(job);
@@ -487,18 +622,22 @@ async function run(job) {
     if (!fs.existsSync(file)) await makeDevelopmentPtau(job.power, job.dir, file);
     return { file };
   }
-  throw new Failure("internal", `unknown build job ${job.kind}`);
+  throw new Failure("internal", `unknown build job ${/** @type {{ kind?: unknown }} */ (job).kind}`);
 }
 
+// Forked with an IPC channel: `send` is there.
+const send = /** @type {NonNullable<typeof process.send>} */ (process.send).bind(process);
+
+/** @param {object} message */
 function answer(message) {
-  process.send(message, () => process.exit(0));
+  send(message, () => process.exit(0));
 }
 
 // A worker that dies (SIGKILL, crash) closes the IPC channel; its build must not run on as an
 // orphan, since another worker takes the build over.
 process.on("disconnect", () => process.exit(1));
 
-process.once("message", async (job) => {
+process.once("message", async (/** @type {JobSpec} */ job) => {
   try {
     const result = await run(job);
     answer({ ok: true, ...result });
@@ -508,7 +647,7 @@ process.once("message", async (job) => {
       answer({ ok: false, code: "compile_memory_exceeded", message: `the build ran out of memory: ${e.message}` });
     } else {
       // The stack names the server's paths: it goes to stderr, which the parent logs, not to the account.
-      process.stderr.write(`${e?.stack ?? e}\n`);
+      process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
       answer({ ok: false, code: "internal", message: "the build failed unexpectedly; the server's log has the details" });
     }
   }

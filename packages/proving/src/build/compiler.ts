@@ -4,7 +4,6 @@ import {
   type BuildInput,
   type BuildOutput,
   CircuitCompiler,
-  type SetupSystem,
   type SourceSetup
 } from "@mzk/core"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -31,7 +30,7 @@ import { MissingOptionalPackage, missingPackages } from "../optionalPackages.mjs
 import { renderVerifier } from "../solidity/verifier.js"
 import { nativeDevelopmentSetup } from "./developmentSetup.mjs"
 import { readPtauHeader } from "../formats/iden3.mjs"
-import { type ChildMessage, decodeChildMessage, type JobSuccess } from "./jobAnswer.js"
+import { type ChildMessage, decodeChildMessage, type JobSpec, type JobSuccess } from "./jobAnswer.js"
 import { makePtauProgressLog } from "./ptauProgress.js"
 import { checkUpload } from "./upload.js"
 
@@ -78,21 +77,6 @@ export const inspectPtau = (path: string) =>
     try: () => readPtauHeader(path),
     catch: (e) => new BuildFailure({ code: "internal", message: `cannot read the powers of tau file ${path}: ${String(e)}` })
   })
-
-type JobSpec =
-  | {
-    readonly kind: "circom"
-    readonly main: string
-    readonly ptau: string | null
-    readonly developmentPtau: { power: number; dir: string } | null
-    /** Set up natively from fresh toxic waste (development only), not against a ptau. */
-    readonly nativeSetup: boolean
-    readonly system: SetupSystem
-  }
-  | { readonly kind: "artifacts"; readonly system: SetupSystem | null }
-  | { readonly kind: "devptau"; readonly power: number; readonly dir: string }
-  | { readonly kind: "noir"; readonly files: Readonly<Record<string, Uint8Array>> }
-  | { readonly kind: "acir"; readonly bytes: Uint8Array }
 
 const internal = (message: string) => new BuildFailure({ code: "internal", message })
 

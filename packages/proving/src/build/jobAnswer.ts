@@ -1,4 +1,4 @@
-import { BuildFailure, CircuitErrorCode, CircuitInput } from "@mzk/core"
+import { BuildFailure, CircuitErrorCode, CircuitInput, type SetupSystem } from "@mzk/core"
 import { Either, ParseResult, Schema } from "effect"
 import type { PtauProgress } from "./ptauProgress.js"
 
@@ -9,8 +9,27 @@ import type { PtauProgress } from "./ptauProgress.js"
  * in an event handler of the server, where nothing catches it and the process would end.
  */
 
+/**
+ * The one job the parent sends a build child (buildJob.mjs takes the first three kinds, noirJob.mjs
+ * the last two).
+ */
+export type JobSpec =
+  | {
+    readonly kind: "circom"
+    readonly main: string
+    readonly ptau: string | null
+    readonly developmentPtau: { power: number; dir: string } | null
+    /** Set up natively from fresh toxic waste (development only), not against a ptau. */
+    readonly nativeSetup: boolean
+    readonly system: SetupSystem
+  }
+  | { readonly kind: "artifacts"; readonly system: SetupSystem | null }
+  | { readonly kind: "devptau"; readonly power: number; readonly dir: string }
+  | { readonly kind: "noir"; readonly files: Readonly<Record<string, Uint8Array>> }
+  | { readonly kind: "acir"; readonly bytes: Uint8Array }
+
 /** The job kinds and what each answers on success. */
-export type JobKind = "circom" | "artifacts" | "devptau" | "noir" | "acir"
+export type JobKind = JobSpec["kind"]
 
 const Files = Schema.Struct({ wasm: Schema.String, zkey: Schema.String, r1cs: Schema.String, sym: Schema.String })
 

@@ -1,6 +1,7 @@
 // Readers for the binary headers of circom/snarkjs files (r1cs, zkey, ptau), the circom `.sym`
 // file, circom's error output, and the derivation of a circuit's inputs and public signals.
 // Plain JS so the build job (a bare `node` child process) and the TypeScript side share it.
+// @ts-check
 
 /* global WebAssembly */
 import { Buffer } from "node:buffer";
@@ -16,13 +17,64 @@ const BLS12_381_Q = BigInt(
 
 export class FormatError extends Error {}
 
+/**
+ * Reads `len` bytes at `pos`, or throws a FormatError when they are not all in the file.
+ * @typedef {{ readonly size: number; read(pos: number, len: number): Uint8Array }} SectionReader
+ * @typedef {{ readonly start: number; readonly size: number }} Section
+ * @typedef {Map<number, Array<Section>>} Sections
+ * @typedef {{
+ *   readonly curve: string
+ *   readonly bn128: boolean
+ *   readonly power: number
+ *   readonly ceremonyPower: number
+ *   readonly prepared: boolean
+ * }} PtauHeader
+ * @typedef {{
+ *   readonly prime: bigint
+ *   readonly nVars: number
+ *   readonly nOutputs: number
+ *   readonly nPubInputs: number
+ *   readonly nPrvInputs: number
+ *   readonly nLabels: number
+ *   readonly nConstraints: number
+ * }} R1csHeader
+ * `nWitness` is the wires of the witness the key proves; PLONK/FFLONK: `nConstraints` counts
+ * PLONK gates, not r1cs constraints.
+ * @typedef {{
+ *   readonly protocol: "groth16" | "plonk" | "fflonk"
+ *   readonly curve: "bn128"
+ *   readonly nWitness: number
+ *   readonly nPublic: number
+ *   readonly domainSize: number
+ *   readonly nConstraints: number
+ * }} ZkeyInfo
+ * @typedef {{ readonly nOutputs: number; readonly nPubInputs: number; readonly nPrvInputs: number }} SignalCounts
+ * @typedef {{ readonly name: string; readonly visibility: "public" | "private"; readonly kind: "field"; readonly dimensions: Array<number> }} DerivedInput
+ * @typedef {{ label: number; wire: number; base: string; indices: Array<number>; name: string }} MainSignal
+ * @typedef {{
+ *   readonly witnessSize: number
+ *   readonly inputSize: number
+ *   readonly prime: bigint
+ *   inputSignalSize(name: string): number
+ * }} WitnessWasm
+ */
+
+/**
+ * @param {Uint8Array} bytes
+ * @param {number} offset
+ * @param {number} length
+ */
 const le = (bytes, offset, length) => {
   let v = 0n;
-  for (let i = length - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[offset + i]);
+  for (let i = length - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[offset + i] ?? 0);
   return v;
 };
 
-/** A reader over bytes in memory or a file descriptor, so a large ptau is never read whole. */
+/**
+ * A reader over bytes in memory or a file descriptor, so a large ptau is never read whole.
+ * @param {Uint8Array} bytes
+ * @returns {SectionReader}
+ */
 export const bytesReader = (bytes) => ({
   size: bytes.length,
   read: (pos, len) => {
@@ -31,6 +83,10 @@ export const bytesReader = (bytes) => ({
   },
 });
 
+/**
+ * @param {number} fd
+ * @returns {SectionReader}
+ */
 export const fileReader = (fd) => {
   const size = fs.fstatSync(fd).size;
   return {
@@ -53,6 +109,9 @@ export const fileReader = (fd) => {
  * The section table of an iden3 binary file (`magic`, version, sections of type + u64 size). Every
  * section must lie inside the file and the sections must fill it exactly: a truncated or padded
  * upload is caught here rather than deep inside snarkjs.
+ * @param {SectionReader} reader
+ * @param {string} magic
+ * @returns {{ readonly version: number; readonly sections: Sections }}
  */
 export function readSections(reader, magic) {
   if (reader.size < 12) throw new FormatError(`not a ${magic} file (too short)`);
@@ -61,6 +120,7 @@ export function readSections(reader, magic) {
   if (found !== magic) throw new FormatError(`not a ${magic} file`);
   const version = Number(le(head, 4, 4));
   const nSections = Number(le(head, 8, 4));
+  /** @type {Sections} */
   const sections = new Map();
   let pos = 12;
   for (let i = 0; i < nSections; i++) {
@@ -79,18 +139,33 @@ export function readSections(reader, magic) {
   return { version, sections };
 }
 
-/** The one section of `type` ({ start, size }); a file without it, or with it twice, is refused. */
+/**
+ * The one section of `type` ({ start, size }); a file without it, or with it twice, is refused.
+ * @param {Sections} sections
+ * @param {number} type
+ * @param {string} magic
+ * @returns {Section}
+ */
 export const only = (sections, type, magic) => {
   const list = sections.get(type);
-  if (!list || list.length !== 1) throw new FormatError(`${magic} file has no single section ${type}`);
-  return list[0];
+  const [one] = list ?? [];
+  if (list?.length !== 1 || one === undefined) throw new FormatError(`${magic} file has no single section ${type}`);
+  return one;
 };
 
+/**
+ * @param {Uint8Array} bytes
+ * @returns {R1csHeader}
+ */
 export function readR1csHeader(bytes) {
   return readR1csHeaderFrom(bytesReader(bytes));
 }
 
-/** The same from a file, reading only its section table and header (a large r1cs is never read whole). */
+/**
+ * The same from a file, reading only its section table and header (a large r1cs is never read whole).
+ * @param {string} file
+ * @returns {R1csHeader}
+ */
 export function readR1csHeaderFile(file) {
   const fd = fs.openSync(file, "r");
   try {
@@ -100,6 +175,10 @@ export function readR1csHeaderFile(file) {
   }
 }
 
+/**
+ * @param {SectionReader} reader
+ * @returns {R1csHeader}
+ */
 function readR1csHeaderFrom(reader) {
   const { sections } = readSections(reader, "r1cs");
   const s = only(sections, 1, "r1cs");
@@ -124,14 +203,20 @@ function readR1csHeaderFrom(reader) {
   return { prime, nVars, nOutputs, nPubInputs, nPrvInputs, nLabels, nConstraints };
 }
 
+/** @param {bigint} q */
 export const curveName = (q) => (q === BN128_Q ? "bn128" : q === BLS12_381_Q ? "bls12-381" : `unknown (q = ${q})`);
 
-/** snarkjs's protocol ids (zkey_constants.js). */
+/**
+ * snarkjs's protocol ids (zkey_constants.js).
+ * @type {Readonly<Record<number, ZkeyInfo["protocol"]>>}
+ */
 const ZKEY_PROTOCOLS = { 1: "groth16", 2: "plonk", 10: "fflonk" };
 
 /**
  * The opening every zkey header shares (Groth16, PLONK, FFLONK): q and r with their byte sizes,
  * then `u32` reads the counts that follow; `offset()` is where the reader stands.
+ * @param {SectionReader} reader
+ * @param {Sections} sections
  */
 function zkeyHeaderReader(reader, sections) {
   const s2 = only(sections, 2, "zkey");
@@ -143,6 +228,7 @@ function zkeyHeaderReader(reader, sections) {
     o += 4;
     return v;
   };
+  /** @returns {[number, bigint]} */
   const field = () => {
     const n8 = u32();
     if (o + n8 > h.length) throw new FormatError("zkey header too short");
@@ -162,6 +248,10 @@ function zkeyHeaderReader(reader, sections) {
  * header's wires; the prover computes those itself, so the witness holds the others
  * (snarkjs's `plonk prove` takes a witness of nVars − nAdditions). Their points are checked by the
  * build's proof of one witness, not one by one (the Groth16 checks do not apply).
+ * @param {SectionReader} reader
+ * @param {Sections} sections
+ * @param {ZkeyInfo["protocol"]} system
+ * @returns {ZkeyInfo}
  */
 function readUniversalZkeyInfo(reader, sections, system) {
   const { q, r, u32 } = zkeyHeaderReader(reader, sections);
@@ -184,6 +274,8 @@ function readUniversalZkeyInfo(reader, sections, system) {
  * header's counts (snarkjs's zkey layout); its number of r1cs constraints is recovered from the
  * coefficient section: snarkjs appends one constraint per public signal (and one for the
  * constant) after the circuit's own, so the highest constraint index is nConstraints + nPublic.
+ * @param {Uint8Array} bytes
+ * @returns {ZkeyInfo}
  */
 export function readZkeyInfo(bytes) {
   const reader = bytesReader(bytes);
@@ -208,6 +300,7 @@ export function readZkeyInfo(bytes) {
   if (header.size !== header.offset() + 3 * sG1 + 3 * sG2) throw new FormatError("zkey header has the wrong size");
   if (nPublic + 1 > nVars) throw new FormatError("zkey header: more public signals than variables");
   if (domainSize === 0 || (domainSize & (domainSize - 1)) !== 0) throw new FormatError("zkey header: domain size is not a power of two");
+  /** @type {Record<number, number>} */
   const expected = {
     3: (nPublic + 1) * sG1,
     5: nVars * sG1,
@@ -227,9 +320,10 @@ export function readZkeyInfo(bytes) {
   const nCoeffs = Number(le(coeffs, 0, 4));
   const entry = 12 + n8r;
   if (coeffs.length !== 4 + nCoeffs * entry) throw new FormatError("zkey coefficient section has the wrong size");
+  const view = new DataView(coeffs.buffer, coeffs.byteOffset, coeffs.byteLength);
   let maxConstraint = -1;
   for (let i = 0, p = 4; i < nCoeffs; i++, p += entry) {
-    const c = coeffs[p + 4] | (coeffs[p + 5] << 8) | (coeffs[p + 6] << 16) | (coeffs[p + 7] * 2 ** 24);
+    const c = view.getUint32(p + 4, true);
     if (c > maxConstraint) maxConstraint = c;
   }
   const nConstraints = maxConstraint - nPublic;
@@ -240,6 +334,10 @@ export function readZkeyInfo(bytes) {
 /** R² mod r for R = 2^256: snarkjs stores each coefficient v of A and B as v·R² mod r. */
 const COEFFICIENT_FACTOR = (1n << 512n) % BN128_R;
 
+/**
+ * @param {DataView} view
+ * @param {number} offset
+ */
 const le256 = (view, offset) =>
   view.getBigUint64(offset, true) | (view.getBigUint64(offset + 8, true) << 64n) | (view.getBigUint64(offset + 16, true) << 128n) |
   (view.getBigUint64(offset + 24, true) << 192n);
@@ -250,6 +348,9 @@ const le256 = (view, offset) =>
  * constraint, then one A term per public signal (and the constant) tying it to its own constraint.
  * Compared in the order snarkjs writes them, then, if that differs (another writer may order the
  * terms of a constraint otherwise), as sorted lists. The C terms are not in a zkey.
+ * @param {Uint8Array} zkeyBytes
+ * @param {Uint8Array} r1csBytes
+ * @returns {string | undefined}
  */
 export function constraintMismatch(zkeyBytes, r1csBytes) {
   const zkeyReader = bytesReader(zkeyBytes);
@@ -260,6 +361,14 @@ export function constraintMismatch(zkeyBytes, r1csBytes) {
   const coefficients = zkeyReader.read(s4.start, s4.size);
   const zkeyView = new DataView(coefficients.buffer, coefficients.byteOffset, coefficients.byteLength);
   const n = zkeyView.getUint32(0, true);
+  /**
+   * A term: matrix, constraint, signal, value.
+   * @typedef {readonly [number, number, number, bigint]} Term
+   */
+  /**
+   * @param {number} i
+   * @returns {Term}
+   */
   const zkeyTerm = (i) => {
     const p = 4 + i * 44;
     return [zkeyView.getUint32(p, true), zkeyView.getUint32(p + 4, true), zkeyView.getUint32(p + 8, true), le256(zkeyView, p + 12)];
@@ -271,6 +380,10 @@ export function constraintMismatch(zkeyBytes, r1csBytes) {
   const constraints = r1csReader.read(s2.start, s2.size);
   const r1csView = new DataView(constraints.buffer, constraints.byteOffset, constraints.byteLength);
   // The r1cs's A and B terms as snarkjs writes them; without values, only counted.
+  /**
+   * @param {boolean} [withValues]
+   * @returns {Generator<Term | undefined>}
+   */
   function* r1csTerms(withValues = true) {
     let o = 0;
     for (let c = 0; c < nConstraints; c++) {
@@ -292,32 +405,52 @@ export function constraintMismatch(zkeyBytes, r1csBytes) {
   for (const _ of r1csTerms(false)) expectedCount++;
   if (expectedCount !== n) return `the zkey has ${n} A and B terms, the r1cs ${expectedCount}`;
 
+  /**
+   * @param {Term} a
+   * @param {Term} b
+   */
   const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+  /**
+   * @param {Term} a
+   * @param {Term} b
+   */
   const order = (a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0);
   // The first of two differing terms, as the constraint (and matrix) it belongs to.
+  /**
+   * @param {Term} a
+   * @param {Term} b
+   */
   const where = (a, b) => {
     const [matrix, c] = order(b, a) < 0 ? b : a;
     return `constraint ${c}${c < nConstraints ? "" : ` (public signal ${c - nConstraints})`}, matrix ${matrix === 0 ? "A" : "B"}, differs`;
   };
   let i = 0;
   for (const term of r1csTerms()) {
-    if (!same(zkeyTerm(i), term)) break;
+    if (term === undefined || !same(zkeyTerm(i), term)) break;
     i++;
   }
   if (i === n) return undefined;
-  const expected = [...r1csTerms()].sort(order);
+  const expected = /** @type {Term[]} */ ([...r1csTerms()]).sort(order);
   const actual = Array.from({ length: n }, (_, k) => zkeyTerm(k)).sort(order);
-  for (let k = 0; k < n; k++) if (!same(expected[k], actual[k])) return where(actual[k], expected[k]);
+  for (let k = 0; k < n; k++) {
+    const [a, e] = [actual[k], expected[k]];
+    if (a !== undefined && e !== undefined && !same(e, a)) return where(a, e);
+  }
   return undefined;
 }
 
-/** A powers-of-tau file's curve and power, and whether it is prepared for phase 2. */
+/**
+ * A powers-of-tau file's curve and power, and whether it is prepared for phase 2.
+ * @param {string} path
+ * @returns {PtauHeader}
+ */
 export function readPtauHeader(path) {
   let fd;
   try {
     fd = fs.openSync(path, "r");
   } catch (e) {
-    throw new FormatError(`cannot open the powers of tau file ${path}: ${e.code ?? e.message}`);
+    const error = /** @type {NodeJS.ErrnoException} */ (e);
+    throw new FormatError(`cannot open the powers of tau file ${path}: ${error.code ?? error.message}`);
   }
   try {
     const reader = fileReader(fd);
@@ -338,6 +471,8 @@ export function readPtauHeader(path) {
 /**
  * The power of tau snarkjs's newZKey demands: the domain must hold the constraints plus one per
  * public signal plus one, i.e. the bit length of nConstraints + nPublic (its `log2(n) + 1`).
+ * @param {number} nConstraints
+ * @param {number} nPublic
  */
 export const requiredPower = (nConstraints, nPublic) => Math.max(1, (nConstraints + nPublic).toString(2).length);
 
@@ -345,8 +480,11 @@ export const requiredPower = (nConstraints, nPublic) => Math.max(1, (nConstraint
  * `main`'s own signals in a circom `.sym` file (`label,wire,component,name`): `main.x`, `main.x[1][0]`;
  * signals of sub-components (`main.c.x`) are skipped. `wire` is -1 for a signal the optimiser
  * took out of the witness, which --O2 does even to private inputs nothing constrains.
+ * @param {string} symText
+ * @returns {Array<MainSignal>}
  */
 export function mainSignals(symText) {
+  /** @type {Array<MainSignal>} */
   const out = [];
   for (const raw of symText.split("\n")) {
     const line = raw.trim();
@@ -358,8 +496,8 @@ export function mainSignals(symText) {
     const name = parts.slice(3).join(",");
     if (!Number.isInteger(label) || !Number.isInteger(wire)) throw new FormatError("the sym file is not a circom symbol file");
     const m = /^main\.([A-Za-z_$][A-Za-z0-9_$]*)((?:\[\d+\])*)$/.exec(name);
-    if (!m || label < 1) continue;
-    const indices = [...m[2].matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]));
+    if (!m || m[1] === undefined || label < 1) continue;
+    const indices = [...(m[2] ?? "").matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]));
     out.push({ label, wire, base: m[1], indices, name: name.slice(5) });
   }
   return out;
@@ -371,6 +509,9 @@ export function mainSignals(symText) {
  * (the same order as their witness wires, where the optimiser kept them; public signals always
  * keep theirs, and their order is the order snarkjs gives public signals in).
  * Every one of those labels must name exactly one signal of `main` in the sym file.
+ * @param {string} symText
+ * @param {SignalCounts} counts
+ * @returns {{ readonly inputs: ReadonlyArray<DerivedInput>; readonly publicSignals: ReadonlyArray<string> }}
  */
 export function deriveSignals(symText, counts) {
   const { nOutputs, nPubInputs, nPrvInputs } = counts;
@@ -379,6 +520,7 @@ export function deriveSignals(symText, counts) {
   }
   const nIo = nOutputs + nPubInputs + nPrvInputs;
   const nPublic = nOutputs + nPubInputs;
+  /** @type {Array<MainSignal | undefined>} */
   const byLabel = new Array(nIo + 1);
   for (const s of mainSignals(symText)) {
     if (s.label > nIo) continue;
@@ -388,7 +530,10 @@ export function deriveSignals(symText, counts) {
     }
     byLabel[s.label] = s;
   }
+  /** @typedef {{ base: string; role: "output" | "public" | "private"; elements: Array<MainSignal> }} Group */
+  /** @type {Array<Group>} */
   const groups = [];
+  /** @type {Map<string, Group>} */
   const seen = new Map();
   for (let w = 1; w <= nIo; w++) {
     const s = byLabel[w];
@@ -404,25 +549,32 @@ export function deriveSignals(symText, counts) {
     }
     g.elements.push(s);
   }
+  /** @type {Array<DerivedInput>} */
   const inputs = [];
   for (const g of groups) {
-    const rank = g.elements[0].indices.length;
+    const rank = g.elements[0]?.indices.length ?? 0;
+    /** @type {Array<number>} */
     const dims = new Array(rank).fill(0);
     for (const e of g.elements) {
       if (e.indices.length !== rank) throw new FormatError(`signal ${g.base} has elements of different ranks`);
-      e.indices.forEach((i, k) => (dims[k] = Math.max(dims[k], i + 1)));
+      e.indices.forEach((i, k) => (dims[k] = Math.max(dims[k] ?? 0, i + 1)));
     }
     if (dims.reduce((a, b) => a * b, 1) !== g.elements.length) {
       throw new FormatError(`signal ${g.base} does not fill its array`);
     }
     if (g.role !== "output") inputs.push({ name: g.base, visibility: g.role, kind: "field", dimensions: dims });
   }
+  /** @type {Array<string>} */
   const publicSignals = [];
-  for (let w = 1; w <= nPublic; w++) publicSignals.push(byLabel[w].name);
+  // Every label up to nIo was found above.
+  for (let w = 1; w <= nPublic; w++) publicSignals.push(/** @type {MainSignal} */ (byLabel[w]).name);
   return { inputs, publicSignals };
 }
 
-/** circom's FNV-1a 64 hash of a signal name, as the witness calculator looks inputs up. */
+/**
+ * circom's FNV-1a 64 hash of a signal name, as the witness calculator looks inputs up.
+ * @param {string} name
+ */
 export function fnv64(name) {
   let h = 0xcbf29ce484222325n;
   for (let i = 0; i < name.length; i++) {
@@ -435,14 +587,17 @@ export function fnv64(name) {
 /**
  * A circom witness calculator's facts, read from its exports without computing a witness: witness
  * size, input count, field prime, and a lookup of input signals' sizes by name (0 or -1 when not an input).
+ * @param {Uint8Array} bytes
+ * @returns {Promise<WitnessWasm>}
  */
 export async function inspectWitnessWasm(bytes) {
   let module;
   try {
     module = await WebAssembly.compile(bytes);
   } catch (e) {
-    throw new FormatError(`the wasm does not compile: ${e.message}`);
+    throw new FormatError(`the wasm does not compile: ${e instanceof Error ? e.message : String(e)}`);
   }
+  /** @type {Record<string, Record<string, () => number>>} */
   const imports = {};
   for (const d of WebAssembly.Module.imports(module)) {
     if (d.kind !== "function") throw new FormatError("the wasm is not a circom witness calculator (unexpected import)");
@@ -452,22 +607,24 @@ export async function inspectWitnessWasm(bytes) {
   try {
     exports = (await WebAssembly.instantiate(module, imports)).exports;
   } catch (e) {
-    throw new FormatError(`the wasm does not instantiate: ${e.message}`);
+    throw new FormatError(`the wasm does not instantiate: ${e instanceof Error ? e.message : String(e)}`);
   }
+  const calculator = /** @type {Record<string, (...args: number[]) => number>} */ (exports);
   for (const name of ["getWitnessSize", "getInputSize", "getInputSignalSize", "getFieldNumLen32", "getRawPrime", "readSharedRWMemory"]) {
-    if (typeof exports[name] !== "function") throw new FormatError(`the wasm is not a circom 2 witness calculator (no ${name})`);
+    if (typeof calculator[name] !== "function") throw new FormatError(`the wasm is not a circom 2 witness calculator (no ${name})`);
   }
-  const n32 = exports.getFieldNumLen32();
-  exports.getRawPrime();
+  const call = (/** @type {string} */ name, /** @type {number[]} */ ...args) => /** @type {(...args: number[]) => number} */ (calculator[name])(...args);
+  const n32 = call("getFieldNumLen32");
+  call("getRawPrime");
   let prime = 0n;
-  for (let i = n32 - 1; i >= 0; i--) prime = (prime << 32n) | BigInt(exports.readSharedRWMemory(i) >>> 0);
+  for (let i = n32 - 1; i >= 0; i--) prime = (prime << 32n) | BigInt(call("readSharedRWMemory", i) >>> 0);
   return {
-    witnessSize: exports.getWitnessSize(),
-    inputSize: exports.getInputSize(),
+    witnessSize: call("getWitnessSize"),
+    inputSize: call("getInputSize"),
     prime,
     inputSignalSize: (name) => {
       const h = fnv64(name);
-      return exports.getInputSignalSize(Number(h >> 32n), Number(h & 0xffffffffn));
+      return call("getInputSignalSize", Number(h >> 32n), Number(h & 0xffffffffn));
     },
   };
 }
@@ -475,6 +632,10 @@ export async function inspectWitnessWasm(bytes) {
 /**
  * Outputs and public/private input counts of a prebuilt circuit that came without its r1cs: the
  * zkey gives the public count, the witness calculator tells inputs from outputs.
+ * @param {string} symText
+ * @param {number} nPublic
+ * @param {Pick<WitnessWasm, "inputSize" | "inputSignalSize">} wasm
+ * @returns {SignalCounts}
  */
 export function countsFromWasm(symText, nPublic, wasm) {
   let nOutputs = 0;
@@ -499,15 +660,21 @@ const ANSI = /\x1b\[[0-9;]*m/g;
  * circom's diagnostics (`error[P1008]: Missing semicolon` then `┌─ "src/main.circom":6:18`) as a
  * message and the first error's file and line, with the build directory's prefix taken off so the
  * file is the upload's own path.
+ * @param {string} output
+ * @param {ReadonlyArray<string>} prefixes
+ * @returns {{ readonly message: string; readonly file: string | undefined; readonly line: number | undefined }}
  */
 export function parseCircomErrors(output, prefixes) {
   const text = output.replace(ANSI, "").replace(/\r/g, "");
+  /** @param {string} file */
   const strip = (file) => {
     for (const p of prefixes) if (file.startsWith(p)) return file.slice(p.length);
     return file;
   };
   const lines = text.split("\n");
+  /** @type {Array<Array<string>>} */
   const blocks = [];
+  /** @type {Array<string> | null} */
   let current = null;
   for (const line of lines) {
     if (/^error(\[[A-Z0-9]+\])?:/.test(line)) {
@@ -519,12 +686,14 @@ export function parseCircomErrors(output, prefixes) {
       current.push(line);
     }
   }
+  /** @type {string | undefined} */
   let file;
+  /** @type {number | undefined} */
   let line;
   for (const b of blocks) {
     for (const l of b) {
       const m = /"([^"]+)":(\d+):(\d+)/.exec(l);
-      if (m) {
+      if (m && m[1] !== undefined) {
         file = strip(m[1]);
         line = Number(m[2]);
         break;
@@ -533,7 +702,7 @@ export function parseCircomErrors(output, prefixes) {
     if (file !== undefined) break;
   }
   const body = blocks.map((b) => b.join("\n").trimEnd()).join("\n\n") || text.trim();
-  let message = body.replace(/"([^"]+)":(\d+)/g, (_, f, l) => `"${strip(f)}":${l}`);
+  let message = body.replace(/"([^"]+)":(\d+)/g, (_, /** @type {string} */ f, /** @type {string} */ l) => `"${strip(f)}":${l}`);
   if (message.length > 4000) message = `${message.slice(0, 4000)}…`;
   return { message: message === "" ? "circom failed without a message" : message, file, line };
 }

@@ -2,21 +2,46 @@
 // like buildJob.mjs) and in-process callers share one implementation. Answers are data, never
 // throws: { ok: true, program } or { ok: false, code, message, file?, line? } in the shape the
 // circom build reports (CircuitError in @mzk/core).
+// @ts-check
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { TextDecoder } from "node:util";
 import { importOptional } from "../optionalPackages.mjs";
 
+/**
+ * @typedef {import("./ultraHonk.js").NoirProgram} NoirProgram
+ * @typedef {{
+ *   readonly ok: false
+ *   readonly code: "invalid_upload" | "compile_error" | "internal"
+ *   readonly message: string
+ *   readonly file?: string
+ *   readonly line?: number
+ * }} NoirFailure
+ * @typedef {{ readonly ok: true; readonly program: NoirProgram } | NoirFailure} NoirCompileAnswer
+ * @typedef {Readonly<Record<string, Uint8Array | string>>} NoirFiles
+ * @typedef {{ file?: string; line?: number }} NoirLocation
+ */
+
 /** The noirc version these modules are pinned to; bb.js 0.82.2 reads its ACIR. */
 export const NOIR_VERSION = "1.0.0-beta.3";
 
+/**
+ * @param {NoirFailure["code"]} code
+ * @param {string} message
+ * @param {NoirLocation} [extra]
+ * @returns {NoirFailure}
+ */
 const fail = (code, message, extra = {}) => ({ ok: false, code, message, ...extra });
 
 // An upload is Nargo.toml plus src/**/*.nr, nothing else: noir_wasm's dependency manager fetches
 // git dependencies from the network at compile time, which a build must never do.
 const SOURCE_PATH = /^src\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]+\.nr$/;
 
+/**
+ * @param {string} text
+ * @returns {NoirFailure | null}
+ */
 function checkManifest(text) {
   let section = "";
   for (const raw of text.split(/\r?\n/)) {
@@ -24,7 +49,7 @@ function checkManifest(text) {
     if (line === "") continue;
     const header = /^\[([^\]]+)\]$/.exec(line);
     if (header) {
-      section = header[1].trim();
+      section = (header[1] ?? "").trim();
       continue;
     }
     if (section === "dependencies")
@@ -41,6 +66,8 @@ function checkManifest(text) {
 /**
  * Checks an upload's file set: Nargo.toml, src/main.nr, only src/**\/*.nr besides. Returns a
  * failure answer or null.
+ * @param {NoirFiles} files
+ * @returns {NoirFailure | null}
  */
 export function checkNoirFiles(files) {
   const names = Object.keys(files);
@@ -50,9 +77,10 @@ export function checkNoirFiles(files) {
     if (name !== "Nargo.toml" && !SOURCE_PATH.test(name))
       return fail("invalid_upload", `${name}: only Nargo.toml and src/**/*.nr are accepted`, { file: name });
   }
-  return checkManifest(text(files["Nargo.toml"]));
+  return checkManifest(text(files["Nargo.toml"] ?? ""));
 }
 
+/** @param {Uint8Array | string} content */
 const text = (content) => (typeof content === "string" ? content : new TextDecoder().decode(content));
 
 // noir_wasm throws an Error whose message is its log: "  <message>" then, per labelled span,
@@ -60,20 +88,37 @@ const text = (content) => (typeof content === "string" ? content : new TextDecod
 // after the span, i.e. 1-based, or -1 when the span is on the last line.
 const LOCATION = /^ {4}(.+?):(-?\d+): /m;
 
+/**
+ * @param {string} message
+ * @param {string} projectDir
+ * @param {NoirFiles} files
+ * @returns {NoirLocation}
+ */
 export function locateCompileError(message, projectDir, files) {
   const found = LOCATION.exec(message);
-  if (!found) return {};
+  if (!found || found[1] === undefined) return {};
   const file = path.relative(projectDir, found[1]).split(path.sep).join("/");
   if (!(file in files)) return {};
   let line = Number(found[2]);
-  if (line === -1) line = text(files[file]).split("\n").length;
+  if (line === -1) line = text(files[file] ?? "").split("\n").length;
   return line > 0 ? { file, line } : { file };
 }
 
-/** Loads noir_wasm; a clear failure when the optional dependency is not installed. */
+/**
+ * What this file uses of noir_wasm.
+ * @typedef {{
+ *   createFileManager(dir: string): unknown
+ *   compile_program(fm: unknown, path: undefined, log: () => void, debug: () => void): Promise<{ program: NoirProgram }>
+ * }} NoirWasm
+ */
+
+/**
+ * Loads noir_wasm; a clear failure when the optional dependency is not installed.
+ * @returns {Promise<{ readonly ok: true; readonly module: NoirWasm } | NoirFailure>}
+ */
 async function loadNoirWasm() {
   try {
-    return { ok: true, module: await importOptional("@noir-lang/noir_wasm") };
+    return { ok: true, module: /** @type {NoirWasm} */ (await importOptional("@noir-lang/noir_wasm")) };
   } catch (e) {
     return fail("internal", e instanceof Error ? e.message : String(e));
   }
@@ -82,6 +127,8 @@ async function loadNoirWasm() {
 /**
  * Compiles a Noir project given as { path: bytes | string } (Nargo.toml, src/*.nr) into its
  * program artifact: { noir_version, hash, abi, bytecode (base64 gzipped ACIR), ... }.
+ * @param {NoirFiles} files
+ * @returns {Promise<NoirCompileAnswer>}
  */
 export async function compileNoirProject(files) {
   const bad = checkNoirFiles(files);
@@ -110,15 +157,22 @@ export async function compileNoirProject(files) {
 
 // What proving and verifying need; debug symbols and the file map stay out of storage (they
 // hold the uploaded source text, which the circuit's upload already keeps).
+/**
+ * @param {NoirProgram} program
+ * @returns {NoirProgram}
+ */
 function stripProgram(program) {
-  return { noir_version: program.noir_version, hash: program.hash, abi: program.abi, bytecode: program.bytecode };
+  return { noir_version: program.noir_version, ...(program.hash === undefined ? {} : { hash: program.hash }), abi: program.abi, bytecode: program.bytecode };
 }
 
 /**
  * Reads a prebuilt program artifact (nargo's target/<name>.json, or noir_wasm's program): JSON
  * with `bytecode` (base64) and `abi.parameters`. A failure names what is wrong.
+ * @param {Uint8Array | string} bytes
+ * @returns {NoirCompileAnswer}
  */
 export function parseNoirProgram(bytes) {
+  /** @type {any} JSON of any shape, checked field by field below */
   let json;
   try {
     json = JSON.parse(text(bytes));

@@ -8,11 +8,13 @@ import { BUILTIN_CIRCUITS, builtinCircuit } from "../catalog.js"
 import { snarkjsThreadData } from "../snarkjsDeps.mjs"
 import { chooseEngine, type ProverEngine, ProverEngineConfig } from "./engine.js"
 import { type ProverLanes, ProverStartupError } from "./lane.js"
+import type { ProverPriority } from "./messages.js"
 import { circuitFilesOf, makeThreadLane, type ProverStats } from "./threads.js"
 import { makeUltraHonkLane } from "./ultraHonkLane.js"
 
 export { chooseEngine, type EngineChoice, type ProverEngine, ProverEngineConfig } from "./engine.js"
 export { checkInputs, type ProverLane, type ProverLanes, ProverStartupError } from "./lane.js"
+export type { ProverPriority } from "./messages.js"
 export { type ProverStats, UNIVERSAL_MEMORY_FACTOR } from "./threads.js"
 
 export interface ProverPoolOptions {
@@ -89,9 +91,6 @@ export interface ProverPoolOptions {
 
 /** See `ProverPoolOptions.tableBudgetBytes`. */
 export const DEFAULT_TABLE_BUDGET = 64 * 2 ** 20
-
-/** See `ProverPoolOptions.priority`. */
-export type ProverPriority = "normal" | "low" | "idle"
 
 /** MZK_PROVER_PRIORITY: the prover threads' CPU priority. */
 export const ProverPriorityConfig: Config.Config<ProverPriority> = Config.literal("normal", "low", "idle")("MZK_PROVER_PRIORITY").pipe(

@@ -1,9 +1,10 @@
-import { type Circuit, type CircuitInputs, type Digest, ProverFailure, type ProverOutput, type ProvingSystem, type SnarkjsProof } from "@mzk/core"
+import { type Circuit, type CircuitInputs, ProverFailure, type ProverOutput, type ProvingSystem, type SnarkjsProof } from "@mzk/core"
 import { Duration, Effect, Either, Option, Queue, Schedule, type Scope } from "effect"
 import { statSync } from "node:fs"
 import { Worker } from "node:worker_threads"
 import type { ArtifactFiles } from "../artifacts/files.js"
 import { checkInputs, type ProverLane, ProverStartupError } from "./lane.js"
+import type { CircuitFiles, ProverJob, ProverReady, ProverReply as Reply, ProverThreadData, ThreadStats } from "./messages.js"
 
 // The lane of the systems snarkjs's formats carry (Groth16, natively where the addon loaded;
 // PLONK and FFLONK): a warm pool of worker threads running proveThread.mjs.
@@ -12,7 +13,7 @@ import { checkInputs, type ProverLane, ProverStartupError } from "./lane.js"
  * What the pool's threads hold and did, summed over its threads (`loads`, `hits` and `evictions`
  * include threads since replaced; `entries` and `bytes` are what the live threads hold now).
  */
-export interface ProverStats {
+export interface ProverStats extends ThreadStats {
   /** Circuits loaded into a thread (preloads included). */
   readonly loads: number
   /** Proofs of a circuit the thread already held. */
@@ -24,23 +25,6 @@ export interface ProverStats {
 }
 
 const NO_STATS: ProverStats = { loads: 0, hits: 0, evictions: 0, entries: 0, bytes: 0 }
-
-type Reply = (
-  | { readonly ok: true; readonly proof: SnarkjsProof; readonly publicSignals: ReadonlyArray<string> }
-  | { readonly ok: true; readonly valid: boolean }
-  | { readonly ok: false; readonly code: ProverFailure["code"]; readonly message: string; readonly corrupt?: Digest }
-) & {
-  readonly stats?: ProverStats
-  /** The thread's own time on the job, milliseconds (absent when the thread stopped instead of answering). */
-  readonly elapsedMs?: number
-}
-
-/** A circuit's files as a thread loads them: each checked against its digest. */
-interface CircuitFiles {
-  readonly wasm: { readonly digest: Digest; readonly path: string }
-  readonly zkey: { readonly digest: Digest; readonly path: string; readonly size: number }
-  readonly system: ProvingSystem
-}
 
 /**
  * What snarkjs's PLONK/FFLONK prover holds per byte of zkey, estimated: the key itself, its
@@ -101,7 +85,7 @@ class Slot {
     resume?.(reply)
   }
 
-  run(message: Record<string, unknown>): Effect.Effect<Reply> {
+  run(message: ProverJob): Effect.Effect<Reply> {
     return Effect.async<Reply>((resume) => {
       if (this.dead) return resume(Effect.succeed({ ok: false, code: "internal", message: "The prover thread stopped" }))
       this.busy = true
@@ -112,10 +96,14 @@ class Slot {
   }
 }
 
-const spawn = (workerData: Record<string, unknown>, live: Set<Worker>): Effect.Effect<Slot, ProverStartupError> =>
+/** The thread's data but the cancel flag, which each thread gets its own of. */
+export type ThreadLaneData = Omit<ProverThreadData, "cancelFlag">
+
+const spawn = (workerData: ThreadLaneData, live: Set<Worker>): Effect.Effect<Slot, ProverStartupError> =>
   Effect.async<Slot, ProverStartupError>((resume) => {
     const cancelFlag = new Int32Array(new SharedArrayBuffer(4))
-    const worker = new Worker(WORKER_URL, { workerData: { ...workerData, cancelFlag } })
+    const data: ProverThreadData = { ...workerData, cancelFlag }
+    const worker = new Worker(WORKER_URL, { workerData: data })
     live.add(worker)
     // Only our own listeners are removed: Node's Worker keeps internal ones that route messages.
     const detach = () => {
@@ -129,8 +117,8 @@ const spawn = (workerData: Record<string, unknown>, live: Set<Worker>): Effect.E
       void worker.terminate()
       resume(Effect.fail(new ProverStartupError({ message: `A prover thread failed to start: ${message}` })))
     }
-    const onMessage = (message: { ready?: boolean; stats?: ProverStats }) => {
-      if (message.ready !== true) return
+    const onMessage = (message: ProverReady | Reply) => {
+      if (!("ready" in message)) return
       detach()
       const slot = new Slot(worker, cancelFlag)
       if (message.stats !== undefined) slot.stats = message.stats
@@ -169,7 +157,7 @@ export const circuitFilesOf = (files: ArtifactFiles["Type"], circuit: Circuit): 
 /** What the thread lane is started with: its threads' data (engine, budgets, preloads) and limits. */
 export interface ThreadLaneOptions {
   readonly poolSize: number
-  readonly workerData: Record<string, unknown>
+  readonly workerData: ThreadLaneData
   /** Groth16's per-proof limit, after which the thread is killed and replaced. */
   readonly timeout: Duration.Duration
   /** PLONK's and FFLONK's. */
@@ -227,7 +215,7 @@ export const makeThreadLane = (
         )
       })
 
-    const withSlot = (message: Record<string, unknown>, limit: Duration.Duration = timeout) =>
+    const withSlot = (message: ProverJob, limit: Duration.Duration = timeout) =>
       Effect.acquireUseRelease(
         Queue.take(idle),
         (slot) =>
