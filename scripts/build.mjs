@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm build`: runs the `build` script of every workspace package that has one, each after the
 // workspace packages it depends on at runtime. Not `pnpm -r build`: pnpm orders by every kind of
-// dependency, and the devDependencies on @mzk/testkit (which itself depends on @mzk/core and
-// @mzk/webhooks) make cycles that it breaks arbitrarily, building a package before its types exist.
+// dependency, and the runtime order is what a build needs; the structure test keeps the
+// package.json files free of cycles of any kind.
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { availableParallelism } from "node:os"

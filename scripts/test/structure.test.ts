@@ -1,6 +1,8 @@
 // The workspace's module structure: no import cycle anywhere (type-only imports included: a cycle
 // of types is still two modules that cannot be understood, moved or published apart), packages
-// import each other only downward, and each imports only what its package.json declares.
+// import each other only downward, and each imports only what its package.json declares. And the
+// package.json files as pnpm reads them at install: no cycle among the packages they name, of any
+// kind of dependency, and no bin that only a build makes.
 //
 // The rules are pure functions over a `Tree` (every source module → the specifiers it imports),
 // so the test can show each rule catching a violation planted in a copy of the real tree, without
@@ -52,12 +54,18 @@ interface Package {
   readonly dir: string
   /** What it may import at run time: its dependencies and peer dependencies. */
   readonly declared: ReadonlySet<string>
+  /** Everything its package.json names, of every kind (devDependencies too): what pnpm links and orders by. */
+  readonly named: ReadonlySet<string>
+  /** The files its `bin` names, from the workspace's root. */
+  readonly bins: ReadonlyArray<string>
   /** Its `exports`: each subpath (".", "./archive") → what its conditions point at. */
   readonly exports: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 interface Tree {
   readonly packages: ReadonlyArray<Package>
+  /** The workspace root's own package.json: its name and everything it names (the tests' tools). */
+  readonly root: { readonly name: string; readonly named: ReadonlySet<string> }
   /** Each source module (a path from the workspace's root) → the specifiers it imports. */
   readonly imports: ReadonlyMap<string, ReadonlyArray<string>>
 }
@@ -92,13 +100,23 @@ const expand = (glob: string): Array<string> => {
 const exportTargets = (entry: unknown): Array<string> =>
   typeof entry === "string" ? [entry] : entry !== null && typeof entry === "object" ? Object.values(entry).flatMap(exportTargets) : []
 
+interface Manifest {
+  readonly name: string
+  readonly dependencies?: Record<string, string>
+  readonly devDependencies?: Record<string, string>
+  readonly optionalDependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
+  readonly bin?: string | Record<string, string>
+  readonly exports?: Record<string, unknown>
+}
+
+const readManifest = (dir: string) => JSON.parse(readFileSync(posix.join(ROOT, dir, "package.json"), "utf8")) as Manifest
+
+const namedBy = (json: Manifest): ReadonlySet<string> =>
+  new Set([json.dependencies, json.devDependencies, json.optionalDependencies, json.peerDependencies].flatMap((field) => Object.keys(field ?? {})))
+
 const readPackage = (dir: string): Package => {
-  const json = JSON.parse(readFileSync(posix.join(ROOT, dir, "package.json"), "utf8")) as {
-    name: string
-    dependencies?: Record<string, string>
-    peerDependencies?: Record<string, string>
-    exports?: Record<string, unknown>
-  }
+  const json = readManifest(dir)
   const exportsField = Object.entries(json.exports ?? {}).map(([subpath, entry]) =>
     [subpath, exportTargets(entry).map((target) => posix.join(dir, target))] as const
   )
@@ -106,6 +124,8 @@ const readPackage = (dir: string): Package => {
     name: json.name,
     dir,
     declared: new Set([...Object.keys(json.dependencies ?? {}), ...Object.keys(json.peerDependencies ?? {})]),
+    named: namedBy(json),
+    bins: (typeof json.bin === "string" ? [json.bin] : Object.values(json.bin ?? {})).map((bin) => posix.join(dir, bin)),
     exports: new Map(exportsField)
   }
 }
@@ -134,8 +154,16 @@ const readTree = (): Tree => {
   const dirs = globs.flatMap(expand).sort().filter((dir) => existsSync(posix.join(ROOT, dir, "package.json")))
   const packages = dirs.map(readPackage)
   const modules = packages.flatMap((pkg) => sourceFiles(posix.join(pkg.dir, "src")))
-  return { packages, imports: new Map(modules.map((file) => [file, importsOf(file)])) }
+  const root = readManifest(".")
+  return { packages, root: { name: root.name, named: namedBy(root) }, imports: new Map(modules.map((file) => [file, importsOf(file)])) }
 }
+
+/**
+ * The folders .gitignore keeps out of the repository wherever they are (`dist/`, `node_modules/`):
+ * what a build or an install makes. Only that form of its lines is read; it is the form they take.
+ */
+const IGNORED_FOLDERS = readFileSync(posix.join(ROOT, ".gitignore"), "utf8").split("\n").map((line) => line.trim())
+  .filter((line) => /^[\w.-]+\/$/.test(line)).map((line) => line.slice(0, -1))
 
 // ---------------------------------------------------------------------------------------------
 // Resolving: pure, over the tree's own list of modules.
@@ -295,14 +323,40 @@ const undeclaredImports = (tree: Tree): Array<Import> =>
 const archiveReaders = (tree: Tree): Array<Import> =>
   everyImport(tree).filter(({ file, import: specifier }) => specifier === ARCHIVE_READER && packageOf(tree, file)?.name !== "@mzk/http")
 
+/**
+ * Package → the workspace packages its package.json names, of every kind, the workspace root
+ * included: the graph pnpm orders the workspace by, and warns of at every install where it loops.
+ * A devDependency is an edge too: the core's tests using the testkit, which is built on the core,
+ * is a loop. The tools the tests share (the testkit, the storage conformance suite) are therefore
+ * the root's devDependencies, beside vitest, and no package names them for its tests.
+ */
+const manifestGraph = (tree: Tree): Map<string, Array<string>> => {
+  const workspace = new Set([tree.root.name, ...tree.packages.map((pkg) => pkg.name)])
+  return new Map([tree.root, ...tree.packages].map(({ name, named }) => [name, [...named].filter((n) => workspace.has(n))]))
+}
+
+/**
+ * Bins that only a build makes (under `dist/`) or that are missing: pnpm links every workspace
+ * package's bins at install, before anything is built, and warns for each package that depends on
+ * one it cannot find.
+ */
+const unbuiltBins = (tree: Tree): Array<string> =>
+  tree.packages.flatMap((pkg) => pkg.bins).filter((bin) => !existsSync(posix.join(ROOT, bin)) || bin.split("/").some((part) => IGNORED_FOLDERS.includes(part)))
+
 // ---------------------------------------------------------------------------------------------
 
 const tree = readTree()
 const graph = moduleGraph(tree)
 
-/** Each cycle as the path it walks; where its knot holds more modules, cutting it may not be enough. */
-const shown = (found: ReadonlyArray<Cycle>) =>
-  found.map(({ path, knot }) => `${path.join(" → ")}${knot > path.length - 1 ? ` (one cycle of a knot of ${knot} modules)` : ""}`)
+/** Each cycle as the path it walks; where its knot holds more nodes, cutting it may not be enough. */
+const shown = (found: ReadonlyArray<Cycle>, nodes = "modules") =>
+  found.map(({ path, knot }) => `${path.join(" → ")}${knot > path.length - 1 ? ` (one cycle of a knot of ${knot} ${nodes})` : ""}`)
+
+/** The tree with the package.json of `name` naming `dependency` besides what it does. */
+const plantedDependency = (name: string, dependency: string): Tree => ({
+  ...tree,
+  packages: tree.packages.map((pkg) => (pkg.name === name ? { ...pkg, named: new Set([...pkg.named, dependency]) } : pkg))
+})
 
 /** The tree with `file` importing `specifier` besides what it does. */
 const planted = (file: string, specifier: string): Tree => ({
@@ -359,6 +413,19 @@ describe("the workspace's module structure", () => {
   })
 })
 
+describe("the workspace's package.json files, as pnpm reads them at install", () => {
+  it("name no cycle of packages, devDependencies and the workspace root included", () => {
+    const graph = manifestGraph(tree)
+    expect(graph.get(tree.root.name)).toEqual(expect.arrayContaining(["@mzk/testkit"]))
+    expect(shown(cycles(graph), "packages")).toEqual([])
+  })
+
+  it("name bins that exist before a build", () => {
+    expect(tree.packages.flatMap((pkg) => pkg.bins)).toEqual(expect.arrayContaining(["packages/server/bin/mzk.js"]))
+    expect(unbuiltBins(tree)).toEqual([])
+  })
+})
+
 describe("the rules fail on what they forbid, planted in a copy of the real tree", () => {
   it("a cycle: a module of the core made to import the module that imports it", () => {
     // A module that imports no other, and one that imports it: the edge planted back makes the
@@ -379,6 +446,20 @@ describe("the rules fail on what they forbid, planted in a copy of the real tree
     const file = entryOf("@mzk/webhooks")
     expect(undeclaredImports(planted(file, "kysely"))).toEqual([{ file, import: "kysely" }])
     expect(undeclaredImports(planted(file, "../../core/src/index.js"))).toEqual([{ file, import: "../../core/src/index.js" }])
+  })
+
+  it("a cycle of packages: the core's tests given the testkit, which is built on the core, as a devDependency", () => {
+    const found = shown(cycles(manifestGraph(plantedDependency("@mzk/core", "@mzk/testkit"))), "packages")
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatch(/^@mzk\/core → @mzk\/testkit → @mzk\/core\b/)
+  })
+
+  it("a bin only a build makes", () => {
+    const withBuiltBin: Tree = {
+      ...tree,
+      packages: tree.packages.map((pkg) => (pkg.name === "@mzk/server" ? { ...pkg, bins: ["packages/server/dist/cli.js"] } : pkg))
+    }
+    expect(unbuiltBins(withBuiltBin)).toEqual(["packages/server/dist/cli.js"])
   })
 
   it("an unresolved import, and a reader of archives", () => {

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { delimiter, join } from "node:path"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -43,7 +43,8 @@ const run = (command: string, args: ReadonlyArray<string>, options: { readonly c
   new Promise<Ran>((resolve, reject) => {
     const started = performance.now()
     execFile(command, args, { cwd: options.cwd, timeout: options.timeout, env: options.env ?? userEnv(), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stderr}\n${stdout}`.slice(0, 20_000)))
+      // The exit status rides along as `code`, for the tests that expect a command to fail.
+      if (error) reject(Object.assign(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stderr}\n${stdout}`.slice(0, 20_000)), { code: error.code }))
       else resolve({ stdout, stderr, ms: performance.now() - started })
     })
   })
@@ -70,12 +71,25 @@ const betterSqlitePrebuild = (dir: string): NodeJS.ProcessEnv => {
   return { npm_config_better_sqlite3_local_prebuilds: dir }
 }
 
+/**
+ * A folder to put first on the install's PATH, whose C and C++ compilers and `make` only write
+ * their command line to `calls` and fail: an install that compiles anything (node-gyp for
+ * better-sqlite3 or the native prover) leaves a line there, however its install script copes.
+ */
+const compilerTraps = (dir: string, calls: string): NodeJS.ProcessEnv => {
+  for (const name of ["cc", "gcc", "c++", "g++", "clang", "clang++", "make"]) {
+    writeFileSync(join(dir, name), `#!/bin/sh\necho "${name} $*" >> '${calls}'\necho "pack test: ${name} called during the install" >&2\nexit 1\n`, { mode: 0o755 })
+  }
+  return { PATH: `${dir}${delimiter}${process.env["PATH"] ?? ""}` }
+}
+
 /** The last line of a fixture's stdout is its outcome as JSON (mzk's logs come before it). */
 const outcomeOf = (ran: Ran) => JSON.parse(ran.stdout.trim().split("\n").at(-1) ?? "null")
 
 describe.skipIf(registryProblem !== undefined)("the packed packages in an application outside the workspace", () => {
   let work: string
   let app: string
+  let compilerCalls: string
   const timings: Record<string, number> = {}
 
   beforeAll(async () => {
@@ -99,10 +113,13 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
 
     const prebuilds = join(work, "prebuilds")
     mkdirSync(prebuilds)
+    const traps = join(work, "compilers")
+    mkdirSync(traps)
+    compilerCalls = join(work, "compiler-calls.log")
     const install = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
       cwd: app,
       timeout: 20 * MINUTE,
-      env: { ...userEnv(), ...betterSqlitePrebuild(prebuilds) }
+      env: { ...userEnv(), ...betterSqlitePrebuild(prebuilds), ...compilerTraps(traps, compilerCalls) }
     })
     timings["npm install"] = install.ms
   }, 30 * MINUTE)
@@ -113,6 +130,8 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
   })
 
   it("installs built JavaScript only: dist, no TypeScript sources; circuits with their artifacts; the native prover prebuilt, compiling nothing", async () => {
+    // No compiler ran: not for the native prover, nor for better-sqlite3 (prebuilt, see above).
+    expect(existsSync(compilerCalls) ? readFileSync(compilerCalls, "utf8").trim().split("\n") : []).toEqual([])
     const modules = join(app, "node_modules", "@mzk")
     for (const { manifest } of publicPackages()) {
       const installed = join(modules, manifest.name.slice("@mzk/".length))
@@ -139,11 +158,22 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     }
   })
 
-  it("runs the mzk bin with plain node", async () => {
+  it("runs the mzk bin with plain node, through npm's link, npx and dist/cli.js, with the CLI's exit codes", async () => {
     const help = await run(join(app, "node_modules", ".bin", "mzk"), ["--help"], { cwd: app, timeout: MINUTE })
     timings["mzk --help"] = help.ms
     expect(help.stdout).toContain("serve")
     expect(help.stdout).toContain("worker")
+    // npx finds the app's own bin; operators' service files run the built CLI by its path.
+    for (const [command, args] of [["npx", ["--no-install", "mzk", "--help"]], [process.execPath, [join(app, "node_modules", "@mzk", "server", "dist", "cli.js"), "--help"]]] as const) {
+      expect((await run(command, args, { cwd: app, timeout: MINUTE })).stdout, command).toBe(help.stdout)
+    }
+    // A usage mistake exits 2 through the bin, as the CLI documents, and names the command meant.
+    const mistyped = await run(join(app, "node_modules", ".bin", "mzk"), ["serv"], { cwd: app, timeout: MINUTE }).then(
+      () => undefined,
+      (error: Error & { readonly code?: number }) => error
+    )
+    expect(mistyped?.message).toMatch(/did you mean serve\?/)
+    expect(mistyped).toMatchObject({ code: 2 })
   }, 2 * MINUTE)
 
   it("embeds mzk with createMzk: a proof completes, and its signed proof.completed event verifies with @mzk/webhooks", async () => {
