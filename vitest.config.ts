@@ -27,6 +27,14 @@ const IN_PROCESS = ["core", "http", "testkit", "webhooks", "client", "adapters-s
  */
 const workers = Math.max(2, availableParallelism() + 1)
 
+/**
+ * Every benchmark in its smoke mode, a few minutes of processes that check the benches still run
+ * and agree with their baselines: `pnpm bench:smoke` (and CI, after the suite) runs them; the
+ * suite itself is for behaviour, and stays minutes shorter without them.
+ */
+const BENCH_SMOKE = "scripts/test/benchSmoke.test.ts"
+const benchSmoke = process.env["MZK_BENCH_SMOKE"] === "1"
+
 export default defineConfig({
   resolve: { conditions: [SOURCE, "module", "browser", "development|production"] },
   ssr: { resolve: { conditions: serverConditions } },
@@ -49,8 +57,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
-          include: ["packages/*/test/**/*.test.ts", "scripts/test/**/*.test.ts"],
-          exclude: IN_PROCESS,
+          include: benchSmoke ? [BENCH_SMOKE] : ["packages/*/test/**/*.test.ts", "scripts/test/**/*.test.ts"],
+          exclude: benchSmoke ? [] : [...IN_PROCESS, BENCH_SMOKE],
           isolate: false
         }
       }

@@ -28,13 +28,16 @@ const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? process.argv[i + 1]! : fallback
 }
-const sizes = arg("sizes", "16,18").split(",").map(Number)
-const kinds = arg("kinds", BENCH_KINDS.join(",")).split(",") as Array<BenchKind>
-const runs = Number(arg("runs", "3"))
-const engines = arg("engines", "mzk,rapidsnark,snarkjs").split(",")
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): one MiMC chain of 2^10, one run, mzk at the
+// default budget and snarkjs (the cache: $MZK_BENCH_CACHE, which the smoke test points at a temporary folder).
+const SMOKE = process.argv.includes("--smoke")
+const sizes = arg("sizes", SMOKE ? "10" : "16,18").split(",").map(Number)
+const kinds = arg("kinds", SMOKE ? "mimc" : BENCH_KINDS.join(",")).split(",") as Array<BenchKind>
+const runs = Number(arg("runs", SMOKE ? "1" : "3"))
+const engines = arg("engines", SMOKE ? "mzk,snarkjs" : "mzk,rapidsnark,snarkjs").split(",")
 const snarkjsMaxPower = Number(arg("snarkjs-max-power", "18"))
 const tableBudget = arg("table-budget", "")
-const mzkModes = arg("mzk", "default,unbounded").split(",") as Array<"default" | "unbounded">
+const mzkModes = arg("mzk", SMOKE ? "default" : "default,unbounded").split(",") as Array<"default" | "unbounded">
 const cppWitness = process.argv.includes("--cpp-witness")
 const rapidsnark = arg("rapidsnark", process.env["RAPIDSNARK_BENCH"] ?? "")
 const cores = availableParallelism()

@@ -26,9 +26,11 @@ const arg = (name: string) => {
   return i < 0 ? undefined : process.argv[i + 1]
 }
 const flag = (name: string) => process.argv.includes(`--${name}`)
-const log = Number(arg("log") ?? 12)
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): a 2^8 r1cs on one thread.
+const SMOKE = flag("smoke")
+const log = Number(arg("log") ?? (SMOKE ? 8 : 12))
 const power = Number(arg("power") ?? log + 1)
-const threads = Number(arg("threads") ?? 2)
+const threads = Number(arg("threads") ?? (SMOKE ? 1 : 2))
 const dir = join(process.env["MZK_BENCH_DIR"] ?? tmpdir(), "mzk-phase2-bench")
 mkdirSync(dir, { recursive: true })
 

@@ -40,14 +40,17 @@ const { WitnessCalculatorBuilder } = (await esm("circom_runtime")) as {
 const { buildBn128 } = (await esm("ffjavascript")) as { buildBn128: (singleThread: boolean) => Promise<{ terminate(): Promise<void> }> }
 const globals = globalThis as { curve_bn128?: { terminate(): Promise<void> } | null }
 
-const quick = process.argv.includes("--quick")
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): the multiplier only, one proof of each kind, no CLI.
+const SMOKE = process.argv.includes("--smoke")
+const quick = SMOKE || process.argv.includes("--quick")
+const CIRCUITS = SMOKE ? BUILTIN_CIRCUITS.filter((spec) => spec.name === "multiplier") : BUILTIN_CIRCUITS
 // The pools' prover threads run at this priority (the layer's default is low). normal by default
 // here: the pool is compared with an in-process loop at normal priority, and on a shared machine
 // other processes would take a lower-priority pool's CPU. packages/server/bench/http.ts measures
 // what the priority is for.
 const priorityArg = process.argv.indexOf("--priority")
 const PRIORITY = (priorityArg > 0 ? process.argv[priorityArg + 1] : "normal") as ProverPriority
-const withCli = !process.argv.includes("--no-cli")
+const withCli = !SMOKE && !process.argv.includes("--no-cli")
 const SNARKJS_CLI = fileURLToPath(new URL("../node_modules/.bin/snarkjs", import.meta.url))
 const BUDGET_MS = quick ? 4_000 : 15_000
 
@@ -62,7 +65,9 @@ interface Plan {
   readonly cliRuns: number
 }
 const planFor = (circuit: string): Plan =>
-  circuit === "merkle_membership"
+  SMOKE
+    ? { pairs: 1, throughputProofs: { snarkjs: 1, native: 2 }, cliRuns: 1 }
+    : circuit === "merkle_membership"
     ? { pairs: quick ? 3 : 7, throughputProofs: { snarkjs: quick ? 2 : 6, native: quick ? 8 : 40 }, cliRuns: 2 }
     : { pairs: quick ? 5 : 21, throughputProofs: { snarkjs: quick ? 8 : 40, native: quick ? 100 : 1000 }, cliRuns: 3 }
 
@@ -88,7 +93,7 @@ const cases = await makeCases()
 const cores = availableParallelism()
 const witnessOf = new Map<string, Uint8Array>()
 const calculatorOf = new Map<string, Awaited<ReturnType<typeof WitnessCalculatorBuilder>>>()
-for (const spec of BUILTIN_CIRCUITS) {
+for (const spec of CIRCUITS) {
   const calculator = await WitnessCalculatorBuilder(readFileSync(buildFilesOf(spec.name).wasm))
   calculatorOf.set(spec.name, calculator)
   witnessOf.set(spec.name, await calculator.calculateWTNSBin(cases[spec.name]!.inputs, 0))
@@ -107,7 +112,7 @@ interface Single {
 const single: Record<string, Single> = {}
 if (addon !== undefined) {
   globals.curve_bn128 = await buildBn128(true)
-  for (const spec of BUILTIN_CIRCUITS) {
+  for (const spec of CIRCUITS) {
     const zkey = new Uint8Array(readFileSync(buildFilesOf(spec.name).zkey))
     const handle = addon.loadZkey(zkey, { threads: cores })
     const wtns = witnessOf.get(spec.name)!
@@ -160,7 +165,7 @@ const poolRun = (engine: "snarkjs" | "native") =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const prover = yield* Prover
     const out: Record<string, Measure> = {}
-    for (const spec of BUILTIN_CIRCUITS) {
+    for (const spec of CIRCUITS) {
       const { inputs } = cases[spec.name]!
       const prove = () => Effect.runPromise(prover.prove(spec, inputs))
       const count = planFor(spec.name).throughputProofs[engine]
@@ -193,7 +198,7 @@ const loopMeasure = (xs: ReadonlyArray<number>): Measure => ({
   n: xs.length
 })
 try {
-  for (const spec of BUILTIN_CIRCUITS) {
+  for (const spec of CIRCUITS) {
     const { inputs } = cases[spec.name]!
     const files = buildFilesOf(spec.name)
     const plan = planFor(spec.name)
@@ -258,7 +263,7 @@ console.log(row([
   "native/snarkjs (pools)"
 ]))
 console.log(row(["---", "---", "---", "---", "---", "---", "---", "---", "---"]))
-for (const spec of BUILTIN_CIRCUITS) {
+for (const spec of CIRCUITS) {
   const c = spec.name
   const s = pool.snarkjs[c]!
   const n = pool.native?.[c]
@@ -279,7 +284,7 @@ if (withCli) {
   console.log("\n3. snarkjs groth16 fullprove per proof (CLI), against the pools\n")
   console.log(row(["circuit".padEnd(18), "CLI ms", "CLI p/s", "snarkjs pool / CLI", "native pool / CLI"]))
   console.log(row(["---", "---", "---", "---", "---"]))
-  for (const spec of BUILTIN_CIRCUITS) {
+  for (const spec of CIRCUITS) {
     const cli = loops[spec.name]!.cli!
     console.log(row([
       spec.name.padEnd(18),
@@ -290,7 +295,7 @@ if (withCli) {
     ]))
   }
 }
-const counts = BUILTIN_CIRCUITS.map((spec) => {
+const counts = CIRCUITS.map((spec) => {
   const l = loops[spec.name]!
   return `${spec.name} pool ${pool.snarkjs[spec.name]!.n}/${pool.native?.[spec.name]?.n ?? 0}, loop ${l.snarkjs.n}/${l.native?.n ?? 0}`
 })

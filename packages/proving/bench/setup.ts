@@ -23,8 +23,10 @@ const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name)
   return at > 0 ? process.argv[at + 1]! : fallback
 }
-const SIZES = arg("--sizes", "16,18,20").split(",").map(Number)
-const THREADS = Number(arg("--threads", "2"))
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): one 2^8 circuit on one thread.
+const SMOKE = process.argv.includes("--smoke")
+const SIZES = arg("--sizes", SMOKE ? "8" : "16,18,20").split(",").map(Number)
+const THREADS = Number(arg("--threads", SMOKE ? "1" : "2"))
 const SNARKJS_UP_TO = Number(arg("--snarkjs-up-to", "0"))
 
 const addon = nativeDevelopmentSetup()

@@ -42,13 +42,15 @@ const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(`--${name}`)
   return at > 0 ? process.argv[at + 1]! : fallback
 }
-const QUICK = process.argv.includes("--quick")
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): the multiplier only, one proof each, no benchmark circuit.
+const SMOKE = process.argv.includes("--smoke")
+const QUICK = SMOKE || process.argv.includes("--quick")
 const LARGE_ONLY = process.argv.includes("--large-only")
 // The MiMC-style chain by default: every constraint a product of full-size values, as in a hash
 // chain, and the quickest of the three kinds for circom2 to compile at 2^16.
 const KIND = arg("kind", "mimc") as BenchKind
 const POWER = Number(arg("power", "16"))
-const RUNS = Number(arg("runs", "3"))
+const RUNS = Number(arg("runs", SMOKE ? "1" : "3"))
 const THREADS = Number(arg("threads", String(availableParallelism())))
 const CHILD = fileURLToPath(new URL("./systemsChild.ts", import.meta.url))
 const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n
@@ -299,7 +301,7 @@ const started = performance.now()
 const cpu0 = process.cpuUsage()
 const load0 = loadavg()
 const cases = await makeCases()
-for (const b of LARGE_ONLY ? [] : BUILTIN_CIRCUITS) {
+for (const b of LARGE_ONLY ? [] : SMOKE ? BUILTIN_CIRCUITS.filter((c) => c.name === "multiplier") : BUILTIN_CIRCUITS) {
   const source = readFileSync(fileURLToPath(new URL(`../circom/${b.name}.circom`, import.meta.url)), "utf8")
   const compiled = await compileBenchCircuit({ name: `builtin_${b.name}`, source }, { log })
   await benchmark(b.name, compiled, cases[b.name]!.inputs as Record<string, unknown>, RUNS)

@@ -25,13 +25,15 @@ const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name)
   return at > 0 ? process.argv[at + 1]! : fallback
 }
-const LOG = Number(arg("--log", "16"))
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): a 2^10 key, the least budget and one cache row, two proofs a row.
+const SMOKE = process.argv.includes("--smoke")
+const LOG = Number(arg("--log", SMOKE ? "10" : "16"))
 const THREADS = Number(arg("--threads", "1"))
-const PROOFS = Number(arg("--proofs", "3"))
+const PROOFS = Number(arg("--proofs", SMOKE ? "2" : "3"))
 // Budgets as multiples of the least one; the unbounded row (minutes of building at 2^18) optional.
-const FACTORS = arg("--budgets", "1,1.5,2,4").split(",").map(Number)
-const CACHE_FACTORS = arg("--cache", "2,4").split(",").map(Number)
-const UNBOUNDED = arg("--unbounded", "yes") === "yes"
+const FACTORS = arg("--budgets", SMOKE ? "1" : "1,1.5,2,4").split(",").map(Number)
+const CACHE_FACTORS = arg("--cache", SMOKE ? "2" : "2,4").split(",").map(Number)
+const UNBOUNDED = arg("--unbounded", SMOKE ? "no" : "yes") === "yes"
 const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "tablesChild.mjs")
 

@@ -22,7 +22,9 @@ const native = loadNativeProver()
 if (!native.ok) throw new Error(`native prover unavailable: ${native.reason}`)
 const addon = native.addon
 const roundsArg = process.argv.indexOf("--rounds")
-const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 31
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): the multiplier, one round.
+const SMOKE = process.argv.includes("--smoke")
+const ROUNDS = SMOKE ? 1 : roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 31
 const cores = availableParallelism()
 const counts = [...new Set([1, 2, 4, 8, 16, cores].filter((t) => t <= cores))].sort((a, b) => a - b)
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -30,7 +32,7 @@ const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math
 const cases = await makeCases()
 console.log(`cores ${cores}, ${ROUNDS} rounds (fewer for merkle_membership), median ms per proof, speed-up over 1 thread`)
 console.log(["circuit", ...counts.map((t) => `${t} thread${t > 1 ? "s" : ""}`)].join(" | "))
-for (const spec of BUILTIN_CIRCUITS) {
+for (const spec of SMOKE ? BUILTIN_CIRCUITS.filter((c) => c.name === "multiplier") : BUILTIN_CIRCUITS) {
   const files = buildFilesOf(spec.name)
   const calculator = await WitnessCalculatorBuilder(readFileSync(files.wasm))
   const wtns = await calculator.calculateWTNSBin(cases[spec.name]!.inputs, 0)

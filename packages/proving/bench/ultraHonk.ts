@@ -29,6 +29,9 @@ import {
   writeDevelopmentCrs
 } from "../src/noir/index.js"
 
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): the small program, proved once.
+const SMOKE = process.argv.includes("--smoke")
+const PROVE_RUNS = SMOKE ? 1 : 3
 const MANIFEST = `[package]\nname = "bench"\ntype = "bin"\nauthors = [""]\n\n[dependencies]\n`
 const PROGRAMS: ReadonlyArray<{ name: string; source: string; inputs: Record<string, string>; power: number }> = [
   {
@@ -37,7 +40,7 @@ const PROGRAMS: ReadonlyArray<{ name: string; source: string; inputs: Record<str
     inputs: { x: "3", y: "4" },
     power: 12
   },
-  ...(process.argv.includes("--large")
+  ...(process.argv.includes("--large") && !SMOKE
     ? [{
       name: "squarings (40,000 rounds of acc * acc + y)",
       source: "fn main(x: Field, y: pub Field) -> pub Field {\n    let mut acc = x;\n    for _ in 0..40000 {\n        acc = acc * acc + y;\n    }\n    acc\n}\n",
@@ -99,7 +102,7 @@ for (const p of PROGRAMS) {
   const { gates, vk } = await ultraHonkSetup(program, crs)
   console.log(`  setup (verification key, ${vk.length} bytes; ${gates} gates before padding to 2^${p.power}): ${ms(t)}, ${cpuMs(c)}`)
   let proof: Awaited<ReturnType<typeof proveUltraHonk>> | undefined
-  for (let run = 1; run <= 3; run++) {
+  for (let run = 1; run <= PROVE_RUNS; run++) {
     t = performance.now()
     c = cpu()
     proof = await proveUltraHonk(program, p.inputs, crs)

@@ -18,8 +18,10 @@ const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name)
   return at > 0 ? process.argv[at + 1]! : fallback
 }
-const SIZES = arg("--sizes", "14,16,18").split(",").map(Number)
-const JS_UP_TO = Number(arg("--js-up-to", "14"))
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): the built-in keys and one 2^8 key.
+const SMOKE = process.argv.includes("--smoke")
+const SIZES = arg("--sizes", SMOKE ? "8" : "14,16,18").split(",").map(Number)
+const JS_UP_TO = Number(arg("--js-up-to", SMOKE ? "8" : "14"))
 
 const native = loadNativeProver()
 if (!native.ok) console.warn(`native prover unavailable (${native.reason}): only the JavaScript check is measured`)

@@ -7,6 +7,8 @@
  * /proc/self/clear_refs before it) over its RSS before it:
  *
  *   pnpm bench packages/server/bench/artifact-cache.ts [MiB=512]
+ *
+ * `--smoke` (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): one 1 MiB artifact.
  */
 import { SqliteStore } from "@mzk/adapters-sqlite"
 import { ArtifactFiles, ArtifactFilesLive } from "@mzk/proving"
@@ -19,7 +21,8 @@ import { performance } from "node:perf_hooks"
 import { memoryOf, resetPeak } from "../test/circuits/bigUpload.js"
 
 const MiB = 1024 * 1024
-const SIZE_MIB = Number(process.argv[2] ?? 512)
+const SMOKE = process.argv.includes("--smoke")
+const SIZE_MIB = SMOKE ? 1 : Number(process.argv[2] ?? 512)
 const dir = mkdtempSync(join(tmpdir(), "mzk-cache-bench-"))
 
 /** Runs `step`, printing its time and the growth of this process's peak RSS. */

@@ -14,6 +14,10 @@
  * With `--tsx`, also `--help` read from the TypeScript sources through tsx, as `pnpm mzk` ran before.
  *
  *   pnpm bench packages/server/bench/cli.ts [--runs 7] [--tsx]
+ *
+ * `--smoke` (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): one run of each
+ * command through `./mzk` only, on the bundle `pnpm install` made: it neither bundles again nor
+ * clears the rendered help, which other tests running beside it use.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -23,8 +27,11 @@ import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, tsx: { type: "boolean", default: false } } })
-const runs = Number(values.runs)
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "7" }, tsx: { type: "boolean", default: false }, smoke: { type: "boolean", default: false } }
+})
+const SMOKE = values.smoke
+const runs = SMOKE ? 1 : Number(values.runs)
 const dir = mkdtempSync(join(tmpdir(), "mzk-bench-cli-"))
 const database = `sqlite:${join(dir, "bench.db")}`
 
@@ -69,8 +76,10 @@ const measure = (label: string, command: string, args: () => ReadonlyArray<strin
 
 try {
   // Made once here, so that no measured run pays for a stale bundle.
-  const bundled = run(process.execPath, ["scripts/bundle-cli.mjs"])
-  rows.push(["bundle the CLI (postinstall)", bundled.ms, bundled.ms, Number.NaN, 1])
+  if (!SMOKE) {
+    const bundled = run(process.execPath, ["scripts/bundle-cli.mjs"])
+    rows.push(["bundle the CLI (postinstall)", bundled.ms, bundled.ms, Number.NaN, 1])
+  }
   const created = JSON.parse(run(process.execPath, ["scripts/mzk.mjs", "accounts", "create", "--name", "Bench", "--database", database, "--json"]).stdout) as {
     account_id: string
   }
@@ -83,13 +92,15 @@ try {
     ["keys list", () => ["keys", "list", "--account", created.account_id, "--database", database]]
   ]
   measure("node -e 0", process.execPath, () => ["-e", "0"])
-  const current = JSON.parse(readFileSync(join(root, "node_modules", ".mzk-cli", "current.json"), "utf8")) as { dir: string }
-  measure("./mzk --help, first after a new bundle (rendered)", "./mzk", () => {
-    rmSync(join(root, "node_modules", ".mzk-cli", current.dir, "help"), { recursive: true, force: true })
-    return ["--help"]
-  })
+  if (!SMOKE) {
+    const current = JSON.parse(readFileSync(join(root, "node_modules", ".mzk-cli", "current.json"), "utf8")) as { dir: string }
+    measure("./mzk --help, first after a new bundle (rendered)", "./mzk", () => {
+      rmSync(join(root, "node_modules", ".mzk-cli", current.dir, "help"), { recursive: true, force: true })
+      return ["--help"]
+    })
+  }
   for (const [label, args] of commands) {
-    for (const via of ["sh", "pnpm"] as const) {
+    for (const via of SMOKE ? ["sh"] as const : ["sh", "pnpm"] as const) {
       const [command] = mzk(via, [])
       measure(`${via === "pnpm" ? "pnpm -s mzk" : "./mzk"} ${label}`, command, () => mzk(via, args())[1])
     }

@@ -10,6 +10,9 @@
  *   HttpApi + bearer           the same behind an HttpApiSecurity bearer middleware
  *
  *   pnpm exec tsx packages/server/bench/http-floor.ts [--duration 10] [--connections 32]
+ *
+ * `--smoke` (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): one second per server, no warm-up; a server
+ * that answers anything but 200 (or nothing) fails the run.
  */
 import {
   HttpApi,
@@ -75,14 +78,22 @@ const serveVariant = (variant: Variant, port: number) => {
 }
 
 const { values } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "32" }, variant: { type: "string" }, port: { type: "string" } }
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "32" },
+    variant: { type: "string" },
+    port: { type: "string" },
+    smoke: { type: "boolean", default: false }
+  }
 })
+const DURATION = values.smoke ? "1" : values.duration
 
 if (values.variant !== undefined) {
   serveVariant(values.variant as Variant, Number(values.port))
 } else {
+  // Up to a minute: a loaded machine starts tsx slowly.
   const waitFor = async (url: string) => {
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 1200; i++) {
       try {
         return void await fetch(url, { headers: { authorization: "Bearer x" } })
       } catch {
@@ -92,11 +103,14 @@ if (values.variant !== undefined) {
     throw new Error(`${url} did not come up`)
   }
   const wrk = (url: string) => {
-    const out = execFileSync("wrk", ["-t2", `-c${values.connections}`, `-d${values.duration}s`, "--latency", "-H", "Authorization: Bearer x", url], { encoding: "utf8" })
+    const out = execFileSync("wrk", ["-t2", `-c${values.connections}`, `-d${DURATION}s`, "--latency", "-H", "Authorization: Bearer x", url], { encoding: "utf8" })
     const latency = (p: string) => out.match(new RegExp(`^\\s+${p}%\\s+(\\S+)`, "m"))?.[1] ?? "?"
-    return { rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0), p50: latency("50"), p99: latency("99") }
+    const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0)
+    const failed = Number(out.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0)
+    if (rps === 0 || failed > 0) throw new Error(`${url}: ${failed} answers other than 2xx, ${rps} req/s:\n${out}`)
+    return { rps, p50: latency("50"), p99: latency("99") }
   }
-  console.log(`The HTTP stack with no work: wrk -t2 -c${values.connections}, ${values.duration} s after an equal warm-up, loopback; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+  console.log(`The HTTP stack with no work: wrk -t2 -c${values.connections}, ${DURATION} s ${values.smoke ? "(smoke run: no warm-up)" : "after an equal warm-up"}, loopback; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
   console.log("server                       req/s   p50        p99")
   for (const [i, variant] of VARIANTS.entries()) {
     const port = 18200 + i
@@ -106,7 +120,7 @@ if (values.variant !== undefined) {
     try {
       const url = `http://127.0.0.1:${port}/api/v1/keys`
       await waitFor(url)
-      wrk(url)
+      if (!values.smoke) wrk(url)
       const r = wrk(url)
       console.log(`${variant.padEnd(26)} ${r.rps.toFixed(0).padStart(8)}   ${r.p50.padEnd(10)} ${r.p99}`)
     } finally {

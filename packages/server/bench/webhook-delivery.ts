@@ -9,6 +9,8 @@
  * `events` events with no engine running, then starts one and times the drain of that backlog.
  * Run 3 records `pacedEvents` at 200 events/s: latency at a steady load.
  * Latency is from the moment `Events.record` returned to the receiver having the whole request.
+ * `--smoke` (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): 20 events, 10 paced,
+ * 5 to warm up, and a run that does not deliver every event fails.
  */
 import { Accounts, DEFAULT_WEBHOOK_CONFIG, DeliveryEngine, type EventId, Events, type KeyId, now, WebhookConfig, Webhooks } from "@mzk/core"
 import { testCore } from "@mzk/testkit"
@@ -24,9 +26,14 @@ import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { NodeWebhookTransport } from "../src/webhookTransport.js"
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { store: { type: "string", default: "sqlite" }, "per-account": { type: "string", default: "32" } } })
-const TOTAL = Number(positionals[0] ?? 2000)
-const PACED = Number(positionals[1] ?? 1000)
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { store: { type: "string", default: "sqlite" }, "per-account": { type: "string", default: "32" }, smoke: { type: "boolean", default: false } }
+})
+const SMOKE = values.smoke
+const TOTAL = SMOKE ? 20 : Number(positionals[0] ?? 2000)
+const PACED = SMOKE ? 10 : Number(positionals[1] ?? 1000)
+const WARM_UP = SMOKE ? 5 : 50
 const PACE_PER_SECOND = 200
 const RUN_TIMEOUT = "60 seconds"
 
@@ -82,7 +89,9 @@ const program = Effect.gen(function*() {
   const waitForAll = (target: number) =>
     Effect.gen(function*() {
       while (received < target) yield* Effect.sleep("2 millis")
-    }).pipe(Effect.timeout(RUN_TIMEOUT), Effect.option)
+    }).pipe(Effect.timeout(RUN_TIMEOUT), Effect.option, Effect.tap(() => {
+      if (SMOKE && received < target) return Effect.die(new Error(`${received} of ${target} events delivered within ${RUN_TIMEOUT}`))
+    }))
 
   const report = (label: string, count: number, startedAt: number) => {
     const sorted = [...latencies].sort((a, b) => a - b)
@@ -98,8 +107,8 @@ const program = Effect.gen(function*() {
 
   yield* withEngine(Effect.gen(function*() {
     // Warm-up: JIT, sockets in the pool.
-    for (let i = 0; i < 50; i++) yield* recordOne(i)
-    yield* waitForAll(50)
+    for (let i = 0; i < WARM_UP; i++) yield* recordOne(i)
+    yield* waitForAll(WARM_UP)
     reset()
 
     // Run 1: events recorded as fast as possible while the engine delivers them.

@@ -12,7 +12,8 @@
 import { runRetryScheduleExample } from "@mzk/testkit/example"
 import { performance } from "node:perf_hooks"
 
-const RUNS = Number(process.argv[2] ?? 20)
+// --smoke (CI's check that the bench runs, scripts/test/benchSmoke.test.ts): one run after the first.
+const RUNS = process.argv[2] === "--smoke" ? 1 : Number(process.argv[2] ?? 20)
 
 const loadStarted = performance.now()
 const first = await runRetryScheduleExample()
