@@ -46,6 +46,11 @@ export const schedulingTests = (it: ConformanceIt, timeout: number) => {
       const positions = yield* repo.queuePositions(account, [a.id, b.id, c.id, d.id, done.id])
       expect([positions.get(c.id), positions.get(b.id), positions.get(d.id), positions.get(a.id)]).toEqual([1, 2, 3, 4])
       expect(positions.has(done.id)).toBe(false)
+      // One proof asked alone (what a create or a get asks) is counted as in a list.
+      for (const proof of [a, b, c, d]) {
+        expect((yield* repo.queuePositions(account, [proof.id])).get(proof.id)).toBe(positions.get(proof.id))
+      }
+      expect((yield* repo.queuePositions(account, [done.id])).size).toBe(0)
       expect((yield* repo.queuePositions(stranger, [a.id])).size).toBe(0)
       expect((yield* repo.queuePositions(account, [])).size).toBe(0)
     }), timeout)

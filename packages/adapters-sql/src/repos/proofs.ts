@@ -11,10 +11,10 @@ import {
   type Timestamp
 } from "@mzk/core"
 import { Effect, Option } from "effect"
-import type { Insertable, Selectable, Updateable } from "kysely"
+import type { Insertable, Kysely, Selectable, Updateable } from "kysely"
 import { claimableProof } from "../claims.js"
 import type { SqlConnection } from "../connection.js"
-import type { ProofsTable } from "../schema.js"
+import type { Database, ProofsTable } from "../schema.js"
 import { page } from "./paging.js"
 
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
@@ -61,6 +61,28 @@ export const sqlProofs = (conn: SqlConnection) => {
   const insertOne = conn.statement((db, $: Insertable<ProofsTable>) =>
     db.insertInto("proofs").values(Object.fromEntries(PROOF_COLUMNS.map((column) => [column, $[column]])) as Insertable<ProofsTable>)
   )
+
+  // A correlated count per proof on (status, account_id, priority_rank, id): the proofs ahead of
+  // it in claim order, itself included. A queue position is read on every create and get of a
+  // queued proof, so it reads only the index range before the proof, not the account's queue.
+  // `one` may be a statement's placeholder, which only `=` takes.
+  const positions = (db: Kysely<Database>, accountId: string, ids: { readonly one: string } | { readonly many: ReadonlyArray<string> }) =>
+    db.selectFrom("proofs as p").where("p.account_id", "=", accountId)
+      .where((eb) => ("one" in ids ? eb("p.id", "=", ids.one) : eb("p.id", "in", ids.many)))
+      .where("p.status", "=", PROOF_TRANSITIONS.claim.from[0])
+      .select((eb) => [
+        "p.id",
+        eb.selectFrom("proofs as q").select((qb) => qb.fn.countAll<number | string | bigint>().as("n"))
+          .where("q.status", "=", PROOF_TRANSITIONS.claim.from[0]).where("q.account_id", "=", accountId)
+          .where((qb) =>
+            qb.or([
+              qb("q.priority_rank", "<", qb.ref("p.priority_rank")),
+              qb.and([qb("q.priority_rank", "=", qb.ref("p.priority_rank")), qb("q.id", "<=", qb.ref("p.id"))])
+            ])
+          )
+          .as("position")
+      ])
+  const onePosition = conn.statement((db, $: { accountId: string; id: string }) => positions(db, $.accountId, { one: $.id }))
 
   /** A transition of the lifecycle table on one claimed proof: only from its `from` statuses, only by the current claim. */
   const settle = (transition: "complete" | "fail", id: string, attempt: number, set: Updateable<ProofsTable>) =>
@@ -191,29 +213,14 @@ export const sqlProofs = (conn: SqlConnection) => {
         )
         return rows.map(toRecord).sort(byExpiry)
       })),
-    // A correlated count per proof on (status, account_id, priority_rank, id): the proofs ahead of
-    // it in claim order, itself included. A queue position is read on every create and get of a
-    // queued proof, so it reads only the index range before the proof, not the account's queue.
     queuePositions: (accountId, ids) =>
       ids.length === 0
         ? Effect.succeed(new Map())
         : Effect.map(
-          conn.rows((db) =>
-            db.selectFrom("proofs as p").where("p.account_id", "=", accountId).where("p.id", "in", [...ids])
-              .where("p.status", "=", PROOF_TRANSITIONS.claim.from[0])
-              .select((eb) => [
-                "p.id",
-                eb.selectFrom("proofs as q").select((qb) => qb.fn.countAll<number | string | bigint>().as("n"))
-                  .where("q.status", "=", PROOF_TRANSITIONS.claim.from[0]).where("q.account_id", "=", accountId)
-                  .where((qb) =>
-                    qb.or([
-                      qb("q.priority_rank", "<", qb.ref("p.priority_rank")),
-                      qb.and([qb("q.priority_rank", "=", qb.ref("p.priority_rank")), qb("q.id", "<=", qb.ref("p.id"))])
-                    ])
-                  )
-                  .as("position")
-              ])
-          ),
+          // Create and get ask for one proof: that count is a statement, compiled once.
+          ids.length === 1
+            ? onePosition.rows({ accountId, id: ids[0]! })
+            : conn.rows((db) => positions(db, accountId, { many: [...ids] })),
           (rows) => new Map(rows.map((row) => [row.id as ProofId, Number(row.position)]))
         ),
     failOverdue: (now, limit, failure) =>
