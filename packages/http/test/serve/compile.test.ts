@@ -74,6 +74,7 @@ describe("compiling an API for the dispatcher", () => {
       "proofs.cancel": ["proofs:write", "-"],
       "proofs.cancelBatch": ["proofs:write", "-"],
       "circuits.create": ["circuits:write", "-"],
+      "circuits.artifact": ["circuits:read", "-"],
       "circuits.list": ["circuits:read", "-"],
       "circuits.get": ["circuits:read", "-"],
       "circuits.versions": ["circuits:read", "-"],

@@ -4,6 +4,7 @@ import { ApiKeyList, MzkApi } from "@mzk/http"
 import { Arbitrary, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { isDownloadAst } from "../../src/api/download.js"
 import { makeResponseBody } from "../../src/serve/encode.js"
 
 const endpoints = Object.values(MzkApi.groups as unknown as Record<string, HttpApiGroup.HttpApiGroup.AnyWithProps>).flatMap((group) =>
@@ -11,7 +12,9 @@ const endpoints = Object.values(MzkApi.groups as unknown as Record<string, HttpA
     name: `${group.identifier}.${endpoint.name}`,
     schema: endpoint.successSchema as Schema.Schema<unknown, unknown>
   }))
-).filter(({ schema }) => !HttpApiSchema.isVoid(schema.ast))
+)
+  // A download answers with a file's bytes (serve/download.ts), not a JSON body.
+  .filter(({ schema }) => !HttpApiSchema.isVoid(schema.ast) && !isDownloadAst(schema.ast))
 
 /** Adds fields no schema declares to every object inside `value`, as a storage record with a hash or secret carries. */
 const withExtras = (value: unknown): unknown =>
