@@ -191,13 +191,19 @@ const flagsOf = (path: string): ReadonlyArray<string> => {
 }
 
 /**
+ * @effect/cli says under every text flag what kind of value it takes, "A user-defined piece of
+ * text.", which tells a reader nothing the flag's own line and description do not.
+ */
+const TEXT_KIND = /^ *A user-defined piece of text\.\n\n/gm
+
+/**
  * Help and messages as plain text where they are not read on a terminal (or NO_COLOR is set), help
  * always plain and wrapped to 80 columns (@effect/cli pads and never wraps), and @effect/cli's own
  * report of a usage mistake left out: the failure is reported below, one line per mistake.
  */
 const forPeople = (base: Console.Console, help: boolean): Console.Console => {
   const colour = process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
-  const shape = help ? (text: string) => wrapText(stripAnsi(text)) : colour ? (text: string) => text : stripAnsi
+  const shape = help ? (text: string) => wrapText(stripAnsi(text).replace(TEXT_KIND, "")) : colour ? (text: string) => text : stripAnsi
   return {
     ...base,
     log: (...args) => base.log(...args.map((arg) => (typeof arg === "string" ? shape(arg) : arg))),

@@ -217,7 +217,10 @@ describe("mzk --help", () => {
     for (const ran of [root, serve, add, verify, create, group]) {
       expect(ran.stdout + ran.stderr).not.toContain("\u001b")
       expect(ran.stdout.split("\n").filter((line) => line.length > 80)).toEqual([])
+      // @effect/cli's line under every text flag says nothing the flag's own description does not.
+      expect(ran.stdout).not.toContain("A user-defined piece of text")
     }
+    expect(flat(verify.stdout)).toContain("--proving-system groth16|plonk|fflonk|ultra_honk The proof's system")
   }, 240_000)
 })
 
