@@ -48,7 +48,9 @@ export const openInChromium = (url: string) =>
         Effect.ignore,
         Effect.ensuring(Effect.sync(() => {
           if (browser.exitCode === null && browser.signalCode === null) browser.kill("SIGKILL")
-          rmSync(profile, { recursive: true, force: true })
+          // Chromium's helper processes may still write to the profile for a moment after the browser
+          // exits (ENOTEMPTY): rmSync retries with backoff.
+          rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
         }))
       )
   )

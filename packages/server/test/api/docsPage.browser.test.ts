@@ -64,7 +64,8 @@ const visit = async (url: string): Promise<Visit> => {
       console: stderr.split("\n").filter((line) => line.includes(":CONSOLE"))
     }
   } finally {
-    rmSync(profile, { recursive: true, force: true })
+    // Chromium's helper processes may still write to the profile just after it exits: retried.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
   }
 }
 
