@@ -20,6 +20,15 @@ export const chromiumAvailable = (what: string): boolean => {
   return available
 }
 
+/** Signals the browser's whole process group; nothing when it is already gone. */
+const signalGroup = (browser: ChildProcess, signal: NodeJS.Signals) => {
+  try {
+    if (browser.pid !== undefined) process.kill(-browser.pid, signal)
+  } catch {
+    // ESRCH: the group has ended.
+  }
+}
+
 /**
  * `url` open in headless Chromium for the test's scope, with a profile of its own: the page runs
  * as long as the scope does (for a page that works on its own and reports through the network,
@@ -33,7 +42,8 @@ export const openInChromium = (url: string) =>
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         `--user-data-dir=${profile}`, url
-      ], { stdio: "ignore" })
+      // Its own process group, so the browser's helper processes (zygote, renderers) end with it.
+      ], { stdio: "ignore", detached: true })
       return { browser, profile }
     }),
     ({ browser, profile }) =>
@@ -41,15 +51,15 @@ export const openInChromium = (url: string) =>
         new Promise<void>((resolve) => {
           if (browser.exitCode !== null || browser.signalCode !== null) return resolve()
           browser.once("exit", () => resolve())
-          browser.kill("SIGTERM")
+          signalGroup(browser, "SIGTERM")
         })
       ).pipe(
         Effect.timeout("10 seconds"),
         Effect.ignore,
         Effect.ensuring(Effect.sync(() => {
-          if (browser.exitCode === null && browser.signalCode === null) browser.kill("SIGKILL")
-          // Chromium's helper processes may still write to the profile for a moment after the browser
-          // exits (ENOTEMPTY): rmSync retries with backoff.
+          // Whatever of the group is left (a helper that outlived the browser) goes too.
+          signalGroup(browser, "SIGKILL")
+          // A helper may still be writing to the profile for a moment (ENOTEMPTY): rmSync retries.
           rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
         }))
       )
