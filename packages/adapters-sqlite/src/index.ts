@@ -1,12 +1,12 @@
 import { makeSqlConnection, migrate, type SqlConnection, sqlStorage } from "@mzk/adapters-sql"
 import type { Database } from "@mzk/adapters-sql"
 import { type Storage, StorageError } from "@mzk/core"
-import SqliteDatabase from "better-sqlite3"
 import { Effect, Layer, type Scope } from "effect"
 import { Kysely } from "kysely"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseFile } from "./databaseFile.js"
+import { loadBetterSqlite } from "./driverModule.js"
 import { BetterSqliteDialect } from "./kyselyDialect.js"
 import { sqliteSqlDialect } from "./sqliteDialect.js"
 
@@ -30,7 +30,7 @@ export interface SqliteOptions {
  * and Kysely hands it to one query or transaction at a time: one writer, as SQLite wants.
  */
 export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection, StorageError, Scope.Scope> =>
-  Effect.acquireRelease(
+  Effect.flatMap(loadBetterSqlite, (SqliteDatabase) => Effect.acquireRelease(
     Effect.try({
       try: () => {
         if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true })
@@ -46,7 +46,7 @@ export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlConnection,
       catch: (cause) => new StorageError({ message: `Cannot open the SQLite database ${options.filename}`, cause })
     }),
     (conn) => Effect.promise(() => conn.db.destroy())
-  )
+  ))
 
 /** Every storage port on one SQLite database: the embedded default. */
 export const SqliteStore = (options: SqliteOptions): Layer.Layer<Storage, StorageError> =>

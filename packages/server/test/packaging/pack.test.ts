@@ -1,3 +1,5 @@
+import { freshDatabaseUrl, postgresAvailable } from "@mzk/adapters-postgres/testing"
+import { Effect, Exit, Scope } from "effect"
 import { execFile, execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -54,9 +56,9 @@ if (registryProblem !== undefined && inCi) throw new Error(`The pack test instal
 if (registryProblem !== undefined) console.warn(`Skipping the pack test: the npm registry is unreachable (${registryProblem})`)
 
 /**
- * better-sqlite3 as its users get it, a prebuilt binary, rather than compiled from source: npm
- * installs it with prebuild-install, which downloads one from GitHub (unreachable here) and else
- * compiles SQLite for minutes. prebuild-install looks in a local folder first; this puts the
+ * better-sqlite3 as most of its users get it, a prebuilt binary, rather than compiled from source:
+ * an app on SQLite installs it (mzk's optional peer), with prebuild-install, which downloads one
+ * from GitHub (unreachable here) and else compiles SQLite for minutes. prebuild-install looks in a local folder first; this puts the
  * workspace's own build there, packed under the name a download would have, and returns the
  * environment that names the folder. Another version than the workspace's still compiles.
  */
@@ -86,10 +88,21 @@ const compilerTraps = (dir: string, calls: string): NodeJS.ProcessEnv => {
 /** The last line of a fixture's stdout is its outcome as JSON (mzk's logs come before it). */
 const outcomeOf = (ran: Ran) => JSON.parse(ran.stdout.trim().split("\n").at(-1) ?? "null")
 
+/** What a command that was expected to fail said, and its exit status. */
+const failureOf = (ran: Promise<Ran>) =>
+  ran.then(
+    (done) => ({ code: 0, message: `${done.stdout}${done.stderr}` }),
+    (error: Error & { readonly code?: number }) => ({ code: error.code, message: error.message })
+  )
+
 describe.skipIf(registryProblem !== undefined)("the packed packages in an application outside the workspace", () => {
   let work: string
   let app: string
   let compilerCalls: string
+  let betterSqliteInstalled: boolean
+  let withoutSqlite: { readonly code: number | undefined; readonly message: string }
+  let onPostgres: unknown
+  const postgres = Effect.runSync(Scope.make())
   const timings: Record<string, number> = {}
 
   beforeAll(async () => {
@@ -116,21 +129,45 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     const traps = join(work, "compilers")
     mkdirSync(traps)
     compilerCalls = join(work, "compiler-calls.log")
-    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
+    const installEnv = { ...userEnv(), ...compilerTraps(traps, compilerCalls) }
+    // Every released package, as an app on PostgreSQL installs them: better-sqlite3 is SQLite's
+    // optional peer, so nothing here has a compiler to run.
+    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app, timeout: 20 * MINUTE, env: installEnv })
+    timings["npm install"] = install.ms
+    betterSqliteInstalled = existsSync(join(app, "node_modules", "better-sqlite3"))
+    withoutSqlite = await failureOf(run(join(app, "node_modules", ".bin", "mzk"), ["migrate"], { cwd: app, timeout: MINUTE }))
+    if (postgresAvailable) {
+      const { url } = await Effect.runPromise(Scope.extend(freshDatabaseUrl, postgres))
+      onPostgres = outcomeOf(await run(process.execPath, ["embed.mjs", url], { cwd: app, timeout: 4 * MINUTE }))
+    }
+    // Then SQLite, the embedded default: the app adds better-sqlite3 (prebuilt, see above).
+    const { version } = JSON.parse(readFileSync(createRequire(join(root, "packages", "adapters-sqlite", "package.json")).resolve("better-sqlite3/package.json"), "utf8")) as { version: string }
+    const sqlite = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `better-sqlite3@${version}`], {
       cwd: app,
       timeout: 20 * MINUTE,
-      env: { ...userEnv(), ...betterSqlitePrebuild(prebuilds), ...compilerTraps(traps, compilerCalls) }
+      env: { ...installEnv, ...betterSqlitePrebuild(prebuilds) }
     })
-    timings["npm install"] = install.ms
+    timings["npm install better-sqlite3"] = sqlite.ms
   }, 30 * MINUTE)
 
-  afterAll(() => {
+  afterAll(async () => {
     console.log(`pack test timings: ${Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(", ")}`)
+    await Effect.runPromise(Scope.close(postgres, Exit.void))
     if (work !== undefined && process.env["MZK_KEEP_PACK_APP"] === undefined) rmSync(work, { recursive: true, force: true })
   })
 
+  it("installs every released package compiling nothing, and without better-sqlite3 a SQLite start says what to install", () => {
+    expect(betterSqliteInstalled).toBe(false)
+    expect(withoutSqlite.code).not.toBe(0)
+    expect(withoutSqlite.message).toContain("SQLite storage needs the better-sqlite3 package, which is not installed: run `npm install better-sqlite3@12`")
+  })
+
+  it.skipIf(!postgresAvailable)("embeds mzk on PostgreSQL with nothing compiled: a proof completes and its signed event verifies", () => {
+    expect(onPostgres).toMatchObject({ createdStatus: 202, proof: { status: "completed", public_inputs: { c: "33" } }, verified: { status: 200, valid: true } })
+  })
+
   it("installs built JavaScript only: dist, no TypeScript sources; circuits with their artifacts; the native prover prebuilt, compiling nothing", async () => {
-    // No compiler ran: not for the native prover, nor for better-sqlite3 (prebuilt, see above).
+    // No compiler ran: not for the native prover, nor for better-sqlite3 (added prebuilt, see above).
     expect(existsSync(compilerCalls) ? readFileSync(compilerCalls, "utf8").trim().split("\n") : []).toEqual([])
     const modules = join(app, "node_modules", "@mzk")
     for (const { manifest } of publicPackages()) {
@@ -176,10 +213,10 @@ describe.skipIf(registryProblem !== undefined)("the packed packages in an applic
     expect(mistyped).toMatchObject({ code: 2 })
   }, 2 * MINUTE)
 
-  it("embeds mzk with createMzk: a proof completes, and its signed proof.completed event verifies with @mzk/webhooks", async () => {
+  it("embeds mzk with createMzk on SQLite: a proof completes, and its signed proof.completed event verifies with @mzk/webhooks", async () => {
     const data = join(work, "data")
     mkdirSync(data)
-    const outcome = outcomeOf(await run(process.execPath, ["embed.mjs", data], { cwd: app, timeout: 4 * MINUTE }))
+    const outcome = outcomeOf(await run(process.execPath, ["embed.mjs", `sqlite:${join(data, "mzk.db")}`], { cwd: app, timeout: 4 * MINUTE }))
     expect(outcome).toMatchObject({
       webhookStatus: 201,
       createdStatus: 202,
