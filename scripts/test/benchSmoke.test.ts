@@ -28,7 +28,7 @@ const HELPERS = new Set([
  * mode runs once per mode.
  */
 const RUNS: ReadonlyArray<{ readonly file: string; readonly args: ReadonlyArray<string> }> = [
-  ...["http.ts", "http-floor.ts", "webhook-delivery.ts", "cli.ts", "upload.ts", "artifact-cache.ts", "claim-check.ts", "fair-claims.ts", "metadata-filter.ts"]
+  ...["http.ts", "dispatch.ts", "http-floor.ts", "webhook-delivery.ts", "cli.ts", "upload.ts", "artifact-cache.ts", "claim-check.ts", "fair-claims.ts", "metadata-filter.ts"]
     .map((name) => ({ file: `packages/server/bench/${name}`, args: ["--smoke"] })),
   { file: "packages/server/bench/http.ts", args: ["--smoke", "--mixed"] },
   { file: "packages/testkit/bench/retry-walk.ts", args: ["--smoke"] },
