@@ -1,10 +1,14 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { actingFor, type AccountId, ApiKeys, Circuits, metered, Proofs, Prover } from "@mzk/core"
 import { apiPath, mountedPath } from "@mzk/http"
+import { BUILD_DIR } from "@mzk/proving"
 import { FakeProver } from "@mzk/testkit"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -276,6 +280,42 @@ describe("createMzk", () => {
     // that would have ended by itself seconds later.
     expect(JSON.parse(/^\{"activeAfterStop":.*$/m.exec(output)?.[0] ?? "{}")).toEqual({ activeAfterStop: ["PipeWrap", "PipeWrap"] })
   }, 180_000)
+})
+
+describe("createMzk's handlers stream a circuit's artifacts", () => {
+  it("fetch and the Node handler send a built-in circuit's zkey whole, by range and as a HEAD, byte for byte", async () => {
+    const mzk = await createMzk({ database: "sqlite::memory:", workers: false })
+    const server = createServer(mzk.handler)
+    try {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const token = (await mzk.createAccount({ name: "Downloads" })).api_key
+      const file = new Uint8Array(readFileSync(join(BUILD_DIR, "multiplier", "multiplier.zkey")))
+      const etag = `"${createHash("sha256").update(file).digest("hex")}"`
+      const path = "/api/v1/circuits/multiplier/artifacts/zkey"
+      const ways = {
+        fetch: (init: RequestInit) => mzk.fetch(new Request(`https://app.example${path}`, init)),
+        handler: (init: RequestInit) => fetch(`${origin}${path}`, init)
+      }
+      for (const [way, send] of Object.entries(ways)) {
+        const get = (headers: Record<string, string> = {}, method = "GET") => send({ method, headers: { authorization: `Bearer ${token}`, ...headers } })
+        const whole = await get()
+        expect([way, whole.status, whole.headers.get("etag"), whole.headers.get("content-length")]).toEqual([way, 200, etag, String(file.length)])
+        expect(new Uint8Array(await whole.arrayBuffer())).toEqual(file)
+        // A resumed download: the rest from an offset inside the file, only while it is the same file.
+        const from = Math.floor(file.length / 3)
+        const rest = await get({ range: `bytes=${from}-`, "if-range": etag })
+        expect([way, rest.status, rest.headers.get("content-range")]).toEqual([way, 206, `bytes ${from}-${file.length - 1}/${file.length}`])
+        expect(new Uint8Array(await rest.arrayBuffer())).toEqual(file.subarray(from))
+        const head = await get({}, "HEAD")
+        expect([way, head.status, head.headers.get("content-length"), (await head.arrayBuffer()).byteLength]).toEqual([way, 200, String(file.length), 0])
+        expect([way, (await get({ "if-none-match": etag })).status]).toEqual([way, 304])
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+      await mzk.stop()
+    }
+  }, 60_000)
 })
 
 describe("the path a mounted mzk routes", () => {
