@@ -56,7 +56,7 @@
         },
         {
           "target_name": "mzk_prover_test",
-          "sources": ["native/test_addon.cpp"],
+          "sources": ["native/test_addon.cpp", "native/gpu/test_gpu.cpp"],
           "dependencies": ["mzk_kernel_generic", "mzk_kernel_adx", "mzk_test_ops_generic", "mzk_test_ops_adx"],
           "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
           "defines": ["<@(mzk_napi_defines)"],

@@ -54,7 +54,8 @@ const withTests = existsSync(join(root, "test"))
 const addon = join(root, "build", "Release", "mzk_prover.node")
 const outputs = [addon, ...(withTests ? [join(root, "build", "Release", "mzk_prover_test.node")] : [])]
 const inputs = [
-  ...readdirSync(join(root, "native")).map((name) => join(root, "native", name)),
+  // Recursive: the GPU arithmetic lives in native/gpu/, and an edit there leaves native/'s own time as it was.
+  ...readdirSync(join(root, "native"), { recursive: true, encoding: "utf8" }).map((name) => join(root, "native", name)),
   join(root, "binding.gyp"),
   join(root, "scripts", "install.mjs"),
   join(root, "package.json")
@@ -85,7 +86,7 @@ if (command === undefined) giveUp("node-gyp not found (it comes with pnpm and np
 // make names each object and library as it starts it (`CXX(target) …/kernel_adx.o`): one progress
 // line per C++ file, since the whole build takes a minute or more and would otherwise say nothing.
 const gyp = readFileSync(join(root, "binding.gyp"), "utf8")
-const sources = new Set((gyp.match(/native\/[\w.]+\.cpp/g) ?? []).filter((file) => withTests || !file.startsWith("native/test_")))
+const sources = new Set((gyp.match(/native\/[\w./]+\.cpp/g) ?? []).filter((file) => withTests || !/(^|\/)test_/.test(file)))
 const jobs = String(Math.max(1, Math.min(4, cpus().length)))
 const started = Date.now()
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
@@ -101,7 +102,7 @@ child.stdout.setEncoding("utf8").on("data", (chunk) => {
   const lines = (pending + chunk).split("\n")
   pending = lines.pop() ?? ""
   for (const line of lines) {
-    const object = /CXX\(target\) \S*\/(native\/[\w.]+)\.o\b/.exec(line)
+    const object = /CXX\(target\) \S*?\/(native\/[\w./]+)\.o\b/.exec(line)
     if (object) say(`  [${++compiled}/${sources.size}] ${object[1]}.cpp (at ${seconds()})`)
   }
 })

@@ -8,6 +8,13 @@ export interface NativeTestingAddon {
    * values; "pairing.e", "pairing.check", "fq12.mul", "fq12.pow").
    */
   test(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>, kernel?: string): Uint8Array
+  /**
+   * Test entry points for the GPU arithmetic (`native/gpu/`), run on the CPU: the 32-bit-limb
+   * fields ("fq.mul", "fr.inv", "fq.tomont", "fq.constants", ...), G1 in XYZZ coordinates
+   * ("g1.madd", "g1.add", "g1.dbl", "g1.affine", ...) and the MSM schedule ("msm.window",
+   * "msm.digits", "msm.buckets", "msm.g1"); plain little-endian values.
+   */
+  testGpu(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>): Uint8Array
 }
 
 export type NativeTestingLoad =

@@ -1,7 +1,8 @@
 // @mzk/prover-native/testing: the test addon (build/Release/mzk_prover_test.node), which a
-// checkout's build makes beside the production one: the arithmetic's test entry points, kept out of
-// the addon a service loads. Only tests import this; a package carries no test addon, so here it
-// says why there is none. Plain JavaScript, like index.js.
+// checkout's build makes beside the production one: the arithmetic's test entry points (`test`, and
+// `testGpu` for the GPU arithmetic run on the CPU), kept out of the addon a service loads. Only
+// tests import this; a package carries no test addon, so here it says why there is none. Plain
+// JavaScript, like index.js.
 import { createRequire } from "node:module"
 import { fileURLToPath, URL } from "node:url"
 
