@@ -10,9 +10,11 @@ export interface NativeTestingAddon {
   test(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>, kernel?: string): Uint8Array
   /**
    * Test entry points for the GPU arithmetic (`native/gpu/`), run on the CPU: the 32-bit-limb
-   * fields ("fq.mul", "fr.inv", "fq.tomont", "fq.constants", ...), G1 in XYZZ coordinates
-   * ("g1.madd", "g1.add", "g1.dbl", "g1.affine", ...) and the MSM schedule ("msm.window",
-   * "msm.digits", "msm.buckets", "msm.g1"); plain little-endian values.
+   * fields ("fq.mul", "fr.inv", "fq.tomont", "fq.constants", ...) and Fq2 ("fq2.mul", "fq2.inv",
+   * ...), G1 and G2 in XYZZ coordinates ("g1.madd", "g2.add", "g2.dbl", "g2.affine", ...), the MSM
+   * schedule ("msm.window", "msm.digits", "msm.buckets", "msm.g1", "msm.g2") and the NTT
+   * ("ntt.forward", "ntt.inverse", "ntt.coset", "ntt.tocoset", "ntt.root", "ntt.shift"); plain
+   * little-endian values.
    */
   testGpu(op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number>): Uint8Array
 }

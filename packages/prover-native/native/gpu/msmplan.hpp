@@ -1,8 +1,8 @@
-// The G1 MSM's schedule for the GPU (Pippenger's bucket method), as host code: the digit width for
+// The MSM's schedule for the GPU (Pippenger's bucket method), as host code: the digit width for
 // n points, signed c-bit digits of the scalars, the (point, digit) pairs grouped by (window,
-// bucket), and the order of the reduction. msmG1 runs that schedule on the CPU with the GPU's own
-// arithmetic (field32.hpp, g1xyzz.hpp), so it is exactly the computation the kernels will do, one
-// step per kernel launch:
+// bucket), and the order of the reduction. msm (msmG1, msmG2) runs that schedule on the CPU with
+// the GPU's own arithmetic (field32.hpp, fq2.hpp, g1xyzz.hpp, g2xyzz.hpp), so it is exactly the
+// computation the kernels will do, one step per kernel launch, in G1 or G2 alike:
 //   1. digits: each scalar's signed digits, window-major (all scalars' digit of window 0, then 1…);
 //   2. grouping: a counting sort of the nonzero digits by key window·2^(c−1) + |digit| − 1, giving
 //      every (window, bucket) its run of point indices (the sign in bit 31) and the runs' offsets;
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "g1xyzz.hpp"
+#include "g2xyzz.hpp"
 
 namespace mzk {
 namespace gpu {
@@ -145,8 +146,9 @@ inline BucketGroups groupByBucket(const u32* digits, size_t n, int c) {
 }
 
 /** Σ_b (b + 1)·buckets[b], by a running sum from the top bucket down: 2 additions a bucket. */
-inline G1Xyzz weightedBucketSum(const G1Xyzz* buckets, u32 count) {
-  G1Xyzz running = G1Xyzz::infinity(), sum = G1Xyzz::infinity();
+template <class Point>
+inline Point weightedBucketSum(const Point* buckets, u32 count) {
+  Point running = Point::infinity(), sum = Point::infinity();
   for (u32 b = count; b-- > 0;) {
     running = running.add(buckets[b]);
     sum = sum.add(running);
@@ -155,11 +157,13 @@ inline G1Xyzz weightedBucketSum(const G1Xyzz* buckets, u32 count) {
 }
 
 /**
- * Σ scalars[i]·bases[i] in G1 by the plan above, on the CPU with the GPU's arithmetic: scalars
- * 8 limbs each, plain, below 2^254; bases affine (infinity as (0, 0)) in Montgomery form; c = 0
- * picks the digit width by chooseWindowBits.
+ * Σ scalars[i]·bases[i] by the plan above, on the CPU with the GPU's arithmetic, in G1 or G2
+ * (Point is G1Xyzz or G2Xyzz: the schedule does not depend on the group): scalars 8 limbs each,
+ * plain, below 2^254; bases affine (infinity as all zeros) in Montgomery form; c = 0 picks the
+ * digit width by chooseWindowBits.
  */
-inline G1Xyzz msmG1(const G1Affine32* bases, const u32* scalars, size_t n, int c = 0) {
+template <class Point>
+inline Point msm(const typename Point::Affine* bases, const u32* scalars, size_t n, int c = 0) {
   if (c == 0) c = chooseWindowBits(n);
   checkWindowBits(c);
   const int W = windowsFor(c);
@@ -167,15 +171,15 @@ inline G1Xyzz msmG1(const G1Affine32* bases, const u32* scalars, size_t n, int c
   signedDigits(scalars, n, c, digits.data());
   const BucketGroups g = groupByBucket(digits.data(), n, c);
 
-  std::vector<G1Xyzz> buckets(g.buckets);
-  std::vector<G1Xyzz> windowSums(W);
+  std::vector<Point> buckets(g.buckets);
+  std::vector<Point> windowSums(W);
   for (int w = 0; w < W; w++) {
     for (u32 b = 0; b < g.buckets; b++) {
       const size_t key = (size_t)w * g.buckets + b;
-      G1Xyzz acc = G1Xyzz::infinity();
+      Point acc = Point::infinity();
       for (u32 e = g.offsets[key]; e < g.offsets[key + 1]; e++) {
         const u32 entry = g.entries[e];
-        const G1Affine32& p = bases[entry & ~SIGN_BIT];
+        const typename Point::Affine& p = bases[entry & ~SIGN_BIT];
         acc = acc.addAffine((entry & SIGN_BIT) != 0 ? p.negated() : p);
       }
       buckets[b] = acc;
@@ -183,7 +187,7 @@ inline G1Xyzz msmG1(const G1Affine32* bases, const u32* scalars, size_t n, int c
     windowSums[w] = weightedBucketSum(buckets.data(), g.buckets);
   }
 
-  G1Xyzz total = G1Xyzz::infinity();
+  Point total = Point::infinity();
   for (int w = W - 1; w >= 0; w--) {
     if (w != W - 1)
       for (int k = 0; k < c; k++) total = total.dbl();
@@ -191,6 +195,9 @@ inline G1Xyzz msmG1(const G1Affine32* bases, const u32* scalars, size_t n, int c
   }
   return total;
 }
+
+inline G1Xyzz msmG1(const G1Affine32* bases, const u32* scalars, size_t n, int c = 0) { return msm<G1Xyzz>(bases, scalars, n, c); }
+inline G2Xyzz msmG2(const G2Affine32* bases, const u32* scalars, size_t n, int c = 0) { return msm<G2Xyzz>(bases, scalars, n, c); }
 
 }  // namespace gpu
 }  // namespace mzk

@@ -10,14 +10,14 @@
 
 #include "../kernel.hpp"
 #include "msmplan.hpp"
+#include "ntt32.hpp"
 
 namespace mzk {
 namespace {
 
+using gpu::Fq2_32;
 using gpu::Fq32;
 using gpu::Fr32;
-using gpu::G1Affine32;
-using gpu::G1Xyzz;
 using gpu::Limbs;
 using gpu::u32;
 
@@ -58,29 +58,62 @@ F plainAt(const Bytes& b, size_t offset = 0) {
   return F::fromPlain(l);
 }
 
-G1Affine32 affineAt(const Bytes& b, size_t offset = 0) {
-  const G1Affine32 p{plainAt<Fq32>(b, offset), plainAt<Fq32>(b, offset + 32)};
-  if (!p.onCurve()) throw InputError("testGpu: G1 point not on the curve");
+template <class C>
+const char* curveName();
+template <>
+const char* curveName<gpu::G1Curve>() { return "G1"; }
+template <>
+const char* curveName<gpu::G2Curve>() { return "G2"; }
+
+/** A coordinate: 32 bytes for Fq, 64 for Fq2 (c0 then c1). */
+template <class F>
+struct Coord;
+template <>
+struct Coord<Fq32> {
+  static constexpr size_t SIZE = 32;
+  static Fq32 at(const Bytes& b, size_t offset) { return plainAt<Fq32>(b, offset); }
+  static void put(std::vector<uint8_t>& out, const Fq32& a) { putLimbs(out, a.toPlain()); }
+};
+template <>
+struct Coord<Fq2_32> {
+  static constexpr size_t SIZE = 64;
+  static Fq2_32 at(const Bytes& b, size_t offset) { return Fq2_32{plainAt<Fq32>(b, offset), plainAt<Fq32>(b, offset + 32)}; }
+  static void put(std::vector<uint8_t>& out, const Fq2_32& a) {
+    putLimbs(out, a.c0.toPlain());
+    putLimbs(out, a.c1.toPlain());
+  }
+};
+
+template <class C>
+gpu::Affine32<C> affineAt(const Bytes& b, size_t offset = 0) {
+  using K = Coord<typename C::F>;
+  const gpu::Affine32<C> p{K::at(b, offset), K::at(b, offset + K::SIZE)};
+  if (!p.onCurve()) throw InputError(std::string("testGpu: ") + curveName<C>() + " point not on the curve");
   return p;
 }
 
-void putAffine(std::vector<uint8_t>& out, const G1Affine32& p) {
-  putLimbs(out, p.x.toPlain());
-  putLimbs(out, p.y.toPlain());
+template <class C>
+void putAffine(std::vector<uint8_t>& out, const gpu::Affine32<C>& p) {
+  Coord<typename C::F>::put(out, p.x);
+  Coord<typename C::F>::put(out, p.y);
 }
 
-/** An XYZZ point: ZZ = ZZZ = 0 (infinity), or ZZ³ = ZZZ² ≠ 0 and Y² = X³ + 3·ZZ³ (on the curve). */
-G1Xyzz xyzzAt(const Bytes& b) {
-  const G1Xyzz p{plainAt<Fq32>(b, 0), plainAt<Fq32>(b, 32), plainAt<Fq32>(b, 64), plainAt<Fq32>(b, 96)};
+/** An XYZZ point: ZZ = ZZZ = 0 (infinity), or ZZ³ = ZZZ² ≠ 0 and Y² = X³ + b·ZZ³ (on the curve). */
+template <class C>
+gpu::Xyzz<C> xyzzAt(const Bytes& b) {
+  using F = typename C::F;
+  using K = Coord<F>;
+  const gpu::Xyzz<C> p{K::at(b, 0), K::at(b, K::SIZE), K::at(b, 2 * K::SIZE), K::at(b, 3 * K::SIZE)};
   if (p.ZZ.isZero() && p.ZZZ.isZero()) return p;
-  const Fq32 zz3 = p.ZZ.squared() * p.ZZ;
+  const F zz3 = p.ZZ.squared() * p.ZZ;
   if (p.ZZ.isZero() || zz3 != p.ZZZ.squared()) throw InputError("testGpu: XYZZ point with ZZ^3 != ZZZ^2");
-  if (p.Y.squared() != p.X.squared() * p.X + Fq32::fromU32(3) * zz3) throw InputError("testGpu: XYZZ point not on the curve");
+  if (p.Y.squared() != p.X.squared() * p.X + C::b() * zz3) throw InputError("testGpu: XYZZ point not on the curve");
   return p;
 }
 
-void putXyzz(std::vector<uint8_t>& out, const G1Xyzz& p) {
-  for (const Fq32* c : {&p.X, &p.Y, &p.ZZ, &p.ZZZ}) putLimbs(out, c->toPlain());
+template <class C>
+void putXyzz(std::vector<uint8_t>& out, const gpu::Xyzz<C>& p) {
+  for (const typename C::F* c : {&p.X, &p.Y, &p.ZZ, &p.ZZZ}) Coord<typename C::F>::put(out, *c);
 }
 
 template <class F>
@@ -119,17 +152,19 @@ std::vector<uint8_t> fieldOp(const std::string& name, const std::vector<Bytes>& 
   return out;
 }
 
+template <class C>
 std::vector<uint8_t> curveOp(const std::string& name, const std::vector<Bytes>& args) {
+  using K = Coord<typename C::F>;
   std::vector<uint8_t> out;
   const auto xyzz = [&](size_t i) {
     const Bytes& b = argAt(args, i);
-    if (b.length != 128) throw InputError("testGpu: an XYZZ point is 128 bytes");
-    return xyzzAt(b);
+    if (b.length != 4 * K::SIZE) throw InputError("testGpu: an XYZZ point is four coordinates");
+    return xyzzAt<C>(b);
   };
   if (name == "madd") {
     const Bytes& q = argAt(args, 1);
-    if (q.length != 64) throw InputError("testGpu: an affine point is 64 bytes");
-    putXyzz(out, xyzz(0).addAffine(affineAt(q)));
+    if (q.length != 2 * K::SIZE) throw InputError("testGpu: an affine point is two coordinates");
+    putXyzz(out, xyzz(0).addAffine(affineAt<C>(q)));
   } else if (name == "add") {
     putXyzz(out, xyzz(0).add(xyzz(1)));
   } else if (name == "dbl") {
@@ -139,11 +174,32 @@ std::vector<uint8_t> curveOp(const std::string& name, const std::vector<Bytes>& 
   } else if (name == "affine") {
     putAffine(out, xyzz(0).toAffine());
   } else if (name == "jacobian") {
-    const gpu::G1Jacobian32 j = xyzz(0).toJacobian();
-    for (const Fq32* c : {&j.X, &j.Y, &j.Z}) putLimbs(out, c->toPlain());
+    const gpu::Jacobian32<C> j = xyzz(0).toJacobian();
+    for (const typename C::F* c : {&j.X, &j.Y, &j.Z}) K::put(out, *c);
   } else {
-    throw InputError("testGpu: unknown op g1." + name);
+    throw InputError(std::string("testGpu: unknown op ") + curveName<C>() + "." + name);
   }
+  return out;
+}
+
+/** Fq2's operations, on (c0, c1) pairs of 32-byte plain values. */
+std::vector<uint8_t> fq2Op(const std::string& name, const std::vector<Bytes>& args) {
+  using K = Coord<Fq2_32>;
+  std::vector<uint8_t> out;
+  const auto arg = [&](size_t i) {
+    const Bytes& b = argAt(args, i);
+    if (b.length != K::SIZE) throw InputError("testGpu: an Fq2 value is 64 bytes");
+    return K::at(b, 0);
+  };
+  if (name == "add") K::put(out, arg(0) + arg(1));
+  else if (name == "sub") K::put(out, arg(0) - arg(1));
+  else if (name == "mul") K::put(out, arg(0) * arg(1));
+  else if (name == "sqr") K::put(out, arg(0).squared());
+  else if (name == "neg") K::put(out, -arg(0));
+  else if (name == "inv") K::put(out, arg(0).inverse());
+  else if (name == "eq") out.push_back(arg(0) == arg(1) ? 1 : 0);
+  else if (name == "iszero") out.push_back(arg(0).isZero() ? 1 : 0);
+  else throw InputError("testGpu: unknown op fq2." + name);
   return out;
 }
 
@@ -163,6 +219,15 @@ int windowBitsArg(const std::vector<int64_t>& ints, bool zeroChooses) {
   return (int)c;
 }
 
+template <class C>
+std::vector<gpu::Affine32<C>> basesAt(const Bytes& b, size_t n) {
+  const size_t size = 2 * Coord<typename C::F>::SIZE;
+  if (b.length != n * size) throw InputError("testGpu: msm needs one scalar per base");
+  std::vector<gpu::Affine32<C>> bases(n);
+  for (size_t i = 0; i < n; i++) bases[i] = affineAt<C>(b, i * size);
+  return bases;
+}
+
 std::vector<uint8_t> msmOp(const std::string& name, const std::vector<Bytes>& args, const std::vector<int64_t>& ints) {
   std::vector<uint8_t> out;
   if (name == "window") {
@@ -174,7 +239,7 @@ std::vector<uint8_t> msmOp(const std::string& name, const std::vector<Bytes>& ar
     return out;
   }
   size_t n = 0;
-  const std::vector<u32> scalars = scalarsAt(argAt(args, name == "g1" ? 1 : 0), n);
+  const std::vector<u32> scalars = scalarsAt(argAt(args, name == "g1" || name == "g2" ? 1 : 0), n);
   if (name == "digits") {
     // → windows·n u32: window-major, magnitude with the sign in bit 31
     const int c = windowBitsArg(ints, false);
@@ -191,14 +256,45 @@ std::vector<uint8_t> msmOp(const std::string& name, const std::vector<Bytes>& ar
     for (const u32 e : g.entries) putU32(out, e);
   } else if (name == "g1") {
     // bases n × 64 (affine, (0, 0) at infinity), scalars n × 32; ints: [c] (0 or none: chosen)
-    const Bytes& b = argAt(args, 0);
-    if (b.length != n * 64) throw InputError("testGpu: msm needs one scalar per base");
-    std::vector<G1Affine32> bases(n);
-    for (size_t i = 0; i < n; i++) bases[i] = affineAt(b, i * 64);
-    putAffine(out, gpu::msmG1(bases.data(), scalars.data(), n, windowBitsArg(ints, true)).toAffine());
+    putAffine(out, gpu::msmG1(basesAt<gpu::G1Curve>(argAt(args, 0), n).data(), scalars.data(), n, windowBitsArg(ints, true)).toAffine());
+  } else if (name == "g2") {
+    // bases n × 128 (affine, all zeros at infinity), scalars n × 32; ints: [c] (0 or none: chosen)
+    putAffine(out, gpu::msmG2(basesAt<gpu::G2Curve>(argAt(args, 0), n).data(), scalars.data(), n, windowBitsArg(ints, true)).toAffine());
   } else {
     throw InputError("testGpu: unknown op msm." + name);
   }
+  return out;
+}
+
+/**
+ * "ntt.forward", "ntt.inverse", "ntt.coset" (coefficients → evaluations at shift·ω^j),
+ * "ntt.tocoset" (evaluations at ω^j → at shift·ω^j, the CPU prover's toCoset): n × 32 bytes of
+ * plain values, n a power of two up to 2^20; "ntt.root" with ints [k] → the 2^k-th root of unity,
+ * "ntt.shift" with ints [k] → the coset shift of size 2^k.
+ */
+std::vector<uint8_t> nttOp(const std::string& name, const std::vector<Bytes>& args, const std::vector<int64_t>& ints) {
+  std::vector<uint8_t> out;
+  if (name == "root" || name == "shift") {
+    if (ints.empty() || ints[0] < 0 || ints[0] > gpu::FR_TWO_ADICITY) throw InputError("testGpu: k must be 0..28");
+    const int k = (int)ints[0];
+    const Fr32 v = name == "root" ? gpu::rootOfUnity32(k) : k < gpu::FR_TWO_ADICITY ? gpu::rootOfUnity32(k + 1) : Fr32::fromU32(25);
+    putLimbs(out, v.toPlain());
+    return out;
+  }
+  const Bytes& b = argAt(args, 0);
+  const size_t n = b.length / 32;
+  int log = 0;
+  while (((size_t)1 << log) < n) log++;
+  if (b.length % 32 != 0 || n == 0 || ((size_t)1 << log) != n || log > 20) throw InputError("testGpu: ntt size must be a power of two up to 2^20");
+  std::vector<Fr32> v(n);
+  for (size_t i = 0; i < n; i++) v[i] = plainAt<Fr32>(b, i * 32);
+  const gpu::NttDomain32 d(log);
+  if (name == "forward") d.forward(v.data());
+  else if (name == "inverse") d.inverse(v.data());
+  else if (name == "coset") d.cosetForward(v.data());
+  else if (name == "tocoset") d.toCoset(v.data());
+  else throw InputError("testGpu: unknown op ntt." + name);
+  for (const Fr32& x : v) putLimbs(out, x.toPlain());
   return out;
 }
 
@@ -210,7 +306,10 @@ std::vector<uint8_t> gpuTestOp(const std::string& op, const std::vector<Bytes>& 
   try {
     if (group == "fq") return fieldOp<Fq32>(name, args);
     if (group == "fr") return fieldOp<Fr32>(name, args);
-    if (group == "g1") return curveOp(name, args);
+    if (group == "fq2") return fq2Op(name, args);
+    if (group == "g1") return curveOp<gpu::G1Curve>(name, args);
+    if (group == "g2") return curveOp<gpu::G2Curve>(name, args);
+    if (group == "ntt") return nttOp(name, args, ints);
     if (group == "msm") return msmOp(name, args, ints);
   } catch (const std::invalid_argument& e) {
     // The plan's own refusals (a scalar ≥ 2^254, a window width out of range) are bad arguments.

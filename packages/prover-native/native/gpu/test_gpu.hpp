@@ -12,8 +12,9 @@
 namespace mzk {
 
 /**
- * One operation of field32.hpp, g1xyzz.hpp or msmplan.hpp ("fq.mul", "g1.madd", "msm.digits",
- * "msm.g1", ...) on plain little-endian values; InputError for bad arguments.
+ * One operation of field32.hpp, fq2.hpp, g1xyzz.hpp, g2xyzz.hpp, msmplan.hpp or ntt32.hpp
+ * ("fq.mul", "fq2.inv", "g1.madd", "g2.add", "msm.digits", "msm.g2", "ntt.tocoset", ...) on plain
+ * little-endian values; InputError for bad arguments.
  */
 std::vector<uint8_t> gpuTestOp(const std::string& op, const std::vector<Bytes>& args, const std::vector<int64_t>& ints);
 
