@@ -55,7 +55,8 @@ const addon = join(root, "build", "Release", "mzk_prover.node")
 const outputs = [addon, ...(withTests ? [join(root, "build", "Release", "mzk_prover_test.node")] : [])]
 const inputs = [
   // Recursive: the GPU arithmetic lives in native/gpu/, and an edit there leaves native/'s own time as it was.
-  ...readdirSync(join(root, "native"), { recursive: true, encoding: "utf8" }).map((name) => join(root, "native", name)),
+  // (its .cu files are nvcc's alone: no addon is built from them).
+  ...readdirSync(join(root, "native"), { recursive: true, encoding: "utf8" }).filter((name) => !/\.cuh?$/.test(name)).map((name) => join(root, "native", name)),
   join(root, "binding.gyp"),
   join(root, "scripts", "install.mjs"),
   join(root, "package.json")

@@ -23,10 +23,12 @@ import {
   mod,
   type Point,
   pow,
+  progression,
   Q,
   R,
   rootOfUnity
 } from "./reference.js"
+import { expectFieldOps } from "./expectations.js"
 
 const native = loadNativeProver()
 // The arithmetic's test entry points are in the test addon, built beside the production one.
@@ -64,12 +66,7 @@ describe.skipIf(addon === undefined)("native arithmetic", () => {
           fc.assert(
             fc.property(element(p), element(p), (a, b) => {
               const run = (op: string, ...xs: Array<bigint>) => fromLe(test(`${name}.${op}`, xs.map(le), [], kernel))
-              expect(run("add", a, b)).toBe(mod(a + b, p))
-              expect(run("sub", a, b)).toBe(mod(a - b, p))
-              expect(run("mul", a, b)).toBe(mod(a * b, p))
-              expect(run("sqr", a)).toBe(mod(a * a, p))
-              expect(run("neg", a)).toBe(mod(-a, p))
-              expect(run("inv", a)).toBe(inv(a, p))
+              expectFieldOps(run, a, b, p)
               if (a !== 0n) expect(mod(run("inv", a) * a, p)).toBe(1n)
             }),
             { numRuns: 300 }
@@ -165,13 +162,7 @@ describe.skipIf(addon === undefined)("native arithmetic", () => {
 
       it("g1: MSM of hundreds of random points and scalars equals the naive sum", () => {
         const n = 160
-        let p = G1.mul(G1.generator, 987654321987654321n)
-        const step = G1.mul(G1.generator, 1234567n)
-        const points: Array<Point<bigint>> = []
-        for (let i = 0; i < n; i++) {
-          points.push(p)
-          p = G1.add(p, step)
-        }
+        const points = progression(G1, n)
         fc.assert(
           fc.property(fc.array(scalar, { minLength: n, maxLength: n }), fc.integer({ min: 1, max: 3 }), (scalars, threads) => {
             const out = test("g1.msm", [concat(points.map(encodeG1)), concat(scalars.map(le))], [0, 0, threads], kernel)

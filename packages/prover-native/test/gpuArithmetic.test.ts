@@ -14,7 +14,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { concat, decodeG1, encodeG1, fromLe, G1, inv, le, mod, type Point, Q, R } from "./reference.js"
+import { expectFieldOps, refusal } from "./expectations.js"
+import { msmScheduleChecks, scalar254 } from "./gpuChecks.js"
+import { concat, decodeG1, encodeG1, fromLe, G1, inv, le, mod, type Point, progression, Q, R } from "./reference.js"
 
 const native = loadNativeProver()
 const testing = loadNativeTesting()
@@ -76,25 +78,6 @@ const decodeXyzz = (b: Uint8Array): Point<bigint> => {
 const randomPoint = fc.bigInt({ min: 1n, max: R - 1n }).map((k) => G1.mul(G1.generator, k))
 const point = fc.oneof({ weight: 1, arbitrary: fc.constant<Point<bigint>>(null) }, { weight: 6, arbitrary: randomPoint })
 
-/** Scalars below 2^254, biased toward the edges of Fr and of the 254 bits. */
-const scalar254 = fc.oneof(
-  fc.constantFrom(0n, 1n, 2n, R - 1n, R, R + 1n, TWO_254 - 1n, TWO_254 - 2n, 1n << 253n, (1n << 253n) - 1n),
-  fc.bigInt({ min: TWO_254 - (1n << 64n), max: TWO_254 - 1n }),
-  fc.bigInt({ min: 0n, max: 1n << 20n }),
-  fc.bigInt({ min: 0n, max: TWO_254 - 1n })
-)
-const scalarR = fc.oneof(fc.constantFrom(0n, 1n, 2n, R - 1n), fc.bigInt({ min: 0n, max: 1n << 20n }), fc.bigInt({ min: 0n, max: R - 1n }))
-
-const refusal = (f: () => unknown) => {
-  try {
-    f()
-  } catch (e) {
-    expect((e as { code?: string }).code).toBe("MZK_INVALID_INPUT")
-    return (e as Error).message
-  }
-  throw new Error("the arguments were accepted")
-}
-
 describe.skipIf(addon === undefined)("GPU arithmetic on the CPU", () => {
   const gpu = (op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number> = []) => addon!.testGpu(op, args, ints)
 
@@ -115,12 +98,7 @@ describe.skipIf(addon === undefined)("GPU arithmetic on the CPU", () => {
           fc.property(element(p), element(p), fc.boolean(), (a, b0, same) => {
             const b = same ? a : b0
             const run = (op: string, ...xs: Array<bigint>) => fromLe(gpu(`${name}.${op}`, xs.map(le)))
-            expect(run("add", a, b)).toBe(mod(a + b, p))
-            expect(run("sub", a, b)).toBe(mod(a - b, p))
-            expect(run("mul", a, b)).toBe(mod(a * b, p))
-            expect(run("sqr", a)).toBe(mod(a * a, p))
-            expect(run("neg", a)).toBe(mod(-a, p))
-            expect(run("inv", a)).toBe(inv(a, p))
+            expectFieldOps(run, a, b, p)
             expect(Array.from(gpu(`${name}.eq`, [le(a), le(b)]))).toEqual([a === b ? 1 : 0])
             expect(Array.from(gpu(`${name}.iszero`, [le(a)]))).toEqual([a === 0n ? 1 : 0])
           }),
@@ -303,58 +281,20 @@ describe.skipIf(addon === undefined)("GPU arithmetic on the CPU", () => {
       )
     })
 
-    // Bases from a few distinct points, so repeats, P and −P, and infinity occur.
-    const base = G1.mul(G1.generator, 0x1234567890abcdefn)
-    const distinct = [base, G1.add(base, base), G1.neg(base), null, G1.mul(base, 7n), G1.generator]
-    const msm = (points: ReadonlyArray<Point<bigint>>, scalars: ReadonlyArray<bigint>, c: number) =>
-      decodeG1(gpu("msm.g1", [concat(points.map(encodeG1)), concat(scalars.map(le))], [c]))
-    const cpuMsm = (points: ReadonlyArray<Point<bigint>>, scalars: ReadonlyArray<bigint>) =>
-      decodeG1(addon!.test("g1.msm", [concat(points.map(encodeG1)), concat(scalars.map(le))], [0, 0, 1]))
-
-    it("the planned MSM equals the naive sum and the CPU prover's MSM (repeats, infinity, 0/1/r−1, every width 1..10)", () => {
-      fc.assert(
-        fc.property(
-          fc.array(fc.tuple(scalarR, fc.integer({ min: 0, max: distinct.length - 1 })), { minLength: 0, maxLength: 20 }),
-          fc.integer({ min: 0, max: 10 }),
-          (terms, c) => {
-            const points = terms.map(([, which]) => distinct[which]!)
-            const scalars = terms.map(([s]) => s)
-            const expected = G1.msm(points, scalars)
-            expect(msm(points, scalars, c)).toEqual(expected)
-            if (native.ok && points.length > 0) expect(cpuMsm(points, scalars)).toEqual(expected)
-          }
-        ),
-        { numRuns: 40 }
-      )
-    })
-
-    it("scalars up to 2^254 − 1 (past r), and the edge MSMs: n = 0, n = 1, all zero", () => {
-      fc.assert(
-        fc.property(fc.array(fc.tuple(scalar254, randomPoint), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 9 }), (terms, c) => {
-          const points = terms.map(([, p]) => p)
-          const scalars = terms.map(([s]) => s)
-          expect(msm(points, scalars, c)).toEqual(G1.msm(points, scalars))
-        }),
-        { numRuns: 25 }
-      )
-      for (const c of [0, 1, 4, 13]) {
-        expect(msm([], [], c)).toBeNull()
-        expect(msm([base], [1n], c)).toEqual(base)
-        expect(msm([base], [R - 1n], c)).toEqual(G1.neg(base))
-        expect(msm([base], [R], c)).toBeNull()
-        expect(msm([base, G1.generator, null], [0n, 0n, 5n], c)).toBeNull()
-      }
+    const { base, cpuMsm, msm } = msmScheduleChecks({
+      name: "g1",
+      curve: G1,
+      encode: encodeG1,
+      decode: (b) => decodeG1(b),
+      randomPoint,
+      gpu,
+      cpu: native.ok ? (op, args, ints) => addon!.test(op, args, ints) : undefined,
+      runs: { terms: 20, planned: 40, edgeTerms: 6, edge: 25 }
     })
 
     it("an MSM of 96 random points and scalars equals the naive sum and the CPU prover's, at the chosen width and others", () => {
       const n = 96
-      let p = G1.mul(G1.generator, 987654321987654321n)
-      const step = G1.mul(G1.generator, 1234567n)
-      const points: Array<Point<bigint>> = []
-      for (let i = 0; i < n; i++) {
-        points.push(p)
-        p = G1.add(p, step)
-      }
+      const points = progression(G1, n)
       fc.assert(
         fc.property(fc.array(fc.bigInt({ min: 0n, max: R - 1n }), { minLength: n, maxLength: n }), fc.constantFrom(0, 3, 7, 11), (scalars, c) => {
           const expected = G1.msm(points, scalars)

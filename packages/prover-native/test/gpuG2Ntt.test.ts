@@ -9,6 +9,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
 import { loadNativeTesting } from "@mzk/prover-native/testing"
 import fc from "fast-check"
+import { refusal } from "./expectations.js"
+import { msmScheduleChecks } from "./gpuChecks.js"
 import { concat, dft, encodeG2, type F2, f2, fromLe, G2, inv, le, mod, pow, type Point, Q, R, rootOfUnity } from "./reference.js"
 
 const native = loadNativeProver()
@@ -60,23 +62,6 @@ const decodeG2 = (b: Uint8Array): Point<F2> => {
 
 const randomPoint = fc.bigInt({ min: 1n, max: R - 1n }).map((k) => G2.mul(G2.generator, k))
 const point = fc.oneof({ weight: 1, arbitrary: fc.constant<Point<F2>>(null) }, { weight: 6, arbitrary: randomPoint })
-
-const scalar254 = fc.oneof(
-  fc.constantFrom(0n, 1n, 2n, R - 1n, R, R + 1n, TWO_254 - 1n, 1n << 253n),
-  fc.bigInt({ min: 0n, max: 1n << 20n }),
-  fc.bigInt({ min: 0n, max: TWO_254 - 1n })
-)
-const scalarR = fc.oneof(fc.constantFrom(0n, 1n, 2n, R - 1n), fc.bigInt({ min: 0n, max: 1n << 20n }), fc.bigInt({ min: 0n, max: R - 1n }))
-
-const refusal = (f: () => unknown) => {
-  try {
-    f()
-  } catch (e) {
-    expect((e as { code?: string }).code).toBe("MZK_INVALID_INPUT")
-    return (e as Error).message
-  }
-  throw new Error("the arguments were accepted")
-}
 
 describe.skipIf(addon === undefined)("GPU G2 and NTT arithmetic on the CPU", () => {
   const gpu = (op: string, args: ReadonlyArray<Uint8Array>, ints: ReadonlyArray<number> = []) => addon!.testGpu(op, args, ints)
@@ -180,46 +165,15 @@ describe.skipIf(addon === undefined)("GPU G2 and NTT arithmetic on the CPU", () 
   })
 
   describe("G2 MSM schedule", () => {
-    const base = G2.mul(G2.generator, 0x1234567890abcdefn)
-    const distinct = [base, G2.add(base, base), G2.neg(base), null, G2.mul(base, 7n), G2.generator]
-    const msm = (points: ReadonlyArray<Point<F2>>, scalars: ReadonlyArray<bigint>, c: number) =>
-      decodeG2(gpu("msm.g2", [concat(points.map(encodeG2)), concat(scalars.map(le))], [c]))
-    const cpuMsm = (points: ReadonlyArray<Point<F2>>, scalars: ReadonlyArray<bigint>) =>
-      decodeG2(cpu("g2.msm", [concat(points.map(encodeG2)), concat(scalars.map(le))], [0, 0, 1]))
-
-    it("the planned G2 MSM equals the naive sum and the CPU prover's G2 MSM (repeats, infinity, 0/1/r−1, widths 0..10)", () => {
-      fc.assert(
-        fc.property(
-          fc.array(fc.tuple(scalarR, fc.integer({ min: 0, max: distinct.length - 1 })), { minLength: 0, maxLength: 12 }),
-          fc.integer({ min: 0, max: 10 }),
-          (terms, c) => {
-            const points = terms.map(([, which]) => distinct[which]!)
-            const scalars = terms.map(([s]) => s)
-            const expected = G2.msm(points, scalars)
-            expect(msm(points, scalars, c)).toEqual(expected)
-            if (native.ok && points.length > 0) expect(cpuMsm(points, scalars)).toEqual(expected)
-          }
-        ),
-        { numRuns: 25 }
-      )
-    })
-
-    it("random points, scalars up to 2^254 − 1 (past r), and the edge MSMs: n = 0, n = 1, all zero", () => {
-      fc.assert(
-        fc.property(fc.array(fc.tuple(scalar254, randomPoint), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 9 }), (terms, c) => {
-          const points = terms.map(([, p]) => p)
-          const scalars = terms.map(([s]) => s)
-          expect(msm(points, scalars, c)).toEqual(G2.msm(points, scalars))
-        }),
-        { numRuns: 15 }
-      )
-      for (const c of [0, 1, 4, 13]) {
-        expect(msm([], [], c)).toBeNull()
-        expect(msm([base], [1n], c)).toEqual(base)
-        expect(msm([base], [R - 1n], c)).toEqual(G2.neg(base))
-        expect(msm([base], [R], c)).toBeNull()
-        expect(msm([base, G2.generator, null], [0n, 0n, 5n], c)).toBeNull()
-      }
+    const { base } = msmScheduleChecks({
+      name: "g2",
+      curve: G2,
+      encode: encodeG2,
+      decode: (b) => decodeG2(b),
+      randomPoint,
+      gpu,
+      cpu: native.ok ? cpu : undefined,
+      runs: { terms: 12, planned: 25, edgeTerms: 4, edge: 15 }
     })
 
     it("bad G2 MSM arguments are refused", () => {

@@ -6,21 +6,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { loadNativeProver } from "@mzk/prover-native"
 import fc from "fast-check"
 import { concat, type F2, G2, inG2, le, mod, type Point, Q } from "./reference.js"
+import { refusal as invalidInput } from "./expectations.js"
 import { g1, g2, g2Candidate, nonCanonicalG1, pointOffset, TORSION, twistPoints, VALID_COUNT, VALID_KEY, zkeyG2, zkeyOf } from "./zkeyFixture.js"
 
 const native = loadNativeProver()
 const addon = native.ok ? native.addon : undefined
 
 describe.skipIf(addon === undefined)("checkZkeyPoints", () => {
-  const refusal = (f: () => unknown) => {
-    try {
-      f()
-    } catch (e) {
-      expect((e as { code?: string }).code).toBe("MZK_INVALID_INPUT")
-      return (e as Error).message
-    }
-    throw new Error("the key was accepted")
-  }
+  const refusal = (f: () => unknown) => invalidInput(f, "the key was accepted")
 
   for (const kernel of addon?.kernels ?? []) {
     const check = (zkey: Uint8Array, threads = 1) => addon!.checkZkeyPoints(zkey, { kernel, threads })

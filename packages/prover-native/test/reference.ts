@@ -123,6 +123,18 @@ export const G2 = makeCurve(fq2, f2.mul([3n, 0n], f2.inv([9n, 1n])), {
 })
 
 /** Order of the twist E'(Fq2) over r: 2q − r = 10069 · 5864401 · 1875725156269 · (a 178-bit prime). */
+/** n distinct points in arithmetic progression (a, a + d, a + 2d, …): MSM bases without scalar multiplications. */
+export const progression = <T>(curve: Curve<T>, n: number): Array<Point<T>> => {
+  const step = curve.mul(curve.generator, 1234567n)
+  const points: Array<Point<T>> = []
+  let p = curve.mul(curve.generator, 987654321987654321n)
+  for (let i = 0; i < n; i++) {
+    points.push(p)
+    p = curve.add(p, step)
+  }
+  return points
+}
+
 export const G2_COFACTOR = 2n * Q - R
 
 /** √a in Fq (q ≡ 3 mod 4), or null when a is not a square. */
